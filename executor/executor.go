@@ -1,0 +1,139 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Executor runs a single read-only query. Implementations must be safe for
+// concurrent use and must stop the query (on the server, where there is one)
+// when ctx is done.
+type Executor interface {
+	// Name is the engine's name as used on the command line ("duckdb",
+	// "bigquery", "sqlite").
+	Name() string
+	// Query runs sql and returns its result, or an *Error.
+	Query(ctx context.Context, sql string) (*Result, error)
+	Close() error
+}
+
+// Limits bound one query. Engines apply the fields they support and document
+// the rest; a zero field means the engine's default, never "unlimited".
+type Limits struct {
+	Timeout        time.Duration // wall time per query
+	MaxRows        int           // rows kept in Result.Rows; more are counted, not kept
+	MaxBytesBilled int64         // BigQuery only
+}
+
+// Type is a column type in BigQuery's vocabulary (INT64, FLOAT64, NUMERIC,
+// BIGNUMERIC, BOOL, STRING, BYTES, DATE, DATETIME, TIME, TIMESTAMP, INTERVAL,
+// JSON, ARRAY<...>, STRUCT<...>), whatever the engine.
+type Type string
+
+// Column is one result column.
+type Column struct {
+	Name string `json:"name"`
+	Type Type   `json:"type"`
+}
+
+// StructField is one named field of a STRUCT value.
+type StructField struct {
+	Name  string
+	Value any
+}
+
+// Struct is a STRUCT value: fields in declaration order.
+type Struct []StructField
+
+// Result is what a query returned.
+type Result struct {
+	Columns []Column
+	Rows    [][]any // len(Rows) <= Limits.MaxRows
+	// Truncated reports that the row cap dropped rows. TotalRows is then the
+	// true row count, or -1 when the engine stopped reading without knowing it.
+	Truncated bool
+	TotalRows int64
+	Stats     Stats
+}
+
+// Stats describes the cost of one query. Fields an engine cannot know are zero.
+type Stats struct {
+	Duration       time.Duration `json:"duration_ns"`
+	BytesEstimated int64         `json:"bytes_estimated,omitempty"` // dry-run estimate
+	BytesProcessed int64         `json:"bytes_processed,omitempty"`
+	BytesBilled    int64         `json:"bytes_billed,omitempty"`
+	SlotMillis     int64         `json:"slot_millis,omitempty"`
+	CacheHit       bool          `json:"cache_hit,omitempty"`
+	JobID          string        `json:"job_id,omitempty"`
+}
+
+// Class says why a query failed, and so whose failure it is.
+type Class string
+
+const (
+	// ClassSyntax: rejected before running (parse error, unknown table or
+	// column, type error at analysis). The model's error.
+	ClassSyntax Class = "syntax_error"
+	// ClassRuntime: failed while running (division by zero, bad cast). The
+	// model's error.
+	ClassRuntime Class = "runtime_error"
+	// ClassTimeout: exceeded Limits.Timeout and was stopped. The model's error.
+	ClassTimeout Class = "timeout"
+	// ClassBytesLimit: over Limits.MaxBytesBilled, refused before it ran or
+	// stopped by the engine. The model's error.
+	ClassBytesLimit Class = "bytes_limit"
+	// ClassRowLimit: the engine could not honour the row cap by truncation.
+	// The model's error.
+	ClassRowLimit Class = "row_limit"
+	// ClassRefused: not exactly one read-only SELECT/WITH statement (DDL, DML,
+	// ATTACH, several statements). The model's error.
+	ClassRefused Class = "refused"
+	// ClassUnsupported: valid for the target dialect but not reproducible
+	// faithfully by this engine. Not the model's error.
+	ClassUnsupported Class = "unsupported"
+	// ClassInfra: authentication, quota, rate limit, network, server error,
+	// client crash. Never the model's error; retried by callers.
+	ClassInfra Class = "infra_error"
+)
+
+// ModelFault reports whether a failure of this class is charged to the SQL.
+func (c Class) ModelFault() bool {
+	switch c {
+	case ClassUnsupported, ClassInfra:
+		return false
+	}
+	return true
+}
+
+// Error is a classified query failure.
+type Error struct {
+	Class  Class
+	Engine string
+	// Message is the engine's message, as a model would be shown it in a
+	// refinement prompt. It never contains credentials.
+	Message string
+	Err     error // underlying error, may be nil
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: %s: %s", e.Engine, e.Class, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ClassOf returns the class of err: its *Error's class, ClassTimeout for a
+// context deadline, ClassInfra otherwise.
+func ClassOf(err error) Class {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Class
+	case errors.Is(err, context.DeadlineExceeded):
+		return ClassTimeout
+	}
+	return ClassInfra
+}
