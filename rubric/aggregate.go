@@ -227,6 +227,7 @@ func (e *evaluator) leaf(s *Score, over map[*Node]bool) {
 		s.Value = 1
 	}
 }
+
 // criticalApplies reports whether critical flags count under parent n.
 func (e *evaluator) criticalApplies(n *Node) bool {
 	return e.mode == Strict || !n.Sequential
