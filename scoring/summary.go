@@ -209,7 +209,9 @@ const (
 	ScenarioFile   = "scenario_scoring_results.json"
 )
 
-// WriteFiles writes the three summaries into dir, each ending in a newline.
+// WriteFiles writes the three summaries into dir. Like Python's json.dump,
+// it writes no trailing newline, so the files equal the published ones byte
+// for byte.
 func (r *Rescored) WriteFiles(dir string) error {
 	f, err := r.Encode()
 	if err != nil {
@@ -219,7 +221,7 @@ func (r *Rescored) WriteFiles(dir string) error {
 		return err
 	}
 	for name, b := range map[string][]byte{ScoringFile: f.Scoring, DifficultyFile: f.Difficulty, ScenarioFile: f.Scenario} {
-		if err := writeAtomic(filepath.Join(dir, name), append(b, '\n')); err != nil {
+		if err := writeAtomic(filepath.Join(dir, name), b); err != nil {
 			return err
 		}
 	}
