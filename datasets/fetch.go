@@ -37,7 +37,7 @@ type FetchOptions struct {
 	// are skipped with a note in Log (the release has a result of about a
 	// million rows).
 	Outputs bool
-	Log                    io.Writer
+	Log     io.Writer
 }
 
 // FetchClinSQL downloads the public ClinSQL release and extracts its
