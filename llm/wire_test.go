@@ -3,6 +3,7 @@ package llm_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -243,5 +244,37 @@ func TestRequestsPerMinute(t *testing.T) {
 	}
 	if waited == 0 {
 		t.Error("the rate limiter never waited")
+	}
+}
+
+// TestTokensPerMinuteSettlesUsage: the first call is admitted on its
+// estimate, but the server reports 20,000 tokens; the limiter takes the
+// difference, so the next call must wait for the debt to refill.
+func TestTokensPerMinuteSettlesUsage(t *testing.T) {
+	r := llmtest.Text("ok")
+	r.PromptTokens, r.CompletionTokens = 19000, 1000
+	srv := llmtest.Start(t, llmtest.Fixed(r), llmtest.Options{})
+	stop := errors.New("stop waiting")
+	var waits []time.Duration
+	sleep := func(ctx context.Context, d time.Duration) error {
+		waits = append(waits, d)
+		return stop
+	}
+	// 60,000 per minute: 1,000 per second, a bucket of 10,000.
+	c := newClient(t, endpoint(srv, func(e *llm.Endpoint) { e.Limits.TPM = 60000; e.Sampling.MaxTokens = 100 }), llm.Options{Sleep: sleep})
+	if _, err := c.Complete(context.Background(), ask("first")); err != nil {
+		t.Fatal(err)
+	}
+	if len(waits) != 0 {
+		t.Fatalf("first call waited %v", waits)
+	}
+	_, err := c.Complete(context.Background(), ask("second"))
+	if llm.KindOf(err) != llm.KindCanceled || srv.Calls() != 1 {
+		t.Fatalf("err = %v, calls %d", err, srv.Calls())
+	}
+	// Balance after the first call: 10,000 - 20,000 = -10,000; the second
+	// needs ~110 tokens, so it waits about 10.1 s.
+	if len(waits) != 1 || waits[0] < 10*time.Second || waits[0] > 10500*time.Millisecond {
+		t.Errorf("waits = %v, want one of ~10.1s", waits)
 	}
 }
