@@ -240,6 +240,9 @@ func (c *Client) effective(r Request) Sampling {
 		seed := *s.Seed + r.Sample
 		s.Seed = &seed
 	}
+	if len(s.Stop) == 0 {
+		s.Stop = nil // no stop sequences, however spelt: one cache key
+	}
 	return s
 }
 
@@ -265,13 +268,6 @@ func (c *Client) build(r Request, s Sampling, f keyFormat) (openai.ChatCompletio
 	for _, m := range r.Messages {
 		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 	}
-	if s.MaxTokens > 0 {
-		if c.ep.Capabilities.MaxCompletionTokens {
-			req.MaxCompletionTokens = s.MaxTokens
-		} else {
-			req.MaxTokens = s.MaxTokens
-		}
-	}
 	switch f.Type {
 	case "json_schema":
 		req.ResponseFormat = &openai.ChatCompletionResponseFormat{
@@ -286,14 +282,22 @@ func (c *Client) build(r Request, s Sampling, f keyFormat) (openai.ChatCompletio
 	// go-openai's float32 fields are omitempty, so temperature 0 (the usual
 	// judge setting) would silently become the server's default of 1. The
 	// sampling floats are therefore written into the body directly, exactly
-	// as configured. This also bypasses go-openai's model-name-based check
-	// of reasoning models: the endpoint's Capabilities decide instead.
+	// as configured. The token cap goes the same way because go-openai
+	// refuses max_tokens for model ids that look like reasoning models (a
+	// guess from the name); the endpoint's Capabilities decide instead.
 	patch := map[string]any{}
 	if s.Temperature != nil {
 		patch["temperature"] = *s.Temperature
 	}
 	if s.TopP != nil {
 		patch["top_p"] = *s.TopP
+	}
+	if s.MaxTokens > 0 {
+		if c.ep.Capabilities.MaxCompletionTokens {
+			patch["max_completion_tokens"] = s.MaxTokens
+		} else {
+			patch["max_tokens"] = s.MaxTokens
+		}
 	}
 	return req, patch
 }
@@ -393,6 +397,9 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 		}
 		e := &Error{Kind: last.kind, Endpoint: c.ep.Name, Tag: r.Tag, Status: last.status, Attempts: attempts,
 			Usage: used, Message: c.redact.apply(last.msg)}
+		c.log.LogAttrs(ctx, slog.LevelDebug, "llm call failed",
+			slog.String("endpoint", c.ep.Name), slog.String("tag", r.Tag), slog.Int("sample", r.Sample),
+			slog.String("kind", string(e.Kind)), slog.Int("attempts", attempts), slog.String("error", e.Message))
 		if last.cause != nil && (errors.Is(last.cause, context.Canceled) || errors.Is(last.cause, context.DeadlineExceeded)) {
 			e.cause = last.cause
 		}
@@ -407,8 +414,13 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 			c.log.Warn("llm cache write failed", "endpoint", c.ep.Name, "error", err)
 		}
 	}
-	return Response{Text: last.text, FinishReason: last.finish, Usage: used, CostUSD: cost,
-		Latency: time.Since(start), Attempts: attempts, CacheKey: key}, nil
+	resp := Response{Text: last.text, FinishReason: last.finish, Usage: used, CostUSD: cost,
+		Latency: time.Since(start), Attempts: attempts, CacheKey: key}
+	c.log.LogAttrs(ctx, slog.LevelDebug, "llm call",
+		slog.String("endpoint", c.ep.Name), slog.String("tag", r.Tag), slog.Int("sample", r.Sample),
+		slog.Int("attempts", attempts), slog.Duration("latency", resp.Latency),
+		slog.Int("prompt_tokens", used.PromptTokens), slog.Int("completion_tokens", used.CompletionTokens))
+	return resp, nil
 }
 
 // outcome is one attempt's result; kind "" means success.

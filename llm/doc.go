@@ -34,7 +34,9 @@
 // name: whether JSON-schema or JSON-object output is supported, whether
 // temperature and top_p may be sent, and whether max_completion_tokens
 // replaces max_tokens. Validation errors are [*ConfigError]s naming the file
-// and field.
+// and field. A caller with its own YAML (a models file, a judge config)
+// embeds Endpoint with `yaml:",inline"` and reports problems through
+// [InFile](ep.Validate(), file, "models[3]").
 //
 // The API key is read from the environment once, in [New]. It is never part
 // of an Endpoint, a cache key, a cache entry, a log record or an error
@@ -43,8 +45,9 @@
 // # Requests
 //
 // Temperature 0 is sent as 0: go-openai v1.43.0 omits zero floats
-// (omitempty), so the client writes temperature and top_p into the request
-// body itself (see transport.go). A seed, when set, is sent as seed+Sample.
+// (omitempty), so the client writes temperature, top_p and the token cap
+// into the request body itself (see build in client.go and the doer in
+// transport.go). A seed, when set, is sent as seed+Sample.
 // A [Schema] is sent as response_format json_schema, or json_object, or not
 // at all, following the capabilities; the reply must then be a JSON object.
 //

@@ -278,3 +278,20 @@ func TestTokensPerMinuteSettlesUsage(t *testing.T) {
 		t.Errorf("waits = %v, want one of ~10.1s", waits)
 	}
 }
+
+// go-openai refuses max_tokens for model ids that look like reasoning models;
+// the client follows the endpoint's capabilities, not the name.
+func TestCapabilitiesNotModelName(t *testing.T) {
+	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text("ok")), llmtest.Options{})
+	c := newClient(t, endpoint(srv, func(e *llm.Endpoint) {
+		e.Model = "o3-mini"
+		e.Sampling = llm.Sampling{Temperature: new(0.0), MaxTokens: 50}
+	}), llm.Options{})
+	if _, err := c.Complete(context.Background(), ask("x")); err != nil {
+		t.Fatal(err)
+	}
+	q := srv.Requests()[0].Request
+	if q.MaxTokens == nil || *q.MaxTokens != 50 || q.Temperature == nil {
+		t.Errorf("body %s", srv.Requests()[0].Raw)
+	}
+}
