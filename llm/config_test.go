@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/clinsql/clinsql/llm"
 )
 
@@ -89,5 +91,31 @@ func TestInFile(t *testing.T) {
 	}
 	if llm.InFile(nil, "f", "p") != nil {
 		t.Error("InFile(nil) != nil")
+	}
+}
+
+// TestEmbedInline checks the pattern doc.go recommends to callers with their
+// own YAML: an inline Endpoint plus their own fields, unknown fields refused.
+func TestEmbedInline(t *testing.T) {
+	type model struct {
+		llm.Endpoint `yaml:",inline"`
+		PromptMode   string `yaml:"prompt_mode"`
+	}
+	var f struct {
+		Models []model `yaml:"models"`
+	}
+	src := "models:\n  - name: a\n    kind: openai\n    model: m\n    prompt_mode: cot\n    limits: {concurrency: 2}\n"
+	dec := yaml.NewDecoder(strings.NewReader(src))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Models) != 1 || f.Models[0].PromptMode != "cot" || f.Models[0].Limits.Concurrency != 2 || f.Models[0].Validate() != nil {
+		t.Errorf("decoded %+v", f.Models)
+	}
+	dec = yaml.NewDecoder(strings.NewReader(src + "    bogus: 1\n"))
+	dec.KnownFields(true)
+	if err := dec.Decode(&f); err == nil || !strings.Contains(err.Error(), "bogus") {
+		t.Errorf("unknown field accepted: %v", err)
 	}
 }
