@@ -22,6 +22,9 @@ var phrases = []struct {
 	{regexp.MustCompile(`\blength (?:of )?(?:hospital |icu )?stays?\b`), " los "},
 	{regexp.MustCompile(`\bstandard deviations?\b|\bstd dev\b`), " sd "},
 	{regexp.MustCompile(`\binter ?quartile ranges?\b`), " iqr "},
+	// "percentile_90bpm", "percentile of 7 days": the rank of a value,
+	// not the 90th percentile.
+	{regexp.MustCompile(`\bpercentiles? (?:of |for |at )?(\d{1,3}) ?(bpm|mmhg|days?|d|hours?|hrs?|h|c|f|mg)\b`), " prank $1 $2 "},
 	{regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)? percentiles?\b`), " p$1 "},
 	{regexp.MustCompile(`\bpercentiles? (\d{1,2})\b`), " p$1 "},
 	{regexp.MustCompile(`\b(?:pctl?|perc|percentile) ?(\d{1,2})\b`), " p$1 "},
@@ -29,6 +32,9 @@ var phrases = []struct {
 	{regexp.MustCompile(`\b(?:third|upper) quartile\b|\bq3\b`), " p75 "},
 	{regexp.MustCompile(`\bmedian\b|\bp50\b`), " p50 "},
 	{regexp.MustCompile(`\bpercentile ranks?\b|\bpct ?rank\b`), " prank "},
+	// A percentile without a number left is a rank ("calculated
+	// percentile for a heart rate of 90").
+	{regexp.MustCompile(`\bpercentiles?\b`), " prank "},
 	{regexp.MustCompile(`\bheart rates?\b`), " hr "},
 	{regexp.MustCompile(`\brespiratory rates?\b|\bresp rate\b`), " rr "},
 	{regexp.MustCompile(`\bsystolic (?:blood pressure|bp)\b`), " sbp "},
@@ -54,7 +60,7 @@ var synonyms = map[string]string{
 	"expire": "mortality", "expired": "mortality", "mort": "mortality",
 	"readmission": "readmission", "readmissions": "readmission", "readmit": "readmission", "readmitted": "readmission",
 	"readmits": "readmission",
-	"minimum": "min", "maximum": "max", "difference": "diff", "differences": "diff", "delta": "diff",
+	"minimum":  "min", "maximum": "max", "difference": "diff", "differences": "diff", "delta": "diff",
 	"absolute": "abs", "relative": "rel", "prev": "prevalence",
 	"hgb": "hemoglobin", "hb": "hemoglobin", "haemoglobin": "hemoglobin",
 	"glu": "glucose", "trop": "troponin", "tnt": "troponin", "plt": "platelet", "platelets": "platelet",

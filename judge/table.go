@@ -175,7 +175,10 @@ func formatValue(v any) string {
 // Answer is a model's answer to one task as the judge sees it: the final
 // SQL, whether it ran, and its result.
 type Answer struct {
-	Key      datasets.Key
+	Key datasets.Key
+	// Dir is the task's folder in the run (the sample path of the
+	// reference's grading files).
+	Dir      string
 	Question string
 	SQL      string
 	// Executed reports that the final SQL ran without error.
@@ -224,7 +227,7 @@ func isPlaceholder(t *Table, s datasets.ExecutionSummary) bool {
 // result files are recorded in ReadErr, not returned: the answer is then
 // judged as having no result.
 func LoadAnswer(o *datasets.Output, question string) *Answer {
-	a := &Answer{Key: o.Key, Question: question, SQL: o.Summary.FinalSQL, Executed: o.Summary.ExecutionSuccess,
+	a := &Answer{Key: o.Key, Dir: o.Dir, Question: question, SQL: o.Summary.FinalSQL, Executed: o.Summary.ExecutionSuccess,
 		RowCount: o.Summary.RowCount, ResultFile: o.ResultCSV}
 	if question == "" {
 		a.Question = o.Summary.Query
