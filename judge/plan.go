@@ -53,8 +53,21 @@ func newPlan(root *rubric.Node, mode rubric.Mode) *plan {
 	visit(root)
 	for _, l := range p.leaves {
 		seen := map[*rubric.Node]bool{}
+		add := func(n *rubric.Node) {
+			for _, bl := range n.Leaves() {
+				if bl != l && p.index[bl] < p.index[l] && !seen[bl] {
+					seen[bl] = true
+					p.blockers[l] = append(p.blockers[l], bl)
+				}
+			}
+		}
 		for a := l; a.Parent != nil; a = a.Parent {
 			par := a.Parent
+			// A critical ancestor that fails whatever l says makes l
+			// skippable: its other leaves are blockers too.
+			if a != l && a.Critical && criticalApplies(par, mode) {
+				add(a)
+			}
 			for _, b := range par.Children {
 				if b == a {
 					if par.Sequential {
@@ -65,12 +78,7 @@ func newPlan(root *rubric.Node, mode rubric.Mode) *plan {
 				if !par.Sequential && !(b.Critical && criticalApplies(par, mode)) {
 					continue
 				}
-				for _, bl := range b.Leaves() {
-					if p.index[bl] < p.index[l] && !seen[bl] {
-						seen[bl] = true
-						p.blockers[l] = append(p.blockers[l], bl)
-					}
-				}
+				add(b)
 			}
 		}
 	}

@@ -42,10 +42,6 @@ func runReplay(t testing.TB, tasks map[datasets.Key]*datasets.Task, m *releasedM
 	return o
 }
 
-func sameScore(a, b *rubric.Score) bool {
-	return a.Value == b.Value && a.Lo == b.Lo && a.Hi == b.Hi && a.Invalid == b.Invalid
-}
-
 // TestReplaySkipping is the gate-aware skipping acceptance measurement:
 // replaying the recorded decisions of the 16 released models, the scores
 // with skipping equal the scores with every leaf judged, in both modes, and
