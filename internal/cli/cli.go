@@ -31,6 +31,7 @@ type command struct {
 var commands = []command{
 	{"version", "print the version", runVersion},
 	{"rescore", "recompute scores from recorded judge decisions (detailed_grading.json)", runRescore},
+	{"judge", "judge a model's run: code checks, an LLM judge or recorded decisions, gate-aware skipping", runJudge},
 	{"datasets fetch", "download public benchmark data (clinsql)", runDatasetsFetch},
 }
 
