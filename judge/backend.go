@@ -36,8 +36,10 @@ type Decision struct {
 	// served from the cache, and HTTP requests sent.
 	Calls, CacheHits, Attempts int
 	Usage                      llm.Usage
-	CostUSD                    float64
-	Latency                    time.Duration
+	// PerCall is each call's usage when there was more than one.
+	PerCall []llm.Usage
+	CostUSD float64
+	Latency time.Duration
 }
 
 // Backend decides the leaves code does not. Implementations must be safe

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Band is an acceptable interval for a value, read from a rubric leaf such
@@ -81,8 +82,31 @@ var (
 	labelParen  = regexp.MustCompile(`([A-Z][\w /\-]{0,40}?)\s*\(\s*$`)
 )
 
-// ParseBands returns every band written in text, in order.
+var bandMemo struct {
+	sync.Mutex
+	m map[string][]Band
+}
+
+// ParseBands returns every band written in text, in order. The result must
+// not be modified.
 func ParseBands(text string) []Band {
+	bandMemo.Lock()
+	out, ok := bandMemo.m[text]
+	bandMemo.Unlock()
+	if ok {
+		return out
+	}
+	out = parseBands(text)
+	bandMemo.Lock()
+	if bandMemo.m == nil || len(bandMemo.m) > 100_000 {
+		bandMemo.m = map[string][]Band{}
+	}
+	bandMemo.m[text] = out
+	bandMemo.Unlock()
+	return out
+}
+
+func parseBands(text string) []Band {
 	type hit struct {
 		start, end int
 		b          Band

@@ -120,6 +120,12 @@ func Check(leaf *rubric.Node, a *Answer) CodeDecision {
 		return decided(kind, false, &Evidence{}, "%s", noResultReason(a))
 	}
 	t := a.Table
+	if t == nil {
+		if kind == KindCSV {
+			return decided(kind, true, &Evidence{Rows: a.RowCount}, "the query ran and returned %d row(s) (the result file is not in the run)", a.RowCount)
+		}
+		return undecided(kind, "the result file is not in the run (%d rows recorded)", a.RowCount)
+	}
 	switch kind {
 	case KindCSV:
 		return decided(kind, true, &Evidence{Rows: t.TotalRows, Columns: t.Columns},

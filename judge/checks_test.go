@@ -91,6 +91,7 @@ func TestCheck(t *testing.T) {
 	failed := &Answer{SQL: "SELECT x FROM y", Error: "400 Unrecognized name: x"}
 	empty := &Answer{SQL: "SELECT 1 WHERE FALSE", Executed: true, Placeholder: true}
 	none := &Answer{}
+	absent := &Answer{SQL: "SELECT *", Executed: true, RowCount: 989918} // the release lacks this result file
 	for _, tc := range []struct {
 		name          string
 		category      string
@@ -105,6 +106,8 @@ func TestCheck(t *testing.T) {
 		{name: "csv ok", category: format, text: "CSV File Exists", csv: "a\n1\n", kind: KindCSV, decided: true, pass: true, explainHas: "1 row(s) x 1 column(s)"},
 		{name: "csv failed query", category: format, text: "CSV File Exists", answer: failed, kind: KindCSV, decided: true, explainHas: "query failed (400 Unrecognized name"},
 		{name: "csv placeholder", category: format, text: "CSV File Exists", answer: empty, kind: KindCSV, decided: true, explainHas: "no rows"},
+		{name: "csv absent file with rows", category: format, text: "CSV File Exists", answer: absent, kind: KindCSV, decided: true, pass: true, explainHas: "989918 row(s)"},
+		{name: "band absent file", category: values, parent: "Validation", text: "Acceptable Range (2-5)", answer: absent, kind: KindBand, explainHas: "not in the run"},
 		{name: "csv no sql", category: format, text: "The CSV file is generated.", answer: none, kind: KindCSV, decided: true, explainHas: "no SQL was produced"},
 
 		// Columns: exact and spelling-equal names pass; unrelated fail;

@@ -361,7 +361,7 @@ func (e *engine) backendRecord(key string, ts *treeState, l *rubric.Node, d Deci
 		Judge: e.judge, ReferenceGuided: e.opts.ReferenceGuided, Samples: d.Samples, Votes: d.Votes,
 		Calls: d.Calls, CacheHits: d.CacheHits, Attempts: d.Attempts,
 		PromptTokens: d.Usage.PromptTokens, CompletionTokens: d.Usage.CompletionTokens, CostUSD: d.CostUSD,
-		LatencyMS: d.Latency.Milliseconds()}
+		PerCall: d.PerCall, LatencyMS: d.Latency.Milliseconds()}
 }
 
 func (e *engine) skip(key string, ts *treeState, l, by *rubric.Node) error {

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 )
 
@@ -106,6 +107,9 @@ type Record struct {
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
 	CostUSD          float64 `json:"cost_usd"`
+	// PerCall is each call's tokens when the leaf took more than one
+	// (k-sample votes).
+	PerCall []llm.Usage `json:"per_call,omitempty"`
 	// LatencyMS is the wall time of the backend call(s).
 	LatencyMS int64 `json:"latency_ms"`
 	// Time is when the decision was recorded (UTC).

@@ -150,6 +150,7 @@ func (j *LLMJudge) Decide(ctx context.Context, req *LeafRequest) (Decision, erro
 			}
 			d.Attempts += le.Attempts
 			d.Usage = d.Usage.Add(le.Usage)
+			d.PerCall = append(d.PerCall, le.Usage)
 			if c, ok := j.prices.Cost(j.c.Endpoint().Model, le.Usage); ok {
 				d.CostUSD += c
 			}
@@ -158,6 +159,7 @@ func (j *LLMJudge) Decide(ctx context.Context, req *LeafRequest) (Decision, erro
 		} else {
 			d.Attempts += resp.Attempts
 			d.Usage = d.Usage.Add(resp.Usage)
+			d.PerCall = append(d.PerCall, resp.Usage)
 			d.CostUSD += resp.CostUSD
 			if resp.FromCache {
 				d.CacheHits++
@@ -181,6 +183,9 @@ func (j *LLMJudge) Decide(ctx context.Context, req *LeafRequest) (Decision, erro
 	}
 	d.Samples = v.Pass + v.Fail + v.Invalid
 	d.Latency = time.Since(start)
+	if len(d.PerCall) < 2 {
+		d.PerCall = nil
+	}
 	if j.samples > 1 {
 		d.Votes = &v
 	}

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -100,9 +101,33 @@ var (
 	nonWord = regexp.MustCompile(`[^a-z0-9%]+`)
 )
 
+// tokenMemo caches Tokens: the same column names and rubric texts are
+// tokenised over and over, and the regexps are the checks' main cost.
+var tokenMemo struct {
+	sync.Mutex
+	m map[string][]string
+}
+
 // Tokens returns the canonical tokens of a column name or a phrase, in
-// order, without stopwords.
+// order, without stopwords. The result must not be modified.
 func Tokens(s string) []string {
+	tokenMemo.Lock()
+	out, ok := tokenMemo.m[s]
+	tokenMemo.Unlock()
+	if ok {
+		return out
+	}
+	out = tokens(s)
+	tokenMemo.Lock()
+	if tokenMemo.m == nil || len(tokenMemo.m) > 200_000 {
+		tokenMemo.m = map[string][]string{}
+	}
+	tokenMemo.m[s] = out
+	tokenMemo.Unlock()
+	return out
+}
+
+func tokens(s string) []string {
 	s = camel.ReplaceAllString(s, "$1 $2")
 	s = strings.ToLower(s)
 	s = strings.NewReplacer("_", " ", "-", " ", "–", " ", "/", " ", ".", " ", "’", "'").Replace(s)

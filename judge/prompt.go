@@ -104,7 +104,7 @@ func BuildPrompt(req *LeafRequest, o PromptOptions) []llm.Message {
 	b.WriteString("\n## Execution\n")
 	b.WriteString(executionStatus(a))
 	b.WriteString("\n")
-	if a.HasResult() {
+	if a.HasResult() && a.Table != nil {
 		rows := o.MaxRows
 		if req.Tree == TreeSQL {
 			rows = o.SQLRows
@@ -161,6 +161,8 @@ func executionStatus(a *Answer) string {
 		return "succeeded, but the result file cannot be read: " + a.ReadErr.Error()
 	case !a.HasResult():
 		return "succeeded, returned 0 rows"
+	case a.Table == nil:
+		return fmt.Sprintf("succeeded, returned %d row(s); the result itself is not available", a.RowCount)
 	}
 	return fmt.Sprintf("succeeded, returned %d row(s) x %d column(s)", a.Table.TotalRows, len(a.Table.Columns))
 }

@@ -200,18 +200,30 @@ type Answer struct {
 	ReadErr error
 }
 
-// HasResult reports whether there is a result with at least one row: the
-// meaning of the results rubric's "CSV file exists" (see CheckCSV).
+// HasResult reports whether the query ran and returned at least one row:
+// the meaning of the results rubric's "CSV File Exists" (see Check). A run
+// whose result file is absent although its summary records rows (the
+// release lacks one 989,918-row file) has a result that cannot be read:
+// Table is then nil.
 func (a *Answer) HasResult() bool {
-	return a.Executed && a.Table != nil && a.TotalRows() > 0
+	if !a.Executed || a.Placeholder || a.ReadErr != nil {
+		return false
+	}
+	if a.Table != nil {
+		return a.Table.TotalRows > 0
+	}
+	return a.ResultFile == "" && a.RowCount > 0
 }
 
 // TotalRows is the result's row count, 0 without a result.
 func (a *Answer) TotalRows() int {
-	if a.Table == nil {
-		return 0
+	switch {
+	case a.Table != nil:
+		return a.Table.TotalRows
+	case a.HasResult():
+		return a.RowCount
 	}
-	return a.Table.TotalRows
+	return 0
 }
 
 // isPlaceholder recognises the reference's stand-in for a failed or empty
