@@ -30,6 +30,8 @@ type command struct {
 // prefixes the arguments.
 var commands = []command{
 	{"version", "print the version", runVersion},
+	{"rescore", "recompute scores from recorded judge decisions (detailed_grading.json)", runRescore},
+	{"datasets fetch", "download public benchmark data (clinsql)", runDatasetsFetch},
 }
 
 // Version is set at build time with -ldflags "-X ...cli.Version=...".
