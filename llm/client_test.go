@@ -98,7 +98,7 @@ func TestFaults(t *testing.T) {
 		{name: "502 503", script: []llmtest.Reply{llmtest.ServerError(502), llmtest.ServerError(503)}, wantCalls: 3},
 		{name: "503 forever", forever: new(llmtest.ServerError(503)), wantKind: llm.KindServer, wantCalls: 4},
 		{name: "timeout", script: []llmtest.Reply{llmtest.Hang()}, wantCalls: 2,
-			mod: func(e *llm.Endpoint) { e.Limits.Timeout = 100 * time.Millisecond }},
+			mod: func(e *llm.Endpoint) { e.Limits.Timeout = 400 * time.Millisecond }},
 		{name: "timeout forever", forever: new(llmtest.Hang()), wantKind: llm.KindTimeout, wantCalls: 2,
 			mod: func(e *llm.Endpoint) { e.Limits.Timeout = 50 * time.Millisecond; e.Retry.MaxAttempts = 2 }},
 		{name: "disconnect", script: []llmtest.Reply{llmtest.Broken(llmtest.Disconnect)}, wantCalls: 2},

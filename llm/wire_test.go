@@ -178,7 +178,7 @@ func TestWrongKeyIsAuth(t *testing.T) {
 }
 
 func TestConcurrencyLimit(t *testing.T) {
-	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text("ok")), llmtest.Options{Latency: 20 * time.Millisecond})
+	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text("ok")), llmtest.Options{Latency: 50 * time.Millisecond})
 	ep := endpoint(srv, func(e *llm.Endpoint) { e.Limits.Concurrency = 3 })
 	// Two clients of the same endpoint share its limit.
 	a := newClient(t, ep, llm.Options{})
@@ -214,36 +214,25 @@ func TestConflictingLimits(t *testing.T) {
 	}
 }
 
-// TestRequestsPerMinute uses a high limit so the test stays fast: 600 per
-// minute is 10 per second with a burst of 100, so 103 calls must wait for
-// about 0.3 s in total.
+// TestRequestsPerMinute: at 6 requests per minute the bucket holds one
+// request and refills one every 10 s, so the second call must wait about
+// 10 s. The sleeper records the wait and gives up instead of waiting.
 func TestRequestsPerMinute(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text("ok")), llmtest.Options{})
-	var mu sync.Mutex
-	var waited time.Duration
+	var waits []time.Duration
 	sleep := func(ctx context.Context, d time.Duration) error {
-		mu.Lock()
-		waited += d
-		mu.Unlock()
-		time.Sleep(d)
-		return nil
+		waits = append(waits, d)
+		return errors.New("stop waiting")
 	}
-	c := newClient(t, endpoint(srv, func(e *llm.Endpoint) { e.Limits.RPM = 600; e.Limits.Concurrency = 8 }), llm.Options{Sleep: sleep})
-	start := time.Now()
-	var wg sync.WaitGroup
-	for i := range 103 {
-		wg.Go(func() {
-			if _, err := c.Complete(context.Background(), ask(fmt.Sprint(i))); err != nil {
-				t.Error(err)
-			}
-		})
+	c := newClient(t, endpoint(srv, func(e *llm.Endpoint) { e.Limits.RPM = 6 }), llm.Options{Sleep: sleep})
+	if _, err := c.Complete(context.Background(), ask("first")); err != nil || len(waits) != 0 {
+		t.Fatalf("first call: err %v, waits %v", err, waits)
 	}
-	wg.Wait()
-	if el := time.Since(start); el < 250*time.Millisecond {
-		t.Errorf("103 calls at 600 rpm (burst 100) took %v, want >= 0.3 s", el)
+	if _, err := c.Complete(context.Background(), ask("second")); llm.KindOf(err) != llm.KindCanceled || srv.Calls() != 1 {
+		t.Fatalf("second call: err %v, server calls %d", err, srv.Calls())
 	}
-	if waited == 0 {
-		t.Error("the rate limiter never waited")
+	if len(waits) != 1 || waits[0] < 8*time.Second || waits[0] > 10*time.Second {
+		t.Errorf("waits = %v, want one of about 10s", waits)
 	}
 }
 
