@@ -23,6 +23,10 @@ import (
 // Name is the engine's name on the command line.
 const Name = "bigquery"
 
+// jobTimeoutGrace is added to the per-query timeout for the job's own
+// server-side timeout (jobTimeoutMs).
+const jobTimeoutGrace = 10 * time.Second
+
 // maxPageRows bounds a page request; the API cuts pages at about 10 MB anyway.
 const maxPageRows = 10_000
 
@@ -301,8 +305,9 @@ func (e *Engine) runJob(ctx context.Context, text, jobID string) (res *executor.
 	q.DisableQueryCache = !e.cfg.UseCache()
 	q.Labels = e.cfg.Labels
 	// A server-side backstop: the job stops by itself even if this process
-	// dies before it can cancel it.
-	q.JobTimeout = e.cfg.Timeout
+	// dies before it can cancel it. The grace lets the engine's own timeout
+	// and cancellation act first, so the job ends the same way every time.
+	q.JobTimeout = e.cfg.Timeout + jobTimeoutGrace
 	e.totals.update(func(t *Totals) { t.Jobs++ })
 
 	job, err := q.Run(qctx)

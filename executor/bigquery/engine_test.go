@@ -70,7 +70,7 @@ func TestQueryDryRunThenJob(t *testing.T) {
 		{[]string{"configuration", "query", "maximumBytesBilled"}, fmt.Sprint(int64(DefaultMaxBytesBilled))},
 		{[]string{"configuration", "query", "useLegacySql"}, false},
 		{[]string{"configuration", "query", "query"}, countSQL},
-		{[]string{"configuration", "jobTimeoutMs"}, "300000"},
+		{[]string{"configuration", "jobTimeoutMs"}, "310000"},
 		{[]string{"configuration", "labels", "app"}, "clinsql"},
 		{[]string{"jobReference", "projectId"}, testProject},
 		{[]string{"jobReference", "location"}, "US"},

@@ -61,6 +61,10 @@ func (d *datasetMap) rewrite(sql string) string {
 			continue
 		}
 		end, parts := scanPath(sql, toks, i)
+		if end <= i { // not a path after all (an unterminated backtick)
+			i++
+			continue
+		}
 		if repl, ok := d.mapPath(parts); ok {
 			b.WriteString(sql[last:toks[i].start])
 			b.WriteString(repl)
