@@ -111,7 +111,11 @@ func TestQueryDryRunThenJob(t *testing.T) {
 }
 
 func TestQueryCacheOff(t *testing.T) {
-	f := newFixture(t, func(c *Config) { off := false; c.QueryCache = &off; c.Labels = map[string]string{"run": "r1", "model": "gpt-5"} })
+	f := newFixture(t, func(c *Config) {
+		off := false
+		c.QueryCache = &off
+		c.Labels = map[string]string{"run": "r1", "model": "gpt-5"}
+	})
 	scriptCount(f.srv)
 	if _, err := f.eng.Query(context.Background(), countSQL); err != nil {
 		t.Fatal(err)

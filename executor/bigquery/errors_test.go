@@ -41,14 +41,14 @@ func TestErrorClasses(t *testing.T) {
 			wantMsg: "Not found: Table physionet-data:mimiciv_3_1_hosp.patient was not found in location US", wantTries: 1,
 		},
 		{
-			name:    "billing project missing",
-			q:       bqfake.Query{DryRunError: &bqfake.Fault{Reason: "notFound", Message: "Not found: Project " + testProject}},
-			want:    executor.ClassInfra, wantTries: 1,
+			name: "billing project missing",
+			q:    bqfake.Query{DryRunError: &bqfake.Fault{Reason: "notFound", Message: "Not found: Project " + testProject}},
+			want: executor.ClassInfra, wantTries: 1,
 		},
 		{
-			name:    "no access to the data",
-			q:       bqfake.Query{DryRunError: &bqfake.Fault{Reason: "accessDenied", Message: "Access Denied: Table physionet-data:mimiciv_3_1_hosp.patients: User does not have permission to query table physionet-data:mimiciv_3_1_hosp.patients."}},
-			want:    executor.ClassInfra, wantTries: 1,
+			name: "no access to the data",
+			q:    bqfake.Query{DryRunError: &bqfake.Fault{Reason: "accessDenied", Message: "Access Denied: Table physionet-data:mimiciv_3_1_hosp.patients: User does not have permission to query table physionet-data:mimiciv_3_1_hosp.patients."}},
+			want: executor.ClassInfra, wantTries: 1,
 		},
 		{
 			name:    "division by zero at run time",
