@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"cloud.google.com/go/auth"
 	"cloud.google.com/go/bigquery"
 	"google.golang.org/api/googleapi"
 
@@ -88,13 +89,24 @@ type errInfo struct {
 	location string
 	status   int
 	network  bool
+	authTemp bool // a token fetch failure that may pass if retried
 }
 
 func inspect(err error) errInfo {
 	var info errInfo
 	var ge *googleapi.Error
 	var be *bigquery.Error
+	var ae *auth.Error
 	switch {
+	case errors.As(err, &ae):
+		// Fetching an access token failed (bad key, revoked account, clock
+		// skew): the account's problem, retried only when transient.
+		info.reason = "authError"
+		info.authTemp = ae.Temporary()
+		if ae.Response != nil {
+			info.status = ae.Response.StatusCode
+		}
+		info.message = "authentication failed: " + ae.Error()
 	case errors.As(err, &ge):
 		info.status = ge.Code
 		info.message = ge.Message
@@ -156,6 +168,7 @@ func (e *Engine) classify(err error, ph phase) (executor.Class, *Failure) {
 		f.Retryable = true
 	case setupReasons[r]:
 		// The account cannot read the data or run jobs: not the model's.
+		f.Retryable = info.authTemp
 	case r == "notFound":
 		if ph == phaseDryRun || ph == phaseInsert || ph == phaseJob {
 			// "Not found: Table ...", "Not found: Dataset ...": the SQL names

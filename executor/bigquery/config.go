@@ -170,12 +170,14 @@ func (c *Config) decodeYAML(path string, b []byte) error {
 		}
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	c.setOrigin(func(field string) string {
-		if line := keyLine(doc, field); line > 0 {
-			return fmt.Sprintf("%s:%d", path, line)
+	if c.origin == nil {
+		c.origin = make(map[string]string)
+	}
+	for _, f := range configFields {
+		if line := keyLine(doc, f); line > 0 {
+			c.origin[f] = fmt.Sprintf("%s:%d", path, line)
 		}
-		return path
-	})
+	}
 	return nil
 }
 
@@ -200,15 +202,6 @@ var configFields = []string{
 	"project", "location", "credentials", "key_file", "datasets", "max_bytes_billed",
 	"timeout", "max_rows", "query_cache", "labels", "retry.attempts", "retry.initial",
 	"retry.max", "retry.budget", "price_per_tib", "endpoint",
-}
-
-func (c *Config) setOrigin(src func(field string) string) {
-	if c.origin == nil {
-		c.origin = make(map[string]string)
-	}
-	for _, f := range configFields {
-		c.origin[f] = src(f)
-	}
 }
 
 func (c *Config) source(field string) string {
@@ -250,7 +243,8 @@ func (c *Config) Validate() error {
 		}
 	case CredentialsKeyFile:
 		if c.KeyFile == "" {
-			add(c.errf("key_file", "required when credentials is key_file"))
+			// Point at the line that asked for a key file.
+			add(&ConfigError{Source: c.source("credentials"), Field: "key_file", Msg: "required when credentials is key_file"})
 		} else if err := checkKeyFile(c.KeyFile); err != nil {
 			add(c.errf("key_file", "%v", err))
 		}
@@ -349,11 +343,11 @@ func checkDatasetName(s string) error {
 }
 
 // UseCache reports whether the query cache is on.
-func (c *Config) UseCache() bool { return c.QueryCache == nil || *c.QueryCache }
+func (c Config) UseCache() bool { return c.QueryCache == nil || *c.QueryCache }
 
 // Describe returns the configuration as safe to record in run outputs: the
 // key file is reported as set or not, never by path.
-func (c *Config) Describe() map[string]any {
+func (c Config) Describe() map[string]any {
 	keyFile := ""
 	if c.KeyFile != "" {
 		keyFile = "(set)"

@@ -19,7 +19,7 @@ type redactor struct {
 
 var secretPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`),
-	regexp.MustCompile(`(?i)bearer\s+[A-Za-z0-9._~+/=-]+`),
+	regexp.MustCompile(`\bBearer\s+[A-Za-z0-9._~+/=-]{10,}`),
 	regexp.MustCompile(`ya29\.[A-Za-z0-9._~+/=-]+`),
 	regexp.MustCompile(`(?i)"(access_token|refresh_token|id_token|private_key|private_key_id|client_secret|assertion)"\s*:\s*"[^"]*"`),
 	regexp.MustCompile(`(?i)\b(access_token|refresh_token|assertion|client_secret)=[^&\s"]+`),

@@ -114,6 +114,9 @@ func (s *Server) handleToken(r *http.Request, rec Request) (int, any, bool) {
 		if pre.Drop {
 			return 0, nil, true
 		}
+		if pre.Raw != nil {
+			return faultCode(*pre), pre.Raw, false
+		}
 		return faultCode(*pre), []byte(`{"error":"internal_failure"}`), false
 	}
 	s.mu.Lock()

@@ -62,6 +62,9 @@ type Fault struct {
 	// Raw replies with these bytes (and Code, default 200) instead of an
 	// error envelope: a garbage reply.
 	Raw []byte
+	// EchoAuth appends the request's Authorization header to Message: a
+	// hostile or buggy server, to test that clients redact what they show.
+	EchoAuth bool
 }
 
 func (f Fault) delayOnly() bool {
@@ -437,6 +440,9 @@ func (s *Server) handle(r *http.Request, method string, params map[string]string
 				code = 200
 			}
 			return code, pre.Raw, false
+		}
+		if pre.EchoAuth {
+			pre.Message += " (request carried Authorization: " + r.Header.Get("Authorization") + ")"
 		}
 		return faultCode(*pre), errorBody(*pre), false
 	}
