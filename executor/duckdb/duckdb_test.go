@@ -341,7 +341,9 @@ func TestTranslateHookAndPrelude(t *testing.T) {
 
 type unsupportedErr struct{}
 
-func (unsupportedErr) Error() string     { return "UNNEST of a value table is unsupported in the embedded engine" }
+func (unsupportedErr) Error() string {
+	return "UNNEST of a value table is unsupported in the embedded engine"
+}
 func (unsupportedErr) Unsupported() bool { return true }
 
 func TestRowCap(t *testing.T) {
