@@ -21,7 +21,7 @@ var demoRows = map[string]int64{
 	"mimiciv_3_1_hosp.poe": 45154, "mimiciv_3_1_hosp.poe_detail": 3795, "mimiciv_3_1_hosp.prescriptions": 18087,
 	"mimiciv_3_1_hosp.procedures_icd": 722, "mimiciv_3_1_hosp.provider": 40508, "mimiciv_3_1_hosp.services": 319,
 	"mimiciv_3_1_hosp.transfers": 1190,
-	"mimiciv_3_1_icu.caregiver": 15468, "mimiciv_3_1_icu.d_items": 4014, "mimiciv_3_1_icu.datetimeevents": 15280,
+	"mimiciv_3_1_icu.caregiver":  15468, "mimiciv_3_1_icu.d_items": 4014, "mimiciv_3_1_icu.datetimeevents": 15280,
 	"mimiciv_3_1_icu.icustays": 140, "mimiciv_3_1_icu.ingredientevents": 25728, "mimiciv_3_1_icu.inputevents": 20404,
 	"mimiciv_3_1_icu.outputevents": 9362, "mimiciv_3_1_icu.procedureevents": 1468,
 	"mimiciv_3_1_icu.chartevents": 0, "mimiciv_3_1_derived.charlson": 275,
