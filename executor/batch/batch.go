@@ -1,6 +1,3 @@
-// Package batch runs many queries on one executor and records each outcome:
-// the result CSV of every success and a summary of every failure, written as
-// the run goes so that an interrupted run keeps what it finished.
 package batch
 
 import (

@@ -67,3 +67,21 @@ func TestBuildDemo(t *testing.T) {
 		t.Errorf("%d charlson rows without an index", n)
 	}
 }
+
+// BenchmarkBuildDemo measures a full build of the MIMIC-IV demo.
+func BenchmarkBuildDemo(b *testing.B) {
+	demo := shared.Path(b, "mimic-iv-demo")
+	dir := b.TempDir()
+	for i := 0; i < b.N; i++ {
+		rep, err := Build(context.Background(), BuildOptions{MimicDir: demo, Out: filepath.Join(dir, "demo.duckdb"), Force: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		var rows int64
+		for _, t := range rep.Tables {
+			rows += t.Rows
+		}
+		b.ReportMetric(float64(rows), "rows")
+		b.ReportMetric(rep.Duration.Seconds(), "s/build")
+	}
+}
