@@ -106,17 +106,34 @@ func Open(path string, opts Options) (*Engine, error) {
 	}
 	q := url.Values{}
 	q.Set("access_mode", "READ_ONLY")
-	q.Set("enable_external_access", "false")
 	q.Set("autoload_known_extensions", "false")
 	q.Set("autoinstall_known_extensions", "false")
 	q.Set("allow_community_extensions", "false")
 	q.Set("allow_unsigned_extensions", "false")
 	q.Set("memory_limit", opts.MemoryLimit)
 	q.Set("threads", strconv.Itoa(opts.Threads))
+	// Spill to a private folder, not beside the database file (which may
+	// sit in a read-only data folder).
+	q.Set("temp_directory", tempDir)
 	q.Set("max_temp_directory_size", opts.TempLimit)
-	q.Set("lock_configuration", "true")
 	prelude := append([]string(nil), opts.Prelude...)
+	// External access is switched off, and the configuration locked, by the
+	// first connection (Open pings before any query can run): the driver
+	// applies DSN options in no fixed order, and DuckDB refuses to set
+	// temp_directory once external access is off.
+	var lockMu sync.Mutex
+	locked := false
 	connector, err := duck.NewConnector(path+"?"+q.Encode(), func(ex driver.ExecerContext) error {
+		lockMu.Lock()
+		defer lockMu.Unlock()
+		if !locked {
+			for _, stmt := range []string{"SET enable_external_access = false", "SET lock_configuration = true"} {
+				if _, err := ex.ExecContext(context.Background(), stmt, nil); err != nil {
+					return fmt.Errorf("duckdb: %s: %w", stmt, err)
+				}
+			}
+			locked = true
+		}
 		for i, stmt := range prelude {
 			if _, err := ex.ExecContext(context.Background(), stmt, nil); err != nil {
 				return fmt.Errorf("duckdb prelude statement %d: %w", i+1, err)

@@ -257,13 +257,16 @@ func TestConfigurationLocked(t *testing.T) {
 			t.Errorf("%s succeeded on a raw connection", s)
 		}
 	}
-	res, err := e.Query(context.Background(), `SELECT current_setting('threads') AS t, current_setting('enable_external_access') AS x, current_setting('autoload_known_extensions') AS a, current_setting('lock_configuration') AS l, current_setting('access_mode') AS m`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := res.Rows[0]
-	if got[0] != int64(1) || got[1] != false || got[2] != false || got[3] != true || !strings.EqualFold(got[4].(string), "read_only") {
-		t.Errorf("settings %v", got)
+	// Every pooled connection sees the locked settings.
+	for i := 0; i < 6; i++ {
+		res, err := e.Query(context.Background(), `SELECT current_setting('threads') AS t, current_setting('enable_external_access') AS x, current_setting('autoload_known_extensions') AS a, current_setting('lock_configuration') AS l, current_setting('access_mode') AS m, current_setting('temp_directory') AS d`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := res.Rows[0]
+		if got[0] != int64(1) || got[1] != false || got[2] != false || got[3] != true || !strings.EqualFold(got[4].(string), "read_only") || got[5] != e.tempDir {
+			t.Errorf("settings %v", got)
+		}
 	}
 }
 
@@ -373,13 +376,18 @@ func TestTenMillionRowsCapped(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow")
 	}
-	e := openEngine(t, makeDB(t, fixture...), Options{Limits: executor.Limits{MaxRows: 1000}, MemoryLimit: "1GB"})
+	// DuckDB materialises the result inside its buffer manager; with a
+	// memory limit below the result's size it spills to the engine's private
+	// temporary folder, never beside the database file.
+	path := makeDB(t, fixture...)
+	e := openEngine(t, path, Options{Limits: executor.Limits{MaxRows: 1000}, MemoryLimit: "256MB"})
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	peak := uint64(0)
-	done := make(chan struct{})
+	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		var ms runtime.MemStats
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
@@ -396,6 +404,7 @@ func TestTenMillionRowsCapped(t *testing.T) {
 	start := time.Now()
 	res, err := e.Query(context.Background(), `SELECT range AS i, range * 2 AS j, 'row ' || range AS s FROM range(10000000)`)
 	close(done)
+	<-exited
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,6 +420,15 @@ func TestTenMillionRowsCapped(t *testing.T) {
 	// Holding 10M three-column rows would take well over 1 GiB of Go heap.
 	if grown > 64<<20 {
 		t.Errorf("Go heap grew by %d MiB while counting rows", grown>>20)
+	}
+	ents, err := os.ReadDir(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ent := range ents {
+		if ent.Name() != filepath.Base(path) {
+			t.Errorf("%s written beside the database file", ent.Name())
+		}
 	}
 }
 
