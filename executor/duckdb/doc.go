@@ -23,8 +23,10 @@
 // out-of-memory error ([executor.ClassRuntime]).
 //
 // Dialect. Options.Translate (the BigQuery-to-DuckDB bridge) rewrites each
-// query first and Options.Prelude (the bridge's CREATE TEMP MACRO statements)
-// runs on every new connection. A translation error that reports
+// query first; Options.Settings (the bridge's global settings: NULL order,
+// time zone) run once before the configuration is locked, and
+// Options.Prelude (the bridge's CREATE TEMP MACRO statements) on every new
+// connection. A translation error that reports
 // Unsupported() true is [executor.ClassUnsupported]; other translation errors
 // are syntax errors.
 //

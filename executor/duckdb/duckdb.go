@@ -49,10 +49,16 @@ type Options struct {
 	TempLimit string
 	// Translate rewrites each query before it is checked and run.
 	Translate Translator
-	// Prelude is run on every new connection before its first query (the
-	// bridge's CREATE TEMP MACRO statements). It may only create temporary
-	// objects: the database is read-only.
-	Prelude []string
+	// Settings is SQL (one or more SET statements) run once, on the first
+	// connection, before external access is switched off and the
+	// configuration locked: DuckDB settings are global, and locked afterwards.
+	// The bridge's session settings (NULL order, time zone) go here.
+	Settings string
+	// Prelude is SQL run on every new connection before its first query (the
+	// bridge's CREATE TEMP MACRO statements; several statements allowed). It
+	// may only create temporary objects: the database is read-only and the
+	// configuration locked.
+	Prelude string
 }
 
 // Engine is an executor.Executor over a DuckDB database file, opened
@@ -116,7 +122,7 @@ func Open(path string, opts Options) (*Engine, error) {
 	// sit in a read-only data folder).
 	q.Set("temp_directory", tempDir)
 	q.Set("max_temp_directory_size", opts.TempLimit)
-	prelude := append([]string(nil), opts.Prelude...)
+	settings, prelude := opts.Settings, opts.Prelude
 	// External access is switched off, and the configuration locked, by the
 	// first connection (Open pings before any query can run): the driver
 	// applies DSN options in no fixed order, and DuckDB refuses to set
@@ -127,6 +133,11 @@ func Open(path string, opts Options) (*Engine, error) {
 		lockMu.Lock()
 		defer lockMu.Unlock()
 		if !locked {
+			if strings.TrimSpace(settings) != "" {
+				if _, err := ex.ExecContext(context.Background(), settings, nil); err != nil {
+					return fmt.Errorf("duckdb settings: %w", err)
+				}
+			}
 			for _, stmt := range []string{"SET enable_external_access = false", "SET lock_configuration = true"} {
 				if _, err := ex.ExecContext(context.Background(), stmt, nil); err != nil {
 					return fmt.Errorf("duckdb: %s: %w", stmt, err)
@@ -134,9 +145,9 @@ func Open(path string, opts Options) (*Engine, error) {
 			}
 			locked = true
 		}
-		for i, stmt := range prelude {
-			if _, err := ex.ExecContext(context.Background(), stmt, nil); err != nil {
-				return fmt.Errorf("duckdb prelude statement %d: %w", i+1, err)
+		if strings.TrimSpace(prelude) != "" {
+			if _, err := ex.ExecContext(context.Background(), prelude, nil); err != nil {
+				return fmt.Errorf("duckdb prelude: %w", err)
 			}
 		}
 		return nil

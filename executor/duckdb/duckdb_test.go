@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"os"
@@ -304,7 +305,9 @@ func TestTranslateHookAndPrelude(t *testing.T) {
 	path := makeDB(t, fixture...)
 	var seen []string
 	e := openEngine(t, path, Options{
-		Prelude: []string{`CREATE OR REPLACE TEMP MACRO safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END`},
+		Settings: "SET default_null_order = 'nulls_first_on_asc_last_on_desc';",
+		Prelude: `CREATE OR REPLACE TEMP MACRO safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;
+			CREATE OR REPLACE TEMP MACRO twice(a) AS 2 * a;`,
 		Translate: func(s string) (string, error) {
 			seen = append(seen, s)
 			switch {
@@ -334,10 +337,23 @@ func TestTranslateHookAndPrelude(t *testing.T) {
 	if got := classOf(t, err); got != executor.ClassSyntax {
 		t.Errorf("broken translation: class %s", got)
 	}
-	// The prelude's temporary macros exist on every pooled connection.
+	// The prelude's temporary macros exist on every pooled connection, and
+	// the settings hold on each of them.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	results := make(chan error, 8)
 	for i := 0; i < 8; i++ {
-		if _, err := e.Query(context.Background(), "SELECT safe_divide(1, 1)"); err != nil {
-			t.Fatal(err)
+		go func() {
+			res, err := e.Query(ctx, "SELECT twice(safe_divide(4, 2)) AS x, (SELECT list(v ORDER BY v) FROM (VALUES (2), (NULL), (1)) t(v)) AS l")
+			if err == nil && (res.Rows[0][0] != 4.0 || !equalValue(res.Rows[0][1], []any{nil, int64(1), int64(2)})) {
+				err = fmt.Errorf("got %v", res.Rows[0])
+			}
+			results <- err
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		if err := <-results; err != nil {
+			t.Error(err)
 		}
 	}
 }
@@ -497,8 +513,11 @@ func TestOpenErrors(t *testing.T) {
 	if _, err := Open(bad, Options{}); err == nil {
 		t.Error("opening a garbage file succeeded")
 	}
-	if _, err := Open(makeDB(t, fixture...), Options{Prelude: []string{"CREATE MACRO"}}); err == nil {
+	if _, err := Open(makeDB(t, fixture...), Options{Prelude: "CREATE MACRO"}); err == nil {
 		t.Error("a broken prelude was accepted")
+	}
+	if _, err := Open(makeDB(t, fixture...), Options{Prelude: "SET threads = 1"}); err == nil {
+		t.Error("a prelude changing settings after the lock was accepted")
 	}
 }
 

@@ -56,18 +56,23 @@ var engines = map[string]func(engineConfig) (executor.Executor, error){
 	duckdb.EngineName: openDuckDB,
 }
 
-// duckdbDialect returns the BigQuery-to-DuckDB translation and macro prelude
-// of the dialect bridge (identity until the bridge is wired in).
-var duckdbDialect = func() (duckdb.Translator, []string) { return nil, nil }
+// dialect is what the BigQuery-to-DuckDB bridge gives the DuckDB engine.
+type dialect struct {
+	Translate         duckdb.Translator
+	Settings, Prelude string
+}
+
+// duckdbDialect returns the dialect bridge (identity until it is wired in).
+var duckdbDialect = func() dialect { return dialect{} }
 
 func openDuckDB(cfg engineConfig) (executor.Executor, error) {
 	if cfg.DB == "" {
 		return nil, usagef("--db is required for the duckdb engine")
 	}
-	translate, prelude := duckdbDialect()
+	d := duckdbDialect()
 	return duckdb.Open(cfg.DB, duckdb.Options{
 		Limits: cfg.Limits, MemoryLimit: cfg.Memory, Threads: cfg.Threads, MaxConns: cfg.Conns,
-		Translate: translate, Prelude: prelude,
+		Translate: d.Translate, Settings: d.Settings, Prelude: d.Prelude,
 	})
 }
 
