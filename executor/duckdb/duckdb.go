@@ -188,8 +188,19 @@ func (e *Engine) Close() error {
 // one SELECT statement by DuckDB's parser, run under the timeout, and its
 // first Limits.MaxRows rows are returned with the true row count.
 func (e *Engine) Query(ctx context.Context, query string) (*executor.Result, error) {
+	return e.timed(ctx, query, true)
+}
+
+// QueryNative runs DuckDB SQL as it is, without the dialect translation, under
+// the same checks and limits as Query. It serves callers that speak DuckDB
+// (reading the catalog for the bridge, debugging a translation).
+func (e *Engine) QueryNative(ctx context.Context, query string) (*executor.Result, error) {
+	return e.timed(ctx, query, false)
+}
+
+func (e *Engine) timed(ctx context.Context, query string, translate bool) (*executor.Result, error) {
 	start := time.Now()
-	res, err := e.query(ctx, query)
+	res, err := e.query(ctx, query, translate)
 	if err != nil {
 		return nil, err
 	}
@@ -197,12 +208,12 @@ func (e *Engine) Query(ctx context.Context, query string) (*executor.Result, err
 	return res, nil
 }
 
-func (e *Engine) query(parent context.Context, query string) (*executor.Result, error) {
+func (e *Engine) query(parent context.Context, query string, translate bool) (*executor.Result, error) {
 	if err := parent.Err(); err != nil {
 		return nil, e.errorf(executor.ClassInfra, err, "query not started: %v", err)
 	}
 	translated := query
-	if e.opts.Translate != nil {
+	if translate && e.opts.Translate != nil {
 		t, err := e.opts.Translate(query)
 		if err != nil {
 			return nil, e.translateError(err)

@@ -329,6 +329,13 @@ func TestTranslateHookAndPrelude(t *testing.T) {
 	if len(seen) != 1 {
 		t.Errorf("translator called %d times", len(seen))
 	}
+	// QueryNative bypasses the translation, not the checks.
+	if _, err := e.QueryNative(context.Background(), "SELECT 'UNSUPPORTED' AS x"); err != nil {
+		t.Errorf("native query: %v", err)
+	}
+	if _, err := e.QueryNative(context.Background(), "DROP TABLE mimiciv_3_1_hosp.patients"); classOf(t, err) != executor.ClassRefused {
+		t.Errorf("native DROP: %v", err)
+	}
 	_, err = e.Query(context.Background(), "SELECT UNSUPPORTED")
 	if got := classOf(t, err); got != executor.ClassUnsupported {
 		t.Errorf("unsupported translation: class %s", got)
