@@ -32,7 +32,12 @@ type FetchOptions struct {
 	// extracted file (default 64 MiB).
 	MaxBytes, MaxFileBytes int64
 	Retries                int // extra attempts on network errors and 5xx (default 3)
-	Log                    io.Writer
+	// Outputs also extracts the released model outputs (outputs/evaluation
+	// and outputs/inference) into dir/outputs. Files over MaxFileBytes there
+	// are skipped with a note in Log (the release has a result of about a
+	// million rows).
+	Outputs bool
+	Log     io.Writer
 }
 
 // FetchClinSQL downloads the public ClinSQL release and extracts its
@@ -85,7 +90,7 @@ func FetchClinSQL(ctx context.Context, dir string, opt FetchOptions) ([]*Task, e
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	n, err := extractSplits(archive, tmp, opt.MaxFileBytes)
+	n, err := extract(archive, tmp, "data/splits/", opt.MaxFileBytes, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", opt.URL, err)
 	}
@@ -101,6 +106,11 @@ func FetchClinSQL(ctx context.Context, dir string, opt FetchOptions) ([]*Task, e
 	}
 	for _, t := range tasks {
 		t.Dir = filepath.Join(dest, strings.TrimPrefix(t.Dir, tmp))
+	}
+	if opt.Outputs {
+		if err := fetchOutputs(archive, dir, opt); err != nil {
+			return tasks, err
+		}
 	}
 	fmt.Fprintf(opt.Log, "extracted %d files, %d tasks into %s\n", n, len(tasks), dest)
 	return tasks, nil
@@ -166,10 +176,38 @@ func downloadOnce(ctx context.Context, opt FetchOptions, w io.Writer) (retry boo
 	return false, nil
 }
 
-// extractSplits copies the regular files below <top>/data/splits/ of a
-// gzipped tar into dest. Entries that would escape dest, links and devices
-// are refused.
-func extractSplits(r io.Reader, dest string, maxFile int64) (int, error) {
+// fetchOutputs extracts outputs/ from the downloaded archive into
+// dir/outputs, through a temporary folder.
+func fetchOutputs(archive *os.File, dir string, opt FetchOptions) error {
+	dest := filepath.Join(dir, "outputs")
+	if _, err := os.Stat(dest); err == nil {
+		fmt.Fprintf(opt.Log, "%s exists; released outputs not extracted again\n", dest)
+		return nil
+	}
+	if _, err := archive.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(dir, ".outputs-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	n, err := extract(archive, tmp, "outputs/", opt.MaxFileBytes, opt.Log)
+	if err != nil {
+		return fmt.Errorf("%s: %w", opt.URL, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: the archive holds no outputs/ files", opt.URL)
+	}
+	fmt.Fprintf(opt.Log, "extracted %d released output files into %s\n", n, dest)
+	return os.Rename(tmp, dest)
+}
+
+// extract copies the regular files below <top>/<prefix> of a gzipped tar
+// into dest. Entries that would escape dest, links and devices are refused.
+// A file over maxFile is an error, or, when skipLog is set, skipped with a
+// note there.
+func extract(r io.Reader, dest, prefix string, maxFile int64, skipLog io.Writer) (int, error) {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
 		return 0, fmt.Errorf("not a gzip archive: %w", err)
@@ -192,7 +230,7 @@ func extractSplits(r io.Reader, dest string, maxFile int64) (int, error) {
 		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
 		// GitHub tarballs put everything under "<repo>-<commit>/".
 		_, rest, _ := strings.Cut(name, "/")
-		rel, ok := strings.CutPrefix(rest, "data/splits/")
+		rel, ok := strings.CutPrefix(rest, prefix)
 		if !ok {
 			continue
 		}
@@ -206,6 +244,10 @@ func extractSplits(r io.Reader, dest string, maxFile int64) (int, error) {
 				return n, err
 			}
 		case tar.TypeReg:
+			if h.Size > maxFile && skipLog != nil {
+				fmt.Fprintf(skipLog, "skipped %s: %d bytes, over the %d-byte limit\n", h.Name, h.Size, maxFile)
+				continue
+			}
 			if h.Size > maxFile {
 				return n, fmt.Errorf("archive entry %q: %d bytes, over the %d-byte limit", h.Name, h.Size, maxFile)
 			}

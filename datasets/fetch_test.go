@@ -150,3 +150,22 @@ func TestFetchRejects(t *testing.T) {
 		})
 	}
 }
+
+func TestFetchOutputs(t *testing.T) {
+	archive := tarball(t,
+		&tar.Header{Name: "outputs/evaluation/m/validation/detailed_grading.json", Typeflag: tar.TypeReg, Size: 10},
+		&tar.Header{Name: "outputs/inference/m/huge.csv", Typeflag: tar.TypeReg, Size: 80000})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(archive) }))
+	defer srv.Close()
+	dir := t.TempDir()
+	var log bytes.Buffer
+	if _, err := FetchClinSQL(context.Background(), dir, FetchOptions{URL: srv.URL, Outputs: true, MaxFileBytes: 65536, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "outputs", "evaluation", "m", "validation", "detailed_grading.json")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "outputs", "inference", "m", "huge.csv")); err == nil || !strings.Contains(log.String(), "skipped") {
+		t.Errorf("oversized output not skipped; log:\n%s", log.String())
+	}
+}

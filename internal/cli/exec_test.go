@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -16,19 +15,11 @@ import (
 
 const miniMIMIC = "../../executor/mimic/testdata/mini"
 
-func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
-	code = run(context.Background(), env, args)
-	return code, out.String(), errb.String()
-}
-
 // buildMini builds the synthetic MIMIC fixture once per test.
 func buildMini(t *testing.T) string {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "mini.duckdb")
-	code, out, errs := runCLI(t, "db", "build", "--mimic", miniMIMIC, "--out", db)
+	code, out, errs := runCLI(t, "", "db", "build", "--mimic", miniMIMIC, "--out", db)
 	if code != 0 {
 		t.Fatalf("db build exited %d: %s%s", code, out, errs)
 	}
@@ -37,7 +28,7 @@ func buildMini(t *testing.T) string {
 
 func TestDBBuildReport(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "mini.duckdb")
-	code, out, errs := runCLI(t, "db", "build", "--mimic", miniMIMIC, "--out", db)
+	code, out, errs := runCLI(t, "", "db", "build", "--mimic", miniMIMIC, "--out", db)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -50,10 +41,10 @@ func TestDBBuildReport(t *testing.T) {
 		}
 	}
 	// A second build into the same file is refused unless forced.
-	if code, _, errs := runCLI(t, "db", "build", "--mimic", miniMIMIC, "--out", db); code != 1 || !strings.Contains(errs, "already exists") {
+	if code, _, errs := runCLI(t, "", "db", "build", "--mimic", miniMIMIC, "--out", db); code != 1 || !strings.Contains(errs, "already exists") {
 		t.Errorf("rebuild: exit %d, %s", code, errs)
 	}
-	if code, _, _ := runCLI(t, "db", "build", "--mimic", miniMIMIC); code != 2 {
+	if code, _, _ := runCLI(t, "", "db", "build", "--mimic", miniMIMIC); code != 2 {
 		t.Errorf("missing --out: exit %d, want 2", code)
 	}
 }
@@ -79,7 +70,7 @@ func TestExecSQL(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, out, errs := runCLI(t, "exec", "--db", db, "--sql", c.sql)
+			code, out, errs := runCLI(t, "", "exec", "--db", db, "--sql", c.sql)
 			if code != c.code {
 				t.Fatalf("exit %d, want %d (%s)", code, c.code, errs)
 			}
@@ -91,11 +82,11 @@ func TestExecSQL(t *testing.T) {
 			}
 		})
 	}
-	code, _, errs := runCLI(t, "exec", "--db", db, "--max-rows", "1", "--sql", "SELECT * FROM range(5)")
+	code, _, errs := runCLI(t, "", "exec", "--db", db, "--max-rows", "1", "--sql", "SELECT * FROM range(5)")
 	if code != 0 || !strings.Contains(errs, "truncated to 1 of 5 rows") {
 		t.Errorf("row cap: exit %d, %q", code, errs)
 	}
-	code, _, _ = runCLI(t, "exec", "--db", db, "--timeout", "200ms", "--sql",
+	code, _, _ = runCLI(t, "", "exec", "--db", db, "--timeout", "200ms", "--sql",
 		"SELECT count(*) FROM range(1000000000) a, range(1000000000) b WHERE a.range + b.range = 7")
 	if code != 5 {
 		t.Errorf("timeout: exit %d, want 5", code)
@@ -112,11 +103,11 @@ func TestExecUsage(t *testing.T) {
 		{"exec", "--sql", "SELECT 1"},
 	}
 	for _, args := range cases {
-		if code, _, errs := runCLI(t, args...); code != 2 {
+		if code, _, errs := runCLI(t, "", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errs)
 		}
 	}
-	code, _, errs := runCLI(t, "exec", "-h")
+	code, _, errs := runCLI(t, "", "exec", "-h")
 	if code != 0 || !strings.Contains(errs, " 8  refused") || !strings.Contains(errs, "10  infra_error") {
 		t.Errorf("help: exit %d, lacks exit codes: %s", code, errs)
 	}
@@ -155,7 +146,7 @@ func TestExecGold(t *testing.T) {
 	os.MkdirAll(filepath.Dir(stale), 0o755)
 	os.WriteFile(stale, []byte("old\n"), 0o644)
 
-	code, stdout, errs := runCLI(t, "exec", "--db", db, "--tasks", root, "--gold", "--out", out, "--concurrency", "2")
+	code, stdout, errs := runCLI(t, "", "exec", "--db", db, "--tasks", root, "--gold", "--out", out, "--concurrency", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
