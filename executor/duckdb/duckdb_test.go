@@ -286,6 +286,7 @@ func TestErrorClasses(t *testing.T) {
 		{"raised error", `SELECT error('boom')`, executor.ClassRuntime},
 		{"overflow", `SELECT 9223372036854775807::BIGINT + subject_id FROM mimiciv_3_1_hosp.patients`, executor.ClassRuntime},
 		{"empty", `  `, executor.ClassSyntax},
+		{"union type has no BigQuery equivalent", `SELECT union_value(k := 1) AS u`, executor.ClassUnsupported},
 		{"only a comment", `-- nothing`, executor.ClassRefused},
 	}
 	for _, c := range cases {
@@ -371,6 +372,27 @@ func (unsupportedErr) Error() string {
 	return "UNNEST of a value table is unsupported in the embedded engine"
 }
 func (unsupportedErr) Unsupported() bool { return true }
+
+func TestMapAndUUIDValues(t *testing.T) {
+	e := openEngine(t, makeDB(t, fixture...), Options{})
+	res, err := e.Query(context.Background(), `SELECT MAP {'b': 2, 'a': 1} AS m, '00112233-4455-6677-8899-aabbccddeeff'::UUID AS u, '{"x": 1}'::JSON AS j`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Columns[0].Type; got != "ARRAY<STRUCT<key STRING, value INT64>>" {
+		t.Errorf("map type %s", got)
+	}
+	want := []any{executor.Struct{{Name: "key", Value: "b"}, {Name: "value", Value: int64(2)}}, executor.Struct{{Name: "key", Value: "a"}, {Name: "value", Value: int64(1)}}}
+	if !equalValue(res.Rows[0][0], want) {
+		t.Errorf("map value %#v", res.Rows[0][0])
+	}
+	if res.Columns[1].Type != "STRING" || res.Rows[0][1] != "00112233-4455-6677-8899-aabbccddeeff" {
+		t.Errorf("uuid %s %#v", res.Columns[1].Type, res.Rows[0][1])
+	}
+	if res.Columns[2].Type != "JSON" || res.Rows[0][2] != `{"x":1}` {
+		t.Errorf("json %s %#v", res.Columns[2].Type, res.Rows[0][2])
+	}
+}
 
 func TestRowCap(t *testing.T) {
 	e := openEngine(t, makeDB(t, fixture...), Options{Limits: executor.Limits{MaxRows: 2}})
