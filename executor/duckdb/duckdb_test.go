@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -304,13 +305,16 @@ func TestErrorClasses(t *testing.T) {
 
 func TestTranslateHookAndPrelude(t *testing.T) {
 	path := makeDB(t, fixture...)
+	var mu sync.Mutex
 	var seen []string
 	e := openEngine(t, path, Options{
 		Settings: "SET default_null_order = 'nulls_first_on_asc_last_on_desc';",
 		Prelude: `CREATE OR REPLACE TEMP MACRO safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;
 			CREATE OR REPLACE TEMP MACRO twice(a) AS 2 * a;`,
 		Translate: func(s string) (string, error) {
+			mu.Lock()
 			seen = append(seen, s)
+			mu.Unlock()
 			switch {
 			case strings.Contains(s, "UNSUPPORTED"):
 				return "", unsupportedErr{}
