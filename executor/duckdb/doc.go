@@ -37,6 +37,10 @@
 // ClassRefused; Not Implemented and missing extensions are ClassUnsupported;
 // I/O, connection, internal and fatal errors are ClassInfra.
 //
+// One Engine per database file per process: DuckDB refuses to open a file
+// that is already open with another configuration (each Engine has its own
+// temporary folder). An Engine is safe for concurrent use; share it.
+//
 // Types. Result columns carry BigQuery type names: integer types are INT64,
 // FLOAT/DOUBLE FLOAT64, DECIMAL NUMERIC (*big.Rat, exact), VARCHAR STRING,
 // BLOB BYTES, TIMESTAMP DATETIME (civil.DateTime), TIMESTAMPTZ TIMESTAMP

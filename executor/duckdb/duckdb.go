@@ -49,6 +49,13 @@ type Options struct {
 	TempLimit string
 	// Translate rewrites each query before it is checked and run.
 	Translate Translator
+	// Shape, when set with Translate, renders the submitted (untranslated)
+	// SQL in a form DuckDB's parser can read (identifiers quoted its way,
+	// literals blanked) so that a statement which is not one SELECT is
+	// refused as such before translation, rather than surfacing as whatever
+	// error its translation causes. A shape DuckDB cannot parse is ignored:
+	// the translated SQL is checked in any case.
+	Shape func(sql string) string
 	// Settings is SQL (one or more SET statements) run once, on the first
 	// connection, before external access is switched off and the
 	// configuration locked: DuckDB settings are global, and locked afterwards.
@@ -213,6 +220,12 @@ func (e *Engine) query(parent context.Context, query string, translate bool) (*e
 		return nil, e.errorf(executor.ClassInfra, err, "query not started: %v", err)
 	}
 	translated := query
+	if translate && e.opts.Translate != nil && e.opts.Shape != nil {
+		var ref *refusal
+		if err := checkSelect(parent, e.opts.Shape(query)); errors.As(err, &ref) {
+			return nil, e.errorf(executor.ClassRefused, err, "%s", ref.msg)
+		}
+	}
 	if translate && e.opts.Translate != nil {
 		t, err := e.opts.Translate(query)
 		if err != nil {

@@ -554,6 +554,15 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
+func TestSecondOpenOfSameFileFails(t *testing.T) {
+	path := makeDB(t, fixture...)
+	openEngine(t, path, Options{})
+	if e, err := Open(path, Options{}); err == nil {
+		e.Close()
+		t.Error("a second engine on the same file opened; DuckDB's instance cache should refuse the second configuration")
+	}
+}
+
 func TestConcurrentQueries(t *testing.T) {
 	e := openEngine(t, makeDB(t, fixture...), Options{MaxConns: 3})
 	errs := make(chan error, 12)
@@ -574,3 +583,27 @@ func TestConcurrentQueries(t *testing.T) {
 }
 
 var _ = duck.Error{}
+
+// TestShapeRefusesBeforeTranslation: a translator that garbles a DROP into a
+// parse error must not turn a refusal into a syntax error.
+func TestShapeRefusesBeforeTranslation(t *testing.T) {
+	path := makeDB(t, fixture...)
+	garble := func(s string) (string, error) { return strings.ReplaceAll(s, "TABLE", `"TABLE"`), nil }
+	shape := func(s string) string { return strings.ReplaceAll(s, "`", `"`) }
+	e := openEngine(t, path, Options{Translate: garble, Shape: shape})
+	for _, q := range []string{"DROP TABLE `mimiciv_3_1_hosp.patients`", "SELECT 1; DROP TABLE `x`"} {
+		_, err := e.Query(context.Background(), q)
+		if got := classOf(t, err); got != executor.ClassRefused {
+			t.Errorf("%s: class %s (%v)", q, got, err)
+		}
+	}
+	// A shape DuckDB cannot parse is no verdict: the translation decides.
+	res, err := e.Query(context.Background(), "SELECT 1 AS `x` [[[")
+	if err == nil || classOf(t, err) != executor.ClassSyntax {
+		t.Errorf("unparsable: %v %v", res, err)
+	}
+	e2 := openEngine(t, makeDB(t, fixture...), Options{Translate: func(string) (string, error) { return "SELECT 2 AS y", nil }, Shape: func(string) string { return "SELEC garbage" }})
+	if res, err := e2.Query(context.Background(), "anything"); err != nil || res.Rows[0][0] != int64(2) {
+		t.Errorf("shape parse failure blocked the query: %v %v", res, err)
+	}
+}

@@ -57,14 +57,19 @@ func TestExecSQL(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{"ok", "SELECT subject_id, gender, dod FROM mimiciv_3_1_hosp.patients ORDER BY subject_id", 0,
+		{"ok", "SELECT subject_id, gender, dod FROM `physionet-data.mimiciv_3_1_hosp.patients` ORDER BY subject_id", 0,
 			"subject_id,gender,dod\n1,F,\n2,M,2163-04-02\n3,M,\n", ""},
-		{"charlson", "SELECT hadm_id, charlson_comorbidity_index AS cci FROM mimiciv_3_1_derived.charlson ORDER BY cci DESC LIMIT 1", 0,
+		{"charlson", "SELECT hadm_id, charlson_comorbidity_index AS cci FROM `physionet-data.mimiciv_3_1_derived.charlson` ORDER BY cci DESC LIMIT 1", 0,
 			"hadm_id,cci\n200,14\n", ""},
-		{"syntax", "SELEC 1", 3, "", "syntax_error: Parser Error"},
-		{"unknown table", "SELECT * FROM mimiciv_3_1_hosp.nope", 3, "", "syntax_error: Catalog Error"},
-		{"runtime", "SELECT CAST(gender AS INTEGER) FROM mimiciv_3_1_hosp.patients", 4, "", "runtime_error: Conversion Error"},
-		{"refused", "DROP TABLE mimiciv_3_1_hosp.patients", 8, "", "refused: only a read-only SELECT"},
+		{"syntax", "SELEC 1", 3, "", "syntax_error: "},
+		{"unknown table", "SELECT * FROM `physionet-data.mimiciv_3_1_hosp.nope`", 3, "", "syntax_error: "},
+		{"unknown column", "SELECT nope FROM `physionet-data.mimiciv_3_1_hosp.patients`", 3, "", "syntax_error: "},
+		{"runtime", "SELECT CAST(gender AS INT64) FROM `physionet-data.mimiciv_3_1_hosp.patients`", 4, "", "runtime_error: "},
+		{"division by zero", "SELECT 1 / (anchor_age - anchor_age) FROM `physionet-data.mimiciv_3_1_hosp.patients`", 4, "", "runtime_error: "},
+		{"refused", "DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`", 8, "", "refused: only a single read-only SELECT"},
+		{"hidden delete", "SELECT 1; # x\nDELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE", 8, "", "refused: "},
+		{"copy", "COPY (SELECT 1) TO '/tmp/clinsql-x.csv'", 8, "", "refused: "},
+		{"install", "INSTALL httpfs", 8, "", "refused: "},
 		{"two statements", "SELECT 1; SELECT 2", 8, "", "refused: exactly one SELECT"},
 	}
 	for _, c := range cases {
@@ -81,12 +86,12 @@ func TestExecSQL(t *testing.T) {
 			}
 		})
 	}
-	code, _, errs := runCLI(t, "", "exec", "--db", db, "--max-rows", "1", "--sql", "SELECT * FROM range(5)")
+	code, _, errs := runCLI(t, "", "exec", "--db", db, "--max-rows", "1", "--sql", "SELECT x FROM UNNEST(GENERATE_ARRAY(1, 5)) AS x")
 	if code != 0 || !strings.Contains(errs, "truncated to 1 of 5 rows") {
 		t.Errorf("row cap: exit %d, %q", code, errs)
 	}
 	code, _, _ = runCLI(t, "", "exec", "--db", db, "--timeout", "200ms", "--sql",
-		"SELECT count(*) FROM range(1000000000) a, range(1000000000) b WHERE a.range + b.range = 7")
+		"SELECT COUNT(*) FROM UNNEST(GENERATE_ARRAY(1, 1000000)) AS a CROSS JOIN UNNEST(GENERATE_ARRAY(1, 1000000)) AS b WHERE a + b = 7")
 	if code != 5 {
 		t.Errorf("timeout: exit %d, want 5", code)
 	}
@@ -127,11 +132,11 @@ func TestExecGold(t *testing.T) {
 		var class executor.Class
 		switch i % 3 {
 		case 0:
-			q = "SELECT gender, count(*) AS n\r\nFROM mimiciv_3_1_hosp.patients GROUP BY gender ORDER BY gender;\r\n"
+			q = "SELECT gender, COUNT(*) AS n\r\nFROM `physionet-data.mimiciv_3_1_hosp.patients` GROUP BY gender ORDER BY gender;\r\n"
 		case 1:
-			q, class = "SELECT nope FROM mimiciv_3_1_hosp.patients;", executor.ClassSyntax
+			q, class = "SELECT nope FROM `physionet-data.mimiciv_3_1_hosp.patients`;", executor.ClassSyntax
 		case 2:
-			q, class = "DELETE FROM mimiciv_3_1_hosp.patients;", executor.ClassRefused
+			q, class = "DELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE;", executor.ClassRefused
 		}
 		key := tk.Split + "/" + tk.Domain + "/" + tk.Level + "/" + tk.ID
 		want[key] = class
@@ -186,5 +191,18 @@ func TestExecGold(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "succeeded") || !strings.Contains(stdout, "summary.json") {
 		t.Errorf("stdout: %s", stdout)
+	}
+}
+
+func TestShapeForParser(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"SELECT `a`.b FROM `physionet-data.mimiciv_3_1_hosp.patients` p", `SELECT "a".b FROM "physionet-data.mimiciv_3_1_hosp.patients" p`},
+		{"SELECT r'\\d', \"x\", '''y''', b'z' # c\nFROM t", "SELECT '', '', '', '' -- c\nFROM t"},
+		{"DROP TABLE `p.d.t`; -- `x`", `DROP TABLE "p.d.t"; -- ` + "`x`"},
+	}
+	for _, c := range cases {
+		if got := shapeForParser(c.in); got != c.want {
+			t.Errorf("shape(%q) = %q, want %q", c.in, got, c.want)
+		}
 	}
 }
