@@ -607,3 +607,15 @@ func TestShapeRefusesBeforeTranslation(t *testing.T) {
 		t.Errorf("shape parse failure blocked the query: %v %v", res, err)
 	}
 }
+
+// BenchmarkQueryOverhead measures the engine's fixed cost per query (parser
+// check, prepare, conversion) on a trivial SELECT.
+func BenchmarkQueryOverhead(b *testing.B) {
+	e := openEngine(b, makeDB(b, fixture...), Options{})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.Query(context.Background(), "SELECT subject_id FROM mimiciv_3_1_hosp.patients WHERE subject_id = 2"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
