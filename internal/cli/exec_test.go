@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -204,5 +205,46 @@ func TestShapeForParser(t *testing.T) {
 		if got := shapeForParser(c.in); got != c.want {
 			t.Errorf("shape(%q) = %q, want %q", c.in, got, c.want)
 		}
+	}
+}
+
+// TestExecHostileWithBridge sends hostile BigQuery-spelled SQL through the
+// whole path (bridge, parser check, engine): each is refused, with a clear
+// message and exit code 8, and the database file is unchanged.
+func TestExecHostileWithBridge(t *testing.T) {
+	db := buildMini(t)
+	sum := func() [32]byte {
+		b, err := os.ReadFile(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sha256.Sum256(b)
+	}
+	before := sum()
+	for _, q := range []string{
+		"DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`",
+		"INSERT INTO `physionet-data.mimiciv_3_1_hosp.patients` (subject_id) VALUES (9)",
+		"UPDATE `physionet-data.mimiciv_3_1_hosp.patients` SET gender = 'X' WHERE TRUE",
+		"ATTACH '/tmp/clinsql-hostile.duckdb' AS h",
+		"COPY `physionet-data.mimiciv_3_1_hosp.patients` TO '/tmp/clinsql-hostile.csv'",
+		"INSTALL httpfs",
+		"LOAD httpfs",
+		"PRAGMA database_list",
+		"SET memory_limit = '100GB'",
+		"SELECT 1; SELECT 2",
+		"SELECT 1 -- harmless\n; DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`",
+		"SELECT 1 /* ; */; DELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE",
+		"CREATE TEMP TABLE t AS SELECT 1 AS x",
+	} {
+		code, _, errs := runCLI(t, "", "exec", "--db", db, "--sql", q)
+		if code != 8 || !strings.Contains(errs, "refused: ") || !strings.Contains(errs, "SELECT") {
+			t.Errorf("%q: exit %d, %s", q, code, errs)
+		}
+	}
+	if code, out, _ := runCLI(t, "", "exec", "--db", db, "--sql", "SELECT COUNT(*) AS n FROM `physionet-data.mimiciv_3_1_hosp.patients`"); code != 0 || out != "n\n3\n" {
+		t.Errorf("patients after the attempts: exit %d, %q", code, out)
+	}
+	if sum() != before {
+		t.Error("database file changed")
 	}
 }
