@@ -82,6 +82,9 @@ func (e *emitter) call(w *writer, items []*item, i int) int {
 		return 2
 	}
 	e.checkCall(c, spec)
+	if e.err != nil {
+		return 2
+	}
 	var out string
 	switch {
 	case c.safe:
@@ -171,10 +174,12 @@ func (e *emitter) checkCall(c *call, spec fnSpec) {
 	if c.over != nil && !spec.agg && !spec.window {
 		e.invalid(c.it, "Function %s does not support an OVER clause", c.name)
 	}
-	if c.over != nil && c.distinct {
-		// BigQuery allows DISTINCT in analytic aggregates only without
-		// an ORDER BY in the window; DuckDB does not support it at all.
-		e.unsupported(c.it, "DISTINCT in analytic function %s is not supported", c.name)
+	if c.over != nil && c.distinct && c.over[1].group {
+		for _, it := range c.over[1].kids {
+			if it.is("ORDER") {
+				e.invalid(it, "DISTINCT is not allowed for analytic functions with an ORDER BY clause")
+			}
+		}
 	}
 }
 

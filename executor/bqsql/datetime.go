@@ -167,7 +167,15 @@ func addFn(fam string, sign int) func(c *call) string {
 			n = "-(" + n + ")"
 		}
 		x := c.e.dateArg(c.args[0], familyType[fam])
-		return fmt.Sprintf("bq_%s_add_%s(%s, %s)", fam, strings.ToLower(part), x, n)
+		if fam != "date" {
+			// DATETIME and TIMESTAMP arithmetic keeps the argument's type
+			// (a DATE argument becomes a DATETIME, as in BigQuery).
+			if fam == "timestamp" && !isSubDay(part) {
+				return fmt.Sprintf("bq_timestamp_add_check('%s', %s, %s * %s)", partSQL(part), x, n, intervalUnit(part))
+			}
+			return fmt.Sprintf("(%s + %s * %s)", x, n, intervalUnit(part))
+		}
+		return fmt.Sprintf("bq_date_add_%s(%s, %s)", strings.ToLower(part), x, n)
 	}
 }
 
@@ -198,6 +206,8 @@ func (e *emitter) intervalParts(items []*item) (string, string) {
 	}
 	return "bq_int64(" + e.text(expr) + ")", part
 }
+
+func isSubDay(p string) bool { _, ok := microsPer[p]; return ok }
 
 func isIntervalPart(p string) bool {
 	for _, a := range addParts {
@@ -299,7 +309,7 @@ func dateFn(c *call) string {
 	if lit, ok := c.e.literalString(c.args[0]); ok {
 		return "DATE " + duckString(lit)
 	}
-	return "bq_date(" + c.arg(0) + ")"
+	return "bq_to_date(" + c.arg(0) + ")"
 }
 
 func datetimeFn(c *call) string {
@@ -316,14 +326,14 @@ func datetimeFn(c *call) string {
 				c.e.unsupported(c.it, "DATETIME with a time zone other than UTC is not supported")
 				return ""
 			}
-			return "bq_datetime(" + c.e.dateArg(c.args[0], "TIMESTAMP") + ")"
+			return "bq_to_datetime(" + c.e.dateArg(c.args[0], "TIMESTAMP") + ")"
 		}
 		return "(bq_date_only(" + c.e.dateArg(c.args[0], "DATE") + ") + bq_time_only(" + c.e.dateArg(c.args[1], "TIME") + "))"
 	case 1:
 		if lit, ok := c.e.literalString(c.args[0]); ok {
 			return "TIMESTAMP " + duckString(lit)
 		}
-		return "bq_datetime(" + c.arg(0) + ")"
+		return "bq_to_datetime(" + c.arg(0) + ")"
 	}
 	c.e.invalid(c.it, "No matching signature for function DATETIME with %d arguments", len(c.args))
 	return ""
@@ -337,7 +347,7 @@ func timestampFn(c *call) string {
 	if lit, ok := c.e.literalString(c.args[0]); ok {
 		return "TIMESTAMPTZ " + duckString(lit)
 	}
-	return "bq_timestamp(" + c.arg(0) + ")"
+	return "bq_to_timestamp(" + c.arg(0) + ")"
 }
 
 func timeFn(c *call) string {
@@ -348,7 +358,7 @@ func timeFn(c *call) string {
 		if lit, ok := c.e.literalString(c.args[0]); ok {
 			return "TIME " + duckString(lit)
 		}
-		return "bq_time(" + c.arg(0) + ")"
+		return "bq_to_time(" + c.arg(0) + ")"
 	}
 	c.e.unsupported(c.it, "TIME with %d arguments is not supported", len(c.args))
 	return ""

@@ -185,7 +185,7 @@ func init() {
 			return "generate_series(" + c.argsText() + ")"
 		}),
 		"GENERATE_DATE_ARRAY": emit(2, 3, generateDateArray),
-		"ARRAY":               emit(1, 1, func(c *call) string { return "ARRAY(" + c.e.text(c.group.kids) + ")" }),
+		"ARRAY":               emit(0, -1, func(c *call) string { return "ARRAY(" + c.e.text(c.group.kids) + ")" }),
 		"STRUCT":              emit(0, -1, structFn),
 
 		// Conversion.
@@ -280,11 +280,12 @@ func nullStrict(c *call, name string) string {
 		strings.Join(args, ", ") + ") END)"
 }
 
-// concatFn renders CONCAT: NULL if any argument is NULL, strings only.
+// concatFn renders CONCAT: NULL if any argument is NULL; other types are
+// cast to STRING first, with BigQuery's formatting.
 func concatFn(c *call) string {
 	parts := make([]string, len(c.args))
 	for k := range c.args {
-		parts[k] = "bq_str(" + c.arg(k) + ")"
+		parts[k] = "bq_to_string(" + c.arg(k) + ")"
 	}
 	return "(" + strings.Join(parts, " || ") + ")"
 }

@@ -104,14 +104,28 @@ CREATE OR REPLACE TEMP MACRO bq_try_to_int64(x) AS CASE
 	WHEN typeof(x) = 'VARCHAR' THEN bq_try_parse_int64(TRY_CAST(x AS VARCHAR))
 	ELSE TRY_CAST(x AS BIGINT) END;
 
--- DATE(), DATETIME(), TIMESTAMP(), TIME() conversions.
-CREATE OR REPLACE TEMP MACRO bq_date(x DATE) AS x, (x TIMESTAMP) AS CAST(x AS DATE),
-	(x TIMESTAMPTZ) AS CAST(x AS DATE);
-CREATE OR REPLACE TEMP MACRO bq_datetime(x TIMESTAMP) AS x, (x DATE) AS CAST(x AS TIMESTAMP),
-	(x TIMESTAMPTZ) AS CAST(x AS TIMESTAMP);
-CREATE OR REPLACE TEMP MACRO bq_timestamp(x TIMESTAMPTZ) AS x, (x VARCHAR) AS CAST(x AS TIMESTAMPTZ),
-	(x DATE) AS CAST(x AS TIMESTAMPTZ), (x TIMESTAMP) AS CAST(x AS TIMESTAMPTZ);
-CREATE OR REPLACE TEMP MACRO bq_time(x TIMESTAMP) AS CAST(x AS TIME), (x TIMESTAMPTZ) AS CAST(x AS TIME);
+-- DATE(), DATETIME(), TIMESTAMP(), TIME() of an expression; untyped so a
+-- correlated argument binds (see diffMacro).
+CREATE OR REPLACE TEMP MACRO bq_to_date(x) AS CASE
+	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
+		THEN error('No matching signature for function DATE for argument types: ' || typeof(x))
+	ELSE TRY_CAST(x AS DATE) END;
+CREATE OR REPLACE TEMP MACRO bq_to_datetime(x) AS CASE
+	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
+		THEN error('No matching signature for function DATETIME for argument types: ' || typeof(x))
+	ELSE TRY_CAST(x AS TIMESTAMP) END;
+CREATE OR REPLACE TEMP MACRO bq_to_timestamp(x) AS CASE
+	WHEN typeof(x) NOT IN ('VARCHAR', 'DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
+		THEN error('No matching signature for function TIMESTAMP for argument types: ' || typeof(x))
+	ELSE CAST(x AS TIMESTAMPTZ) END;
+CREATE OR REPLACE TEMP MACRO bq_to_time(x) AS CASE
+	WHEN typeof(x) NOT IN ('TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
+		THEN error('No matching signature for function TIME for argument types: ' || typeof(x))
+	ELSE TRY_CAST(x AS TIME) END;
+CREATE OR REPLACE TEMP MACRO bq_timestamp_add_check(p, x, iv) AS CASE
+	WHEN typeof(x) = 'TIMESTAMP WITH TIME ZONE'
+		THEN error('TIMESTAMP_ADD does not support the ' || p || ' date part when the argument is TIMESTAMP type')
+	ELSE x + iv END;
 CREATE OR REPLACE TEMP MACRO bq_unix_date(x DATE) AS x - DATE '1970-01-01';
 CREATE OR REPLACE TEMP MACRO bq_unix_seconds(x TIMESTAMPTZ) AS CAST(floor(epoch_us(x) / 1000000) AS BIGINT);
 CREATE OR REPLACE TEMP MACRO bq_unix_millis(x TIMESTAMPTZ) AS CAST(floor(epoch_us(x) / 1000) AS BIGINT);
@@ -209,42 +223,143 @@ func extractExpr(part, x string) string {
 
 func raise(msg string) string { return "error('" + strings.ReplaceAll(msg, "'", "''") + "')" }
 
+// DuckDB 1.5 cannot pick among typed macro overloads when an argument is a
+// correlated column (it reports "multiple overloads match"), and correlated
+// date arithmetic is common (EXISTS (… WHERE DATETIME_DIFF(x.t, outer.t, HOUR)
+// …)). So the families whose result type does not depend on the argument
+// type (_DIFF, EXTRACT) dispatch on typeof() inside one untyped macro; every
+// branch must bind for every argument type, hence the TRY_CASTs, and the
+// constant typeof() lets DuckDB fold the CASE away. Type errors BigQuery
+// raises at analysis become runtime errors here.
+
+const (
+	tDate  = "'DATE'"
+	tDT    = "'TIMESTAMP'"
+	tTS    = "'TIMESTAMP WITH TIME ZONE'"
+	tNull  = `'"NULL"'`
+	tTimes = "('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '\"NULL\"')"
+)
+
+// diffMacro renders bq_<fam>_diff_<part>(a, b).
+func diffMacro(fam, part string) string {
+	fname := strings.ToUpper(fam) + "_DIFF"
+	psql := partSQL(part)
+	d := func(x string) string { return "TRY_CAST(" + x + " AS DATE)" }
+	dt := func(x string) string { return "TRY_CAST(" + x + " AS TIMESTAMP)" }
+	ts := func(x string) string { return "TRY_CAST(" + x + " AS TIMESTAMPTZ)" }
+	var dateCase string
+	switch {
+	case fam == "date" && dateLevel(part):
+		dateCase = dateDiff(part, d("a"), d("b"))
+	case fam == "date":
+		dateCase = raise(fname + " does not support the " + psql + " date part")
+	default:
+		dateCase = datetimeDiff(part, dt("a"), dt("b"))
+	}
+	tsCase := raise(fname + " does not support the " + psql + " date part when the argument is TIMESTAMP type")
+	if us, ok := microsPer[part]; ok {
+		tsCase = fmt.Sprintf("((epoch_us(%s) - epoch_us(%s)) // %s)", ts("a"), ts("b"), us)
+	}
+	return fmt.Sprintf(`CREATE OR REPLACE TEMP MACRO bq_%s_diff_%s(a, b) AS CASE
+	WHEN typeof(a) NOT IN %s OR typeof(b) NOT IN %s
+		THEN error('No matching signature for function %s for argument types: ' || typeof(a) || ', ' || typeof(b))
+	WHEN typeof(a) IN (%s, %s) AND typeof(b) IN (%s, %s) THEN %s
+	WHEN (typeof(a) = %s AND typeof(b) = %s) OR (typeof(a) = %s AND typeof(b) = %s)
+		THEN error('No matching signature for function %s for argument types: DATETIME, TIMESTAMP')
+	WHEN typeof(a) = %s OR typeof(b) = %s THEN %s
+	ELSE %s END;
+`, fam, strings.ToLower(part), tTimes, tTimes, fname,
+		tDate, tNull, tDate, tNull, dateCase,
+		tTS, tDT, tDT, tTS, fname,
+		tTS, tTS, tsCase,
+		datetimeDiff(part, dt("a"), dt("b")))
+}
+
+// extractMacro renders bq_extract_<part>(x).
+func extractMacro(part string) string {
+	y := "TRY_CAST(x AS TIMESTAMP)"
+	generic := extractExpr(part, y)
+	switch part {
+	case "DATE":
+		generic = "CAST(" + y + " AS DATE)"
+	case "TIME":
+		generic = "CAST(" + y + " AS TIME)"
+	case "DATETIME":
+		generic = y
+	}
+	dateCase := generic
+	if !dateLevel(part) || part == "TIME" {
+		dateCase = raise("EXTRACT from DATE does not support the " + partSQL(part) + " date part")
+	}
+	if part == "DATETIME" {
+		dateCase = raise("EXTRACT DATETIME from DATE is not supported")
+	}
+	// INTERVAL: BigQuery keeps months, days and sub-day nanoseconds apart and
+	// extracts from those; DuckDB's datetime subtraction leaves all in
+	// microseconds, so the day part is recomputed from the total.
+	iv := "TRY_CAST(x AS INTERVAL)"
+	us := "bq_interval_micros(" + iv + ")"
+	ivCase := raise("EXTRACT from INTERVAL does not support the " + partSQL(part) + " date part")
+	timeCase := raise("EXTRACT from TIME does not support the " + partSQL(part) + " date part")
+	switch part {
+	case "YEAR":
+		ivCase = "date_part('year', " + iv + ")"
+	case "MONTH":
+		ivCase = "date_part('month', " + iv + ")"
+	case "DAY":
+		ivCase = "(" + us + " // 86400000000)"
+	case "HOUR":
+		ivCase = "((" + us + " % 86400000000) // 3600000000)"
+		timeCase = "hour(TRY_CAST(x AS TIME))"
+	case "MINUTE":
+		ivCase = "((" + us + " % 3600000000) // 60000000)"
+		timeCase = "minute(TRY_CAST(x AS TIME))"
+	case "SECOND":
+		ivCase = "((" + us + " % 60000000) // 1000000)"
+		timeCase = "second(TRY_CAST(x AS TIME))"
+	case "MILLISECOND":
+		ivCase = "((" + us + " % 1000000) // 1000)"
+		timeCase = "(millisecond(TRY_CAST(x AS TIME)) % 1000)"
+	case "MICROSECOND":
+		ivCase = "(" + us + " % 1000000)"
+		timeCase = "(microsecond(TRY_CAST(x AS TIME)) % 1000000)"
+	}
+	return fmt.Sprintf(`CREATE OR REPLACE TEMP MACRO bq_extract_%s(x) AS CASE
+	WHEN typeof(x) = 'INTERVAL' THEN %s
+	WHEN typeof(x) = 'TIME' THEN %s
+	WHEN typeof(x) = %s THEN %s
+	WHEN typeof(x) NOT IN %s
+		THEN error('No matching signature for function EXTRACT for argument types: DATE_TIME_PART FROM ' || typeof(x))
+	ELSE %s END;
+`, strings.ToLower(part), ivCase, timeCase, tDate, dateCase, tTimes, generic)
+}
+
 // buildMacros generates the date/time macro families.
 func buildMacros() string {
 	var b strings.Builder
 	b.WriteString(staticMacros)
+	b.WriteString(`CREATE OR REPLACE TEMP MACRO bq_interval_micros(x INTERVAL) AS
+	CAST(round(epoch(x - to_months(CAST(date_part('year', x) * 12 + date_part('month', x) AS INTEGER))) * 1000000) AS BIGINT);
+`)
 	for _, fam := range []string{"date", "datetime", "timestamp"} {
 		fname := strings.ToUpper(fam)
 		for _, part := range timeParts {
 			p := strings.ToLower(part)
 			psql := partSQL(part)
+			b.WriteString(diffMacro(fam, part))
+
+			// _TRUNC: the result type follows the argument type, so these
+			// stay overloaded (correlated arguments fail to bind).
 			var over []string
-
-			// _DIFF
-			if fam == "date" {
-				if dateLevel(part) {
-					over = append(over, "(a DATE, b DATE) AS "+dateDiff(part, "a", "b"))
-				} else {
-					over = append(over, "(a DATE, b DATE) AS "+raise(fname+"_DIFF does not support the "+psql+" date part"))
-				}
-			}
-			over = append(over, "(a TIMESTAMP, b TIMESTAMP) AS "+datetimeDiff(part, "a", "b"))
-			if us, ok := microsPer[part]; ok {
-				over = append(over, fmt.Sprintf("(a TIMESTAMPTZ, b TIMESTAMPTZ) AS ((epoch_us(a) - epoch_us(b)) // %s)", us))
-			} else {
-				over = append(over, "(a TIMESTAMPTZ, b TIMESTAMPTZ) AS "+
-					raise(fname+"_DIFF does not support the "+psql+" date part when the argument is TIMESTAMP type"))
-			}
-			fmt.Fprintf(&b, "CREATE OR REPLACE TEMP MACRO bq_%s_diff_%s%s;\n", fam, p, strings.Join(over, ",\n\t"))
-
-			// _TRUNC
-			over = over[:0]
-			if fam == "date" {
-				if dateLevel(part) {
-					over = append(over, "(x DATE) AS "+dateTrunc(part, "x"))
-				} else {
-					over = append(over, "(x DATE) AS "+raise(fname+"_TRUNC does not support the "+psql+" date part"))
-				}
+			switch {
+			case fam == "date" && dateLevel(part):
+				over = append(over, "(x DATE) AS "+dateTrunc(part, "x"))
+			case fam == "date":
+				over = append(over, "(x DATE) AS "+raise(fname+"_TRUNC does not support the "+psql+" date part"))
+			case dateLevel(part):
+				over = append(over, "(x DATE) AS CAST("+dateTrunc(part, "x")+" AS TIMESTAMP)")
+			default:
+				over = append(over, "(x DATE) AS date_trunc('"+p+"', CAST(x AS TIMESTAMP))")
 			}
 			if dateLevel(part) {
 				over = append(over, "(x TIMESTAMP) AS CAST("+dateTrunc(part, "CAST(x AS DATE)")+" AS TIMESTAMP)",
@@ -255,27 +370,21 @@ func buildMacros() string {
 			}
 			fmt.Fprintf(&b, "CREATE OR REPLACE TEMP MACRO bq_%s_trunc_%s%s;\n", fam, p, strings.Join(over, ",\n\t"))
 
-			// _ADD (and _SUB with a negated amount)
-			if !isIntervalPart(part) {
+			// DATE_ADD / DATE_SUB keep DATE results for DATE arguments;
+			// DATETIME_ADD and TIMESTAMP_ADD are plain interval arithmetic,
+			// emitted inline by the translator.
+			if fam != "date" || !isIntervalPart(part) {
 				continue
 			}
 			unit := intervalUnit(part)
 			over = over[:0]
-			if fam == "date" {
-				if dateLevel(part) {
-					over = append(over, "(x DATE, n BIGINT) AS CAST(x + n * "+unit+" AS DATE)")
-				} else {
-					over = append(over, "(x DATE, n BIGINT) AS "+raise(fname+"_ADD does not support the "+psql+" date part"))
-				}
-			}
-			over = append(over, "(x TIMESTAMP, n BIGINT) AS x + n * "+unit)
-			if _, ok := microsPer[part]; ok {
-				over = append(over, "(x TIMESTAMPTZ, n BIGINT) AS x + n * "+unit)
+			if dateLevel(part) {
+				over = append(over, "(x DATE, n BIGINT) AS CAST(x + n * "+unit+" AS DATE)")
 			} else {
-				over = append(over, "(x TIMESTAMPTZ, n BIGINT) AS "+
-					raise(fname+"_ADD does not support the "+psql+" date part when the argument is TIMESTAMP type"))
+				over = append(over, "(x DATE, n BIGINT) AS "+raise("DATE_ADD does not support the "+psql+" date part"))
 			}
-			fmt.Fprintf(&b, "CREATE OR REPLACE TEMP MACRO bq_%s_add_%s%s;\n", fam, p, strings.Join(over, ",\n\t"))
+			over = append(over, "(x TIMESTAMP, n BIGINT) AS x + n * "+unit, "(x TIMESTAMPTZ, n BIGINT) AS x + n * "+unit)
+			fmt.Fprintf(&b, "CREATE OR REPLACE TEMP MACRO bq_date_add_%s%s;\n", p, strings.Join(over, ",\n\t"))
 		}
 	}
 	// ROUND(x, d) for literal d: round the decimal value of the double half
@@ -285,27 +394,8 @@ func buildMacros() string {
 		fmt.Fprintf(&b, "CREATE OR REPLACE TEMP MACRO %s(x DOUBLE) AS CASE WHEN abs(x) < 1e17 "+
 			"THEN CAST(round(CAST(x AS DECIMAL(38, 20)), %d) AS DOUBLE) ELSE round(x, %d) END;\n", roundMacro(d), d, d)
 	}
-	// EXTRACT
 	for _, part := range extractParts {
-		p := strings.ToLower(part)
-		var over []string
-		switch part {
-		case "DATE":
-			over = []string{"(x DATE) AS x", "(x TIMESTAMP) AS CAST(x AS DATE)", "(x TIMESTAMPTZ) AS CAST(x AS DATE)"}
-		case "TIME":
-			over = []string{"(x TIMESTAMP) AS CAST(x AS TIME)", "(x TIMESTAMPTZ) AS CAST(x AS TIME)"}
-		case "DATETIME":
-			over = []string{"(x TIMESTAMPTZ) AS CAST(x AS TIMESTAMP)"}
-		default:
-			if dateLevel(part) {
-				over = append(over, "(x DATE) AS "+extractExpr(part, "x"))
-			} else {
-				over = append(over, "(x DATE) AS "+raise("EXTRACT from DATE does not support the "+partSQL(part)+" date part"),
-					"(x TIME) AS "+extractExpr(part, "x"))
-			}
-			over = append(over, "(x TIMESTAMP) AS "+extractExpr(part, "x"), "(x TIMESTAMPTZ) AS "+extractExpr(part, "x"))
-		}
-		fmt.Fprintf(&b, "CREATE OR REPLACE TEMP MACRO bq_extract_%s%s;\n", p, strings.Join(over, ",\n\t"))
+		b.WriteString(extractMacro(part))
 	}
 	return b.String()
 }

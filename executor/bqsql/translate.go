@@ -1,6 +1,7 @@
 package bqsql
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -26,7 +27,14 @@ func Translate(sql string) (string, error) {
 // Translate rewrites one BigQuery statement into DuckDB SQL. It returns an
 // *Error matching ErrInvalid when BigQuery would reject the statement and
 // ErrUnsupported when the embedded engine cannot reproduce BigQuery's result.
-func (t *Translator) Translate(sql string) (string, error) {
+func (t *Translator) Translate(sql string) (_ string, err error) {
+	defer func() {
+		// A rule that trips over input it did not anticipate must not
+		// take the engine down; the fuzz test keeps this path unused.
+		if r := recover(); r != nil {
+			err = &Error{Kind: KindUnsupported, Msg: fmt.Sprintf("internal translator error: %v", r)}
+		}
+	}()
 	toks, err := Tokenize(sql)
 	if err != nil {
 		return "", err
