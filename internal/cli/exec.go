@@ -103,7 +103,8 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 		w := env.Stderr
 		fmt.Fprintln(w, "usage: clinsql exec --db FILE --sql 'SQL'")
 		fmt.Fprintln(w, "       clinsql exec --db FILE --tasks DIR --gold --out DIR")
-		fmt.Fprintln(w, "\nRuns BigQuery-dialect SQL on an engine (default: the embedded DuckDB database). One query prints")
+		fmt.Fprintln(w, "\nRuns BigQuery-dialect SQL on an engine (default: the embedded DuckDB database, through the")
+		fmt.Fprintln(w, "dialect bridge executor/bqsql; tables as `physionet-data.mimiciv_3_1_hosp.patients`). One query prints")
 		fmt.Fprintln(w, "its result as CSV on standard output (NULL empty, floats as Python repr; see package executor);")
 		fmt.Fprintln(w, "--tasks --gold runs every task's gold query, writes OUT/<task>/result_<id>.csv for each success")
 		fmt.Fprintln(w, "and OUT/summary.json (total, succeeded, failures as {task, class, error}, latency).")
