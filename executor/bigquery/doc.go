@@ -24,7 +24,9 @@
 //     cap; Result.TotalRows is the job's total, Truncated says rows were
 //     dropped. Values are typed as package executor documents (NUMERIC and
 //     BIGNUMERIC exact as *big.Rat, DATE/DATETIME/TIME as civil types,
-//     TIMESTAMP as UTC time.Time, ARRAY as []any, STRUCT as executor.Struct);
+//     TIMESTAMP as UTC time.Time, ARRAY as []any, STRUCT as executor.Struct,
+//     INTERVAL in BigQuery's canonical text, GEOGRAPHY as WKT text, RANGE as
+//     "[start, end)" text; a NULL ARRAY is an empty one, as BigQuery returns it);
 //     column types use GoogleSQL names (INT64, FLOAT64, BOOL, ARRAY<T>,
 //     STRUCT<a T, ...>).
 //  5. Stats: bytes estimated, processed and billed, slot milliseconds, cache

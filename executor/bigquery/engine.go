@@ -117,6 +117,17 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Engine, error) {
 	return e, nil
 }
 
+// OpenFromFlags opens the engine from registered command-line flags: the
+// --bq-config file, overridden by the --bq-* flags given. Commands that run
+// SQL call AddFlags before parsing and this after.
+func OpenFromFlags(ctx context.Context, f *Flags, opts ...Option) (*Engine, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, cfg, opts...)
+}
+
 // Name implements executor.Executor.
 func (e *Engine) Name() string { return Name }
 
