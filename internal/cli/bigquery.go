@@ -25,7 +25,26 @@ func init() { engines[bigquery.Name] = openBigQueryEngine }
 // from --bq-config and the --bq-* flags; exec's own --timeout and
 // --max-rows override it only when given.
 func openBigQueryEngine(cfg engineConfig) (executor.Executor, error) {
-	return openBigQuery(context.Background(), cfg)
+	eng, err := openBigQuery(context.Background(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &bigqueryExec{Engine: eng, log: cfg.Log}, nil
+}
+
+// bigqueryExec reports what the run cost when exec closes the engine.
+type bigqueryExec struct {
+	*bigquery.Engine
+	log io.Writer
+}
+
+func (b *bigqueryExec) Close() error {
+	if t := b.Totals(); t.Queries > 0 && b.log != nil {
+		price := b.Config().PricePerTiB
+		fmt.Fprintf(b.log, "bigquery: %d queries, %d jobs (%d from cache), %s processed, %s billed: $%.4f at $%.2f/TiB; %d retries, %d jobs cancelled\n",
+			t.Queries, t.Jobs, t.CacheHits, human(t.BytesProcessed), human(t.BytesBilled), t.Cost(price), price, t.Retries, t.Cancelled)
+	}
+	return b.Engine.Close()
 }
 
 func openBigQuery(ctx context.Context, cfg engineConfig) (*bigquery.Engine, error) {

@@ -120,6 +120,10 @@ func TestExecBigQueryGold(t *testing.T) {
 		len(sum.Failures) != 1 || sum.Failures[0].Class != executor.ClassSyntax || sum.Failures[0].Task != tasks[0].Key.String() {
 		t.Fatalf("summary %+v\n%s", sum, stdout)
 	}
+	// 6, 9 and 12 GiB billed for the three that ran.
+	if !strings.Contains(errs, "bigquery: 4 queries, 3 jobs (0 from cache), 27 GiB processed, 27 GiB billed: $0.1648 at $6.25/TiB") {
+		t.Errorf("run totals missing from stderr: %s", errs)
+	}
 	csv, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(tasks[1].Key.String()), "result_"+tasks[1].ID+".csv"))
 	if err != nil || string(csv) != "value,n\n1.5,10.25\n" {
 		t.Errorf("CSV %q %v", csv, err)
