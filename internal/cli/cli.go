@@ -30,6 +30,7 @@ type command struct {
 // prefixes the arguments.
 var commands = []command{
 	{"version", "print the version", runVersion},
+	{"ehrsql score", "score EHRSQL 2024 predictions: reliability RS(0), RS(5), RS(10), RS(N)", runEHRSQLScore},
 }
 
 // Version is set at build time with -ldflags "-X ...cli.Version=...".
