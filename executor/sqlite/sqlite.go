@@ -116,6 +116,9 @@ func Open(path string, opt Options) (*DB, error) {
 	return db, nil
 }
 
+// LibraryVersion is the version of the SQLite library queries run on.
+func LibraryVersion() string { return csqlite.Version() }
+
 // Name implements executor.Executor.
 func (db *DB) Name() string { return Engine }
 

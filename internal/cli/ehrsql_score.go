@@ -27,6 +27,7 @@ type ehrsqlScoreOutput struct {
 	Lenient     bool    `json:"lenient_abstention"`
 	TimeoutSec  float64 `json:"timeout_seconds"`
 	MaxRows     int     `json:"max_rows"`
+	SQLite      string  `json:"sqlite_version"`
 	*reliability.Report
 }
 
@@ -125,7 +126,7 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 	}
 	out := ehrsqlScoreOutput{
 		Split: *split, Predictions: source, GoldSource: *goldSource, Abstention: *marker, Lenient: *lenient,
-		TimeoutSec: timeout.Seconds(), MaxRows: *maxRows, Report: rep,
+		TimeoutSec: timeout.Seconds(), MaxRows: *maxRows, SQLite: sqlite.LibraryVersion(), Report: rep,
 	}
 	if *jsonOut != "" {
 		if err := ehrsqlWriteJSON(*jsonOut, out); err != nil {
@@ -133,7 +134,7 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	printEHRSQLScores(env.Stdout, out)
-	fmt.Fprintf(env.Stderr, "scored %d items in %s\n", rep.N, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(env.Stderr, "scored %d items in %s (SQLite %s)\n", rep.N, time.Since(start).Round(time.Millisecond), out.SQLite)
 	return nil
 }
 
