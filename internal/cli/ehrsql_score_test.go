@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -45,14 +43,6 @@ func ehrsqlDataDir(t *testing.T) string {
 	return dir
 }
 
-func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
-	code = run(context.Background(), env, args)
-	return code, out.String(), errb.String()
-}
-
 func TestEHRSQLScorePredictionFile(t *testing.T) {
 	dir := ehrsqlDataDir(t)
 	pred := filepath.Join(t.TempDir(), "pred.json")
@@ -60,7 +50,7 @@ func TestEHRSQLScorePredictionFile(t *testing.T) {
 	// unanswerable item, a3 abstained: +1, −c, −c, 0 over 4 items.
 	os.WriteFile(pred, []byte(`{"a1": "SELECT '2'", "a2": "SELECT gender FROM patients UNION ALL SELECT 'f'", "u1": "SELECT 1", "a3": "null"}`), 0o644)
 	out := filepath.Join(t.TempDir(), "scores.json")
-	code, stdout, stderr := runCLI(t, "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--pred", pred, "--json", out)
+	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--pred", pred, "--json", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -92,12 +82,12 @@ func TestEHRSQLScorePredictionFile(t *testing.T) {
 
 func TestEHRSQLScoreBaselines(t *testing.T) {
 	dir := ehrsqlDataDir(t)
-	code, stdout, stderr := runCLI(t, "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--baseline", "gold")
+	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--baseline", "gold")
 	if code != 0 || !strings.Contains(stdout, "RS(10)           100.00") {
 		t.Errorf("gold: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// Abstain-all: 1 unanswerable of 4 = 25.00 for every c.
-	code, stdout, stderr = runCLI(t, "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--baseline", "abstain-all")
+	code, stdout, stderr = runCLI(t, "", "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--baseline", "abstain-all")
 	if code != 0 || !strings.Contains(stdout, "RS(0)             25.00") || !strings.Contains(stdout, "RS(10)            25.00") {
 		t.Errorf("abstain-all: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -107,12 +97,12 @@ func TestEHRSQLScoreLenient(t *testing.T) {
 	dir := ehrsqlDataDir(t)
 	pred := filepath.Join(t.TempDir(), "pred.json")
 	os.WriteFile(pred, []byte(`{"a1": null, "a2": "NULL", "u1": "Null;", "a3": ""}`), 0o644)
-	code, _, stderr := runCLI(t, "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--pred", pred)
+	code, _, stderr := runCLI(t, "", "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--pred", pred)
 	if code != 1 || !strings.Contains(stderr, "pred.json") || !strings.Contains(stderr, `"a1"`) {
 		t.Errorf("strict JSON null: exit %d, %s", code, stderr)
 	}
 	// Lenient: everything abstains: 1 of 4 unanswerable.
-	code, stdout, stderr := runCLI(t, "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--pred", pred, "--lenient")
+	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--pred", pred, "--lenient")
 	if code != 0 || !strings.Contains(stdout, "RS(10)            25.00") || !strings.Contains(stdout, "lenient abstention: a deviation") {
 		t.Errorf("lenient: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -138,7 +128,7 @@ func TestEHRSQLScoreErrors(t *testing.T) {
 		{[]string{"--data-dir", dir, "--split", "mini", "--baseline", "gold", "--gold-source", "answers"}, 1, []string{"answer.json"}},
 		{[]string{"--data-dir", t.TempDir(), "--split", "mini", "--baseline", "gold"}, 1, []string{"data.json"}},
 	} {
-		code, _, stderr := runCLI(t, append([]string{"ehrsql", "score"}, tc.args...)...)
+		code, _, stderr := runCLI(t, "", append([]string{"ehrsql", "score"}, tc.args...)...)
 		if code != tc.code {
 			t.Errorf("%v: exit %d, want %d (%s)", tc.args, code, tc.code, stderr)
 		}
@@ -155,7 +145,7 @@ func TestEHRSQLScoreErrors(t *testing.T) {
 func TestEHRSQLScoreValidAbstainAll(t *testing.T) {
 	root := shared.Path(t, "ehrsql-2024")
 	out := filepath.Join(t.TempDir(), "scores.json")
-	code, stdout, stderr := runCLI(t, "ehrsql", "score", "--data-dir", root, "--split", "valid", "--baseline", "abstain-all", "--json", out)
+	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--data-dir", root, "--split", "valid", "--baseline", "abstain-all", "--json", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
