@@ -35,6 +35,7 @@ var commands = []command{
 	{"exec", "run SQL (one query, or every task's gold SQL) on an engine", runExec},
 	{"rescore", "recompute scores from recorded judge decisions (detailed_grading.json)", runRescore},
 	{"datasets fetch", "download public benchmark data (clinsql)", runDatasetsFetch},
+	{"ehrsql score", "score EHRSQL 2024 predictions: reliability RS(0), RS(5), RS(10), RS(N)", runEHRSQLScore},
 }
 
 // Version is set at build time with -ldflags "-X ...cli.Version=...".
