@@ -177,8 +177,14 @@ func runBigQueryDryRun(ctx context.Context, env *Env, eng *bigquery.Engine, sour
 				lines[i] = l
 				return nil
 			}
-			l.OK = true
 			l.StatementType = est.StatementType
+			if est.StatementType != "SELECT" {
+				// Query would refuse it before any cost.
+				l.Class, l.Error = executor.ClassRefused, fmt.Sprintf("a %s statement: only a single SELECT query runs", est.StatementType)
+				lines[i] = l
+				return nil
+			}
+			l.OK = true
 			l.BytesProcessed, l.BytesBilled, l.CostUSD = est.BytesProcessed, est.BytesBilled, est.CostUSD
 			l.ReferencedTables = est.ReferencedTables
 			l.OverCap = est.BytesProcessed > int64(cfg.MaxBytesBilled)
@@ -250,7 +256,7 @@ func printDryRun(w io.Writer, rep *dryRunReport, limit bigquery.ByteSize) {
 			fmt.Fprintf(w, "%-*s  %10s  %10s  %9.4f\n", width, l.Task, human(l.BytesProcessed), human(l.BytesBilled), l.CostUSD)
 		}
 	}
-	fmt.Fprintf(w, "\n%d queries: %d estimated, %d failed the dry run, %d over the %s cap\n",
+	fmt.Fprintf(w, "\n%d queries: %d estimated, %d failed the dry run or were refused, %d over the %s cap\n",
 		rep.Queries, rep.Estimated, rep.Failed, rep.OverCap, limit)
 	fmt.Fprintf(w, "total: %s processed, %s billed on demand at $%.2f/TiB: $%.2f\n",
 		human(rep.Processed), human(rep.Billed), rep.PricePerTiB, rep.CostUSD)

@@ -195,9 +195,9 @@ func TestExecBigQueryDryRunSQL(t *testing.T) {
 		t.Errorf("exit %d, stderr %s", code, errs)
 	}
 	srv.Script("DROP TABLE x", bqfake.Query{StatementType: "DROP_TABLE"})
-	code, stdout, _ := runCLI(t, "", "exec", "--engine", "bigquery", "--bq-config", cfg, "--dry-run", "--sql", "DROP TABLE x")
-	if code != 0 || !strings.Contains(stdout, "DROP_TABLE") && !strings.Contains(stdout, "1 estimated") {
-		t.Errorf("exit %d, stdout %s", code, stdout)
+	code, stdout, errs := runCLI(t, "", "exec", "--engine", "bigquery", "--bq-config", cfg, "--dry-run", "--sql", "DROP TABLE x")
+	if code != 8 || !strings.Contains(stdout, "refused: a DROP_TABLE statement") {
+		t.Errorf("exit %d, stdout %s, stderr %s", code, stdout, errs)
 	}
 }
 
