@@ -323,8 +323,8 @@ func (e *Engine) runJob(ctx context.Context, text, jobID string) (res *executor.
 
 	job, err := q.Run(qctx)
 	if err != nil && isDuplicate(err) {
-		// The library retried an insert whose first reply was lost: the job
-		// exists. Attach to it.
+		// An earlier insert with this id (the library's retry or ours) was
+		// committed but its reply lost: the job exists. Attach to it.
 		job, err = e.client.JobFromIDLocation(qctx, jobID, e.cfg.Location)
 	}
 	if err != nil {
