@@ -30,9 +30,13 @@ type command struct {
 // prefixes the arguments.
 var commands = []command{
 	{"version", "print the version", runVersion},
+	{"db build", "build the embedded DuckDB database from MIMIC-IV CSV files", runDBBuild},
+	{"db fetch-demo", "download the open MIMIC-IV demo from PhysioNet, checksums verified", runDBFetchDemo},
+	{"exec", "run SQL (one query, or every task's gold SQL) on an engine", runExec},
 	{"rescore", "recompute scores from recorded judge decisions (detailed_grading.json)", runRescore},
 	{"judge", "judge a model's run: code checks, an LLM judge or recorded decisions, gate-aware skipping", runJudge},
 	{"datasets fetch", "download public benchmark data (clinsql)", runDatasetsFetch},
+	{"ehrsql score", "score EHRSQL 2024 predictions: reliability RS(0), RS(5), RS(10), RS(N)", runEHRSQLScore},
 }
 
 // Version is set at build time with -ldflags "-X ...cli.Version=...".
