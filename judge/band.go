@@ -122,8 +122,8 @@ func parseBands(text string) []Band {
 	}
 	for _, m := range ineqRe.FindAllStringSubmatchIndex(text, -1) {
 		b, ok := makeBand(text, m[4], m[5], m[6], m[7], m[10], m[11], m[12], m[13])
-		if !ok {
-			continue
+		if !ok || b.Lo > b.Hi {
+			continue // "> 10 and < 0" admits nothing
 		}
 		b.LoOpen = text[m[2]:m[3]] == ">"
 		b.HiOpen = text[m[8]:m[9]] == "<"
