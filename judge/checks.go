@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -49,8 +50,20 @@ func inFormatCategory(leaf *rubric.Node) bool {
 	return false
 }
 
+// kindMemo caches KindOf per node: rubric trees are immutable once parsed.
+var kindMemo sync.Map // *rubric.Node -> LeafKind
+
 // KindOf classifies a results-rubric leaf.
 func KindOf(leaf *rubric.Node) LeafKind {
+	if k, ok := kindMemo.Load(leaf); ok {
+		return k.(LeafKind)
+	}
+	k := kindOf(leaf)
+	kindMemo.Store(leaf, k)
+	return k
+}
+
+func kindOf(leaf *rubric.Node) LeafKind {
 	text := leaf.Requirements
 	format := inFormatCategory(leaf)
 	switch {
