@@ -344,6 +344,17 @@ func f1(col, concept tokenSet) float64 {
 	return f
 }
 
+// leadingStatistic is the first statistic a text names: "IQR of stay
+// averages" is an IQR, not a mean.
+func leadingStatistic(text string) string {
+	for _, t := range Tokens(text) {
+		if statistics[t] {
+			return t
+		}
+	}
+	return ""
+}
+
 func statsOf(ts tokenSet) map[string]bool {
 	out := map[string]bool{}
 	for t := range ts {
@@ -375,6 +386,10 @@ func related(a, b string) bool {
 			return true
 		}
 		if p[0] == "prank" && p[1] == "rank" {
+			return true
+		}
+		// An interquartile range is made of the quartiles.
+		if p[0] == "iqr" && (p[1] == "p25" || p[1] == "p75" || p[1] == "quartile") {
 			return true
 		}
 	}
@@ -639,6 +654,18 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 			continue
 		}
 		r := rankColumns(t.Columns, cands, examples, desc)
+		// A column computing another statistic than the one the nearest
+		// text leads with is not it (mean_mean_map for "IQR of stay
+		// averages").
+		if lead := leadingStatistic(try[0]); lead != "" {
+			for i := range r {
+				cs := statsOf(newTokenSet(t.Columns[r[i].col]))
+				if r[i].how == "similar" && len(cs) > 0 && !cs[lead] {
+					r[i].score *= 0.3
+				}
+			}
+			sort.SliceStable(r, func(i, j int) bool { return r[i].score > r[j].score })
+		}
 		second := 0.0
 		if len(r) > 1 {
 			second = r[1].score
@@ -703,8 +730,17 @@ func unitConflict(col string, texts []string, bands []Band) (string, string, boo
 			}
 		}
 	}
-	if len(req) == 0 || req[cu] {
+	if req[cu] {
 		return "", "", false
+	}
+	if len(req) == 0 {
+		// The rubric states no unit: durations are meant in days (the
+		// bands of length of stay, time to death); a column in hours or
+		// minutes is not comparable as written.
+		if cu == "day" {
+			return "", "", false
+		}
+		return cu, "day (unstated)", true
 	}
 	for u := range req {
 		return cu, u, true
