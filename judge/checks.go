@@ -382,7 +382,9 @@ func related(a, b string) bool {
 		return true
 	}
 	for _, p := range [][2]string{{a, b}, {b, a}} {
-		if (p[0] == "prank" || statistics[p[0]] && p[0][0] == 'p' && len(p[0]) <= 3) && strings.HasPrefix(p[1], "percentile") {
+		// "percentile_70" reads as the 70th percentile or the percentile
+		// rank of 70: either may be the rank asked for.
+		if p[0] == "prank" && isPercentile(p[1]) {
 			return true
 		}
 		if p[0] == "prank" && p[1] == "rank" {
@@ -395,6 +397,15 @@ func related(a, b string) bool {
 	}
 	n := min(len(a), len(b))
 	return n >= 4 && a[:4] == b[:4]
+}
+
+// isPercentile reports a token such as p25 or p90.
+func isPercentile(t string) bool {
+	if len(t) < 2 || len(t) > 3 || t[0] != 'p' {
+		return false
+	}
+	_, err := strconv.Atoi(t[1:])
+	return err == nil
 }
 
 // columnBoilerplate is leaf wording that describes the check, not the
@@ -489,12 +500,19 @@ func relatedText(t *Table, concept tokenSet) string {
 // value.
 var bandBoilerplate = regexp.MustCompile(`(?i)\b(?:clinically|plausible|acceptable|range|within|values?|are|is|in|an|the|for|this|cohort)\b`)
 
+// flagName marks indicator columns (is_dka, has_shock, icu_flag): their
+// 0/1 values are groups, not measured values.
+var flagName = regexp.MustCompile(`(?i)^(?:is|has|was)_|_flag$|^flag_`)
+
 // valueColumns returns the columns that may hold a checked value: every
 // non-NULL value is a number (a column of NULLs qualifies too: its value is
-// missing, not of another kind).
+// missing, not of another kind), and the column is not an indicator.
 func valueColumns(t *Table) []int {
 	var out []int
 	for i := range t.Columns {
+		if flagName.MatchString(t.Columns[i]) {
+			continue
+		}
 		ok := true
 		for _, c := range t.Values(i) {
 			if !c.Null && !c.IsNum {
