@@ -32,6 +32,9 @@ var commands = []command{
 	{"version", "print the version", runVersion},
 	{"rescore", "recompute scores from recorded judge decisions (detailed_grading.json)", runRescore},
 	{"datasets fetch", "download public benchmark data (clinsql)", runDatasetsFetch},
+	{"db build", "build the embedded DuckDB database from MIMIC-IV CSV files", runDBBuild},
+	{"db fetch-demo", "download the open MIMIC-IV demo from PhysioNet, checksums verified", runDBFetchDemo},
+	{"exec", "run SQL (one query, or every task's gold SQL) on an engine", runExec},
 }
 
 // Version is set at build time with -ldflags "-X ...cli.Version=...".
