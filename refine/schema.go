@@ -22,10 +22,15 @@ const sharedNoteMin = 3
 func SchemaText(s *mimic.Schema) string {
 	type noteKey struct{ col, note string }
 	count := map[noteKey]int{}
+	carriers := map[noteKey][]string{} // tables carrying the note
+	having := map[string]int{}         // tables having the column
 	for _, t := range s.Tables {
 		for _, c := range t.Columns {
+			having[c.Name]++
 			if c.Note != "" {
-				count[noteKey{c.Name, c.Note}]++
+				k := noteKey{c.Name, c.Note}
+				count[k]++
+				carriers[k] = append(carriers[k], t.Name)
 			}
 		}
 	}
@@ -48,9 +53,13 @@ func SchemaText(s *mimic.Schema) string {
 
 	var b strings.Builder
 	if len(shared) > 0 {
-		b.WriteString("Notes that apply wherever the column appears:\n")
+		b.WriteString("Notes on columns that many tables share:\n")
 		for _, k := range shared {
-			fmt.Fprintf(&b, "- %s: %s\n", k.col, k.note)
+			where := "wherever it appears"
+			if len(carriers[k]) != having[k.col] {
+				where = "in " + strings.Join(carriers[k], ", ")
+			}
+			fmt.Fprintf(&b, "- %s (%s): %s\n", k.col, where, k.note)
 		}
 	}
 	var datasets []string

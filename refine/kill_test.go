@@ -1,0 +1,5 @@
+package refine
+
+const helperEnv = "CLINSQL_REFINE_HELPER"
+
+func helperMain() int { return 0 }
