@@ -299,5 +299,3 @@ func TestEngineFaultsAreNotTheModels(t *testing.T) {
 		t.Errorf("cancelled: status %s", rec.Status)
 	}
 }
-
-

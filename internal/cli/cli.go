@@ -35,6 +35,7 @@ var commands = []command{
 	{"db build", "build the embedded DuckDB database from MIMIC-IV CSV files", runDBBuild},
 	{"db fetch-demo", "download the open MIMIC-IV demo from PhysioNet, checksums verified", runDBFetchDemo},
 	{"exec", "run SQL (one query, or every task's gold SQL) on an engine", runExec},
+	{"generate", "ask models for SQL per task, run it, refine failures; reference inference layout", runGenerate},
 }
 
 // Version is set at build time with -ldflags "-X ...cli.Version=...".
