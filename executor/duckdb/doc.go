@@ -23,8 +23,10 @@
 // out-of-memory error ([executor.ClassRuntime]).
 //
 // Dialect. Options.Translate (the BigQuery-to-DuckDB bridge) rewrites each
-// query first and Options.Prelude (the bridge's CREATE TEMP MACRO statements)
-// runs on every new connection. A translation error that reports
+// query first; Options.Settings (the bridge's global settings: NULL order,
+// time zone) run once before the configuration is locked, and
+// Options.Prelude (the bridge's CREATE TEMP MACRO statements) on every new
+// connection. A translation error that reports
 // Unsupported() true is [executor.ClassUnsupported]; other translation errors
 // are syntax errors.
 //
@@ -34,6 +36,10 @@
 // ClassRuntime; Interrupt is ClassTimeout; Permission (external access) is
 // ClassRefused; Not Implemented and missing extensions are ClassUnsupported;
 // I/O, connection, internal and fatal errors are ClassInfra.
+//
+// One Engine per database file per process: DuckDB refuses to open a file
+// that is already open with another configuration (each Engine has its own
+// temporary folder). An Engine is safe for concurrent use; share it.
 //
 // Types. Result columns carry BigQuery type names: integer types are INT64,
 // FLOAT/DOUBLE FLOAT64, DECIMAL NUMERIC (*big.Rat, exact), VARCHAR STRING,

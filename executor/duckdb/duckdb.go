@@ -49,10 +49,23 @@ type Options struct {
 	TempLimit string
 	// Translate rewrites each query before it is checked and run.
 	Translate Translator
-	// Prelude is run on every new connection before its first query (the
-	// bridge's CREATE TEMP MACRO statements). It may only create temporary
-	// objects: the database is read-only.
-	Prelude []string
+	// Shape, when set with Translate, renders the submitted (untranslated)
+	// SQL in a form DuckDB's parser can read (identifiers quoted its way,
+	// literals blanked) so that a statement which is not one SELECT is
+	// refused as such before translation, rather than surfacing as whatever
+	// error its translation causes. A shape DuckDB cannot parse is ignored:
+	// the translated SQL is checked in any case.
+	Shape func(sql string) string
+	// Settings is SQL (one or more SET statements) run once, on the first
+	// connection, before external access is switched off and the
+	// configuration locked: DuckDB settings are global, and locked afterwards.
+	// The bridge's session settings (NULL order, time zone) go here.
+	Settings string
+	// Prelude is SQL run on every new connection before its first query (the
+	// bridge's CREATE TEMP MACRO statements; several statements allowed). It
+	// may only create temporary objects: the database is read-only and the
+	// configuration locked.
+	Prelude string
 }
 
 // Engine is an executor.Executor over a DuckDB database file, opened
@@ -116,7 +129,7 @@ func Open(path string, opts Options) (*Engine, error) {
 	// sit in a read-only data folder).
 	q.Set("temp_directory", tempDir)
 	q.Set("max_temp_directory_size", opts.TempLimit)
-	prelude := append([]string(nil), opts.Prelude...)
+	settings, prelude := opts.Settings, opts.Prelude
 	// External access is switched off, and the configuration locked, by the
 	// first connection (Open pings before any query can run): the driver
 	// applies DSN options in no fixed order, and DuckDB refuses to set
@@ -127,6 +140,11 @@ func Open(path string, opts Options) (*Engine, error) {
 		lockMu.Lock()
 		defer lockMu.Unlock()
 		if !locked {
+			if strings.TrimSpace(settings) != "" {
+				if _, err := ex.ExecContext(context.Background(), settings, nil); err != nil {
+					return fmt.Errorf("duckdb settings: %w", err)
+				}
+			}
 			for _, stmt := range []string{"SET enable_external_access = false", "SET lock_configuration = true"} {
 				if _, err := ex.ExecContext(context.Background(), stmt, nil); err != nil {
 					return fmt.Errorf("duckdb: %s: %w", stmt, err)
@@ -134,9 +152,9 @@ func Open(path string, opts Options) (*Engine, error) {
 			}
 			locked = true
 		}
-		for i, stmt := range prelude {
-			if _, err := ex.ExecContext(context.Background(), stmt, nil); err != nil {
-				return fmt.Errorf("duckdb prelude statement %d: %w", i+1, err)
+		if strings.TrimSpace(prelude) != "" {
+			if _, err := ex.ExecContext(context.Background(), prelude, nil); err != nil {
+				return fmt.Errorf("duckdb prelude: %w", err)
 			}
 		}
 		return nil
@@ -177,8 +195,19 @@ func (e *Engine) Close() error {
 // one SELECT statement by DuckDB's parser, run under the timeout, and its
 // first Limits.MaxRows rows are returned with the true row count.
 func (e *Engine) Query(ctx context.Context, query string) (*executor.Result, error) {
+	return e.timed(ctx, query, true)
+}
+
+// QueryNative runs DuckDB SQL as it is, without the dialect translation, under
+// the same checks and limits as Query. It serves callers that speak DuckDB
+// (reading the catalog for the bridge, debugging a translation).
+func (e *Engine) QueryNative(ctx context.Context, query string) (*executor.Result, error) {
+	return e.timed(ctx, query, false)
+}
+
+func (e *Engine) timed(ctx context.Context, query string, translate bool) (*executor.Result, error) {
 	start := time.Now()
-	res, err := e.query(ctx, query)
+	res, err := e.query(ctx, query, translate)
 	if err != nil {
 		return nil, err
 	}
@@ -186,12 +215,18 @@ func (e *Engine) Query(ctx context.Context, query string) (*executor.Result, err
 	return res, nil
 }
 
-func (e *Engine) query(parent context.Context, query string) (*executor.Result, error) {
+func (e *Engine) query(parent context.Context, query string, translate bool) (*executor.Result, error) {
 	if err := parent.Err(); err != nil {
 		return nil, e.errorf(executor.ClassInfra, err, "query not started: %v", err)
 	}
 	translated := query
-	if e.opts.Translate != nil {
+	if translate && e.opts.Translate != nil && e.opts.Shape != nil {
+		var ref *refusal
+		if err := checkSelect(parent, e.opts.Shape(query)); errors.As(err, &ref) {
+			return nil, e.errorf(executor.ClassRefused, err, "%s", ref.msg)
+		}
+	}
+	if translate && e.opts.Translate != nil {
 		t, err := e.opts.Translate(query)
 		if err != nil {
 			return nil, e.translateError(err)

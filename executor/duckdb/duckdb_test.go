@@ -5,12 +5,14 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io"
 	"math/big"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -285,6 +287,7 @@ func TestErrorClasses(t *testing.T) {
 		{"raised error", `SELECT error('boom')`, executor.ClassRuntime},
 		{"overflow", `SELECT 9223372036854775807::BIGINT + subject_id FROM mimiciv_3_1_hosp.patients`, executor.ClassRuntime},
 		{"empty", `  `, executor.ClassSyntax},
+		{"union type has no BigQuery equivalent", `SELECT union_value(k := 1) AS u`, executor.ClassUnsupported},
 		{"only a comment", `-- nothing`, executor.ClassRefused},
 	}
 	for _, c := range cases {
@@ -302,11 +305,16 @@ func TestErrorClasses(t *testing.T) {
 
 func TestTranslateHookAndPrelude(t *testing.T) {
 	path := makeDB(t, fixture...)
+	var mu sync.Mutex
 	var seen []string
 	e := openEngine(t, path, Options{
-		Prelude: []string{`CREATE OR REPLACE TEMP MACRO safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END`},
+		Settings: "SET default_null_order = 'nulls_first_on_asc_last_on_desc';",
+		Prelude: `CREATE OR REPLACE TEMP MACRO safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;
+			CREATE OR REPLACE TEMP MACRO twice(a) AS 2 * a;`,
 		Translate: func(s string) (string, error) {
+			mu.Lock()
 			seen = append(seen, s)
+			mu.Unlock()
 			switch {
 			case strings.Contains(s, "UNSUPPORTED"):
 				return "", unsupportedErr{}
@@ -326,6 +334,13 @@ func TestTranslateHookAndPrelude(t *testing.T) {
 	if len(seen) != 1 {
 		t.Errorf("translator called %d times", len(seen))
 	}
+	// QueryNative bypasses the translation, not the checks.
+	if _, err := e.QueryNative(context.Background(), "SELECT 'UNSUPPORTED' AS x"); err != nil {
+		t.Errorf("native query: %v", err)
+	}
+	if _, err := e.QueryNative(context.Background(), "DROP TABLE mimiciv_3_1_hosp.patients"); classOf(t, err) != executor.ClassRefused {
+		t.Errorf("native DROP: %v", err)
+	}
 	_, err = e.Query(context.Background(), "SELECT UNSUPPORTED")
 	if got := classOf(t, err); got != executor.ClassUnsupported {
 		t.Errorf("unsupported translation: class %s", got)
@@ -334,10 +349,23 @@ func TestTranslateHookAndPrelude(t *testing.T) {
 	if got := classOf(t, err); got != executor.ClassSyntax {
 		t.Errorf("broken translation: class %s", got)
 	}
-	// The prelude's temporary macros exist on every pooled connection.
+	// The prelude's temporary macros exist on every pooled connection, and
+	// the settings hold on each of them.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	results := make(chan error, 8)
 	for i := 0; i < 8; i++ {
-		if _, err := e.Query(context.Background(), "SELECT safe_divide(1, 1)"); err != nil {
-			t.Fatal(err)
+		go func() {
+			res, err := e.Query(ctx, "SELECT twice(safe_divide(4, 2)) AS x, (SELECT list(v ORDER BY v) FROM (VALUES (2), (NULL), (1)) t(v)) AS l")
+			if err == nil && (res.Rows[0][0] != 4.0 || !equalValue(res.Rows[0][1], []any{nil, int64(1), int64(2)})) {
+				err = fmt.Errorf("got %v", res.Rows[0])
+			}
+			results <- err
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		if err := <-results; err != nil {
+			t.Error(err)
 		}
 	}
 }
@@ -348,6 +376,27 @@ func (unsupportedErr) Error() string {
 	return "UNNEST of a value table is unsupported in the embedded engine"
 }
 func (unsupportedErr) Unsupported() bool { return true }
+
+func TestMapAndUUIDValues(t *testing.T) {
+	e := openEngine(t, makeDB(t, fixture...), Options{})
+	res, err := e.Query(context.Background(), `SELECT MAP {'b': 2, 'a': 1} AS m, '00112233-4455-6677-8899-aabbccddeeff'::UUID AS u, '{"x": 1}'::JSON AS j`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Columns[0].Type; got != "ARRAY<STRUCT<key STRING, value INT64>>" {
+		t.Errorf("map type %s", got)
+	}
+	want := []any{executor.Struct{{Name: "key", Value: "b"}, {Name: "value", Value: int64(2)}}, executor.Struct{{Name: "key", Value: "a"}, {Name: "value", Value: int64(1)}}}
+	if !equalValue(res.Rows[0][0], want) {
+		t.Errorf("map value %#v", res.Rows[0][0])
+	}
+	if res.Columns[1].Type != "STRING" || res.Rows[0][1] != "00112233-4455-6677-8899-aabbccddeeff" {
+		t.Errorf("uuid %s %#v", res.Columns[1].Type, res.Rows[0][1])
+	}
+	if res.Columns[2].Type != "JSON" || res.Rows[0][2] != `{"x":1}` {
+		t.Errorf("json %s %#v", res.Columns[2].Type, res.Rows[0][2])
+	}
+}
 
 func TestRowCap(t *testing.T) {
 	e := openEngine(t, makeDB(t, fixture...), Options{Limits: executor.Limits{MaxRows: 2}})
@@ -497,8 +546,20 @@ func TestOpenErrors(t *testing.T) {
 	if _, err := Open(bad, Options{}); err == nil {
 		t.Error("opening a garbage file succeeded")
 	}
-	if _, err := Open(makeDB(t, fixture...), Options{Prelude: []string{"CREATE MACRO"}}); err == nil {
+	if _, err := Open(makeDB(t, fixture...), Options{Prelude: "CREATE MACRO"}); err == nil {
 		t.Error("a broken prelude was accepted")
+	}
+	if _, err := Open(makeDB(t, fixture...), Options{Prelude: "SET threads = 1"}); err == nil {
+		t.Error("a prelude changing settings after the lock was accepted")
+	}
+}
+
+func TestSecondOpenOfSameFileFails(t *testing.T) {
+	path := makeDB(t, fixture...)
+	openEngine(t, path, Options{})
+	if e, err := Open(path, Options{}); err == nil {
+		e.Close()
+		t.Error("a second engine on the same file opened; DuckDB's instance cache should refuse the second configuration")
 	}
 }
 
@@ -522,3 +583,39 @@ func TestConcurrentQueries(t *testing.T) {
 }
 
 var _ = duck.Error{}
+
+// TestShapeRefusesBeforeTranslation: a translator that garbles a DROP into a
+// parse error must not turn a refusal into a syntax error.
+func TestShapeRefusesBeforeTranslation(t *testing.T) {
+	path := makeDB(t, fixture...)
+	garble := func(s string) (string, error) { return strings.ReplaceAll(s, "TABLE", `"TABLE"`), nil }
+	shape := func(s string) string { return strings.ReplaceAll(s, "`", `"`) }
+	e := openEngine(t, path, Options{Translate: garble, Shape: shape})
+	for _, q := range []string{"DROP TABLE `mimiciv_3_1_hosp.patients`", "SELECT 1; DROP TABLE `x`"} {
+		_, err := e.Query(context.Background(), q)
+		if got := classOf(t, err); got != executor.ClassRefused {
+			t.Errorf("%s: class %s (%v)", q, got, err)
+		}
+	}
+	// A shape DuckDB cannot parse is no verdict: the translation decides.
+	res, err := e.Query(context.Background(), "SELECT 1 AS `x` [[[")
+	if err == nil || classOf(t, err) != executor.ClassSyntax {
+		t.Errorf("unparsable: %v %v", res, err)
+	}
+	e2 := openEngine(t, makeDB(t, fixture...), Options{Translate: func(string) (string, error) { return "SELECT 2 AS y", nil }, Shape: func(string) string { return "SELEC garbage" }})
+	if res, err := e2.Query(context.Background(), "anything"); err != nil || res.Rows[0][0] != int64(2) {
+		t.Errorf("shape parse failure blocked the query: %v %v", res, err)
+	}
+}
+
+// BenchmarkQueryOverhead measures the engine's fixed cost per query (parser
+// check, prepare, conversion) on a trivial SELECT.
+func BenchmarkQueryOverhead(b *testing.B) {
+	e := openEngine(b, makeDB(b, fixture...), Options{})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.Query(context.Background(), "SELECT subject_id FROM mimiciv_3_1_hosp.patients WHERE subject_id = 2"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -57,7 +57,7 @@ func checkSelect(ctx context.Context, query string) error {
 	case p.Error && p.ErrorType == "parser":
 		return &duck.Error{Type: duck.ErrorTypeParser, Msg: "Parser Error: " + p.ErrorMessage}
 	case p.Error && strings.Contains(p.ErrorMessage, "Only SELECT"):
-		return &refusal{"only a read-only SELECT (or WITH ... SELECT) statement is allowed; DuckDB's parser found another kind of statement"}
+		return &refusal{"only a single read-only SELECT (or WITH ... SELECT) statement is allowed; DuckDB's parser found a statement of another kind (DDL, DML, ATTACH, COPY, PRAGMA, SET, INSTALL/LOAD, ...)"}
 	case p.Error:
 		return &refusal{fmt.Sprintf("DuckDB's parser could not read the statement as a SELECT: %s: %s", p.ErrorType, p.ErrorMessage)}
 	case len(p.Statements) != 1:

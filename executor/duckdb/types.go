@@ -2,6 +2,7 @@ package duckdb
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
@@ -277,7 +278,12 @@ func (t *duckType) convert(v any) (any, error) {
 			return x.String(), nil
 		default:
 			if t.kind == kJSON {
-				return fmt.Sprint(x), nil
+				// The driver decodes JSON; encode it again (object keys sorted).
+				b, err := json.Marshal(x)
+				if err != nil {
+					return nil, fmt.Errorf("JSON value: %w", err)
+				}
+				return string(b), nil
 			}
 		}
 	case kBytes:

@@ -17,11 +17,11 @@ func TestExecGoldDemo(t *testing.T) {
 	demo := shared.Path(t, "mimic-iv-demo")
 	data := shared.Path(t, "clinsql-data")
 	db := filepath.Join(t.TempDir(), "demo.duckdb")
-	if code, out, errs := runExecCLI(t, "db", "build", "--mimic", demo, "--out", db, "--quiet"); code != 0 {
+	if code, out, errs := runCLI(t, "", "db", "build", "--mimic", demo, "--out", db, "--quiet"); code != 0 {
 		t.Fatalf("build: exit %d: %s%s", code, out, errs)
 	}
 	out := filepath.Join(t.TempDir(), "gold")
-	code, stdout, errs := runExecCLI(t, "exec", "--db", db, "--tasks", data, "--gold", "--out", out, "--concurrency", "2")
+	code, stdout, errs := runCLI(t, "", "exec", "--db", db, "--tasks", data, "--gold", "--out", out, "--concurrency", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -56,18 +56,24 @@ var engines = map[string]func(engineConfig) (executor.Executor, error){
 	duckdb.EngineName: openDuckDB,
 }
 
-// duckdbDialect returns the BigQuery-to-DuckDB translation and macro prelude
-// of the dialect bridge (identity until the bridge is wired in).
-var duckdbDialect = func() (duckdb.Translator, []string) { return nil, nil }
+// dialect is what the BigQuery-to-DuckDB bridge gives the DuckDB engine.
+type dialect struct {
+	Translate         duckdb.Translator
+	Settings, Prelude string
+	Shape             func(string) string
+}
+
+// duckdbDialect returns the dialect bridge (identity until it is wired in).
+var duckdbDialect = func() dialect { return dialect{} }
 
 func openDuckDB(cfg engineConfig) (executor.Executor, error) {
 	if cfg.DB == "" {
 		return nil, usagef("--db is required for the duckdb engine")
 	}
-	translate, prelude := duckdbDialect()
+	d := duckdbDialect()
 	return duckdb.Open(cfg.DB, duckdb.Options{
 		Limits: cfg.Limits, MemoryLimit: cfg.Memory, Threads: cfg.Threads, MaxConns: cfg.Conns,
-		Translate: translate, Prelude: prelude,
+		Translate: d.Translate, Settings: d.Settings, Prelude: d.Prelude, Shape: d.Shape,
 	})
 }
 
@@ -97,7 +103,8 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 		w := env.Stderr
 		fmt.Fprintln(w, "usage: clinsql exec --db FILE --sql 'SQL'")
 		fmt.Fprintln(w, "       clinsql exec --db FILE --tasks DIR --gold --out DIR")
-		fmt.Fprintln(w, "\nRuns BigQuery-dialect SQL on an engine (default: the embedded DuckDB database). One query prints")
+		fmt.Fprintln(w, "\nRuns BigQuery-dialect SQL on an engine (default: the embedded DuckDB database, through the")
+		fmt.Fprintln(w, "dialect bridge executor/bqsql; tables as `physionet-data.mimiciv_3_1_hosp.patients`). One query prints")
 		fmt.Fprintln(w, "its result as CSV on standard output (NULL empty, floats as Python repr; see package executor);")
 		fmt.Fprintln(w, "--tasks --gold runs every task's gold query, writes OUT/<task>/result_<id>.csv for each success")
 		fmt.Fprintln(w, "and OUT/summary.json (total, succeeded, failures as {task, class, error}, latency).")

@@ -1,8 +1,7 @@
 package cli
 
 import (
-	"bytes"
-	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -16,19 +15,11 @@ import (
 
 const miniMIMIC = "../../executor/mimic/testdata/mini"
 
-func runExecCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
-	code = run(context.Background(), env, args)
-	return code, out.String(), errb.String()
-}
-
 // buildMini builds the synthetic MIMIC fixture once per test.
 func buildMini(t *testing.T) string {
 	t.Helper()
 	db := filepath.Join(t.TempDir(), "mini.duckdb")
-	code, out, errs := runExecCLI(t, "db", "build", "--mimic", miniMIMIC, "--out", db)
+	code, out, errs := runCLI(t, "", "db", "build", "--mimic", miniMIMIC, "--out", db)
 	if code != 0 {
 		t.Fatalf("db build exited %d: %s%s", code, out, errs)
 	}
@@ -37,7 +28,7 @@ func buildMini(t *testing.T) string {
 
 func TestDBBuildReport(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "mini.duckdb")
-	code, out, errs := runExecCLI(t, "db", "build", "--mimic", miniMIMIC, "--out", db)
+	code, out, errs := runCLI(t, "", "db", "build", "--mimic", miniMIMIC, "--out", db)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -50,10 +41,10 @@ func TestDBBuildReport(t *testing.T) {
 		}
 	}
 	// A second build into the same file is refused unless forced.
-	if code, _, errs := runExecCLI(t, "db", "build", "--mimic", miniMIMIC, "--out", db); code != 1 || !strings.Contains(errs, "already exists") {
+	if code, _, errs := runCLI(t, "", "db", "build", "--mimic", miniMIMIC, "--out", db); code != 1 || !strings.Contains(errs, "already exists") {
 		t.Errorf("rebuild: exit %d, %s", code, errs)
 	}
-	if code, _, _ := runExecCLI(t, "db", "build", "--mimic", miniMIMIC); code != 2 {
+	if code, _, _ := runCLI(t, "", "db", "build", "--mimic", miniMIMIC); code != 2 {
 		t.Errorf("missing --out: exit %d, want 2", code)
 	}
 }
@@ -67,19 +58,24 @@ func TestExecSQL(t *testing.T) {
 		stdout string
 		stderr string
 	}{
-		{"ok", "SELECT subject_id, gender, dod FROM mimiciv_3_1_hosp.patients ORDER BY subject_id", 0,
+		{"ok", "SELECT subject_id, gender, dod FROM `physionet-data.mimiciv_3_1_hosp.patients` ORDER BY subject_id", 0,
 			"subject_id,gender,dod\n1,F,\n2,M,2163-04-02\n3,M,\n", ""},
-		{"charlson", "SELECT hadm_id, charlson_comorbidity_index AS cci FROM mimiciv_3_1_derived.charlson ORDER BY cci DESC LIMIT 1", 0,
+		{"charlson", "SELECT hadm_id, charlson_comorbidity_index AS cci FROM `physionet-data.mimiciv_3_1_derived.charlson` ORDER BY cci DESC LIMIT 1", 0,
 			"hadm_id,cci\n200,14\n", ""},
-		{"syntax", "SELEC 1", 3, "", "syntax_error: Parser Error"},
-		{"unknown table", "SELECT * FROM mimiciv_3_1_hosp.nope", 3, "", "syntax_error: Catalog Error"},
-		{"runtime", "SELECT CAST(gender AS INTEGER) FROM mimiciv_3_1_hosp.patients", 4, "", "runtime_error: Conversion Error"},
-		{"refused", "DROP TABLE mimiciv_3_1_hosp.patients", 8, "", "refused: only a read-only SELECT"},
+		{"syntax", "SELEC 1", 3, "", "syntax_error: "},
+		{"unknown table", "SELECT * FROM `physionet-data.mimiciv_3_1_hosp.nope`", 3, "", "syntax_error: "},
+		{"unknown column", "SELECT nope FROM `physionet-data.mimiciv_3_1_hosp.patients`", 3, "", "syntax_error: "},
+		{"runtime", "SELECT CAST(gender AS INT64) FROM `physionet-data.mimiciv_3_1_hosp.patients`", 4, "", "runtime_error: "},
+		{"division by zero", "SELECT 1 / (anchor_age - anchor_age) FROM `physionet-data.mimiciv_3_1_hosp.patients`", 4, "", "runtime_error: "},
+		{"refused", "DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`", 8, "", "refused: only a single read-only SELECT"},
+		{"hidden delete", "SELECT 1; # x\nDELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE", 8, "", "refused: "},
+		{"copy", "COPY (SELECT 1) TO '/tmp/clinsql-x.csv'", 8, "", "refused: "},
+		{"install", "INSTALL httpfs", 8, "", "refused: "},
 		{"two statements", "SELECT 1; SELECT 2", 8, "", "refused: exactly one SELECT"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, out, errs := runExecCLI(t, "exec", "--db", db, "--sql", c.sql)
+			code, out, errs := runCLI(t, "", "exec", "--db", db, "--sql", c.sql)
 			if code != c.code {
 				t.Fatalf("exit %d, want %d (%s)", code, c.code, errs)
 			}
@@ -91,12 +87,12 @@ func TestExecSQL(t *testing.T) {
 			}
 		})
 	}
-	code, _, errs := runExecCLI(t, "exec", "--db", db, "--max-rows", "1", "--sql", "SELECT * FROM range(5)")
+	code, _, errs := runCLI(t, "", "exec", "--db", db, "--max-rows", "1", "--sql", "SELECT x FROM UNNEST(GENERATE_ARRAY(1, 5)) AS x")
 	if code != 0 || !strings.Contains(errs, "truncated to 1 of 5 rows") {
 		t.Errorf("row cap: exit %d, %q", code, errs)
 	}
-	code, _, _ = runExecCLI(t, "exec", "--db", db, "--timeout", "200ms", "--sql",
-		"SELECT count(*) FROM range(1000000000) a, range(1000000000) b WHERE a.range + b.range = 7")
+	code, _, _ = runCLI(t, "", "exec", "--db", db, "--timeout", "200ms", "--sql",
+		"SELECT COUNT(*) FROM UNNEST(GENERATE_ARRAY(1, 1000000)) AS a CROSS JOIN UNNEST(GENERATE_ARRAY(1, 1000000)) AS b WHERE a + b = 7")
 	if code != 5 {
 		t.Errorf("timeout: exit %d, want 5", code)
 	}
@@ -112,11 +108,11 @@ func TestExecUsage(t *testing.T) {
 		{"exec", "--sql", "SELECT 1"},
 	}
 	for _, args := range cases {
-		if code, _, errs := runExecCLI(t, args...); code != 2 {
+		if code, _, errs := runCLI(t, "", args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errs)
 		}
 	}
-	code, _, errs := runExecCLI(t, "exec", "-h")
+	code, _, errs := runCLI(t, "", "exec", "-h")
 	if code != 0 || !strings.Contains(errs, " 8  refused") || !strings.Contains(errs, "10  infra_error") {
 		t.Errorf("help: exit %d, lacks exit codes: %s", code, errs)
 	}
@@ -137,11 +133,11 @@ func TestExecGold(t *testing.T) {
 		var class executor.Class
 		switch i % 3 {
 		case 0:
-			q = "SELECT gender, count(*) AS n\r\nFROM mimiciv_3_1_hosp.patients GROUP BY gender ORDER BY gender;\r\n"
+			q = "SELECT gender, COUNT(*) AS n\r\nFROM `physionet-data.mimiciv_3_1_hosp.patients` GROUP BY gender ORDER BY gender;\r\n"
 		case 1:
-			q, class = "SELECT nope FROM mimiciv_3_1_hosp.patients;", executor.ClassSyntax
+			q, class = "SELECT nope FROM `physionet-data.mimiciv_3_1_hosp.patients`;", executor.ClassSyntax
 		case 2:
-			q, class = "DELETE FROM mimiciv_3_1_hosp.patients;", executor.ClassRefused
+			q, class = "DELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE;", executor.ClassRefused
 		}
 		key := tk.Split + "/" + tk.Domain + "/" + tk.Level + "/" + tk.ID
 		want[key] = class
@@ -155,7 +151,7 @@ func TestExecGold(t *testing.T) {
 	os.MkdirAll(filepath.Dir(stale), 0o755)
 	os.WriteFile(stale, []byte("old\n"), 0o644)
 
-	code, stdout, errs := runExecCLI(t, "exec", "--db", db, "--tasks", root, "--gold", "--out", out, "--concurrency", "2")
+	code, stdout, errs := runCLI(t, "", "exec", "--db", db, "--tasks", root, "--gold", "--out", out, "--concurrency", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -196,5 +192,59 @@ func TestExecGold(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "succeeded") || !strings.Contains(stdout, "summary.json") {
 		t.Errorf("stdout: %s", stdout)
+	}
+}
+
+func TestShapeForParser(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"SELECT `a`.b FROM `physionet-data.mimiciv_3_1_hosp.patients` p", `SELECT "a".b FROM "physionet-data.mimiciv_3_1_hosp.patients" p`},
+		{"SELECT r'\\d', \"x\", '''y''', b'z' # c\nFROM t", "SELECT '', '', '', '' -- c\nFROM t"},
+		{"DROP TABLE `p.d.t`; -- `x`", `DROP TABLE "p.d.t"; -- ` + "`x`"},
+	}
+	for _, c := range cases {
+		if got := shapeForParser(c.in); got != c.want {
+			t.Errorf("shape(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestExecHostileWithBridge sends hostile BigQuery-spelled SQL through the
+// whole path (bridge, parser check, engine): each is refused, with a clear
+// message and exit code 8, and the database file is unchanged.
+func TestExecHostileWithBridge(t *testing.T) {
+	db := buildMini(t)
+	sum := func() [32]byte {
+		b, err := os.ReadFile(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sha256.Sum256(b)
+	}
+	before := sum()
+	for _, q := range []string{
+		"DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`",
+		"INSERT INTO `physionet-data.mimiciv_3_1_hosp.patients` (subject_id) VALUES (9)",
+		"UPDATE `physionet-data.mimiciv_3_1_hosp.patients` SET gender = 'X' WHERE TRUE",
+		"ATTACH '/tmp/clinsql-hostile.duckdb' AS h",
+		"COPY `physionet-data.mimiciv_3_1_hosp.patients` TO '/tmp/clinsql-hostile.csv'",
+		"INSTALL httpfs",
+		"LOAD httpfs",
+		"PRAGMA database_list",
+		"SET memory_limit = '100GB'",
+		"SELECT 1; SELECT 2",
+		"SELECT 1 -- harmless\n; DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`",
+		"SELECT 1 /* ; */; DELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE",
+		"CREATE TEMP TABLE t AS SELECT 1 AS x",
+	} {
+		code, _, errs := runCLI(t, "", "exec", "--db", db, "--sql", q)
+		if code != 8 || !strings.Contains(errs, "refused: ") || !strings.Contains(errs, "SELECT") {
+			t.Errorf("%q: exit %d, %s", q, code, errs)
+		}
+	}
+	if code, out, _ := runCLI(t, "", "exec", "--db", db, "--sql", "SELECT COUNT(*) AS n FROM `physionet-data.mimiciv_3_1_hosp.patients`"); code != 0 || out != "n\n3\n" {
+		t.Errorf("patients after the attempts: exit %d, %q", code, out)
+	}
+	if sum() != before {
+		t.Error("database file changed")
 	}
 }
