@@ -57,9 +57,9 @@ func TestGenerateCommand(t *testing.T) {
 	if _, err := fixtures.WriteClinSQL(tasksDir); err != nil {
 		t.Fatal(err)
 	}
-	sql := "SELECT gender, COUNT(*) AS n FROM mimiciv_3_1_hosp.patients GROUP BY gender ORDER BY gender"
+	sql := "SELECT gender, COUNT(*) AS n FROM `physionet-data.mimiciv_3_1_hosp.patients` GROUP BY gender ORDER BY gender"
 	reply := llmtest.Text("Reasoning: count per gender.\n```sql\n" + sql + "\n```")
-	bad := llmtest.Text("```sql\nSELECT gendr FROM mimiciv_3_1_hosp.patients\n```")
+	bad := llmtest.Text("```sql\nSELECT gendr FROM `physionet-data.mimiciv_3_1_hosp.patients`\n```")
 	alpha := llmtest.Start(t, llmtest.Fixed(reply), llmtest.Options{APIKey: genKey})
 	beta := llmtest.Start(t, llmtest.Then(llmtest.Fixed(reply), bad), llmtest.Options{APIKey: genKey})
 	models := writeModels(t, dir, map[string]string{"alpha": alpha.OpenAIBaseURL(), "beta": beta.OpenAIBaseURL()})
