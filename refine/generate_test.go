@@ -15,18 +15,19 @@ import (
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/refine/refinetest"
 )
 
 // syntheticSchedule answers the synthetic tasks with okSQL, broken in the
 // first errsByIndex(i) answers of task i.
-func syntheticSchedule(tasks []*datasets.Task) *schedule {
-	s := &schedule{right: map[string]string{}}
+func syntheticSchedule(tasks []*datasets.Task) *refinetest.Schedule {
+	s := &refinetest.Schedule{Right: map[string]string{}}
 	idx := map[string]int{}
 	for i, t := range tasks {
-		s.right[t.Question] = okSQL
+		s.Right[t.Question] = okSQL
 		idx[t.Question] = i
 	}
-	s.errs = func(q string) int { return errsByIndex(idx[q]) }
+	s.Errs = func(q string) int { return refinetest.ErrsByIndex(idx[q]) }
 	return s
 }
 
@@ -34,9 +35,9 @@ func TestGenerateTwoModels(t *testing.T) {
 	ex := miniEngine(t)
 	tasks := syntheticTasks(40)
 	schedA, schedB := syntheticSchedule(tasks), syntheticSchedule(tasks)
-	schedA.hold, schedB.hold = 5*time.Millisecond, 5*time.Millisecond
-	srvA := llmtest.Start(t, schedA.handler(), llmtest.Options{APIKey: testKey})
-	srvB := llmtest.Start(t, schedB.handler(), llmtest.Options{APIKey: testKey})
+	schedA.Hold, schedB.Hold = 5*time.Millisecond, 5*time.Millisecond
+	srvA := llmtest.Start(t, schedA.Handler(), llmtest.Options{APIKey: testKey})
+	srvB := llmtest.Start(t, schedB.Handler(), llmtest.Options{APIKey: testKey})
 	mA, mB := testModel("model-a", srvA), testModel("model-b", srvB)
 	mB.Prompt = ModeDirect
 	mB.Tasks = 3
@@ -90,7 +91,7 @@ func TestGenerateTwoModels(t *testing.T) {
 	if a, b := srvA.MaxInFlight(), srvB.MaxInFlight(); a > 2 || b > 3 {
 		t.Errorf("in flight: model-a %d (limit 2), model-b %d (limit 3)", a, b)
 	}
-	if both := schedA.maxInFlight.Load() + schedB.maxInFlight.Load(); both < 2 {
+	if both := schedA.MaxInFlight() + schedB.MaxInFlight(); both < 2 {
 		t.Errorf("calls never overlapped (max %d)", both)
 	}
 	// The reference benchmark summary reads back with its shape.
@@ -204,7 +205,7 @@ func TestGenerateStopsModelOnAuthError(t *testing.T) {
 	tasks := syntheticTasks(12)
 	srv := llmtest.Start(t, llmtest.Fixed(llmtest.HTTPError(401, "invalid_api_key", "Incorrect API key provided")), llmtest.Options{})
 	ok := syntheticSchedule(tasks)
-	srvOK := llmtest.Start(t, ok.handler(), llmtest.Options{})
+	srvOK := llmtest.Start(t, ok.Handler(), llmtest.Options{})
 	out := t.TempDir()
 	res, err := Generate(context.Background(), Options{
 		Out: out, Tasks: tasks, Models: []Model{testModel("bad", srv), testModel("good", srvOK)}, Executor: ex,

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -144,17 +142,3 @@ func solver(t testing.TB, m Model, ex executor.Executor) *Solver {
 }
 
 func intp(n int) *int { return &n }
-
-// questionOf returns the question quoted in a prompt.
-func questionOf(prompt string) string {
-	i := strings.Index(prompt, "\nQuestion: ")
-	if i < 0 {
-		return ""
-	}
-	line, _, _ := strings.Cut(prompt[i+len("\nQuestion: "):], "\n")
-	q, err := strconv.Unquote(line)
-	if err != nil {
-		return ""
-	}
-	return q
-}

@@ -76,8 +76,8 @@ func TestKilledAndResumed(t *testing.T) {
 	}
 	tasks := syntheticTasks(killTasks)
 	sched := syntheticSchedule(tasks)
-	sched.hold = 20 * time.Millisecond
-	srv := llmtest.Start(t, sched.handler(), llmtest.Options{APIKey: testKey})
+	sched.Hold = 20 * time.Millisecond
+	srv := llmtest.Start(t, sched.Handler(), llmtest.Options{APIKey: testKey})
 	out := t.TempDir()
 
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -121,7 +121,7 @@ func TestKilledAndResumed(t *testing.T) {
 	}
 	askedBefore := map[string]int{}
 	for _, tk := range tasks {
-		askedBefore[tk.Question] = sched.calls(tk.Question)
+		askedBefore[tk.Question] = sched.Calls(tk.Question)
 	}
 	t.Logf("killed after %d of %d tasks (%d model calls)", before, killTasks, srv.Calls())
 
@@ -149,7 +149,7 @@ func TestKilledAndResumed(t *testing.T) {
 		wantRun := "resume"
 		if firstRun[tk.Key] {
 			wantRun = "child"
-			if n := sched.calls(tk.Question); n != askedBefore[tk.Question] {
+			if n := sched.Calls(tk.Question); n != askedBefore[tk.Question] {
 				t.Errorf("%s was finished before the kill, yet the model was asked again", tk.Key)
 			}
 		}
