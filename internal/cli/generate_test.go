@@ -42,6 +42,9 @@ func writeModels(t *testing.T, dir string, urls map[string]string) string {
 		b.WriteString("  - name: " + name + "\n    kind: openai\n    base_url: " + urls[name] +
 			"\n    model: fake-" + name + "\n    api_key_env: GEN_TEST_KEY\n    sampling: {temperature: 0, max_tokens: 512}\n" +
 			"    limits: {concurrency: 2, timeout: 5s}\n    retry: {max_attempts: 2, base_delay: 1ms, max_delay: 2ms}\n")
+		if name == "beta" {
+			b.WriteString("    prompt: schema-hinted\n    history: true\n")
+		}
 	}
 	path := filepath.Join(dir, "models.yaml")
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -111,16 +114,7 @@ func TestGenerateCommand(t *testing.T) {
 	}
 
 	// The key is in no file the runs wrote, logs and cache included.
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, _ := os.ReadFile(path)
-		if bytes.Contains(b, []byte(genKey)) {
-			t.Errorf("%s contains the API key", path)
-		}
-		return nil
-	})
+	assertNoKeyIn(t, dir)
 	if _, err := os.Stat(filepath.Join(out, "generate.log")); err != nil {
 		t.Error(err)
 	}
@@ -149,4 +143,25 @@ func TestGenerateUsageErrors(t *testing.T) {
 			t.Errorf("bad models file: exit %d, stderr lacks %q:\n%s", code, want, stderr)
 		}
 	}
+}
+
+// assertNoKeyIn fails if the test key appears in any file below dir.
+func assertNoKeyIn(t *testing.T, dir string) {
+	t.Helper()
+	files := 0
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Error(err)
+		}
+		if bytes.Contains(b, []byte(genKey)) {
+			t.Errorf("%s contains the API key", path)
+		}
+		return nil
+	})
+	t.Logf("%d files checked for the API key", files)
 }
