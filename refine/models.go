@@ -91,7 +91,12 @@ var safeName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+=@-]*$`)
 func (m Model) Validate() error {
 	var errs []error
 	if err := m.Endpoint.Validate(); err != nil {
-		errs = append(errs, err)
+		// Flatten, so that llm.InFile places every problem, not the first.
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = append(errs, j.Unwrap()...)
+		} else {
+			errs = append(errs, err)
+		}
 	}
 	bad := func(field, format string, a ...any) {
 		errs = append(errs, &llm.ConfigError{Field: field, Problem: fmt.Sprintf(format, a...)})
