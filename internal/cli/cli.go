@@ -34,6 +34,7 @@ var commands = []command{
 	{"db fetch-demo", "download the open MIMIC-IV demo from PhysioNet, checksums verified", runDBFetchDemo},
 	{"exec", "run SQL (one query, or every task's gold SQL) on an engine", runExec},
 	{"rescore", "recompute scores from recorded judge decisions (detailed_grading.json)", runRescore},
+	{"judge", "judge a model's run: code checks, an LLM judge or recorded decisions, gate-aware skipping", runJudge},
 	{"datasets fetch", "download public benchmark data (clinsql)", runDatasetsFetch},
 	{"generate", "ask models for SQL per task, run it, refine failures; reference inference layout", runGenerate},
 }
