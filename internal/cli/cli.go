@@ -31,6 +31,7 @@ type command struct {
 var commands = []command{
 	{"version", "print the version", runVersion},
 	{"rescore", "recompute scores from recorded judge decisions (detailed_grading.json)", runRescore},
+	{"report", "leaderboard, error taxonomy, refinement and judge health of many models, as Markdown, CSV, JSON and HTML", runReport},
 	{"datasets fetch", "download public benchmark data (clinsql)", runDatasetsFetch},
 }
 
