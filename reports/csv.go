@@ -39,6 +39,9 @@ type LeaderboardRow struct {
 	StrictN       int    `csv:"strict_n"`
 	StrictSQL     string `csv:"strict_sql_score"`
 	StrictExec    string `csv:"strict_exec_score"`
+	RS0           string `csv:"rs0"`
+	RS10          string `csv:"rs10"`
+	Abstained     string `csv:"abstained"`
 }
 
 // ScenarioRow is one row of scenarios.csv: one model, mode, split,
@@ -184,6 +187,10 @@ func (r *Report) LeaderboardRows() []LeaderboardRow {
 					row.N, row.SQLScore, row.SQLLo, row.SQLHi = c.N, pct(c.SQL.Mean), pctCI(c.SQL.Lo), pctCI(c.SQL.Hi)
 					row.ExecScore, row.ExecLo, row.ExecHi = pct(c.Exec.Mean), pctCI(c.Exec.Lo), pctCI(c.Exec.Hi)
 					row.InvalidLeaves, row.InvalidTasks, row.Ungraded = c.InvalidLeaves, c.InvalidTasks, c.Ungraded
+					if c.RS != nil {
+						row.RS0, row.RS10 = fmt.Sprintf("%.2f", c.RS.RS0), fmt.Sprintf("%.2f", c.RS.RS10)
+						row.Abstained = fmt.Sprint(c.RS.AbstainedAnswerable + c.RS.AbstainedUnanswerable)
+					}
 				}
 				if rc != nil {
 					row.RefN, row.RefSQL, row.RefExec = rc.N, pct(rc.SQL.Mean), pct(rc.Exec.Mean)

@@ -91,8 +91,8 @@ func writeFixtureSet(t testing.TB) *fixtureSet {
 
 // writeFixtureRun writes a run folder in the reference inference layout.
 // alpha-sql runs every task at the first attempt but one, rescued at the
-// second; beta-coder needs refinement, fails one task on every attempt and
-// writes the hostile SQL.
+// second; beta-coder needs refinement, fails one task on every attempt,
+// writes the hostile SQL and abstains on the test task.
 func writeFixtureRun(t testing.TB, dir, model string) string {
 	t.Helper()
 	type attempt struct {
@@ -116,6 +116,9 @@ func writeFixtureRun(t testing.TB, dir, model string) string {
 		case key == hostileTask:
 			sql = hostileSQL
 			atts = []attempt{{1, false, 0, errText("Syntax error: Unexpected \"<\" at [1:20]")}, {2, false, 0, errText("still <broken>")}, {3, true, 1, nil}}
+		case task.Split == "test":
+			// beta-coder abstains: its final SQL is the marker, never run.
+			sql, result = "null", "result\n\"\"\n"
 		case key == "validation/Diagnostic_Procedures/easy_level_queries/001":
 			atts = []attempt{{1, false, 0, errText("Table not found: procedures")}, {2, false, 0, errText("Table not found: procedures")}, {3, false, 0, errText("Table not found: procedures")}}
 			result = "result\n\"\"\n"

@@ -38,8 +38,10 @@ const (
 // htmlPage is the template's data. Everything that came from a model or a
 // judge is a plain string here; html/template escapes it for its context.
 type htmlPage struct {
-	Title    string
-	Setup    string
+	Title string
+	Setup string
+	// HasRS shows the reliability columns (some model has run outputs).
+	HasRS    bool
 	Splits   []htmlSplit
 	Taxonomy htmlTaxonomy
 	Refine   htmlRefine
@@ -71,6 +73,8 @@ type htmlLBRow struct {
 	Cells    []htmlCell // SQL E/M/H/All, Exec E/M/H/All
 	OtherSQL htmlCell
 	OtherEx  htmlCell
+	RS0      string
+	RS10     string
 	Invalid  string
 }
 
@@ -210,7 +214,7 @@ type hNodeScore struct {
 
 // WriteHTML writes the self-contained HTML report.
 func (r *Report) WriteHTML(w io.Writer) error {
-	p := htmlPage{Title: "ClinSQL report", Setup: r.setup()}
+	p := htmlPage{Title: "ClinSQL report", Setup: r.setup(), HasRS: r.hasReliability()}
 	index := map[string]int{}
 	for i, m := range r.Models {
 		index[m.Name] = i
@@ -246,7 +250,7 @@ func (r *Report) htmlSplit(split string, index map[string]int) htmlSplit {
 		b := r.Board(r.Mode, name)
 		all := b.Cell(split, All, All)
 		row := htmlLBRow{Rank: i + 1, Model: name, Index: index[name], N: fmt.Sprintf("%d (%s)", all.N, nByDifficulty(b, split)),
-			Invalid: fmt.Sprintf("%d (%d)", all.InvalidLeaves, all.InvalidTasks)}
+			Invalid: fmt.Sprintf("%d (%d)", all.InvalidLeaves, all.InvalidTasks), RS0: rsText(all.RS, 0), RS10: rsText(all.RS, 10)}
 		for _, f := range []func(*Cell) Interval{func(c *Cell) Interval { return c.SQL }, func(c *Cell) Interval { return c.Exec }} {
 			for _, d := range diffs {
 				if c := b.Cell(split, All, d); c != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
 )
@@ -31,6 +32,11 @@ type Cell struct {
 	// Ungraded counts tasks the decisions lack (strict mode scores them
 	// with every leaf missing; reference mode leaves them out).
 	Ungraded int
+	// RS is the EHRSQL-style reliability of the cell's tasks (a task is
+	// correct when its execution score reaches the threshold, abstains
+	// when its final SQL is the marker), nil when the model has no run
+	// outputs to tell abstentions from answers.
+	RS *reliability.Scores
 }
 
 // Board is one model's leaderboard cells in one mode.
@@ -53,8 +59,17 @@ func (b *Board) Cell(split, scenario, difficulty string) *Cell {
 	return nil
 }
 
+// Reliability configures RS(c) on ClinSQL.
+type Reliability struct {
+	// Abstention says which final SQL abstains (default: exactly "null").
+	Abstention reliability.Abstention
+	// Threshold is the execution score at which an answer counts as
+	// correct (default 1).
+	Threshold float64
+}
+
 // board computes a model's cells in a mode.
-func board(m *Model, mode rubric.Mode, splits []string, bs Bootstrap) *Board {
+func board(m *Model, mode rubric.Mode, splits []string, bs Bootstrap, rel Reliability) *Board {
 	b := &Board{Model: m.Name, Mode: mode}
 	r := m.Rescored(mode)
 	for _, split := range splits {
@@ -87,7 +102,9 @@ func board(m *Model, mode rubric.Mode, splits []string, bs Bootstrap) *Board {
 			if len(sub) == 0 {
 				continue
 			}
-			b.Cells = append(b.Cells, cell(m, mode, split, g.scenario, g.difficulty, sub, bs))
+			c := cell(m, mode, split, g.scenario, g.difficulty, sub, bs)
+			c.RS = reliabilityOf(m, sub, rel)
+			b.Cells = append(b.Cells, c)
 		}
 	}
 	return b
@@ -137,21 +154,66 @@ func cell(m *Model, mode rubric.Mode, split, scenario, difficulty string, ts []*
 	return c
 }
 
+// reliabilityOf scores RS(c) over ts from the model's final SQL and
+// execution scores; nil without run outputs.
+func reliabilityOf(m *Model, ts []*scoring.TaskScore, rel Reliability) *reliability.Scores {
+	if len(m.Outputs) == 0 {
+		return nil
+	}
+	tasks := make([]reliability.Task, len(ts))
+	for i, t := range ts {
+		rt := reliability.Task{Key: t.Key.String(), Exec: math.Min(1, math.Max(0, t.Results.Value))}
+		if o := m.Outputs[t.Key]; o != nil {
+			rt.FinalSQL = o.Summary.FinalSQL
+			rt.ExecFailed = !o.Summary.ExecutionSuccess
+		} else {
+			rt.ExecFailed = true // no output: nothing ran
+		}
+		tasks[i] = rt
+	}
+	rep, err := reliability.ScoreTasks(tasks, reliability.TaskOptions{Abstention: rel.Abstention, Threshold: rel.Threshold})
+	if err != nil {
+		return nil // keys are unique and scores clamped: cannot happen
+	}
+	return &rep.Scores
+}
+
 // Metric is what models are ranked by.
 type Metric string
 
 const (
 	MetricExec Metric = "exec"
 	MetricSQL  Metric = "sql"
+	// MetricRS0 and MetricRS10 rank by reliability; models without run
+	// outputs rank last.
+	MetricRS0  Metric = "rs0"
+	MetricRS10 Metric = "rs10"
 )
 
-// ParseMetric accepts exec and sql.
+// ParseMetric accepts exec, sql, rs0 and rs10.
 func ParseMetric(s string) (Metric, error) {
 	switch Metric(s) {
-	case MetricExec, MetricSQL:
+	case MetricExec, MetricSQL, MetricRS0, MetricRS10:
 		return Metric(s), nil
 	}
-	return "", fmt.Errorf("unknown metric %q (want exec or sql)", s)
+	return "", fmt.Errorf("unknown metric %q (want exec, sql, rs0 or rs10)", s)
+}
+
+// value is a cell's figure for the metric, NaN when it has none.
+func (c *Cell) value(metric Metric) float64 {
+	switch metric {
+	case MetricSQL:
+		return scoring.Round6(c.SQL.Mean)
+	case MetricRS0, MetricRS10:
+		if c.RS == nil {
+			return math.NaN()
+		}
+		if metric == MetricRS0 {
+			return c.RS.RS0
+		}
+		return c.RS.RS10
+	}
+	return scoring.Round6(c.Exec.Mean)
 }
 
 // Ranking orders the models of one split, best first, by the metric over
@@ -173,17 +235,17 @@ func rankModels(boards []*Board, split string, metric Metric) Ranking {
 		if c == nil {
 			continue
 		}
-		v := c.Exec.Mean
-		if metric == MetricSQL {
-			v = c.SQL.Mean
-		}
-		// Rank on the published (6-decimal) figure, so that models tied in
-		// the table are tied in the ranking.
-		rows = append(rows, row{b.Model, scoring.Round6(v)})
+		// Scores rank on the published (6-decimal) figure, so that models
+		// tied in the table are tied in the ranking.
+		rows = append(rows, row{b.Model, c.value(metric)})
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
-		if rows[i].v != rows[j].v {
-			return rows[i].v > rows[j].v
+		vi, vj := rows[i].v, rows[j].v
+		if math.IsNaN(vi) != math.IsNaN(vj) {
+			return math.IsNaN(vj)
+		}
+		if vi != vj && !math.IsNaN(vi) {
+			return vi > vj
 		}
 		return rows[i].name < rows[j].name
 	})

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/rubric"
 )
 
@@ -46,8 +47,13 @@ func modeName(m rubric.Mode) string {
 }
 
 func metricName(m Metric) string {
-	if m == MetricSQL {
+	switch m {
+	case MetricSQL:
 		return "SQL score"
+	case MetricRS0:
+		return "RS(0)"
+	case MetricRS10:
+		return "RS(10)"
 	}
 	return "execution score"
 }
@@ -91,6 +97,10 @@ func (r *Report) table4(w io.Writer, split string, mode rubric.Mode) {
 	for _, m := range []string{"SQL", "Exec"} {
 		header = append(header, m+" Easy", m+" Medium", m+" Hard", m+" Avg")
 	}
+	rs := r.hasReliability()
+	if rs {
+		header = append(header, "RS(0)", "RS(10)")
+	}
 	header = append(header, "Invalid leaves (tasks)")
 	var rows [][]string
 	for i, name := range r.Ranking(split).Models {
@@ -109,10 +119,36 @@ func (r *Report) table4(w io.Writer, split string, mode rubric.Mode) {
 				}
 			}
 		}
+		if rs {
+			row = append(row, rsText(all.RS, 0), rsText(all.RS, 10))
+		}
 		row = append(row, fmt.Sprintf("%d (%d)", all.InvalidLeaves, all.InvalidTasks))
 		rows = append(rows, row)
 	}
-	mdTable(w, header, "rlrrrrrrrrrr", rows)
+	mdTable(w, header, "rlrrrrrrrrrrrr", rows)
+}
+
+// hasReliability reports whether any model has RS figures (run outputs).
+func (r *Report) hasReliability() bool {
+	for _, b := range r.Boards[r.Mode] {
+		for _, c := range b.Cells {
+			if c.RS != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rsText formats RS(c), already x100, or "–" without run outputs.
+func rsText(s *reliability.Scores, c int) string {
+	if s == nil {
+		return "–"
+	}
+	if c == 0 {
+		return fmt.Sprintf("%.2f", s.RS0)
+	}
+	return fmt.Sprintf("%.2f", s.RS10)
 }
 
 // WriteLeaderboardMarkdown writes leaderboard.md: per split, Table 4 in the

@@ -30,6 +30,9 @@ type Options struct {
 	// Compare lists model pairs (A, B) whose paired difference A-B to
 	// report; empty compares each model with the next one in the ranking.
 	Compare [][2]string
+	// Reliability configures RS(c) on ClinSQL (abstention marker, the
+	// execution score that counts as correct).
+	Reliability Reliability
 	// PreviewRows bounds the result rows shown per task (default 10).
 	PreviewRows int
 	// Workers bounds concurrent loading and scoring (default GOMAXPROCS).
@@ -38,9 +41,10 @@ type Options struct {
 
 // Report is everything the output files show.
 type Report struct {
-	Mode      rubric.Mode
-	Bootstrap Bootstrap
-	RankBy    Metric
+	Mode        rubric.Mode
+	Bootstrap   Bootstrap
+	RankBy      Metric
+	Reliability Reliability
 	// PreviewRows bounds the result preview of each task in the HTML.
 	PreviewRows int
 	Splits      []string
@@ -92,6 +96,16 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	if _, err := ParseMetric(string(rankBy)); err != nil {
 		return nil, err
 	}
+	rel := opt.Reliability
+	if rel.Threshold == 0 {
+		rel.Threshold = 1
+	}
+	if !(rel.Threshold > 0 && rel.Threshold <= 1) {
+		return nil, fmt.Errorf("reliability threshold %v outside (0, 1]", rel.Threshold)
+	}
+	if rel.Abstention.Marker == "" {
+		rel.Abstention.Marker = "null"
+	}
 	workers := defaultWorkers(opt.Workers)
 	srcs, err := loadSources(ctx, opt.Gradings, opt.Runs, workers)
 	if err != nil {
@@ -101,7 +115,7 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Mode: mode, Bootstrap: opt.Bootstrap, RankBy: rankBy, PreviewRows: opt.PreviewRows,
+	r := &Report{Mode: mode, Bootstrap: opt.Bootstrap, RankBy: rankBy, Reliability: rel, PreviewRows: opt.PreviewRows,
 		Tasks: map[datasets.Key]*datasets.Task{}, Models: models, Boards: map[rubric.Mode][]*Board{}}
 	if r.PreviewRows <= 0 {
 		r.PreviewRows = 10
@@ -129,7 +143,7 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	for i := range models {
 		for _, md := range r.Modes() {
 			g.Go(func() error {
-				r.Boards[md][i] = board(models[i], md, r.Splits, r.Bootstrap)
+				r.Boards[md][i] = board(models[i], md, r.Splits, r.Bootstrap, r.Reliability)
 				return nil
 			})
 		}

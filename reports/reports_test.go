@@ -104,6 +104,18 @@ func TestFixtureReportContents(t *testing.T) {
 	if len(beta.Outputs) != 4 {
 		t.Errorf("beta outputs %d", len(beta.Outputs))
 	}
+	// beta-coder abstains on its one test task: RS(0) = RS(10) = 0; alpha
+	// answers it with an execution score below 1: -c.
+	if rs := r.Board(rubric.Reference, "beta-coder").Cell("test", All, All).RS; rs == nil || rs.AbstainedAnswerable != 1 || rs.RS0 != 0 || rs.RS10 != 0 {
+		t.Errorf("beta test RS %+v", rs)
+	}
+	if rs := r.Board(rubric.Reference, "alpha-sql").Cell("test", All, All).RS; rs == nil || rs.Wrong != 1 || rs.RS10 != -1000 {
+		t.Errorf("alpha test RS %+v", rs)
+	}
+	byRS := buildFixtureReport(t, fs, Options{RankBy: MetricRS10})
+	if got := byRS.Ranking("test").Models; !reflect.DeepEqual(got, []string{"beta-coder", "alpha-sql"}) {
+		t.Errorf("ranked by RS(10) on test: %v", got)
+	}
 	// Adjacent comparison in each split, every difficulty plus all.
 	if len(r.Comparisons) == 0 || r.Comparisons[0].N == 0 {
 		t.Errorf("comparisons %+v", r.Comparisons)

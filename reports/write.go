@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/scoring"
 )
 
@@ -188,6 +188,9 @@ type jsonCell struct {
 	InvalidLeaves int          `json:"invalid_leaves"`
 	InvalidTasks  int          `json:"tasks_with_invalid_leaves"`
 	Ungraded      int          `json:"ungraded_tasks"`
+	// Reliability is RS(c) x100 with the outcome counts, absent without
+	// run outputs.
+	Reliability *reliability.Scores `json:"reliability,omitempty"`
 }
 
 type jsonReport struct {
@@ -198,7 +201,12 @@ type jsonReport struct {
 		Resamples int     `json:"resamples"`
 		Level     float64 `json:"level"`
 	} `json:"bootstrap"`
-	RankBy string   `json:"rank_by"`
+	RankBy      string `json:"rank_by"`
+	Reliability struct {
+		Marker    string  `json:"abstention_marker"`
+		Lenient   bool    `json:"lenient_abstention"`
+		Threshold float64 `json:"correct_threshold"`
+	} `json:"reliability"`
 	Splits []string `json:"splits"`
 	Models []struct {
 		Name     string   `json:"name"`
@@ -235,6 +243,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	j.Mode = modeName(r.Mode)
 	j.Bootstrap.Seed, j.Bootstrap.Resamples, j.Bootstrap.Level = r.Bootstrap.Seed, r.Bootstrap.Resamples, r.Bootstrap.Level
 	j.RankBy = string(r.RankBy)
+	j.Reliability.Marker, j.Reliability.Lenient, j.Reliability.Threshold = r.Reliability.Abstention.Marker, r.Reliability.Abstention.Lenient, r.Reliability.Threshold
 	j.Splits = r.Splits
 	for _, m := range r.Models {
 		j.Models = append(j.Models, struct {
@@ -249,7 +258,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 			for _, c := range b.Cells {
 				j.Leaderboard = append(j.Leaderboard, jsonCell{Model: b.Model, Mode: modeName(mode), Split: c.Split, Scenario: c.Scenario,
 					Difficulty: c.Difficulty, N: c.N, SQL: jsonScore(c.SQL), Exec: jsonScore(c.Exec),
-					InvalidLeaves: c.InvalidLeaves, InvalidTasks: c.InvalidTasks, Ungraded: c.Ungraded})
+					InvalidLeaves: c.InvalidLeaves, InvalidTasks: c.InvalidTasks, Ungraded: c.Ungraded, Reliability: c.RS})
 			}
 		}
 	}
@@ -277,12 +286,4 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(j)
-}
-
-// modeOf is the inverse of modeName.
-func modeOf(s string) rubric.Mode {
-	if s == "strict" {
-		return rubric.Strict
-	}
-	return rubric.Reference
 }

@@ -7,13 +7,15 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/reports"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
 )
 
 const reportUsage = `usage: clinsql report --tasks DIR --out DIR (--run DIR | --grading FILE)...
-                      [--mode reference|strict] [--seed N] [--resamples N] [--rank-by exec|sql] [--compare A,B]...
+                      [--mode reference|strict] [--seed N] [--resamples N] [--rank-by exec|sql|rs0|rs10]
+                      [--compare A,B]... [--abstain-marker null] [--correct-at 1]
 
 Writes the tables and pictures of a paper for any number of models into --out:
 leaderboard.md/.csv (SQL and execution score per split x difficulty with 95%
@@ -31,6 +33,10 @@ judge/ decisions lends its outputs (SQL, results, refinement attempts) to the
 
 --mode picks the main tables' mode (reference reproduces the published
 scorer; strict is shown beside it, and vice versa).
+
+RS(0) and RS(10), the EHRSQL 2024 reliability scores, stand beside the scores
+of models with run outputs: a task scores +1 when its execution score reaches
+--correct-at, 0 when its final SQL is --abstain-marker, -c otherwise.
 `
 
 func runReport(ctx context.Context, env *Env, args []string) error {
@@ -44,9 +50,11 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	modeName := fs.String("mode", string(rubric.Reference), "main aggregation `mode`: reference or strict")
 	seed := fs.Uint64("seed", 1, "bootstrap `seed`")
 	resamples := fs.Int("resamples", 2000, "bootstrap `resamples`")
-	rankBy := fs.String("rank-by", string(reports.MetricExec), "rank models by `metric`: exec or sql")
+	rankBy := fs.String("rank-by", string(reports.MetricExec), "rank models by `metric`: exec, sql, rs0 or rs10")
 	fs.Var(&compares, "compare", "paired difference of models `A,B` (repeatable; default: each model against the next in rank)")
 	previewRows := fs.Int("preview-rows", 10, "result `rows` shown per task in the HTML")
+	marker := fs.String("abstain-marker", "null", "final SQL that means the model abstained, for RS(c)")
+	threshold := fs.Float64("correct-at", 1, "execution `score` at which a task counts as correct for RS(c)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -64,6 +72,9 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if !(*threshold > 0 && *threshold <= 1) {
+		return usagef("--correct-at must be in (0, 1]")
+	}
 	if *resamples < 1 {
 		return usagef("--resamples must be at least 1")
 	}
@@ -80,7 +91,8 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	r, err := reports.Build(ctx, reports.Options{Tasks: tasks, Gradings: gradings, Runs: runs, Mode: mode,
-		Bootstrap: reports.Bootstrap{Seed: *seed, Resamples: *resamples}, RankBy: metric, Compare: pairs, PreviewRows: *previewRows})
+		Bootstrap: reports.Bootstrap{Seed: *seed, Resamples: *resamples}, RankBy: metric, Compare: pairs, PreviewRows: *previewRows,
+		Reliability: reports.Reliability{Abstention: reliability.Abstention{Marker: *marker}, Threshold: *threshold}})
 	if err != nil {
 		return err
 	}
@@ -110,11 +122,12 @@ func printReportBrief(env *Env, r *reports.Report) {
 		for _, m := range r.Modes() {
 			fmt.Fprintf(tw, "%s n\tSQL\tExec\t", m)
 		}
-		fmt.Fprintln(tw, "invalid leaves\t")
+		fmt.Fprintln(tw, "RS(0)\tRS(10)\tinvalid leaves\t")
 		for i, name := range r.Ranking(split).Models {
 			fmt.Fprintf(tw, "%d\t%s\t", i+1, name)
 			inv := 0
-			for _, m := range r.Modes() {
+			rs := [2]string{"–", "–"}
+			for i, m := range r.Modes() {
 				c := r.Board(m, name).Cell(split, reports.All, reports.All)
 				if c == nil {
 					fmt.Fprint(tw, "0\t–\t–\t")
@@ -122,8 +135,11 @@ func printReportBrief(env *Env, r *reports.Report) {
 				}
 				fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t", c.N, 100*scoring.Round6(c.SQL.Mean), 100*scoring.Round6(c.Exec.Mean))
 				inv = c.InvalidLeaves
+				if i == 0 && c.RS != nil {
+					rs = [2]string{fmt.Sprintf("%.2f", c.RS.RS0), fmt.Sprintf("%.2f", c.RS.RS10)}
+				}
 			}
-			fmt.Fprintf(tw, "%d\t\n", inv)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t\n", rs[0], rs[1], inv)
 		}
 		tw.Flush()
 	}

@@ -62,6 +62,7 @@ func TestReportCommandErrors(t *testing.T) {
 		{"no out", []string{"report", "--tasks", dir, "--grading", grading}, 2, "--tasks and --out are required"},
 		{"bad mode", []string{"report", "--tasks", dir, "--out", dir, "--grading", grading, "--mode", "lenient"}, 2, `unknown mode "lenient"`},
 		{"bad metric", []string{"report", "--tasks", dir, "--out", dir, "--grading", grading, "--rank-by", "speed"}, 2, `unknown metric "speed"`},
+		{"bad threshold", []string{"report", "--tasks", dir, "--out", dir, "--grading", grading, "--correct-at", "1.5"}, 2, "--correct-at must be in (0, 1]"},
 		{"bad compare", []string{"report", "--tasks", dir, "--out", dir, "--grading", grading, "--compare", "onlyone"}, 2, "two model names"},
 		{"unknown model", []string{"report", "--tasks", dir, "--out", dir, "--grading", grading, "--compare", "fixture-model,ghost"}, 1, `no model "ghost"`},
 		{"missing grading", []string{"report", "--tasks", dir, "--out", dir, "--grading", filepath.Join(dir, "nope.json")}, 1, "--grading $DIR/nope.json"},
