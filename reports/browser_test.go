@@ -78,6 +78,7 @@ func browse(t *testing.T) (context.Context, *[]string) {
 func TestHTMLReportInChromium(t *testing.T) {
 	ctx, jsErrors := browse(t)
 	fs := writeFixtureSet(t)
+	fs.gradings = append(fs.gradings, writeHostileGrading(t, t.TempDir()))
 	r := buildFixtureReport(t, fs, Options{})
 	out := t.TempDir()
 	if _, err := r.Write(out); err != nil {
@@ -101,6 +102,14 @@ func TestHTMLReportInChromium(t *testing.T) {
 		chromedp.WaitVisible(css(`#drill .leaf-expl`)),
 	); err != nil {
 		fail("clicking from the leaderboard to a task", err)
+	}
+	// The overview shows the hostile model name as text.
+	names, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.prototype.map.call(document.querySelectorAll("#board-validation a.model-link"), function (a) { return a.textContent; }).join("\n")`))
+	if err != nil {
+		fail("reading the leaderboard", err)
+	}
+	if !strings.Contains(names, hostileModel) {
+		t.Errorf("leaderboard names %q lack %q as text", names, hostileModel)
 	}
 	title, err := chromedp.Run(ctx, chromedp.Title())
 	if err != nil {

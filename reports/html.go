@@ -1,8 +1,12 @@
 package reports
 
 import (
+	"bytes"
+	"compress/gzip"
 	"embed"
+	"encoding/base64"
 	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -50,6 +54,31 @@ type htmlPage struct {
 	// Data feeds the drill-down; html/template encodes it as JSON inside
 	// the script, escaping <, > and & so no string can end the script.
 	Data htmlData
+	// Blobs carry the bulky drill-down data (rubric trees, per-task
+	// verdicts, explanations, SQL, result previews) as gzip-compressed JSON
+	// in base64: a 16-model report stays a file a browser opens at once,
+	// and each model's part is decompressed only when it is opened. Base64
+	// holds no character that HTML or JS give a meaning to; the decoded
+	// strings reach the page as text nodes only.
+	Blobs htmlBlobs
+}
+
+type htmlBlobs struct {
+	Tasks  string   `json:"tasks"`
+	Models []string `json:"models"`
+}
+
+// pack encodes v as JSON, gzips it and returns it in base64.
+func pack(v any) (string, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(v); err != nil {
+		return "", err
+	}
+	if err := zw.Close(); err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(buf.Bytes()), nil
 }
 
 type htmlSplit struct {
@@ -127,7 +156,7 @@ type htmlHealth struct {
 type htmlData struct {
 	Mode   string      `json:"mode"`
 	Other  string      `json:"other"`
-	Tasks  []hTask     `json:"tasks"`
+	Tasks  []hTask     `json:"-"` // packed in htmlBlobs.Tasks
 	Models []hModel    `json:"models"`
 	Labels hLabels     `json:"labels"`
 	Splits []string    `json:"splits"`
@@ -169,10 +198,13 @@ type hNode struct {
 }
 
 type hModel struct {
-	Name    string   `json:"name"`
-	Grading string   `json:"grading"`
-	Run     string   `json:"run,omitempty"`
-	Tasks   []hMTask `json:"tasks"`
+	Name    string `json:"name"`
+	Grading string `json:"grading"`
+	Run     string `json:"run,omitempty"`
+	// NTasks is len(Tasks); the tasks themselves are packed in
+	// htmlBlobs.Models.
+	NTasks int      `json:"ntasks"`
+	Tasks  []hMTask `json:"-"`
 }
 
 type hMTask struct {
@@ -240,6 +272,17 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		p.Warnings = append(p.Warnings, wr.Error())
 	}
 	p.Data = r.htmlData()
+	var err error
+	if p.Blobs.Tasks, err = pack(p.Data.Tasks); err != nil {
+		return err
+	}
+	for _, m := range p.Data.Models {
+		b, err := pack(m.Tasks)
+		if err != nil {
+			return err
+		}
+		p.Blobs.Models = append(p.Blobs.Models, b)
+	}
 	return pageTemplate.Execute(w, p)
 }
 
@@ -388,6 +431,7 @@ func (r *Report) htmlData() htmlData {
 			}
 			hm.Tasks = append(hm.Tasks, r.htmlModelTask(m, k, tIndex[k]))
 		}
+		hm.NTasks = len(hm.Tasks)
 		d.Models = append(d.Models, hm)
 	}
 	return d

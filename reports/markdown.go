@@ -13,8 +13,15 @@ import (
 // mdTable writes a GitHub-flavoured Markdown table. align holds 'l' or 'r'
 // per column.
 func mdTable(w io.Writer, header []string, align string, rows [][]string) {
+	// Markdown renders inline HTML: cells that are not code spans get <, >
+	// and & escaped, so a model name cannot become markup.
+	code := strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ")
+	text := strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ", "&", "&amp;", "<", "&lt;", ">", "&gt;")
 	cell := func(s string) string {
-		return strings.NewReplacer("|", `\|`, "\n", " ", "\r", " ").Replace(s)
+		if len(s) >= 2 && s[0] == '`' && s[len(s)-1] == '`' {
+			return code.Replace(s)
+		}
+		return text.Replace(s)
 	}
 	line := func(cells []string) {
 		fmt.Fprint(w, "|")

@@ -2,8 +2,12 @@ package reports
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"flag"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/rubric"
 )
 
@@ -256,11 +261,12 @@ func TestInputErrors(t *testing.T) {
 
 func TestHTMLEscapesModelAndJudgeText(t *testing.T) {
 	fs := writeFixtureSet(t)
+	fs.gradings = append(fs.gradings, writeHostileGrading(t, t.TempDir()))
 	r := buildFixtureReport(t, fs, Options{})
 	var buf bytes.Buffer
 	must(t, r.WriteHTML(&buf))
 	page := buf.String()
-	for _, raw := range []string{"<script>window.__pwned", "</script><script>", `<img src=x onerror=`, "<b>bold</b>", "<broken>"} {
+	for _, raw := range []string{"<script>window.__pwned", "</script><script>", `<img src=x onerror=`, "<b>bold</b>", "<broken>", hostileModel} {
 		if strings.Contains(page, raw) {
 			t.Errorf("report.html holds %q unescaped", raw)
 		}
@@ -269,9 +275,58 @@ func TestHTMLEscapesModelAndJudgeText(t *testing.T) {
 	if n := strings.Count(page, "<script"); n != 1 {
 		t.Errorf("%d <script tags, want 1", n)
 	}
-	if !strings.Contains(page, `\u003c/script\u003e\u003cscript\u003ewindow.__pwned`) {
-		t.Errorf("the hostile SQL is not in the drill-down data as escaped JSON")
+	// The hostile name is in the page, escaped, in the leaderboard and the
+	// charts.
+	if n := strings.Count(page, "evil&lt;script&gt;window.__pwned = 3&lt;/script&gt;"); n < 3 {
+		t.Errorf("the hostile model name appears escaped %d times", n)
 	}
+	// The drill-down data holds the model's SQL and the judge's text as data.
+	blobs := drillBlobs(t, page)
+	if !strings.Contains(blobs, `\u003c/script\u003e\u003cscript\u003ewindow.__pwned`) || !strings.Contains(blobs, `\u003cimg src=x onerror=`) {
+		t.Errorf("the hostile SQL and explanation are not in the drill-down data")
+	}
+	// Markdown renders HTML too: names are escaped there as well.
+	var md bytes.Buffer
+	r.WriteLeaderboardMarkdown(&md)
+	if strings.Contains(md.String(), "<script>") || !strings.Contains(md.String(), "evil&lt;script&gt;") {
+		t.Errorf("leaderboard.md does not escape the model name")
+	}
+}
+
+// hostileModel is a model name that is markup.
+const hostileModel = "evil<script>window.__pwned = 3</script>"
+
+// writeHostileGrading writes a validation grading for a model whose name is
+// markup.
+func writeHostileGrading(t testing.TB, dir string) string {
+	p := filepath.Join(dir, "detailed_grading.json")
+	must(t, fixtures.WriteGrading(p, hostileModel, "validation", func(task fixtures.Task, leaf string, sql bool) (fixtures.Decision, bool) {
+		return fixtures.Decision{Score: 1, Explanation: "<script>window.__pwned = 4</script>"}, true
+	}))
+	return p
+}
+
+// drillBlobs decodes the page's compressed drill-down data into one string.
+func drillBlobs(t *testing.T, page string) string {
+	t.Helper()
+	i := strings.Index(page, "var BLOBS = ")
+	if i < 0 {
+		t.Fatal("no BLOBS in the page")
+	}
+	rest := page[i+len("var BLOBS = "):]
+	var blobs htmlBlobs
+	must(t, json.NewDecoder(strings.NewReader(rest)).Decode(&blobs))
+	var out strings.Builder
+	for _, b := range append([]string{blobs.Tasks}, blobs.Models...) {
+		raw, err := base64.StdEncoding.DecodeString(b)
+		must(t, err)
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		must(t, err)
+		data, err := io.ReadAll(zr)
+		must(t, err)
+		out.Write(data)
+	}
+	return out.String()
 }
 
 func TestRulesAreWellFormed(t *testing.T) {

@@ -171,7 +171,11 @@ func (r *Report) refinementChart() svgChart {
 	left, top, plotW, plotH := 44.0, 16.0, 340.0, 240.0
 	legendX := left + plotW + 24
 	c := svgChart{Title: "Execution success after each attempt (cumulative %)"}
-	c.Width = r1(legendX + 300)
+	longest := 0
+	for _, x := range r.Refinement {
+		longest = max(longest, len([]rune(x.Model))+len([]rune(x.Split))+3)
+	}
+	c.Width = r1(legendX + 24 + float64(longest+16)*6.4)
 	c.Height = r1(math.Max(top+plotH+40, top+float64(len(r.Refinement))*16+20))
 	x := func(k int) float64 { return r1(left + plotW*float64(k)/float64(maxA-1)) }
 	y := func(v float64) float64 { return r1(top + plotH*(1-v/100)) }
