@@ -37,6 +37,8 @@ var commands = []command{
 	{"judge", "judge a model's run: code checks, an LLM judge or recorded decisions, gate-aware skipping", runJudge},
 	{"datasets fetch", "download public benchmark data (clinsql)", runDatasetsFetch},
 	{"generate", "ask models for SQL per task, run it, refine failures; reference inference layout", runGenerate},
+	{"report", "leaderboard, error taxonomy, refinement and judge health of many models, as Markdown, CSV, JSON and HTML", runReport},
+	{"ehrsql score", "score EHRSQL 2024 predictions: reliability RS(0), RS(5), RS(10), RS(N)", runEHRSQLScore},
 }
 
 // Version is set at build time with -ldflags "-X ...cli.Version=...".

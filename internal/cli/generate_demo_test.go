@@ -35,7 +35,7 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 	data := shared.Path(t, "clinsql-data")
 	dir := t.TempDir()
 	db := filepath.Join(dir, "demo.duckdb")
-	if code, out, errs := runWithKey(t, "db", "build", "--mimic", demo, "--out", db, "--quiet"); code != 0 {
+	if code, out, errs := runGen(t, "db", "build", "--mimic", demo, "--out", db, "--quiet"); code != 0 {
 		t.Fatalf("db build: exit %d: %s%s", code, out, errs)
 	}
 	tasks, err := loadGenerateTasks(&Env{}, data, "validation", 0)
@@ -76,7 +76,7 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 	srvB := llmtest.Start(t, sched.Handler(), llmtest.Options{APIKey: genKey})
 	models := writeModels(t, dir, map[string]string{"alpha": srvA.OpenAIBaseURL(), "beta": srvB.OpenAIBaseURL()})
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr := runWithKey(t, "generate", "--models", models, "--tasks", data, "--split", "validation",
+	code, stdout, stderr := runGen(t, "generate", "--models", models, "--tasks", data, "--split", "validation",
 		"--db", db, "--out", out, "--concurrency", "4", "--quiet")
 	if code != 0 {
 		t.Fatalf("generate: exit %d\n%s\n%s", code, stdout, stderr)

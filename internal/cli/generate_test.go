@@ -18,7 +18,7 @@ import (
 const genKey = "sk-generate-cli-test-0123456789abcdef"
 
 // runWithKey runs the command line with the test key in the environment.
-func runWithKey(t *testing.T, args ...string) (int, string, string) {
+func runGen(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string {
@@ -69,7 +69,7 @@ func TestGenerateCommand(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	args := []string{"generate", "--models", models, "--tasks", tasksDir, "--split", "validation", "--db", db, "--out", out, "--concurrency", "3"}
 
-	code, stdout, stderr := runWithKey(t, args...)
+	code, stdout, stderr := runGen(t, args...)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
@@ -100,7 +100,7 @@ func TestGenerateCommand(t *testing.T) {
 
 	// Again: everything is resumed, no call is made.
 	calls := alpha.Calls() + beta.Calls()
-	code, stdout, stderr = runWithKey(t, args...)
+	code, stdout, stderr = runGen(t, args...)
 	if code != 0 || alpha.Calls()+beta.Calls() != calls || !strings.Contains(stderr, "resumed 6") {
 		t.Errorf("resume: exit %d, %d new calls\n%s", code, alpha.Calls()+beta.Calls()-calls, stderr)
 	}
@@ -108,7 +108,7 @@ func TestGenerateCommand(t *testing.T) {
 	// An endpoint that refuses the key leaves tasks pending: exit 3.
 	gamma := llmtest.Start(t, llmtest.Fixed(llmtest.HTTPError(401, "invalid_api_key", "bad key")), llmtest.Options{})
 	models2 := writeModels(t, t.TempDir(), map[string]string{"alpha": gamma.OpenAIBaseURL()})
-	code, stdout, stderr = runWithKey(t, "generate", "--models", models2, "--tasks", tasksDir, "--db", db, "--out", filepath.Join(dir, "out2"), "--quiet")
+	code, stdout, stderr = runGen(t, "generate", "--models", models2, "--tasks", tasksDir, "--db", db, "--out", filepath.Join(dir, "out2"), "--quiet")
 	if code != 3 || !strings.Contains(stderr, "pending") || !strings.Contains(stdout, "stopped after auth") {
 		t.Errorf("auth failure: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -130,14 +130,14 @@ func TestGenerateUsageErrors(t *testing.T) {
 		{[]string{"generate", "--models", "m", "--tasks", "t", "--out", "o", "--budget", "5"}, "--budget needs --prices"},
 		{[]string{"generate", "--models", filepath.Join(dir, "missing.yaml"), "--tasks", "t", "--out", "o"}, "missing.yaml"},
 	} {
-		code, _, stderr := runWithKey(t, tc.args...)
+		code, _, stderr := runGen(t, tc.args...)
 		if code == 0 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q", tc.args, code, stderr)
 		}
 	}
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("models:\n  - name: a/b\n    kind: openai\n    model: m\n    prompt: clever\n    rounds: 99\n"), 0o644)
-	code, _, stderr := runWithKey(t, "generate", "--models", bad, "--tasks", "t", "--out", "o")
+	code, _, stderr := runGen(t, "generate", "--models", bad, "--tasks", "t", "--out", "o")
 	for _, want := range []string{"bad.yaml: models[0].name", "bad.yaml: models[0].prompt", "bad.yaml: models[0].rounds"} {
 		if code != 1 || !strings.Contains(stderr, want) {
 			t.Errorf("bad models file: exit %d, stderr lacks %q:\n%s", code, want, stderr)
