@@ -214,13 +214,23 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 // runModel answers the tasks of one model, at most Model.TasksOrDefault()
 // at a time and within the global bound.
 func runModel(ctx context.Context, dir string, set Settings, s *Solver, opts Options, mr *ModelResult, global *semaphore.Weighted, emit func(Event)) error {
-	mctx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
+	// A model is stopped by closing stopped: tasks not yet started are left
+	// pending, calls in flight finish (they would only fail the same way).
+	stopped := make(chan struct{})
+	var stopOnce sync.Once
+	isStopped := func() bool {
+		select {
+		case <-stopped:
+			return true
+		default:
+			return false
+		}
+	}
 	var mu sync.Mutex
-	g, tctx := errgroup.WithContext(mctx)
+	g, tctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.Model.TasksOrDefault())
 	for _, t := range opts.Tasks {
-		if tctx.Err() != nil {
+		if tctx.Err() != nil || isStopped() {
 			break
 		}
 		sum, done, err := ReadTask(dir, t.Key)
@@ -235,17 +245,23 @@ func runModel(ctx context.Context, dir string, set Settings, s *Solver, opts Opt
 			continue
 		}
 		g.Go(func() error {
+			if isStopped() {
+				return nil // the task stays pending
+			}
 			if err := global.Acquire(tctx, 1); err != nil {
-				return nil // stopped: the task stays pending
+				return nil // interrupted: the task stays pending
 			}
 			defer global.Release(1)
+			if isStopped() {
+				return nil
+			}
 			rec := s.Solve(tctx, t)
 			u, usd, _ := rec.Usage()
 			ev := Event{Model: s.Model.Name, Key: t.Key, Status: rec.Status, Attempts: len(rec.Attempts), Usage: u, CostUSD: usd}
 			if !Finished(rec.Status) {
 				ev.Detail = rec.Stopped
 				if reason := fatalFor(rec); reason != "" {
-					stop(errors.New(reason))
+					stopOnce.Do(func() { close(stopped) })
 					mu.Lock()
 					if mr.Stopped == "" {
 						mr.Stopped = reason

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -23,7 +24,6 @@ import (
 //	models: models.yaml        # refine models file
 //	tasks: data/clinsql        # ClinSQL tasks (folder or manifest)
 //	split: validation          # optional: one split
-//	limit: 0                   # optional: first N tasks per split
 //	engine: {name: duckdb, db: demo.duckdb, timeout: 300s, max_rows: 100000}
 //	out: runs/bench1           # one run folder per model below it
 //	prices: prices.yaml        # optional, for costs and the budget
@@ -36,7 +36,6 @@ type benchConfig struct {
 	Models      string         `yaml:"models"`
 	Tasks       string         `yaml:"tasks"`
 	Split       string         `yaml:"split,omitempty"`
-	Limit       int            `yaml:"limit,omitempty"`
 	Engine      benchEngine    `yaml:"engine"`
 	Out         string         `yaml:"out"`
 	Prices      string         `yaml:"prices,omitempty"`
@@ -46,6 +45,7 @@ type benchConfig struct {
 	Judge       string         `yaml:"judge,omitempty"`
 	Report      string         `yaml:"report,omitempty"`
 	file        string         // the config's own path, for messages
+	judgeRaw    string         // Judge as written (replay:FILE is not a path)
 	models      []refine.Model // loaded from Models
 }
 
@@ -79,8 +79,12 @@ func loadBenchConfig(path string) (*benchConfig, error) {
 			*p = filepath.Join(base, *p)
 		}
 	}
-	for _, p := range []*string{&c.Models, &c.Tasks, &c.Out, &c.Prices, &c.Cache, &c.Judge, &c.Report, &c.Engine.DB} {
+	c.judgeRaw = c.Judge
+	for _, p := range []*string{&c.Models, &c.Tasks, &c.Out, &c.Prices, &c.Cache, &c.Report, &c.Engine.DB} {
 		rel(p)
+	}
+	if !strings.HasPrefix(c.Judge, "replay:") {
+		rel(&c.Judge)
 	}
 	var errs []error
 	bad := func(field, format string, a ...any) {
@@ -104,9 +108,6 @@ func loadBenchConfig(path string) (*benchConfig, error) {
 		bad("engine.max_rows", "must not be negative")
 	case c.Engine.Threads < 0:
 		bad("engine.threads", "must not be negative")
-	}
-	if c.Limit < 0 {
-		bad("limit", "must not be negative")
 	}
 	if c.Concurrency < 0 {
 		bad("concurrency", "must not be negative")
@@ -143,7 +144,7 @@ func loadBenchConfig(path string) (*benchConfig, error) {
 func (c *benchConfig) generateConfig(quiet bool) generateConfig {
 	e := c.Engine
 	return generateConfig{
-		Models: c.models, Tasks: c.Tasks, Split: c.Split, Limit: c.Limit, Out: c.Out, Cache: c.Cache,
+		Models: c.models, Tasks: c.Tasks, Split: c.Split, Out: c.Out, Cache: c.Cache,
 		Prices: c.Prices, Budget: c.BudgetUSD, Concurrency: c.Concurrency, Engine: e.Name, Quiet: quiet,
 		EngineCfg: engineConfig{DB: e.DB, Limits: executor.Limits{Timeout: e.Timeout, MaxRows: e.MaxRows}, Memory: e.Memory, Threads: e.Threads},
 	}
