@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/refine"
 	"github.com/clinsql/clinsql/refine/refinetest"
+	"github.com/clinsql/clinsql/scoring"
 )
 
 // goldOutcome is what a task's gold query does on the engine.
@@ -138,5 +140,48 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d gold queries fail on the engine", goldFails, len(tasks))
+
+	// clinsql judge scores the run as it is: an always-pass LLM judge, so
+	// the scores show what the outputs themselves decide. A task whose
+	// query never ran has no result file, and its results score is 0 (the
+	// reference's placeholder CSV gave such tasks up to 0.889).
+	judgeSrv := llmtest.Start(t, llmtest.Fixed(llmtest.JSON(map[string]string{"reasoning": "ok", "verdict": "pass"})), llmtest.Options{APIKey: genKey})
+	judgeCfg := filepath.Join(dir, "judge.yaml")
+	if err := os.WriteFile(judgeCfg, []byte("endpoint:\n  name: judge\n  kind: openai\n  base_url: "+judgeSrv.OpenAIBaseURL()+
+		"\n  model: fake-judge\n  api_key_env: GEN_TEST_KEY\n  sampling: {temperature: 0, max_tokens: 300}\n"+
+		"  capabilities: {json_schema: true}\n  limits: {concurrency: 16}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(out, "alpha")
+	code, stdout, stderr = runGen(t, "judge", "--tasks", data, "--run", run, "--judge-config", judgeCfg)
+	if code != 0 {
+		t.Fatalf("judge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	g, err := scoring.ReadGrading(filepath.Join(run, "judge", "detailed_grading.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Evaluations) != 190 {
+		t.Fatalf("judge scored %d tasks", len(g.Evaluations))
+	}
+	failedZero, failed := 0, 0
+	for _, e := range g.Evaluations {
+		k, err := datasets.ParseKey(e.SamplePath)
+		if err != nil {
+			t.Fatalf("sample path %q: %v", e.SamplePath, err)
+		}
+		sum, _, _ := refine.ReadTask(run, k)
+		if sum.Clinsql.Status == refine.StatusFailed {
+			failed++
+			if e.ResultsScore == 0 {
+				failedZero++
+			}
+		}
+	}
+	if failed == 0 || failedZero != failed {
+		t.Errorf("%d of %d failed tasks have results score 0", failedZero, failed)
+	}
+	t.Logf("judge: %d tasks scored, %d judge calls; average SQL %.3f, execution %.3f",
+		len(g.Evaluations), judgeSrv.Calls(), g.Summary.AverageSQLScore, g.Summary.AverageResultsScore)
 	assertNoKeyIn(t, dir)
 }
