@@ -99,9 +99,23 @@ func (b *BenchmarkSummary) CumulativeRate(k int) float64 {
 // given, the tasks still pending. The file is written in Python's json.dump
 // format, as the reference's is.
 func WriteBenchmarkSummary(run, model string, attempts int, expected []datasets.Key) (*BenchmarkSummary, error) {
+	b, bs, err := BuildBenchmarkSummary(run, model, attempts, expected)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeAtomic(filepath.Join(run, BenchmarkSummaryFile), b); err != nil {
+		return nil, err
+	}
+	return bs, nil
+}
+
+// BuildBenchmarkSummary is [WriteBenchmarkSummary] without the write: the
+// file's bytes and what they say. run may be any producer's run folder (the
+// released ones included).
+func BuildBenchmarkSummary(run, model string, attempts int, expected []datasets.Key) ([]byte, *BenchmarkSummary, error) {
 	outs, err := datasets.LoadRun(run)
 	if err != nil && (len(outs) > 0 || hasSummaries(run)) {
-		return nil, err
+		return nil, nil, err
 	}
 	bs := &BenchmarkSummary{Model: model, Statuses: map[string]int{}}
 	type levelKey struct{ split, domain, difficulty string }
@@ -110,13 +124,20 @@ func WriteBenchmarkSummary(run, model string, attempts int, expected []datasets.
 	domains := map[[2]string]*tally{}
 	levels := map[levelKey]*tally{}
 	finished := map[datasets.Key]bool{}
+	modelIDs, modelNames := map[string]int{}, map[string]int{}
 	for _, o := range outs {
 		sum, ok, err := ReadTask(run, o.Key)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !ok {
 			continue
+		}
+		if sum.ModelID != "" {
+			modelIDs[sum.ModelID]++
+		}
+		if sum.Model != "" {
+			modelNames[sum.Model]++
 		}
 		status := ""
 		if sum.Clinsql != nil {
@@ -155,6 +176,19 @@ func WriteBenchmarkSummary(run, model string, attempts int, expected []datasets.
 		bs.SuccessAt[k] = all.at[k+1]
 	}
 
+	// The model is named as its task summaries name it (model is the
+	// fallback), and the reference writes model_id after it when the run
+	// has one.
+	model = majority(modelNames, model)
+	bs.Model = model
+	modelID := majority(modelIDs, "")
+	withID := func(o pyjson.Object) pyjson.Object {
+		if modelID != "" {
+			o = append(o, pyjson.Member{Key: "model_id", Value: modelID})
+		}
+		return o
+	}
+
 	splitObj := pyjson.Object{}
 	for _, sp := range sortedKeys(splits) {
 		st := splits[sp]
@@ -184,6 +218,7 @@ func WriteBenchmarkSummary(run, model string, attempts int, expected []datasets.
 					{Key: "difficulty", Value: dir},
 					{Key: "model", Value: model},
 				}
+				lv = withID(lv)
 				lvObj = append(lvObj, pyjson.Member{Key: dir, Value: append(lv, lt.attemptFields(attempts)...)})
 			}
 			d := pyjson.Object{
@@ -200,12 +235,12 @@ func WriteBenchmarkSummary(run, model string, attempts int, expected []datasets.
 		}
 		splitObj = append(splitObj, pyjson.Member{Key: sp, Value: append(s, st.attemptFields(attempts)...)})
 	}
-	top := pyjson.Object{
-		{Key: "model", Value: model},
+	top := withID(pyjson.Object{{Key: "model", Value: model}})
+	top = append(top, pyjson.Object{
 		{Key: "splits", Value: splitObj},
 		{Key: "total_queries", Value: all.total},
 		{Key: "total_successful", Value: all.successful},
-	}
+	}...)
 	top = append(top, all.attemptFields(attempts)...)
 	statuses := pyjson.Object{}
 	for _, s := range sortedKeys(bs.Statuses) {
@@ -218,12 +253,21 @@ func WriteBenchmarkSummary(run, model string, attempts int, expected []datasets.
 	}})
 	b, err := pyjson.Marshal(top)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := writeAtomic(filepath.Join(run, BenchmarkSummaryFile), b); err != nil {
-		return nil, err
+	return b, bs, nil
+}
+
+// majority returns the most frequent key of counts (the first in order on
+// a tie), or def when counts is empty.
+func majority(counts map[string]int, def string) string {
+	best, n := def, 0
+	for _, k := range sortedKeys(counts) {
+		if counts[k] > n {
+			best, n = k, counts[k]
+		}
 	}
-	return bs, nil
+	return best
 }
 
 func tallyOf[K comparable](m map[K]*tally, k K) *tally {

@@ -35,8 +35,8 @@ generated with other settings is refused. API keys are read from the
 variables the models file names (api_key_env) and are never written.
 
 exit codes: 0 every task finished; 3 some tasks are pending (the model's
-endpoint or the engine failed, or a model was stopped): run again to
-resume; 1 other errors; 2 usage errors.
+endpoint or the engine failed, a model was stopped, or the run was
+interrupted): run again to resume; 1 other errors; 2 usage errors.
 `
 
 // generateConfig is what generate needs, from flags or a benchmark config.
@@ -106,6 +106,9 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	}
 	res, err := generate(ctx, env, cfg)
 	if err != nil {
+		if ctx.Err() != nil { // interrupted: what is finished is on disk
+			return &ExitError{Code: 3, Err: fmt.Errorf("%v; run the same command again to resume", err)}
+		}
 		return err
 	}
 	if n := res.Pending(); n > 0 {

@@ -64,6 +64,9 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "== generate (%d models)\n", len(cfg.models))
 	res, err := generate(ctx, env, cfg.generateConfig(*quiet))
 	if err != nil {
+		if ctx.Err() != nil {
+			return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("%v; run the same command again to resume", err)}
+		}
 		return err
 	}
 
