@@ -242,3 +242,45 @@ func TestSettingsFileRecordsNoKey(t *testing.T) {
 	}
 	_ = mimic.V31
 }
+
+// TestGenerateInterrupted cancels a run half-way: calls in flight end,
+// their tasks stay pending (never failed), the summary is still written,
+// and a second run finishes exactly the rest.
+func TestGenerateInterrupted(t *testing.T) {
+	ex := miniEngine(t)
+	tasks := syntheticTasks(30)
+	sched := syntheticSchedule(tasks)
+	sched.Hold = 10 * time.Millisecond
+	srv := llmtest.Start(t, sched.Handler(), llmtest.Options{APIKey: testKey})
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
+	opts := Options{Out: out, Tasks: tasks, Models: []Model{testModel("m", srv)}, Executor: ex,
+		LLM: llm.Options{Getenv: getenv, Sleep: noSleep}, Concurrency: 2,
+		Events: func(e Event) {
+			if n++; n == 8 {
+				cancel()
+			}
+		}}
+	res, err := Generate(ctx, opts)
+	if err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("err = %v", err)
+	}
+	mr := res.Models[0]
+	if mr.Summary == nil || len(mr.Pending) == 0 || mr.Done+len(mr.Pending) != 30 || mr.Summary.Statuses[StatusInterrupted] != 0 {
+		t.Fatalf("after the interrupt: done %d, pending %d", mr.Done, len(mr.Pending))
+	}
+	if mr.Summary.Total != mr.Done {
+		t.Errorf("summary counts %d tasks, %d are done", mr.Summary.Total, mr.Done)
+	}
+	first := mr.Done
+	opts.Events = nil
+	res, err = Generate(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mr := res.Models[0]; mr.Resumed != first || mr.Done != 30-first || mr.Summary.Successful != 27 {
+		t.Errorf("resume: resumed %d done %d successful %d", mr.Resumed, mr.Done, mr.Summary.Successful)
+	}
+}
