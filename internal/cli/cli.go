@@ -30,6 +30,9 @@ type command struct {
 // prefixes the arguments.
 var commands = []command{
 	{"version", "print the version", runVersion},
+	{"db build", "build the embedded DuckDB database from MIMIC-IV CSV files", runDBBuild},
+	{"db fetch-demo", "download the open MIMIC-IV demo from PhysioNet, checksums verified", runDBFetchDemo},
+	{"exec", "run SQL (one query, or every task's gold SQL) on an engine", runExec},
 	{"rescore", "recompute scores from recorded judge decisions (detailed_grading.json)", runRescore},
 	{"report", "leaderboard, error taxonomy, refinement and judge health of many models, as Markdown, CSV, JSON and HTML", runReport},
 	{"datasets fetch", "download public benchmark data (clinsql)", runDatasetsFetch},

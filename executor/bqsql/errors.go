@@ -1,0 +1,72 @@
+package bqsql
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrorKind says why Translate refused a query.
+type ErrorKind uint8
+
+const (
+	// KindInvalid: BigQuery itself would reject the query (syntax error,
+	// unknown function, type mismatch it checks at analysis). The engine
+	// reports it as executor.ClassSyntax: the model's fault.
+	KindInvalid ErrorKind = iota + 1
+	// KindUnsupported: valid BigQuery that the embedded engine cannot run
+	// with BigQuery's exact semantics. The engine reports it as
+	// executor.ClassUnsupported: not the model's fault.
+	KindUnsupported
+)
+
+// Sentinels for errors.Is: every *Error matches exactly one of them.
+var (
+	// ErrInvalid matches errors for queries BigQuery would reject.
+	ErrInvalid = errors.New("invalid BigQuery SQL")
+	// ErrUnsupported matches errors for valid BigQuery the embedded engine
+	// cannot reproduce faithfully.
+	ErrUnsupported = errors.New("unsupported in the embedded engine")
+)
+
+// Error is a translation failure located in the BigQuery source.
+type Error struct {
+	Kind ErrorKind
+	// Msg is worded like BigQuery's own message where one exists, since it
+	// is shown to models in refinement prompts.
+	Msg       string
+	Line, Col int // 1-based position in the input, 0 when unknown
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Kind == KindUnsupported {
+		b.WriteString("unsupported in the embedded engine: ")
+	}
+	b.WriteString(e.Msg)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, " at [%d:%d]", e.Line, e.Col)
+	}
+	return b.String()
+}
+
+// Is makes errors.Is(err, ErrInvalid) and errors.Is(err, ErrUnsupported) work.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case ErrInvalid:
+		return e.Kind == KindInvalid
+	case ErrUnsupported:
+		return e.Kind == KindUnsupported
+	}
+	return false
+}
+
+// errAt builds an *Error positioned at byte offset pos of src.
+func errAt(src string, pos int, kind ErrorKind, format string, args ...any) *Error {
+	e := &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}
+	if pos >= 0 && pos <= len(src) {
+		e.Line = 1 + strings.Count(src[:pos], "\n")
+		e.Col = 1 + pos - (strings.LastIndexByte(src[:pos], '\n') + 1)
+	}
+	return e
+}

@@ -1,0 +1,741 @@
+package bqsql
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// funcs maps BigQuery function names to their translation. A BigQuery
+// function missing here is reported as unsupported; a name missing from
+// bqFunctions too is reported as unknown, as BigQuery would.
+var funcs map[string]fnSpec
+
+func init() {
+	agg := func(min, max int, duck string) fnSpec { return fnSpec{min: min, max: max, agg: true, duck: duck} }
+	win := func(min, max int, mods string) fnSpec { return fnSpec{min: min, max: max, window: true, mods: mods} }
+	fn := func(min, max int, duck string) fnSpec { return fnSpec{min: min, max: max, duck: duck} }
+	emit := func(min, max int, f func(c *call) string) fnSpec { return fnSpec{min: min, max: max, emit: f} }
+	// macro wraps the arguments in a prelude macro of the given name.
+	macro := func(min, max int, name string) fnSpec {
+		return fnSpec{min: min, max: max, emit: func(c *call) string { return name + "(" + c.argsText() + ")" }}
+	}
+
+	funcs = map[string]fnSpec{
+		// Aggregates.
+		"COUNT":       agg(0, 1, "count"),
+		"SUM":         agg(1, 1, "sum"),
+		"AVG":         agg(1, 1, "avg"),
+		"MIN":         agg(1, 1, "min"),
+		"MAX":         agg(1, 1, "max"),
+		"STDDEV":      agg(1, 1, "stddev_samp"),
+		"STDDEV_SAMP": agg(1, 1, "stddev_samp"),
+		"STDDEV_POP":  agg(1, 1, "stddev_pop"),
+		"VARIANCE":    agg(1, 1, "var_samp"),
+		"VAR_SAMP":    agg(1, 1, "var_samp"),
+		"VAR_POP":     agg(1, 1, "var_pop"),
+		"CORR":        agg(2, 2, "corr"),
+		"COVAR_POP":   agg(2, 2, "covar_pop"),
+		"COVAR_SAMP":  agg(2, 2, "covar_samp"),
+		"ANY_VALUE":   agg(1, 1, "any_value"),
+		"BIT_AND":     agg(1, 1, "bit_and"),
+		"BIT_OR":      agg(1, 1, "bit_or"),
+		"BIT_XOR":     agg(1, 1, "bit_xor"),
+		"COUNTIF":     agg(1, 1, "count_if"),
+		"LOGICAL_AND": agg(1, 1, "bool_and"),
+		"LOGICAL_OR":  agg(1, 1, "bool_or"),
+		"MAX_BY":      agg(2, 2, "arg_max"),
+		"MIN_BY":      agg(2, 2, "arg_min"),
+		"GROUPING":    fn(1, 1, "grouping"),
+		"ARRAY_AGG":   {min: 1, max: 1, agg: true, mods: "nol", emit: arrayAgg},
+		"STRING_AGG":  {min: 1, max: 2, agg: true, mods: "ol", emit: stringAgg},
+		"APPROX_COUNT_DISTINCT": {min: 1, max: 1, agg: true, emit: func(c *call) string {
+			return "count(DISTINCT " + c.arg(0) + ")"
+		}},
+		"APPROX_QUANTILES": {min: 2, max: 2, agg: true, mods: "n", emit: func(c *call) string {
+			return c.e.approxQuantiles(c, nil)
+		}},
+
+		// Analytic functions.
+		"ROW_NUMBER":      win(0, 0, ""),
+		"RANK":            win(0, 0, ""),
+		"DENSE_RANK":      win(0, 0, ""),
+		"PERCENT_RANK":    win(0, 0, ""),
+		"CUME_DIST":       win(0, 0, ""),
+		"NTILE":           win(1, 1, ""),
+		"LAG":             win(1, 3, ""),
+		"LEAD":            win(1, 3, ""),
+		"FIRST_VALUE":     win(1, 1, "n"),
+		"LAST_VALUE":      win(1, 1, "n"),
+		"NTH_VALUE":       win(2, 2, "n"),
+		"PERCENTILE_CONT": {min: 2, max: 2, window: true, mods: "n", emit: percentile},
+		"PERCENTILE_DISC": {min: 2, max: 2, window: true, mods: "n", emit: percentile},
+
+		// Conditionals.
+		"IF": emit(3, 3, func(c *call) string {
+			return "(CASE WHEN " + c.arg(0) + " THEN " + c.arg(1) + " ELSE " + c.arg(2) + " END)"
+		}),
+		"IFNULL":   emit(2, 2, func(c *call) string { return "COALESCE(" + c.argsText() + ")" }),
+		"COALESCE": fn(1, -1, "COALESCE"),
+		"NULLIF":   fn(2, 2, "NULLIF"),
+		"ZEROIFNULL": emit(1, 1, func(c *call) string {
+			return "COALESCE(" + c.arg(0) + ", 0)"
+		}),
+		"NULLIFZERO": emit(1, 1, func(c *call) string { return "NULLIF(" + c.arg(0) + ", 0)" }),
+
+		// Mathematics.
+		"ABS":         fn(1, 1, "abs"),
+		"SIGN":        fn(1, 1, "sign"),
+		"SQRT":        fn(1, 1, "sqrt"),
+		"CBRT":        fn(1, 1, "cbrt"),
+		"EXP":         fn(1, 1, "exp"),
+		"LN":          fn(1, 1, "ln"),
+		"LOG10":       fn(1, 1, "log10"),
+		"LOG":         emit(1, 2, logFn),
+		"POW":         fn(2, 2, "pow"),
+		"POWER":       fn(2, 2, "pow"),
+		"SIN":         fn(1, 1, "sin"),
+		"COS":         fn(1, 1, "cos"),
+		"TAN":         fn(1, 1, "tan"),
+		"ASIN":        fn(1, 1, "asin"),
+		"ACOS":        fn(1, 1, "acos"),
+		"ATAN":        fn(1, 1, "atan"),
+		"ATAN2":       fn(2, 2, "atan2"),
+		"COT":         fn(1, 1, "cot"),
+		"FLOOR":       macro(1, 1, "bq_floor"),
+		"CEIL":        macro(1, 1, "bq_ceil"),
+		"CEILING":     macro(1, 1, "bq_ceil"),
+		"ROUND":       emit(1, 2, roundFn),
+		"TRUNC":       emit(1, 2, truncFn),
+		"MOD":         macro(2, 2, "bq_mod"),
+		"DIV":         macro(2, 2, "bq_intdiv"),
+		"SAFE_DIVIDE": macro(2, 2, "bq_safe_divide"),
+		"IEEE_DIVIDE": emit(2, 2, func(c *call) string {
+			return "(CAST(" + c.arg(0) + " AS DOUBLE) / CAST(" + c.arg(1) + " AS DOUBLE))"
+		}),
+		"SAFE_ADD":      emit(2, 2, func(c *call) string { return "(" + c.arg(0) + " + " + c.arg(1) + ")" }),
+		"SAFE_SUBTRACT": emit(2, 2, func(c *call) string { return "(" + c.arg(0) + " - " + c.arg(1) + ")" }),
+		"SAFE_MULTIPLY": emit(2, 2, func(c *call) string { return "(" + c.arg(0) + " * " + c.arg(1) + ")" }),
+		"SAFE_NEGATE":   emit(1, 1, func(c *call) string { return "(-" + c.arg(0) + ")" }),
+		"GREATEST":      emit(1, -1, func(c *call) string { return nullStrict(c, "greatest") }),
+		"LEAST":         emit(1, -1, func(c *call) string { return nullStrict(c, "least") }),
+		"IS_INF":        fn(1, 1, "isinf"),
+		"IS_NAN":        fn(1, 1, "isnan"),
+		"RAND":          fn(0, 0, "random"),
+		"GENERATE_UUID": emit(0, 0, func(*call) string { return "CAST(uuid() AS VARCHAR)" }),
+
+		// Strings.
+		"LOWER":            fn(1, 1, "lower"),
+		"UPPER":            fn(1, 1, "upper"),
+		"LENGTH":           fn(1, 1, "length"),
+		"CHAR_LENGTH":      fn(1, 1, "length"),
+		"CHARACTER_LENGTH": fn(1, 1, "length"),
+		"BYTE_LENGTH":      fn(1, 1, "strlen"),
+		"OCTET_LENGTH":     fn(1, 1, "strlen"),
+		"TRIM":             fn(1, 2, "trim"),
+		"LTRIM":            fn(1, 2, "ltrim"),
+		"RTRIM":            fn(1, 2, "rtrim"),
+		"REPLACE":          fn(3, 3, "replace"),
+		"REVERSE":          fn(1, 1, "reverse"),
+		"REPEAT":           fn(2, 2, "repeat"),
+		"STARTS_WITH":      fn(2, 2, "starts_with"),
+		"ENDS_WITH":        fn(2, 2, "ends_with"),
+		"STRPOS":           fn(2, 2, "strpos"),
+		"INSTR":            fn(2, 2, "instr"),
+		"LEFT":             macro(2, 2, "bq_left"),
+		"RIGHT":            macro(2, 2, "bq_right"),
+		"ASCII":            fn(1, 1, "ascii"),
+		"CHR":              fn(1, 1, "chr"),
+		"UNICODE":          fn(1, 1, "unicode"),
+		"TRANSLATE":        fn(3, 3, "translate"),
+		"EDIT_DISTANCE":    fn(2, 2, "levenshtein"),
+		"LPAD":             emit(2, 3, func(c *call) string { return padFn(c, "lpad") }),
+		"RPAD":             emit(2, 3, func(c *call) string { return padFn(c, "rpad") }),
+		"SUBSTR":           macro(2, 3, "bq_substr"),
+		"SUBSTRING":        macro(2, 3, "bq_substr"),
+		"CONCAT":           emit(1, -1, concatFn),
+		"FORMAT":           emit(1, -1, formatFn),
+		"SPLIT": emit(1, 2, func(c *call) string {
+			if len(c.args) == 1 {
+				return "bq_split(" + c.arg(0) + ", ',')"
+			}
+			return "bq_split(" + c.argsText() + ")"
+		}),
+		"REGEXP_CONTAINS":    fn(2, 2, "regexp_matches"),
+		"REGEXP_EXTRACT":     emit(2, 2, regexpExtract),
+		"REGEXP_SUBSTR":      emit(2, 2, regexpExtract),
+		"REGEXP_EXTRACT_ALL": emit(2, 2, regexpExtract),
+		"REGEXP_REPLACE": emit(3, 3, func(c *call) string {
+			return "regexp_replace(" + c.argsText() + ", 'g')"
+		}),
+
+		// Arrays.
+		"ARRAY_LENGTH":    fn(1, 1, "len"),
+		"ARRAY_REVERSE":   fn(1, 1, "list_reverse"),
+		"ARRAY_TO_STRING": fn(2, 2, "array_to_string"),
+		"ARRAY_CONCAT": emit(1, -1, func(c *call) string {
+			out := c.arg(0)
+			for k := 1; k < len(c.args); k++ {
+				out = "list_concat(" + out + ", " + c.arg(k) + ")"
+			}
+			return out
+		}),
+		"ARRAY_INCLUDES": fn(2, 2, "list_contains"),
+		"GENERATE_ARRAY": emit(2, 3, func(c *call) string {
+			return "generate_series(" + c.argsText() + ")"
+		}),
+		"GENERATE_DATE_ARRAY": emit(2, 3, generateDateArray),
+		"ARRAY":               emit(0, -1, func(c *call) string { return "ARRAY(" + c.e.text(c.group.kids) + ")" }),
+		"STRUCT":              emit(0, -1, structFn),
+
+		// Conversion.
+		"CAST":      emit(1, 1, func(c *call) string { return c.e.cast(c, false) }),
+		"SAFE_CAST": emit(1, 1, func(c *call) string { return c.e.cast(c, true) }),
+
+		// Dates and times (datetime.go).
+		"CURRENT_DATE":      emit(0, 1, currentFn("current_date")),
+		"CURRENT_DATETIME":  emit(0, 1, currentFn("CAST(current_localtimestamp() AS TIMESTAMP)")),
+		"CURRENT_TIMESTAMP": emit(0, 0, currentFn("get_current_timestamp()")),
+		"CURRENT_TIME":      emit(0, 1, currentFn("CAST(current_localtime() AS TIME)")),
+		"DATE":              emit(1, 3, dateFn),
+		"DATETIME":          emit(1, 6, datetimeFn),
+		"TIMESTAMP":         emit(1, 2, timestampFn),
+		"TIME":              emit(1, 3, timeFn),
+		"EXTRACT":           emit(1, 1, func(c *call) string { return c.e.extract(c) }),
+		"DATE_DIFF":         emit(3, 3, diffFn("date")),
+		"DATETIME_DIFF":     emit(3, 3, diffFn("datetime")),
+		"TIMESTAMP_DIFF":    emit(3, 3, diffFn("timestamp")),
+		"DATE_TRUNC":        emit(2, 2, truncTimeFn("date")),
+		"DATETIME_TRUNC":    emit(2, 2, truncTimeFn("datetime")),
+		"TIMESTAMP_TRUNC":   emit(2, 3, truncTimeFn("timestamp")),
+		"DATE_ADD":          emit(2, 2, addFn("date", 1)),
+		"DATE_SUB":          emit(2, 2, addFn("date", -1)),
+		"DATETIME_ADD":      emit(2, 2, addFn("datetime", 1)),
+		"DATETIME_SUB":      emit(2, 2, addFn("datetime", -1)),
+		"TIMESTAMP_ADD":     emit(2, 2, addFn("timestamp", 1)),
+		"TIMESTAMP_SUB":     emit(2, 2, addFn("timestamp", -1)),
+		"FORMAT_DATE":       emit(2, 2, func(c *call) string { return c.e.formatTime(c) }),
+		"FORMAT_DATETIME":   emit(2, 2, func(c *call) string { return c.e.formatTime(c) }),
+		"FORMAT_TIMESTAMP":  emit(2, 3, func(c *call) string { return c.e.formatTime(c) }),
+		"PARSE_DATE":        emit(2, 2, func(c *call) string { return c.e.parseTime(c, false) }),
+		"PARSE_DATETIME":    emit(2, 2, func(c *call) string { return c.e.parseTime(c, false) }),
+		"PARSE_TIMESTAMP":   emit(2, 3, func(c *call) string { return c.e.parseTime(c, false) }),
+		"LAST_DAY":          emit(1, 2, lastDayFn),
+		"UNIX_DATE":         macro(1, 1, "bq_unix_date"),
+		"UNIX_SECONDS":      macro(1, 1, "bq_unix_seconds"),
+		"UNIX_MILLIS":       macro(1, 1, "bq_unix_millis"),
+		"UNIX_MICROS":       macro(1, 1, "bq_unix_micros"),
+		"TIMESTAMP_SECONDS": macro(1, 1, "bq_timestamp_seconds"),
+		"TIMESTAMP_MILLIS":  macro(1, 1, "bq_timestamp_millis"),
+		"TIMESTAMP_MICROS":  macro(1, 1, "bq_timestamp_micros"),
+		"DATE_FROM_UNIX_DATE": emit(1, 1, func(c *call) string {
+			return "(DATE '1970-01-01' + bq_int64(" + c.arg(0) + "))"
+		}),
+	}
+}
+
+func logFn(c *call) string {
+	if len(c.args) == 1 {
+		return "ln(" + c.arg(0) + ")"
+	}
+	return "(ln(" + c.arg(0) + ") / ln(" + c.arg(1) + "))"
+}
+
+func roundFn(c *call) string {
+	d := int64(0)
+	if len(c.args) == 2 {
+		v, ok := literalInt(c.args[1])
+		if !ok || v < minRoundDigits || v > maxRoundDigits {
+			return "round(bq_float(" + c.arg(0) + "), CAST(bq_int64(" + c.arg(1) + ") AS INTEGER))"
+		}
+		d = v
+	}
+	return roundMacro(int(d)) + "(" + c.arg(0) + ")"
+}
+
+func truncFn(c *call) string {
+	if len(c.args) == 1 {
+		return "bq_trunc(" + c.arg(0) + ", 0)"
+	}
+	return "bq_trunc(" + c.argsText() + ")"
+}
+
+func padFn(c *call, name string) string {
+	if len(c.args) == 2 {
+		return "bq_" + name + "(" + c.argsText() + ", ' ')"
+	}
+	return "bq_" + name + "(" + c.argsText() + ")"
+}
+
+// nullStrict renders GREATEST/LEAST, which in BigQuery return NULL when any
+// argument is NULL (DuckDB's skip NULLs).
+func nullStrict(c *call, name string) string {
+	args := make([]string, len(c.args))
+	var nulls []string
+	for k := range c.args {
+		args[k] = c.arg(k)
+		nulls = append(nulls, "("+args[k]+") IS NULL")
+	}
+	return "(CASE WHEN " + strings.Join(nulls, " OR ") + " THEN NULL ELSE " + name + "(" +
+		strings.Join(args, ", ") + ") END)"
+}
+
+// concatFn renders CONCAT: NULL if any argument is NULL; other types are
+// cast to STRING first, with BigQuery's formatting.
+func concatFn(c *call) string {
+	parts := make([]string, len(c.args))
+	for k := range c.args {
+		parts[k] = "bq_to_string(" + c.arg(k) + ")"
+	}
+	return "(" + strings.Join(parts, " || ") + ")"
+}
+
+// formatFn renders FORMAT with a literal format string through printf; the
+// format elements BigQuery and printf share are passed through.
+func formatFn(c *call) string {
+	lit, ok := c.e.literalString(c.args[0])
+	if !ok {
+		c.e.unsupported(c.it, "FORMAT with a non-literal format string is not supported")
+		return ""
+	}
+	for i := 0; i < len(lit); i++ {
+		if lit[i] != '%' {
+			continue
+		}
+		j := i + 1
+		for j < len(lit) && strings.IndexByte("-+ #0123456789.", lit[j]) >= 0 {
+			j++
+		}
+		if j >= len(lit) {
+			c.e.invalid(c.it, "Invalid format specifier at end of FORMAT string")
+			return ""
+		}
+		switch lit[j] {
+		case 'd', 'i', 's', 'f', 'F', 'e', 'E', 'g', 'G', 'x', 'X', 'o', '%':
+		default:
+			c.e.unsupported(c.it, "FORMAT specifier %%%c is not supported", lit[j])
+			return ""
+		}
+		if strings.ContainsRune(lit[i:j], '\'') {
+			c.e.unsupported(c.it, "FORMAT grouping flag is not supported")
+			return ""
+		}
+		i = j
+	}
+	rest := make([]string, 0, len(c.args))
+	rest = append(rest, duckString(lit))
+	for k := 1; k < len(c.args); k++ {
+		rest = append(rest, c.arg(k))
+	}
+	return "printf(" + strings.Join(rest, ", ") + ")"
+}
+
+// literalString returns the value of an argument that is a single string
+// literal.
+func (e *emitter) literalString(items []*item) (string, bool) {
+	if len(items) != 1 || items[0].tok.Kind != String || items[0].synthetic() || items[0].group {
+		return "", false
+	}
+	v, err := items[0].tok.Value()
+	if err != nil {
+		return "", false
+	}
+	return v, true
+}
+
+// literalInt returns the value of an argument that is an integer literal,
+// possibly negative.
+func literalInt(items []*item) (int64, bool) {
+	neg := false
+	if len(items) == 2 && items[0].isPunct("-") {
+		neg = true
+		items = items[1:]
+	}
+	if len(items) != 1 || items[0].tok.Kind != Number || items[0].synthetic() || items[0].tok.IsFloat() {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(items[0].tok.Text, 0, 64)
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// literalFloat returns the value of a numeric literal argument.
+func literalFloat(items []*item) (float64, bool) {
+	neg := false
+	if len(items) == 2 && (items[0].isPunct("-") || items[0].isPunct("+")) {
+		neg = items[0].isPunct("-")
+		items = items[1:]
+	}
+	if len(items) != 1 || items[0].tok.Kind != Number || items[0].synthetic() {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(items[0].tok.Text, 64)
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+// regexpExtract renders REGEXP_EXTRACT(_ALL): BigQuery returns the capture
+// group when the pattern has one, the whole match otherwise, and NULL when
+// nothing matches.
+func regexpExtract(c *call) string {
+	pat, ok := c.e.literalString(c.args[1])
+	if !ok {
+		c.e.unsupported(c.it, "%s with a non-literal pattern is not supported", c.name)
+		return ""
+	}
+	groups := captureGroups(pat)
+	if groups > 1 {
+		c.e.invalid(c.it, "Regular expressions passed into extraction functions must not have more than 1 capturing group")
+		return ""
+	}
+	s, r := c.arg(0), c.arg(1)
+	if c.name == "REGEXP_EXTRACT_ALL" {
+		return fmt.Sprintf("regexp_extract_all(%s, %s, %d)", s, r, groups)
+	}
+	return fmt.Sprintf("(CASE WHEN regexp_matches(%s, %s) THEN regexp_extract(%s, %s, %d) END)", s, r, s, r, groups)
+}
+
+// captureGroups counts capturing groups in an RE2 pattern.
+func captureGroups(p string) int {
+	n := 0
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\\':
+			i++
+		case inClass:
+			if c == ']' {
+				inClass = false
+			}
+		case c == '[':
+			inClass = true
+			if i+1 < len(p) && p[i+1] == ']' {
+				i++
+			}
+		case c == '(':
+			if i+1 < len(p) && p[i+1] == '?' {
+				// (?P<name>…) captures; (?:…) and flags do not.
+				if i+2 < len(p) && p[i+2] == 'P' {
+					n++
+				}
+				continue
+			}
+			n++
+		}
+	}
+	return n
+}
+
+// arrayAgg renders ARRAY_AGG with DuckDB's list().
+func arrayAgg(c *call) string {
+	x := c.arg(0)
+	var b strings.Builder
+	b.WriteString("list(")
+	if c.distinct {
+		b.WriteString("DISTINCT ")
+	}
+	b.WriteString(x)
+	if c.orderBy != nil {
+		b.WriteString(" ORDER BY " + c.e.text(c.orderBy))
+	}
+	b.WriteString(")")
+	if c.nulls == "IGNORE" {
+		b.WriteString(" FILTER (WHERE " + x + " IS NOT NULL)")
+	}
+	out := b.String()
+	if c.limit != nil {
+		if c.over != nil {
+			c.e.invalid(c.it, "LIMIT is not allowed in analytic ARRAY_AGG")
+		}
+		out = "list_slice(" + out + ", 1, bq_int64(" + c.e.text(c.limit) + "))"
+	}
+	return out
+}
+
+// stringAgg renders STRING_AGG; BigQuery's default separator is ",".
+func stringAgg(c *call) string {
+	sep := "','"
+	if len(c.args) == 2 {
+		sep = c.arg(1)
+	}
+	x := c.arg(0)
+	order := ""
+	if c.orderBy != nil {
+		order = " ORDER BY " + c.e.text(c.orderBy)
+	}
+	dist := ""
+	if c.distinct {
+		dist = "DISTINCT "
+	}
+	if c.limit != nil {
+		return "array_to_string(list_slice(list(" + dist + x + order + ") FILTER (WHERE " + x +
+			" IS NOT NULL), 1, bq_int64(" + c.e.text(c.limit) + ")), " + sep + ")"
+	}
+	return "string_agg(" + dist + x + ", " + sep + order + ")"
+}
+
+// percentile renders PERCENTILE_CONT / PERCENTILE_DISC, which BigQuery only
+// has as analytic functions with a literal fraction and a window of
+// PARTITION BY only.
+func percentile(c *call) string {
+	p, ok := literalFloat(c.args[1])
+	if !ok {
+		c.e.invalid(c.it, "Argument 2 to %s must be a literal or query parameter", c.name)
+		return ""
+	}
+	if p < 0 || p > 1 {
+		c.e.invalid(c.it, "Argument 2 to %s must be in the range [0, 1]", c.name)
+		return ""
+	}
+	if c.nulls == "RESPECT" {
+		c.e.unsupported(c.it, "%s with RESPECT NULLS is not supported", c.name)
+		return ""
+	}
+	if w := c.over[1]; w.group {
+		for _, it := range w.kids {
+			if it.is("ORDER") || it.is("ROWS") || it.is("RANGE") {
+				c.e.invalid(it, "Window ORDER BY or framing is not allowed for analytic function %s", c.name)
+				return ""
+			}
+		}
+	}
+	name := "quantile_cont"
+	if c.name == "PERCENTILE_DISC" {
+		name = "quantile_disc"
+	}
+	return name + "(" + c.arg(0) + ", " + strconv.FormatFloat(p, 'g', -1, 64) + ")"
+}
+
+// approxQuantiles renders APPROX_QUANTILES(x, n), optionally with a literal
+// subscript. BigQuery returns input values, so the exact counterpart is a
+// discrete quantile: the element of rank ceil(q·N), which is what DuckDB's
+// quantile_disc computes. offset is the 0-based index into the n+1
+// boundaries when the call is subscripted with a literal, nil otherwise.
+func (e *emitter) approxQuantiles(c *call, offset *int64) string {
+	n, ok := literalInt(c.args[1])
+	if !ok {
+		e.unsupported(c.it, "APPROX_QUANTILES with a non-literal number of quantiles is not supported")
+		return ""
+	}
+	if n <= 0 {
+		e.invalid(c.it, "The second argument to APPROX_QUANTILES function must be positive")
+		return ""
+	}
+	if n > 100000 {
+		e.invalid(c.it, "The second argument to APPROX_QUANTILES function cannot be greater than 100000")
+		return ""
+	}
+	if c.nulls == "RESPECT" {
+		e.unsupported(c.it, "APPROX_QUANTILES with RESPECT NULLS is not supported")
+		return ""
+	}
+	if c.over != nil {
+		e.invalid(c.it, "APPROX_QUANTILES does not support an OVER clause")
+		return ""
+	}
+	x := c.arg(0)
+	if c.distinct {
+		x = "DISTINCT " + x
+	}
+	q := func(k int64) string { return strconv.FormatFloat(float64(k)/float64(n), 'g', -1, 64) }
+	if offset != nil {
+		return "quantile_disc(" + x + ", " + q(*offset) + ")"
+	}
+	qs := make([]string, 0, n+1)
+	for k := int64(0); k <= n; k++ {
+		qs = append(qs, q(k))
+	}
+	return "quantile_disc(" + x + ", [" + strings.Join(qs, ", ") + "])"
+}
+
+// subscript renders base[OFFSET(i)], [SAFE_OFFSET(i)], [ORDINAL(i)],
+// [SAFE_ORDINAL(i)] and base[i].
+func (e *emitter) subscript(it *item) string {
+	s := it.sub
+	kids := s.index.kids
+	mode := "OFFSET"
+	var idx []*item
+	switch {
+	case len(kids) == 2 && kids[1].isGroup("(") && (kids[0].is("OFFSET") || kids[0].is("SAFE_OFFSET") ||
+		kids[0].is("ORDINAL") || kids[0].is("SAFE_ORDINAL")):
+		mode = kids[0].upper()
+		idx = kids[1].kids
+	case len(kids) == 0:
+		e.invalid(s.index, "Syntax error: Unexpected \"]\"")
+		return ""
+	default:
+		idx = kids
+	}
+	if len(idx) == 0 {
+		e.invalid(s.index, "Syntax error: Unexpected \")\"")
+		return ""
+	}
+	safe := strings.HasPrefix(mode, "SAFE_")
+	ordinal := strings.HasSuffix(mode, "ORDINAL")
+	// APPROX_QUANTILES(x, n)[OFFSET(k)] becomes one discrete quantile.
+	if len(s.base) == 2 && s.base[0].is("APPROX_QUANTILES") && s.base[1].isGroup("(") {
+		if k, ok := literalInt(idx); ok {
+			c := &call{e: e, it: s.base[0], name: "APPROX_QUANTILES", group: s.base[1]}
+			e.parseArgs(c)
+			e.checkCall(c, funcs["APPROX_QUANTILES"])
+			if ordinal {
+				k--
+			}
+			n, nok := literalInt(at2(c.args, 1))
+			if nok && (k < 0 || k > n) {
+				if safe {
+					return "CAST(NULL AS DOUBLE)"
+				}
+				e.invalid(s.index, "Array index %d is out of bounds", k)
+				return ""
+			}
+			return e.approxQuantiles(c, &k)
+		}
+	}
+	if len(idx) == 1 && idx[0].tok.Kind == String && !idx[0].synthetic() {
+		e.unsupported(s.index, "JSON subscripts are not supported")
+		return ""
+	}
+	base := e.text(s.base)
+	i := e.text(idx)
+	if ordinal {
+		i = "(" + i + ") - 1"
+	}
+	if safe {
+		return "bq_safe_offset(" + base + ", " + i + ")"
+	}
+	return "bq_offset(" + base + ", " + i + ")"
+}
+
+func at2(args [][]*item, k int) []*item {
+	if k < len(args) {
+		return args[k]
+	}
+	return nil
+}
+
+// structFn renders STRUCT(expr [AS name], …) as struct_pack.
+func structFn(c *call) string {
+	if len(c.args) == 0 {
+		c.e.unsupported(c.it, "empty STRUCT() is not supported")
+		return ""
+	}
+	return c.e.structPack(c.args, nil)
+}
+
+// structFieldName returns the explicit (AS name) or inferred (path) name of
+// a STRUCT field and the field's expression.
+func (e *emitter) structFieldName(a []*item) (string, []*item) {
+	n := len(a)
+	switch {
+	case n >= 3 && a[n-2].is("AS") && (a[n-1].tok.Kind == Ident || a[n-1].tok.Kind == QuotedIdent) && !a[n-1].synthetic():
+		if a[n-1].tok.Kind == QuotedIdent {
+			return e.identValue(a[n-1]), a[:n-2]
+		}
+		return a[n-1].tok.Text, a[:n-2]
+	case n == 1 && a[0].tok.Kind == Ident && !a[0].synthetic() && !a[0].group && !bqReserved[a[0].upper()]:
+		return a[0].tok.Text, a
+	case n == 1 && a[0].tok.Kind == QuotedIdent && !a[0].synthetic():
+		return e.identValue(a[0]), a
+	case n >= 3 && a[n-2].isPunct(".") && a[n-1].tok.Kind == Ident && !a[n-1].synthetic():
+		// t.field: restructure merges it later; the name is the last part.
+		for k := 0; k < n; k++ {
+			if k%2 == 1 && !a[k].isPunct(".") || k%2 == 0 && a[k].tok.Kind != Ident && a[k].tok.Kind != QuotedIdent {
+				return "", a
+			}
+		}
+		return a[n-1].tok.Text, a
+	}
+	return "", a
+}
+
+// structPack renders struct fields. Anonymous fields take the name at the
+// same position in names (the first element of an array literal fixes the
+// element type in BigQuery), else BigQuery's _field_N.
+func (e *emitter) structPack(args [][]*item, names []string) string {
+	parts := make([]string, len(args))
+	for k, a := range args {
+		name, expr := e.structFieldName(a)
+		if name == "" && k < len(names) {
+			name = names[k]
+		}
+		if name == "" {
+			name = "_field_" + strconv.Itoa(k+1)
+		}
+		v := e.text(expr)
+		if strings.Contains(v, "bq_") {
+			// DuckDB 1.5 loses the field name of a macro call inside
+			// struct_pack in a correlated subquery ("Need named argument
+			// for struct pack"); a one-argument COALESCE shields it.
+			v = "coalesce(" + v + ")"
+		}
+		parts[k] = quoteIdent(name) + " := " + v
+	}
+	return "struct_pack(" + strings.Join(parts, ", ") + ")"
+}
+
+// arrayLiteral renders the elements of [ … ]. When the elements are STRUCT
+// constructors, later anonymous fields take the first element's names, as
+// BigQuery coerces all elements to the first element's type (DuckDB would
+// instead merge differently named fields).
+func (e *emitter) arrayLiteral(kids []*item) string {
+	elems := splitTop(kids)
+	var names []string
+	allStructs := len(elems) > 0
+	for _, el := range elems {
+		if len(el) != 2 || !el[0].is("STRUCT") || !el[1].isGroup("(") {
+			allStructs = false
+			break
+		}
+	}
+	if !allStructs {
+		return e.text(kids)
+	}
+	for _, a := range splitTop(elems[0][1].kids) {
+		name, _ := e.structFieldName(a)
+		names = append(names, name)
+	}
+	out := make([]string, len(elems))
+	for k, el := range elems {
+		args := splitTop(el[1].kids)
+		if len(args) == 0 {
+			e.unsupported(el[0], "empty STRUCT() is not supported")
+			return ""
+		}
+		out[k] = e.structPack(args, names)
+	}
+	return strings.Join(out, ", ")
+}
+
+// generateDateArray renders GENERATE_DATE_ARRAY(start, end[, INTERVAL n
+// part]).
+func generateDateArray(c *call) string {
+	start, end := c.e.dateArg(c.args[0], "DATE"), c.e.dateArg(c.args[1], "DATE")
+	step := "INTERVAL 1 DAY"
+	if len(c.args) == 3 {
+		a := c.args[2]
+		if len(a) < 3 || !a[0].is("INTERVAL") {
+			c.e.invalid(c.it, "GENERATE_DATE_ARRAY expects an INTERVAL step")
+			return ""
+		}
+		n, part := c.e.intervalParts(a)
+		switch part {
+		case "DAY", "WEEK", "MONTH", "QUARTER", "YEAR":
+		default:
+			c.e.invalid(c.it, "GENERATE_DATE_ARRAY does not support the %s date part", part)
+			return ""
+		}
+		step = n + " * " + intervalUnit(part)
+	}
+	return "bq_generate_date_array(" + start + ", " + end + ", " + step + ")"
+}

@@ -1,0 +1,410 @@
+package bqsql
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Settings are the session settings BigQuery semantics need. They must be
+// applied before the configuration is locked.
+//
+//   - NULLs sort first in ascending order and last in descending order, as in
+//     BigQuery (DuckDB's default puts them last both ways).
+//   - TIMESTAMP values are interpreted and printed in UTC, BigQuery's default
+//     time zone.
+const Settings = `SET default_null_order = 'nulls_first_on_asc_last_on_desc';
+SET TimeZone = 'UTC';
+`
+
+// Prelude is the SQL that defines the temporary macros translated queries
+// call (bq_div, bq_date_diff_day, …), preceded by Settings. Run it once on
+// every new connection, before the configuration is locked; the macros are
+// TEMP, so a read-only database is fine.
+var Prelude = Settings + buildMacros()
+
+// staticMacros are written by hand; the date/time families are generated.
+const staticMacros = `
+-- a / b: BigQuery raises an error on division by zero where DuckDB returns
+-- NULL or infinity; INT64 / INT64 is FLOAT64 in both.
+CREATE OR REPLACE TEMP MACRO bq_div(a, b) AS CASE WHEN b = 0
+	THEN error('division by zero: ' || CAST(a AS VARCHAR) || ' / ' || CAST(b AS VARCHAR))
+	ELSE a / b END;
+CREATE OR REPLACE TEMP MACRO bq_safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;
+CREATE OR REPLACE TEMP MACRO bq_mod(a BIGINT, b BIGINT) AS CASE WHEN b = 0
+	THEN error('division by zero: MOD(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')')
+	ELSE a % b END;
+CREATE OR REPLACE TEMP MACRO bq_intdiv(a BIGINT, b BIGINT) AS CASE WHEN b = 0
+	THEN error('division by zero: DIV(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')')
+	ELSE a // b END;
+
+-- Typed identities: they make DuckDB reject what BigQuery rejects (a STRING
+-- where INT64 is required and so on) while accepting literals.
+CREATE OR REPLACE TEMP MACRO bq_int64(n BIGINT) AS n;
+CREATE OR REPLACE TEMP MACRO bq_str(s VARCHAR) AS s;
+CREATE OR REPLACE TEMP MACRO bq_date_only(d DATE) AS d;
+CREATE OR REPLACE TEMP MACRO bq_time_only(t TIME) AS t;
+
+-- ROUND, FLOOR, CEIL return FLOAT64 for INT64 and FLOAT64 input. ROUND
+-- rounds the decimal value of the double half away from zero, as BigQuery's
+-- long-double rounding does (2.675 -> 2.67), not the binary product.
+CREATE OR REPLACE TEMP MACRO bq_float(x DOUBLE) AS x;
+CREATE OR REPLACE TEMP MACRO bq_trunc(x DOUBLE, d BIGINT) AS CASE
+	WHEN d = 0 THEN trunc(x)
+	ELSE CAST(trunc(x * pow(10, d)) / pow(10, d) AS DOUBLE) END;
+CREATE OR REPLACE TEMP MACRO bq_floor(x DOUBLE) AS floor(x);
+CREATE OR REPLACE TEMP MACRO bq_ceil(x DOUBLE) AS ceil(x);
+
+-- Strings.
+CREATE OR REPLACE TEMP MACRO bq_substr(s VARCHAR, p BIGINT) AS
+	substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END),
+	(s VARCHAR, p BIGINT, l BIGINT) AS CASE WHEN l < 0
+	THEN error('Third argument in SUBSTR() cannot be negative')
+	ELSE substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END, l) END;
+CREATE OR REPLACE TEMP MACRO bq_left(s VARCHAR, n BIGINT) AS CASE WHEN n < 0
+	THEN error('Second argument in LEFT() cannot be negative') ELSE left(s, n) END;
+CREATE OR REPLACE TEMP MACRO bq_right(s VARCHAR, n BIGINT) AS CASE WHEN n < 0
+	THEN error('Second argument in RIGHT() cannot be negative') ELSE right(s, n) END;
+CREATE OR REPLACE TEMP MACRO bq_lpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN n < 0
+	THEN error('Second argument in LPAD() cannot be negative') ELSE lpad(s, CAST(n AS INTEGER), p) END;
+CREATE OR REPLACE TEMP MACRO bq_rpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN n < 0
+	THEN error('Second argument in RPAD() cannot be negative') ELSE rpad(s, CAST(n AS INTEGER), p) END;
+CREATE OR REPLACE TEMP MACRO bq_split(s VARCHAR, d VARCHAR) AS CASE WHEN s = '' THEN [''] ELSE string_split(s, d) END;
+
+-- Arrays: OFFSET is 0-based and raises an error out of range.
+CREATE OR REPLACE TEMP MACRO bq_offset(arr, k BIGINT) AS CASE
+	WHEN arr IS NULL OR k IS NULL THEN NULL
+	WHEN k < 0 OR k >= len(arr) THEN error('Array index ' || CAST(k AS VARCHAR) || ' is out of bounds (overflow)')
+	ELSE arr[k + 1] END;
+CREATE OR REPLACE TEMP MACRO bq_safe_offset(arr, k BIGINT) AS CASE
+	WHEN k < 0 OR k >= len(arr) THEN NULL ELSE arr[k + 1] END;
+CREATE OR REPLACE TEMP MACRO bq_generate_date_array(a DATE, b DATE, step INTERVAL) AS
+	CAST(generate_series(CAST(a AS TIMESTAMP), CAST(b AS TIMESTAMP), step) AS DATE[]);
+
+-- Conversions. FLOAT64 prints with up to 15 significant digits, 17 when 15
+-- do not round-trip; NUMERIC drops trailing zeros.
+CREATE OR REPLACE TEMP MACRO bq_float_string(x DOUBLE) AS CASE
+	WHEN isnan(x) THEN 'nan'
+	WHEN isinf(x) THEN CASE WHEN x > 0 THEN 'inf' ELSE '-inf' END
+	WHEN CAST(printf('%.15g', x) AS DOUBLE) = x THEN printf('%.15g', x)
+	ELSE printf('%.17g', x) END;
+CREATE OR REPLACE TEMP MACRO bq_to_string(x) AS CASE
+	WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN bq_float_string(TRY_CAST(x AS DOUBLE))
+	WHEN typeof(x) LIKE 'DECIMAL%' AND CAST(x AS VARCHAR) LIKE '%.%'
+		THEN rtrim(rtrim(CAST(x AS VARCHAR), '0'), '.')
+	ELSE CAST(x AS VARCHAR) END;
+CREATE OR REPLACE TEMP MACRO bq_parse_int64(s VARCHAR) AS CASE
+	WHEN regexp_full_match(trim(s), '[+-]?[0-9]+') THEN CAST(trim(s) AS BIGINT)
+	ELSE error('Bad int64 value: ' || s) END;
+CREATE OR REPLACE TEMP MACRO bq_try_parse_int64(s VARCHAR) AS CASE
+	WHEN regexp_full_match(trim(s), '[+-]?[0-9]+') THEN TRY_CAST(trim(s) AS BIGINT) END;
+CREATE OR REPLACE TEMP MACRO bq_to_int64(x) AS CASE
+	WHEN typeof(x) = 'VARCHAR' THEN bq_parse_int64(TRY_CAST(x AS VARCHAR))
+	ELSE CAST(x AS BIGINT) END;
+CREATE OR REPLACE TEMP MACRO bq_try_to_int64(x) AS CASE
+	WHEN typeof(x) = 'VARCHAR' THEN bq_try_parse_int64(TRY_CAST(x AS VARCHAR))
+	ELSE TRY_CAST(x AS BIGINT) END;
+
+-- DATE(), DATETIME(), TIMESTAMP(), TIME() of an expression; untyped so a
+-- correlated argument binds (see diffMacro).
+CREATE OR REPLACE TEMP MACRO bq_to_date(x) AS CASE
+	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
+		THEN error('No matching signature for function DATE for argument types: ' || typeof(x))
+	ELSE TRY_CAST(x AS DATE) END;
+CREATE OR REPLACE TEMP MACRO bq_to_datetime(x) AS CASE
+	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
+		THEN error('No matching signature for function DATETIME for argument types: ' || typeof(x))
+	ELSE TRY_CAST(x AS TIMESTAMP) END;
+CREATE OR REPLACE TEMP MACRO bq_to_timestamp(x) AS CASE
+	WHEN typeof(x) NOT IN ('VARCHAR', 'DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
+		THEN error('No matching signature for function TIMESTAMP for argument types: ' || typeof(x))
+	ELSE CAST(x AS TIMESTAMPTZ) END;
+CREATE OR REPLACE TEMP MACRO bq_to_time(x) AS CASE
+	WHEN typeof(x) NOT IN ('TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
+		THEN error('No matching signature for function TIME for argument types: ' || typeof(x))
+	ELSE TRY_CAST(x AS TIME) END;
+CREATE OR REPLACE TEMP MACRO bq_timestamp_add_check(p, x, iv) AS CASE
+	WHEN typeof(x) = 'TIMESTAMP WITH TIME ZONE'
+		THEN error('TIMESTAMP_ADD does not support the ' || p || ' date part when the argument is TIMESTAMP type')
+	ELSE x + iv END;
+CREATE OR REPLACE TEMP MACRO bq_unix_date(x DATE) AS x - DATE '1970-01-01';
+CREATE OR REPLACE TEMP MACRO bq_unix_seconds(x TIMESTAMPTZ) AS CAST(floor(epoch_us(x) / 1000000) AS BIGINT);
+CREATE OR REPLACE TEMP MACRO bq_unix_millis(x TIMESTAMPTZ) AS CAST(floor(epoch_us(x) / 1000) AS BIGINT);
+CREATE OR REPLACE TEMP MACRO bq_unix_micros(x TIMESTAMPTZ) AS epoch_us(x);
+CREATE OR REPLACE TEMP MACRO bq_timestamp_seconds(n BIGINT) AS CAST(make_timestamp(n * 1000000) AS TIMESTAMPTZ);
+CREATE OR REPLACE TEMP MACRO bq_timestamp_millis(n BIGINT) AS CAST(make_timestamp(n * 1000) AS TIMESTAMPTZ);
+CREATE OR REPLACE TEMP MACRO bq_timestamp_micros(n BIGINT) AS CAST(make_timestamp(n) AS TIMESTAMPTZ);
+`
+
+// weekStart is the last day on or before the DATE d that is weekday k
+// (Sunday = 0).
+func weekStart(d string, k int) string {
+	return fmt.Sprintf("(%s - CAST((dayofweek(%s) - %d + 7) %% 7 AS INTEGER))", d, d, k)
+}
+
+func weekdayOf(part string) int {
+	switch part {
+	case "WEEK":
+		return 0
+	case "ISOWEEK":
+		return 1
+	}
+	return weekdays[strings.TrimPrefix(part, "WEEK_")]
+}
+
+func isWeek(part string) bool { return strings.HasPrefix(part, "WEEK") || part == "ISOWEEK" }
+
+// dateDiff counts part boundaries between the DATEs a and b (a - b).
+func dateDiff(part, a, b string) string {
+	switch {
+	case part == "DAY":
+		return fmt.Sprintf("(%s - %s)", a, b)
+	case isWeek(part):
+		k := weekdayOf(part)
+		return fmt.Sprintf("((%s - %s) // 7)", weekStart(a, k), weekStart(b, k))
+	case part == "MONTH":
+		return fmt.Sprintf("((year(%s) * 12 + month(%s)) - (year(%s) * 12 + month(%s)))", a, a, b, b)
+	case part == "QUARTER":
+		return fmt.Sprintf("((year(%s) * 4 + quarter(%s)) - (year(%s) * 4 + quarter(%s)))", a, a, b, b)
+	case part == "YEAR":
+		return fmt.Sprintf("(year(%s) - year(%s))", a, b)
+	case part == "ISOYEAR":
+		return fmt.Sprintf("(isoyear(%s) - isoyear(%s))", a, b)
+	}
+	panic("dateDiff: " + part)
+}
+
+var microsPer = map[string]string{"MICROSECOND": "1", "MILLISECOND": "1000", "SECOND": "1000000",
+	"MINUTE": "60000000", "HOUR": "3600000000", "DAY": "86400000000"}
+
+// datetimeDiff counts part boundaries between the TIMESTAMPs a and b.
+func datetimeDiff(part, a, b string) string {
+	if dateLevel(part) {
+		return dateDiff(part, "CAST("+a+" AS DATE)", "CAST("+b+" AS DATE)")
+	}
+	if part == "MICROSECOND" {
+		return fmt.Sprintf("(epoch_us(%s) - epoch_us(%s))", a, b)
+	}
+	p := strings.ToLower(part)
+	return fmt.Sprintf("((epoch_us(date_trunc('%s', %s)) - epoch_us(date_trunc('%s', %s))) // %s)", p, a, p, b, microsPer[part])
+}
+
+// dateTrunc truncates the DATE d to part.
+func dateTrunc(part, d string) string {
+	switch {
+	case part == "DAY":
+		return d
+	case isWeek(part):
+		return weekStart(d, weekdayOf(part))
+	case part == "ISOYEAR":
+		return fmt.Sprintf("CAST(date_trunc('week', make_date(isoyear(%s), 1, 4)) AS DATE)", d)
+	}
+	return fmt.Sprintf("CAST(date_trunc('%s', %s) AS DATE)", strings.ToLower(part), d)
+}
+
+// extractExpr extracts part from x (a DATE, TIMESTAMP or TIMESTAMPTZ).
+func extractExpr(part, x string) string {
+	switch {
+	case part == "DAYOFWEEK":
+		return fmt.Sprintf("(dayofweek(%s) + 1)", x)
+	case part == "ISOWEEK":
+		return fmt.Sprintf("week(%s)", x)
+	case isWeek(part):
+		// Weeks start on weekday k; days before the year's first k-day
+		// are in week 0.
+		k := weekdayOf(part)
+		return fmt.Sprintf("((dayofyear(%s) + 6 - ((dayofweek(%s) - %d + 7) %% 7)) // 7)", x, x, k)
+	case part == "MILLISECOND":
+		return fmt.Sprintf("(millisecond(%s) %% 1000)", x)
+	case part == "MICROSECOND":
+		return fmt.Sprintf("(microsecond(%s) %% 1000000)", x)
+	}
+	return fmt.Sprintf("%s(%s)", strings.ToLower(part), x)
+}
+
+func raise(msg string) string { return "error('" + strings.ReplaceAll(msg, "'", "''") + "')" }
+
+// DuckDB 1.5 cannot pick among typed macro overloads when an argument is a
+// correlated column (it reports "multiple overloads match"), and correlated
+// date arithmetic is common (EXISTS (… WHERE DATETIME_DIFF(x.t, outer.t, HOUR)
+// …)). So the families whose result type does not depend on the argument
+// type (_DIFF, EXTRACT) dispatch on typeof() inside one untyped macro; every
+// branch must bind for every argument type, hence the TRY_CASTs, and the
+// constant typeof() lets DuckDB fold the CASE away. Type errors BigQuery
+// raises at analysis become runtime errors here.
+
+const (
+	tDate  = "'DATE'"
+	tDT    = "'TIMESTAMP'"
+	tTS    = "'TIMESTAMP WITH TIME ZONE'"
+	tNull  = `'"NULL"'`
+	tTimes = "('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '\"NULL\"')"
+)
+
+// diffMacro renders bq_<fam>_diff_<part>(a, b).
+func diffMacro(fam, part string) string {
+	fname := strings.ToUpper(fam) + "_DIFF"
+	psql := partSQL(part)
+	d := func(x string) string { return "TRY_CAST(" + x + " AS DATE)" }
+	dt := func(x string) string { return "TRY_CAST(" + x + " AS TIMESTAMP)" }
+	ts := func(x string) string { return "TRY_CAST(" + x + " AS TIMESTAMPTZ)" }
+	var dateCase string
+	switch {
+	case fam == "date" && dateLevel(part):
+		dateCase = dateDiff(part, d("a"), d("b"))
+	case fam == "date":
+		dateCase = raise(fname + " does not support the " + psql + " date part")
+	default:
+		dateCase = datetimeDiff(part, dt("a"), dt("b"))
+	}
+	tsCase := raise(fname + " does not support the " + psql + " date part when the argument is TIMESTAMP type")
+	if us, ok := microsPer[part]; ok {
+		tsCase = fmt.Sprintf("((epoch_us(%s) - epoch_us(%s)) // %s)", ts("a"), ts("b"), us)
+	}
+	return fmt.Sprintf(`CREATE OR REPLACE TEMP MACRO bq_%s_diff_%s(a, b) AS CASE
+	WHEN typeof(a) NOT IN %s OR typeof(b) NOT IN %s
+		THEN error('No matching signature for function %s for argument types: ' || typeof(a) || ', ' || typeof(b))
+	WHEN typeof(a) IN (%s, %s) AND typeof(b) IN (%s, %s) THEN %s
+	WHEN (typeof(a) = %s AND typeof(b) = %s) OR (typeof(a) = %s AND typeof(b) = %s)
+		THEN error('No matching signature for function %s for argument types: DATETIME, TIMESTAMP')
+	WHEN typeof(a) = %s OR typeof(b) = %s THEN %s
+	ELSE %s END;
+`, fam, strings.ToLower(part), tTimes, tTimes, fname,
+		tDate, tNull, tDate, tNull, dateCase,
+		tTS, tDT, tDT, tTS, fname,
+		tTS, tTS, tsCase,
+		datetimeDiff(part, dt("a"), dt("b")))
+}
+
+// extractMacro renders bq_extract_<part>(x).
+func extractMacro(part string) string {
+	y := "TRY_CAST(x AS TIMESTAMP)"
+	generic := extractExpr(part, y)
+	switch part {
+	case "DATE":
+		generic = "CAST(" + y + " AS DATE)"
+	case "TIME":
+		generic = "CAST(" + y + " AS TIME)"
+	case "DATETIME":
+		generic = y
+	}
+	dateCase := generic
+	if !dateLevel(part) || part == "TIME" {
+		dateCase = raise("EXTRACT from DATE does not support the " + partSQL(part) + " date part")
+	}
+	if part == "DATETIME" {
+		dateCase = raise("EXTRACT DATETIME from DATE is not supported")
+	}
+	// INTERVAL: BigQuery keeps months, days and sub-day nanoseconds apart and
+	// extracts from those; DuckDB's datetime subtraction leaves all in
+	// microseconds, so the day part is recomputed from the total.
+	iv := "TRY_CAST(x AS INTERVAL)"
+	us := "bq_interval_micros(" + iv + ")"
+	ivCase := raise("EXTRACT from INTERVAL does not support the " + partSQL(part) + " date part")
+	timeCase := raise("EXTRACT from TIME does not support the " + partSQL(part) + " date part")
+	switch part {
+	case "YEAR":
+		ivCase = "date_part('year', " + iv + ")"
+	case "MONTH":
+		ivCase = "date_part('month', " + iv + ")"
+	case "DAY":
+		ivCase = "(" + us + " // 86400000000)"
+	case "HOUR":
+		ivCase = "((" + us + " % 86400000000) // 3600000000)"
+		timeCase = "hour(TRY_CAST(x AS TIME))"
+	case "MINUTE":
+		ivCase = "((" + us + " % 3600000000) // 60000000)"
+		timeCase = "minute(TRY_CAST(x AS TIME))"
+	case "SECOND":
+		ivCase = "((" + us + " % 60000000) // 1000000)"
+		timeCase = "second(TRY_CAST(x AS TIME))"
+	case "MILLISECOND":
+		ivCase = "((" + us + " % 1000000) // 1000)"
+		timeCase = "(millisecond(TRY_CAST(x AS TIME)) % 1000)"
+	case "MICROSECOND":
+		ivCase = "(" + us + " % 1000000)"
+		timeCase = "(microsecond(TRY_CAST(x AS TIME)) % 1000000)"
+	}
+	return fmt.Sprintf(`CREATE OR REPLACE TEMP MACRO bq_extract_%s(x) AS CASE
+	WHEN typeof(x) = 'INTERVAL' THEN %s
+	WHEN typeof(x) = 'TIME' THEN %s
+	WHEN typeof(x) = %s THEN %s
+	WHEN typeof(x) NOT IN %s
+		THEN error('No matching signature for function EXTRACT for argument types: DATE_TIME_PART FROM ' || typeof(x))
+	ELSE %s END;
+`, strings.ToLower(part), ivCase, timeCase, tDate, dateCase, tTimes, generic)
+}
+
+// buildMacros generates the date/time macro families.
+func buildMacros() string {
+	var b strings.Builder
+	b.WriteString(staticMacros)
+	b.WriteString(`CREATE OR REPLACE TEMP MACRO bq_interval_micros(x INTERVAL) AS
+	CAST(round(epoch(x - to_months(CAST(date_part('year', x) * 12 + date_part('month', x) AS INTEGER))) * 1000000) AS BIGINT);
+`)
+	for _, fam := range []string{"date", "datetime", "timestamp"} {
+		fname := strings.ToUpper(fam)
+		for _, part := range timeParts {
+			p := strings.ToLower(part)
+			psql := partSQL(part)
+			b.WriteString(diffMacro(fam, part))
+
+			// _TRUNC: the result type follows the argument type, so these
+			// stay overloaded (correlated arguments fail to bind).
+			var over []string
+			switch {
+			case fam == "date" && dateLevel(part):
+				over = append(over, "(x DATE) AS "+dateTrunc(part, "x"))
+			case fam == "date":
+				over = append(over, "(x DATE) AS "+raise(fname+"_TRUNC does not support the "+psql+" date part"))
+			case dateLevel(part):
+				over = append(over, "(x DATE) AS CAST("+dateTrunc(part, "x")+" AS TIMESTAMP)")
+			default:
+				over = append(over, "(x DATE) AS date_trunc('"+p+"', CAST(x AS TIMESTAMP))")
+			}
+			if dateLevel(part) {
+				over = append(over, "(x TIMESTAMP) AS CAST("+dateTrunc(part, "CAST(x AS DATE)")+" AS TIMESTAMP)",
+					"(x TIMESTAMPTZ) AS CAST("+dateTrunc(part, "CAST(x AS DATE)")+" AS TIMESTAMPTZ)")
+			} else {
+				over = append(over, "(x TIMESTAMP) AS date_trunc('"+p+"', x)",
+					"(x TIMESTAMPTZ) AS date_trunc('"+p+"', x)")
+			}
+			fmt.Fprintf(&b, "CREATE OR REPLACE TEMP MACRO bq_%s_trunc_%s%s;\n", fam, p, strings.Join(over, ",\n\t"))
+
+			// DATE_ADD / DATE_SUB keep DATE results for DATE arguments;
+			// DATETIME_ADD and TIMESTAMP_ADD are plain interval arithmetic,
+			// emitted inline by the translator.
+			if fam != "date" || !isIntervalPart(part) {
+				continue
+			}
+			unit := intervalUnit(part)
+			over = over[:0]
+			if dateLevel(part) {
+				over = append(over, "(x DATE, n BIGINT) AS CAST(x + n * "+unit+" AS DATE)")
+			} else {
+				over = append(over, "(x DATE, n BIGINT) AS "+raise("DATE_ADD does not support the "+psql+" date part"))
+			}
+			over = append(over, "(x TIMESTAMP, n BIGINT) AS x + n * "+unit, "(x TIMESTAMPTZ, n BIGINT) AS x + n * "+unit)
+			fmt.Fprintf(&b, "CREATE OR REPLACE TEMP MACRO bq_date_add_%s%s;\n", p, strings.Join(over, ",\n\t"))
+		}
+	}
+	// ROUND(x, d) for literal d: round the decimal value of the double half
+	// away from zero, as BigQuery's long-double rounding does (ROUND(2.675, 2)
+	// is 2.67), rather than the binary product x * 100 (2.68).
+	for d := minRoundDigits; d <= maxRoundDigits; d++ {
+		fmt.Fprintf(&b, "CREATE OR REPLACE TEMP MACRO %s(x DOUBLE) AS CASE WHEN abs(x) < 1e17 "+
+			"THEN CAST(round(CAST(x AS DECIMAL(38, 20)), %d) AS DOUBLE) ELSE round(x, %d) END;\n", roundMacro(d), d, d)
+	}
+	for _, part := range extractParts {
+		b.WriteString(extractMacro(part))
+	}
+	return b.String()
+}
+
+const minRoundDigits, maxRoundDigits = -15, 20
+
+func roundMacro(d int) string {
+	if d < 0 {
+		return fmt.Sprintf("bq_round_m%d", -d)
+	}
+	return fmt.Sprintf("bq_round_%d", d)
+}

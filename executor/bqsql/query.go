@@ -1,0 +1,523 @@
+package bqsql
+
+import (
+	"strconv"
+	"strings"
+)
+
+// unnest translates UNNEST(array) [AS] alias [WITH OFFSET [AS] off] in a FROM
+// clause. BigQuery's alias names a value table: t is the element itself and,
+// for STRUCT elements, t.field reads a field. DuckDB's UNNEST(x) AS t(t) gives
+// the same bindings; struct fields also become columns, as BigQuery exposes
+// them unqualified.
+func (e *emitter) unnest(w *writer, items []*item, i int) int {
+	it := items[i]
+	group := items[i+1]
+	args := splitTop(group.kids)
+	if len(args) != 1 || len(args[0]) == 0 {
+		e.unsupported(group, "UNNEST with %d arguments is not supported", len(args))
+		return 2
+	}
+	arr := e.text(args[0])
+	n := 2
+	alias := ""
+	if at(items, i+n).is("AS") {
+		n++
+	}
+	if a := at(items, i+n); a != nil && !a.synthetic() && !a.group &&
+		((a.tok.Kind == Ident && !bqReserved[a.upper()]) || a.tok.Kind == QuotedIdent) {
+		alias = a.tok.Text
+		if a.tok.Kind == QuotedIdent {
+			alias = e.identValue(a)
+		}
+		n++
+	} else if at(items, i+n-1).is("AS") {
+		e.invalid(at(items, i+n), "Syntax error: Unexpected %s", describe(at(items, i+n)))
+		return n
+	}
+	offset := ""
+	if at(items, i+n).is("WITH") && at(items, i+n+1).is("OFFSET") {
+		n += 2
+		offset = "offset"
+		if at(items, i+n).is("AS") {
+			n++
+		}
+		if a := at(items, i+n); a != nil && !a.synthetic() && !a.group &&
+			((a.tok.Kind == Ident && !bqReserved[a.upper()]) || a.tok.Kind == QuotedIdent) {
+			offset = a.tok.Text
+			if a.tok.Kind == QuotedIdent {
+				offset = e.identValue(a)
+			}
+			n++
+		}
+	}
+	structs := isStructArrayLiteral(args[0])
+	w.lead(it)
+	switch {
+	case offset != "":
+		name := alias
+		if name == "" {
+			name = "bq_unnest"
+		}
+		q := quoteIdent(name)
+		w.write("(SELECT bq_u.v AS " + q + ", bq_u.o - 1 AS " + quoteIdent(offset) +
+			" FROM UNNEST(" + arr + ") WITH ORDINALITY AS bq_u(v, o)) AS " + q)
+	case structs && alias != "":
+		q := quoteIdent(alias)
+		w.write("(SELECT bq_s.*, bq_s AS " + q + " FROM (SELECT UNNEST(" + arr + ") AS bq_s)) AS " + q)
+	case structs:
+		w.write("(SELECT bq_s.* FROM (SELECT UNNEST(" + arr + ") AS bq_s))")
+	case alias != "":
+		q := quoteIdent(alias)
+		w.write("UNNEST(" + arr + ") AS " + q + "(" + q + ")")
+	default:
+		w.write("UNNEST(" + arr + ")")
+	}
+	return n
+}
+
+// isStructArrayLiteral reports whether items is an array literal whose
+// elements are STRUCT constructors.
+func isStructArrayLiteral(items []*item) bool {
+	k := 0
+	if len(items) > 0 && items[0].is("ARRAY") {
+		k = 1
+	}
+	if k >= len(items) || !items[k].isGroup("[") || len(items[k].kids) == 0 {
+		return false
+	}
+	first := items[k].kids[0]
+	return first.is("STRUCT") || first.isGroup("(")
+}
+
+// scan collects what the type checks need: the MIMIC tables a query reads,
+// their aliases, and the names it redefines with AS.
+func (e *emitter) scan(items []*item) {
+	e.aliases = map[string]string{}
+	e.redefined = map[string]bool{}
+	var walk func([]*item)
+	walk = func(seq []*item) {
+		for i := 0; i < len(seq); i++ {
+			it := seq[i]
+			if it.group {
+				walk(it.kids)
+				continue
+			}
+			if it.is("AS") {
+				if nx := at(seq, i+1); nx != nil && !nx.group && (nx.tok.Kind == Ident || nx.tok.Kind == QuotedIdent) {
+					e.redefined[strings.ToLower(strings.Trim(nx.tok.Text, "`"))] = true
+				}
+			}
+			if !(it.is("FROM") || it.is("JOIN")) {
+				continue
+			}
+			// A table path follows: `a.b.c`, a.b.c, physionet-data.b.c.
+			j := i + 1
+			var parts []string
+			for j < len(seq) {
+				t := seq[j]
+				if t.group || (t.tok.Kind != Ident && t.tok.Kind != QuotedIdent && !t.isPunct(".") && !t.isPunct("-")) {
+					break
+				}
+				if t.tok.Kind == Ident && bqReserved[t.upper()] {
+					break
+				}
+				if t.tok.Kind == QuotedIdent {
+					v, _ := t.tok.Value()
+					parts = append(parts, strings.Split(v, ".")...)
+				} else if t.tok.Kind == Ident {
+					if len(parts) > 0 && at(seq, j-1).isPunct("-") {
+						parts[len(parts)-1] += "-" + t.tok.Text
+					} else {
+						parts = append(parts, t.tok.Text)
+					}
+				}
+				j++
+				if nx := at(seq, j); nx == nil || !(nx.isPunct(".") || (nx.isPunct("-") && !nx.sp)) {
+					// The path ends unless a dot (or a dash inside a
+					// project name) follows.
+					if !t.isPunct(".") && !t.isPunct("-") {
+						break
+					}
+				}
+			}
+			if len(parts) == 0 {
+				continue
+			}
+			table := ""
+			if len(parts) >= 3 && parts[0] == Project {
+				if schema, ok := mimicDatasets[parts[1]]; ok {
+					table = schema + "." + parts[2]
+					e.mimicTabls = append(e.mimicTabls, table)
+				}
+			}
+			alias := parts[len(parts)-1]
+			k := j
+			if at(seq, k).is("AS") {
+				k++
+			}
+			if a := at(seq, k); a != nil && !a.group && (a.tok.Kind == Ident && !bqReserved[a.upper()] || a.tok.Kind == QuotedIdent) {
+				alias = strings.Trim(a.tok.Text, "`")
+			}
+			e.aliases[strings.ToLower(alias)] = table
+		}
+	}
+	walk(items)
+}
+
+// columnType returns the BigQuery type of a column reference (a path or a
+// lone identifier) when the catalog and the query's aliases determine it.
+func (e *emitter) columnType(it *item) string {
+	if e.cat == nil {
+		return ""
+	}
+	var parts []string
+	switch {
+	case it.path != nil:
+		parts = it.path.parts
+	case it.tok.Kind == Ident && !it.synthetic() && !it.group && !bqReserved[it.upper()]:
+		parts = []string{it.tok.Text}
+	default:
+		return ""
+	}
+	switch len(parts) {
+	case 2:
+		table, ok := e.aliases[strings.ToLower(parts[0])]
+		if !ok || table == "" {
+			return ""
+		}
+		schema, name, _ := strings.Cut(table, ".")
+		return e.cat.ColumnType(schema, name, parts[1])
+	case 1:
+		col := strings.ToLower(parts[0])
+		if e.redefined[col] {
+			return ""
+		}
+		typ := ""
+		for _, t := range e.mimicTabls {
+			schema, name, _ := strings.Cut(t, ".")
+			ct := e.cat.ColumnType(schema, name, col)
+			if ct == "" {
+				continue
+			}
+			if typ != "" && typ != ct {
+				return ""
+			}
+			typ = ct
+		}
+		return typ
+	}
+	return ""
+}
+
+// operandType infers the BigQuery type of a one-item operand: a literal, a
+// typed literal or CAST handled by the caller, or a column. Literal types are
+// marked with a "lit:" prefix since BigQuery coerces literals more freely.
+func (e *emitter) operandType(items []*item) string {
+	switch len(items) {
+	case 1:
+		it := items[0]
+		if it.synthetic() || it.group {
+			if it.path != nil {
+				return e.columnType(it)
+			}
+			return ""
+		}
+		switch it.tok.Kind {
+		case String:
+			return "lit:STRING"
+		case Number:
+			if it.tok.IsFloat() {
+				return "lit:FLOAT64"
+			}
+			return "lit:INT64"
+		case Ident:
+			switch it.upper() {
+			case "TRUE", "FALSE":
+				return "BOOL"
+			}
+			return e.columnType(it)
+		}
+	case 2:
+		if items[0].isPunct("-") && items[1].tok.Kind == Number && !items[1].synthetic() {
+			return e.operandType(items[1:])
+		}
+		switch items[0].upper() {
+		case "DATE", "DATETIME", "TIMESTAMP", "TIME":
+			if items[1].tok.Kind == String && !items[1].synthetic() {
+				return items[0].upper()
+			}
+		case "CAST", "SAFE_CAST":
+			if g := items[1]; g.isGroup("(") {
+				for k := len(g.kids) - 2; k >= 0; k-- {
+					if g.kids[k].is("AS") {
+						if k+2 == len(g.kids) {
+							t := g.kids[k+1].upper()
+							if t == "INT" || t == "INTEGER" || t == "BIGINT" || t == "SMALLINT" {
+								t = "INT64"
+							}
+							if _, ok := bqTypes[t]; ok {
+								return t
+							}
+						}
+						break
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+var numericTypes = map[string]bool{"INT64": true, "FLOAT64": true, "NUMERIC": true, "BIGNUMERIC": true}
+var timeTypes = map[string]bool{"DATE": true, "DATETIME": true, "TIMESTAMP": true, "TIME": true}
+
+// compatible reports whether BigQuery finds a common supertype for a
+// comparison between the two inferred types ("" is unknown).
+func compatible(a, b string) bool {
+	if a == "" || b == "" {
+		return true
+	}
+	la, lb := strings.HasPrefix(a, "lit:"), strings.HasPrefix(b, "lit:")
+	ta, tb := strings.TrimPrefix(a, "lit:"), strings.TrimPrefix(b, "lit:")
+	if ta == tb {
+		return true
+	}
+	switch {
+	case numericTypes[ta] && numericTypes[tb]:
+		return true
+	case ta == "STRING" && la && timeTypes[tb], tb == "STRING" && lb && timeTypes[ta]:
+		return true // string literals coerce to date/time types
+	case (ta == "DATE" && tb == "DATETIME") || (ta == "DATETIME" && tb == "DATE"):
+		return true
+	case (ta == "DATE" && tb == "TIMESTAMP") || (ta == "TIMESTAMP" && tb == "DATE"):
+		return true
+	}
+	return false
+}
+
+func baseType(t string) string { return strings.TrimPrefix(t, "lit:") }
+
+// boundary reports whether items[k] delimits a comparison operand (so that
+// the operand next to it is a whole expression, not part of arithmetic).
+func boundary(items []*item, k int) bool {
+	it := at(items, k)
+	if it == nil {
+		return true
+	}
+	if it.isPunct(",") {
+		return true
+	}
+	switch it.upper() {
+	case "AND", "OR", "NOT", "WHERE", "ON", "WHEN", "THEN", "ELSE", "HAVING", "SELECT", "END", "QUALIFY",
+		"GROUP", "ORDER", "LIMIT", "AS", "IF":
+		return true
+	}
+	return false
+}
+
+// checkSequence rejects comparisons BigQuery would refuse at analysis: a
+// column compared with a literal or column of an incompatible type (INT64 =
+// STRING, STRING = INT64, DATETIME = TIMESTAMP, …). DuckDB silently casts in
+// these cases. Only operands whose type is certain are checked.
+func (e *emitter) checkSequence(items []*item) {
+	if e.cat == nil || e.err != nil {
+		return
+	}
+	for i, it := range items {
+		switch {
+		case it.tok.Kind == Punct && !it.synthetic() && !it.group:
+			switch it.tok.Text {
+			case "=", "!=", "<>", "<", ">", "<=", ">=":
+			default:
+				continue
+			}
+			if !boundary(items, i-2) || !boundary(items, i+2) {
+				// Operands of exactly one item only; typed literals and
+				// CAST span two.
+				if !(boundary(items, i-3) && e.operandType(items[max(i-2, 0):i]) != "") &&
+					!(boundary(items, i+3) && i+3 <= len(items) && e.operandType(items[i+1:min(i+3, len(items))]) != "") {
+					continue
+				}
+			}
+			l := e.sideType(items, i, -1)
+			r := e.sideType(items, i, +1)
+			if !compatible(l, r) {
+				e.invalid(it, "No matching signature for operator %s for argument types: %s, %s", it.tok.Text,
+					baseType(l), baseType(r))
+				return
+			}
+		case it.is("IN"):
+			k := i - 1
+			if at(items, k).is("NOT") {
+				k--
+			}
+			g := at(items, i+1)
+			if !g.isGroup("(") || k < 0 || !boundary(items, k-1) || len(g.kids) == 0 || g.kids[0].is("SELECT") || g.kids[0].is("WITH") {
+				continue
+			}
+			l := e.operandType(items[k : k+1])
+			for _, el := range splitTop(g.kids) {
+				if r := e.operandType(el); !compatible(l, r) {
+					e.invalid(it, "No matching signature for operator IN for argument types %s and {%s}", baseType(l), baseType(r))
+					return
+				}
+			}
+		case it.is("BETWEEN"):
+			k := i - 1
+			if at(items, k).is("NOT") {
+				k--
+			}
+			if k < 0 || !boundary(items, k-1) || !at(items, i+2).is("AND") {
+				continue
+			}
+			l := e.operandType(items[k : k+1])
+			lo := e.operandType(items[i+1 : i+2])
+			hi := ""
+			if boundary(items, i+4) && i+4 <= len(items) {
+				hi = e.operandType(items[i+3 : i+4])
+			}
+			if !compatible(l, lo) || !compatible(l, hi) {
+				bad := lo
+				if compatible(l, lo) {
+					bad = hi
+				}
+				e.invalid(it, "No matching signature for operator BETWEEN for argument types: %s, %s", baseType(l), baseType(bad))
+				return
+			}
+		case it.is("LIKE"):
+			k := i - 1
+			if at(items, k).is("NOT") {
+				k--
+			}
+			if k < 0 || !boundary(items, k-1) {
+				continue
+			}
+			if l := baseType(e.operandType(items[k : k+1])); l != "" && l != "STRING" && l != "BYTES" {
+				e.invalid(it, "No matching signature for operator LIKE for argument types: %s, STRING", l)
+				return
+			}
+		}
+	}
+}
+
+// sideType infers the type of the operand left (dir -1) or right (dir +1) of
+// the operator at items[i], trying one- and two-item operands.
+func (e *emitter) sideType(items []*item, i, dir int) string {
+	if dir < 0 {
+		if boundary(items, i-2) && i >= 1 {
+			return e.operandType(items[i-1 : i])
+		}
+		if i >= 2 && boundary(items, i-3) {
+			return e.operandType(items[i-2 : i])
+		}
+		return ""
+	}
+	if boundary(items, i+2) && i+2 <= len(items) {
+		return e.operandType(items[i+1 : i+2])
+	}
+	if i+3 <= len(items) && boundary(items, i+3) {
+		return e.operandType(items[i+1 : i+3])
+	}
+	return ""
+}
+
+// nameOutputColumns gives the outermost SELECT's unnamed expressions
+// BigQuery's names f0_, f1_, … so result headers match BigQuery's.
+func (e *emitter) nameOutputColumns(items []*item) []*item {
+	sel := -1
+	for i, it := range items {
+		if it.is("SELECT") {
+			sel = i
+			break
+		}
+	}
+	if sel < 0 {
+		return items
+	}
+	start := sel + 1
+	for start < len(items) && (items[start].is("DISTINCT") || items[start].is("ALL")) {
+		start++
+	}
+	if at(items, start).is("AS") {
+		return items // SELECT AS STRUCT / VALUE
+	}
+	end := start
+	for end < len(items) {
+		switch items[end].upper() {
+		case "FROM", "WHERE", "GROUP", "HAVING", "QUALIFY", "WINDOW", "ORDER", "LIMIT", "UNION", "INTERSECT":
+			goto done
+		case "EXCEPT":
+			if !at(items, end-1).isPunct("*") && !at(items, end-1).isPunct(".") {
+				goto done
+			}
+		}
+		if items[end].isPunct(";") {
+			goto done
+		}
+		end++
+	}
+done:
+	out := append([]*item(nil), items[:start]...)
+	anon := 0
+	list := items[start:end]
+	elemStart := 0
+	for k := 0; k <= len(list); k++ {
+		if k < len(list) && !list[k].isPunct(",") {
+			continue
+		}
+		el := list[elemStart:k]
+		out = append(out, el...)
+		if len(el) > 0 && isAnonymous(el) {
+			out = append(out, &item{isRaw: true, raw: "AS f" + strconv.Itoa(anon) + "_", sp: true})
+			anon++
+		}
+		if k < len(list) {
+			out = append(out, list[k])
+		}
+		elemStart = k + 1
+	}
+	return append(out, items[end:]...)
+}
+
+// isAnonymous reports whether a select-list element has no name of its own
+// in BigQuery: not a column path, not aliased, not a star.
+func isAnonymous(el []*item) bool {
+	last := el[len(el)-1]
+	n := len(el)
+	switch {
+	case last.isPunct("*"):
+		return false
+	case n >= 2 && el[n-2].is("AS"):
+		return false
+	}
+	// * EXCEPT (…) / * REPLACE (…) / t.* EXCEPT (…)
+	for _, it := range el {
+		if it.isPunct("*") && n > 1 && (el[1].is("EXCEPT") || el[1].is("REPLACE")) {
+			return false
+		}
+	}
+	if el[0].isPunct("*") {
+		return false
+	}
+	// A column path: ident(.ident)* or `quoted`.
+	path := true
+	for k, it := range el {
+		switch {
+		case k%2 == 0 && !it.group && (it.tok.Kind == QuotedIdent || (it.tok.Kind == Ident && !bqReserved[it.upper()])):
+		case k%2 == 1 && it.isPunct("."):
+		case k == n-1 && k%2 == 0 && it.isPunct("*"):
+		default:
+			path = false
+		}
+	}
+	if path && n%2 == 1 {
+		return false
+	}
+	// An implicit alias: an expression followed by a bare name.
+	if n >= 2 && !last.group && (last.tok.Kind == QuotedIdent || (last.tok.Kind == Ident && !bqReserved[last.upper()])) &&
+		endsOperand(el[n-2]) {
+		return false
+	}
+	return true
+}

@@ -1,0 +1,493 @@
+package bqsql
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Translator rewrites BigQuery Standard SQL into DuckDB SQL that runs on a
+// database built with the MIMIC-IV schema names (mimiciv_3_1_hosp, …) and a
+// connection on which Prelude has been executed.
+type Translator struct {
+	// Catalog, when set, lets the translator check table names the way
+	// BigQuery does (exact case, existing tables) and reject comparisons
+	// between a column and a literal of incompatible type. A nil Catalog
+	// skips those checks.
+	Catalog Catalog
+}
+
+// Translate rewrites sql without catalog knowledge. See Translator.
+func Translate(sql string) (string, error) {
+	var t Translator
+	return t.Translate(sql)
+}
+
+// Translate rewrites one BigQuery statement into DuckDB SQL. It returns an
+// *Error matching ErrInvalid when BigQuery would reject the statement and
+// ErrUnsupported when the embedded engine cannot reproduce BigQuery's result.
+func (t *Translator) Translate(sql string) (_ string, err error) {
+	defer func() {
+		// A rule that trips over input it did not anticipate must not
+		// take the engine down; the fuzz test keeps this path unused.
+		if r := recover(); r != nil {
+			err = &Error{Kind: KindUnsupported, Msg: fmt.Sprintf("internal translator error: %v", r)}
+		}
+	}()
+	toks, err := Tokenize(sql)
+	if err != nil {
+		return "", err
+	}
+	items, err := buildTree(sql, toks)
+	if err != nil {
+		return "", err
+	}
+	e := &emitter{src: sql, cat: t.Catalog}
+	e.scan(items)
+	items = e.nameOutputColumns(items)
+	out := e.seq(items)
+	if e.err != nil {
+		return "", e.err
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// emitter holds the state of one translation. Rules record the first error
+// and keep going, so the code reads as straight-line rewriting.
+type emitter struct {
+	src string
+	cat Catalog
+	err *Error
+
+	// Query facts collected by scan, for the type checks.
+	aliases    map[string]string // lower-case table alias -> "dataset.table"
+	redefined  map[string]bool   // lower-case names defined by AS somewhere
+	mimicTabls []string          // MIMIC tables referenced
+}
+
+func (e *emitter) fail(it *item, kind ErrorKind, format string, args ...any) {
+	if e.err != nil {
+		return
+	}
+	pos := -1
+	if it != nil {
+		pos = it.pos()
+	}
+	e.err = errAt(e.src, pos, kind, format, args...)
+}
+
+func (e *emitter) invalid(it *item, format string, args ...any) {
+	e.fail(it, KindInvalid, format, args...)
+}
+
+func (e *emitter) unsupported(it *item, format string, args ...any) {
+	e.fail(it, KindUnsupported, format, args...)
+}
+
+// writer accumulates output and keeps adjacent words apart.
+type writer struct{ b strings.Builder }
+
+func (w *writer) lead(it *item) {
+	switch {
+	case it.nl:
+		w.b.WriteByte('\n')
+	case it.sp:
+		w.b.WriteByte(' ')
+	}
+}
+
+func (w *writer) write(s string) {
+	if s == "" {
+		return
+	}
+	cur := w.b.String()
+	if n := len(cur); n > 0 && wordByte(cur[n-1]) && wordByte(s[0]) {
+		w.b.WriteByte(' ')
+	}
+	w.b.WriteString(s)
+}
+
+func (w *writer) String() string { return w.b.String() }
+
+func wordByte(c byte) bool {
+	return isIdentPart(c) || c == '"' || c == '\'' || c == '.' || c >= 0x80
+}
+
+// seq translates a sequence of sibling items (the top level or the inside
+// of one bracket group).
+func (e *emitter) seq(items []*item) string {
+	items = e.restructure(items)
+	e.checkSequence(items)
+	var w writer
+	for i := 0; i < len(items); {
+		i += e.one(&w, items, i)
+	}
+	return w.String()
+}
+
+// text translates items with the layout of its first item dropped, for use
+// inside generated function calls.
+func (e *emitter) text(items []*item) string {
+	return strings.TrimSpace(e.seq(items))
+}
+
+func at(items []*item, i int) *item {
+	if i < 0 || i >= len(items) {
+		return nil
+	}
+	return items[i]
+}
+
+// one translates items[i] (and possibly some following items) and returns
+// how many items it consumed.
+func (e *emitter) one(w *writer, items []*item, i int) int {
+	it := items[i]
+	switch {
+	case it.path != nil:
+		if next := at(items, i+1); next.isGroup("(") {
+			return e.call(w, items, i)
+		}
+		w.lead(it)
+		w.write(it.path.out)
+		return 1
+	case it.sub != nil:
+		w.lead(it)
+		w.write(e.subscript(it))
+		return 1
+	case it.div != nil:
+		w.lead(it)
+		w.write("bq_div(" + e.text(it.div.left) + ", " + e.text(it.div.right) + ")")
+		return 1
+	case it.isRaw:
+		w.lead(it)
+		w.write(it.raw)
+		return 1
+	case it.group:
+		w.lead(it)
+		if it.tok.Text == "[" {
+			// An array literal; subscripts were restructured away.
+			w.write("[" + e.arrayLiteral(it.kids) + "]")
+			return 1
+		}
+		w.write("(" + e.seq(it.kids) + ")")
+		return 1
+	}
+	switch it.tok.Kind {
+	case String:
+		w.lead(it)
+		w.write(e.stringLit(it))
+		return 1
+	case Bytes:
+		w.lead(it)
+		w.write(e.bytesLit(it))
+		return 1
+	case Number:
+		w.lead(it)
+		w.write(e.numberLit(it))
+		return 1
+	case QuotedIdent:
+		w.lead(it)
+		w.write(quoteIdent(e.identValue(it)))
+		return 1
+	case Param:
+		e.unsupported(it, "query parameters (%s) are not supported", it.tok.Text)
+		return 1
+	case Ident:
+		return e.ident(w, items, i)
+	}
+	// Punctuation.
+	switch it.tok.Text {
+	case "::":
+		e.invalid(it, `Syntax error: Expected end of input but got ":"`)
+	case "%":
+		e.invalid(it, `Syntax error: Illegal input character "%%"`)
+	case "{", "}":
+		e.invalid(it, "Syntax error: Unexpected %q", it.tok.Text)
+	case "**", "//", "->", "<=>":
+		e.invalid(it, "Syntax error: Unexpected %q", it.tok.Text)
+	case "^":
+		e.unsupported(it, "the bitwise XOR operator ^ is not supported")
+	case ";":
+		if at(items, i+1).isPunct(";") || i == 0 {
+			e.invalid(it, `Syntax error: Unexpected ";"`)
+		}
+	}
+	w.lead(it)
+	w.write(it.tok.Text)
+	return 1
+}
+
+// ident translates an identifier or keyword at items[i].
+func (e *emitter) ident(w *writer, items []*item, i int) int {
+	it := items[i]
+	up := it.upper()
+	next := at(items, i+1)
+	prev := at(items, i-1)
+	if next.isGroup("(") && e.isCall(items, i) {
+		return e.call(w, items, i)
+	}
+	switch up {
+	case "DATE", "DATETIME", "TIMESTAMP", "TIME", "NUMERIC", "BIGNUMERIC", "DECIMAL",
+		"BIGDECIMAL", "JSON", "RANGE":
+		if next != nil && next.tok.Kind == String && !next.synthetic() && !next.group {
+			w.lead(it)
+			w.write(e.typedLiteral(it, next))
+			return 2
+		}
+	case "INTERVAL":
+		return e.interval(w, items, i)
+	case "EXCEPT":
+		if prev.isPunct("*") || (prev != nil && prev.path != nil && strings.HasSuffix(prev.path.out, ".*")) {
+			if next.isGroup("(") {
+				w.lead(it)
+				w.write("EXCLUDE")
+				w.write(" (" + e.text(next.kids) + ")")
+				return 2
+			}
+		}
+		e.setOp(it, next)
+	case "UNION", "INTERSECT":
+		e.setOp(it, next)
+	case "WITHIN":
+		if next.is("GROUP") {
+			e.invalid(it, "Syntax error: Expected end of input but got keyword WITHIN")
+		}
+	case "FILTER":
+		if next.isGroup("(") {
+			e.invalid(it, "Syntax error: Expected keyword AS but got keyword FILTER")
+		}
+	case "ILIKE", "GLOB", "SIMILAR", "REGEXP", "RLIKE":
+		e.invalid(it, "Syntax error: Unexpected identifier %q", it.tok.Text)
+	case "IN":
+		if next.is("UNNEST") && at(items, i+2).isGroup("(") {
+			w.lead(it)
+			w.write("IN (SELECT UNNEST(" + e.text(at(items, i+2).kids) + "))")
+			return 3
+		}
+	case "UNNEST":
+		if next.isGroup("(") {
+			return e.unnest(w, items, i)
+		}
+	case "LIKE":
+		return e.like(w, items, i)
+	case "DISTINCT":
+		if next.is("ON") {
+			e.invalid(next, "Syntax error: Unexpected keyword ON")
+		}
+	case "LIMIT":
+		if next.is("ALL") {
+			e.invalid(next, "Syntax error: Unexpected keyword ALL")
+		}
+	case "OFFSET":
+		// LIMIT n OFFSET m and WITH OFFSET keep the keyword.
+		if prev.is("WITH") || (prev != nil && !prev.is("AS") && !prev.isPunct(",") && !prev.isPunct(".")) {
+			w.lead(it)
+			w.write("OFFSET")
+			return 1
+		}
+	case "PIVOT", "UNPIVOT":
+		if next.isGroup("(") {
+			e.unsupported(it, "%s is not supported", up)
+		}
+	case "TABLESAMPLE":
+		e.unsupported(it, "TABLESAMPLE is not supported")
+	case "CURRENT_DATETIME":
+		w.lead(it)
+		w.write("CAST(current_localtimestamp() AS TIMESTAMP)")
+		return 1
+	case "CURRENT_TIMESTAMP":
+		w.lead(it)
+		w.write("get_current_timestamp()")
+		return 1
+	case "AS":
+		if next != nil && (next.tok.Kind == String || next.tok.Kind == Bytes) && !next.synthetic() {
+			e.invalid(next, "Syntax error: Unexpected string literal %s", next.tok.Text)
+		}
+		if next.is("STRUCT") || next.is("VALUE") {
+			if p := prev; p.is("SELECT") || p.is("DISTINCT") || p.is("ALL") {
+				e.unsupported(it, "SELECT AS %s is not supported", next.upper())
+			}
+		}
+	}
+	w.lead(it)
+	w.write(nameText(it.tok.Text))
+	return 1
+}
+
+// nameText renders an unquoted identifier; words DuckDB reserves but
+// BigQuery does not are double-quoted so they stay names.
+func nameText(s string) string {
+	up := strings.ToUpper(s)
+	if duckReserved[up] && !bqReserved[up] {
+		return quoteIdent(s)
+	}
+	return s
+}
+
+func quoteIdent(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// setOp checks BigQuery's rule that set operators name ALL or DISTINCT.
+func (e *emitter) setOp(it, next *item) {
+	up := it.upper()
+	switch {
+	case next.is("DISTINCT"):
+	case next.is("ALL"):
+		if up != "UNION" {
+			e.invalid(next, "%s ALL is not supported", up)
+		}
+	default:
+		e.invalid(it, "Syntax error: Expected keyword ALL or keyword DISTINCT but got %s", describe(next))
+	}
+}
+
+func describe(it *item) string {
+	switch {
+	case it == nil:
+		return "end of input"
+	case it.group:
+		return strconv.Quote(it.tok.Text)
+	case it.tok.Kind == Ident && bqReserved[it.upper()]:
+		return "keyword " + it.upper()
+	case it.tok.Kind == Ident:
+		return "identifier " + strconv.Quote(it.tok.Text)
+	}
+	return strconv.Quote(it.tok.Text)
+}
+
+// callableReserved are reserved words that are also function names.
+var callableReserved = wordSet(`IF ARRAY STRUCT EXTRACT CAST EXISTS UNNEST GROUPING LEFT RIGHT RANGE
+	COLLATE`)
+
+// isCall reports whether the identifier at items[i], which is followed by a
+// ( group, is a function call rather than syntax (IN (…), AS (…), …).
+func (e *emitter) isCall(items []*item, i int) bool {
+	it := items[i]
+	up := it.upper()
+	if bqReserved[up] && !callableReserved[up] {
+		return false
+	}
+	prev := at(items, i-1)
+	switch {
+	case prev.is("AS") && !bqFunctions[up]:
+		return false // a parameterised type or a CTE column list
+	case prev.isPunct("*") && (up == "REPLACE"):
+		return false
+	case up == "EXISTS" || up == "UNNEST":
+		return false // handled as syntax
+	case up == "PIVOT" || up == "UNPIVOT":
+		return false
+	}
+	return true
+}
+
+// typedLiteral rewrites DATE '…', DATETIME '…', TIMESTAMP '…', NUMERIC '…'.
+func (e *emitter) typedLiteral(kw, lit *item) string {
+	v, err := lit.tok.Value()
+	if err != nil {
+		e.invalid(lit, "Syntax error: %v", err)
+		return ""
+	}
+	s := duckString(v)
+	switch kw.upper() {
+	case "DATE":
+		return "DATE " + s
+	case "DATETIME":
+		return "TIMESTAMP " + s
+	case "TIMESTAMP":
+		return "TIMESTAMPTZ " + s
+	case "TIME":
+		return "TIME " + s
+	case "NUMERIC", "DECIMAL":
+		return "CAST(" + s + " AS DECIMAL(38, 9))"
+	case "BIGNUMERIC", "BIGDECIMAL":
+		return "CAST(" + s + " AS DECIMAL(38, 18))"
+	}
+	e.unsupported(kw, "%s literals are not supported", kw.upper())
+	return ""
+}
+
+// duckString renders s as a DuckDB string literal (no escape processing:
+// only the quote is doubled).
+func duckString(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+func (e *emitter) stringLit(it *item) string {
+	v, err := it.tok.Value()
+	if err != nil {
+		e.invalid(it, "Syntax error: %v", err)
+		return "''"
+	}
+	if !utf8.ValidString(v) {
+		e.invalid(it, "Syntax error: String literal contains invalid UTF-8")
+	}
+	if strings.ContainsRune(v, 0) {
+		e.unsupported(it, "string literals containing NUL are not supported")
+	}
+	return duckString(v)
+}
+
+func (e *emitter) bytesLit(it *item) string {
+	v, err := it.tok.Value()
+	if err != nil {
+		e.invalid(it, "Syntax error: %v", err)
+		return "''"
+	}
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		b.WriteString(`\x`)
+		b.WriteString(strconv.FormatUint(uint64(v[i])>>4, 16))
+		b.WriteString(strconv.FormatUint(uint64(v[i])&15, 16))
+	}
+	return "CAST('" + b.String() + "' AS BLOB)"
+}
+
+func (e *emitter) numberLit(it *item) string {
+	t := it.tok.Text
+	if it.tok.IsFloat() {
+		if _, err := strconv.ParseFloat(t, 64); err != nil {
+			e.invalid(it, "Syntax error: Invalid floating point literal %s", t)
+		}
+		// BigQuery float literals are FLOAT64; DuckDB would make them DECIMAL.
+		return "CAST(" + t + " AS DOUBLE)"
+	}
+	v, err := strconv.ParseInt(t, 0, 64)
+	if err != nil {
+		e.invalid(it, "Syntax error: Invalid integer literal: %s", t)
+		return t
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+func (e *emitter) identValue(it *item) string {
+	v, err := it.tok.Value()
+	if err != nil {
+		e.invalid(it, "Syntax error: %v", err)
+	}
+	return v
+}
+
+// like adds ESCAPE '\' where BigQuery's default backslash escape matters.
+func (e *emitter) like(w *writer, items []*item, i int) int {
+	it := items[i]
+	w.lead(it)
+	w.write("LIKE")
+	next := at(items, i+1)
+	if next.is("ANY") || next.is("ALL") || next.is("SOME") {
+		e.unsupported(next, "quantified LIKE is not supported")
+		return 1
+	}
+	if next != nil && next.tok.Kind == String && !next.synthetic() && !next.group {
+		v, _ := next.tok.Value()
+		w.lead(next)
+		w.write(e.stringLit(next))
+		if strings.Contains(v, `\`) {
+			w.write(` ESCAPE '\'`)
+		}
+		return 2
+	}
+	return 1
+}

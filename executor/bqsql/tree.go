@@ -1,0 +1,165 @@
+package bqsql
+
+import "strings"
+
+// item is one node of the bracket tree the rewrite rules work on: a token, a
+// bracketed group with its contents, or a synthetic node produced by a
+// rewrite. Whitespace and comments are not items; each item only remembers
+// whether it was preceded by some, so the output keeps the input's layout
+// closely enough to stay readable.
+type item struct {
+	tok   Token
+	kids  []*item // group contents, without the brackets
+	close Token   // closing bracket of a group
+	group bool
+	nl    bool // trivia before this item contained a newline
+	sp    bool // trivia before this item was non-empty
+
+	// Synthetic nodes: exactly one of these is set.
+	path  *pathNode // a (project.)dataset.table path or a dotted name
+	sub   *subNode  // base[index]
+	div   *divNode  // left / right
+	raw   string    // already-translated text
+	isRaw bool      // raw is set (it may legitimately be empty)
+}
+
+// pathNode is a dotted path with backticks resolved into components.
+type pathNode struct {
+	parts []string // unquoted component names
+	table bool     // rewritten to a MIMIC table reference
+	out   string   // DuckDB text
+}
+
+// subNode is an array subscript: base[OFFSET(i)] and friends.
+type subNode struct {
+	base  []*item
+	index *item // the [ ] group
+}
+
+// divNode is a division, restructured so it can become bq_div(left, right).
+type divNode struct {
+	left, right []*item
+	op          *item // the / token, for positions
+}
+
+func (it *item) is(word string) bool {
+	return it != nil && it.tok.Kind == Ident && !it.group && !it.synthetic() && strings.EqualFold(it.tok.Text, word)
+}
+
+func (it *item) isPunct(p string) bool {
+	return it != nil && it.tok.Kind == Punct && !it.group && !it.synthetic() && it.tok.Text == p
+}
+
+func (it *item) isGroup(open string) bool {
+	return it != nil && it.group && it.tok.Text == open
+}
+
+func (it *item) synthetic() bool {
+	return it.path != nil || it.sub != nil || it.div != nil || it.isRaw
+}
+
+// upper is the upper-cased text of an identifier item, "" otherwise.
+func (it *item) upper() string {
+	if it == nil || it.tok.Kind != Ident || it.group || it.synthetic() {
+		return ""
+	}
+	return strings.ToUpper(it.tok.Text)
+}
+
+// pos is the byte offset of the item's first token.
+func (it *item) pos() int {
+	switch {
+	case it.sub != nil && len(it.sub.base) > 0:
+		return it.sub.base[0].pos()
+	case it.div != nil && len(it.div.left) > 0:
+		return it.div.left[0].pos()
+	}
+	return it.tok.Pos
+}
+
+// buildTree groups tokens by brackets. Unbalanced brackets are a syntax error
+// in BigQuery, reported with BigQuery's wording.
+func buildTree(src string, toks []Token) ([]*item, error) {
+	type frame struct {
+		open  *item
+		items []*item
+	}
+	stack := []frame{{}}
+	var nl, sp bool
+	for _, t := range toks {
+		switch t.Kind {
+		case Space:
+			sp = true
+			nl = nl || strings.ContainsAny(t.Text, "\n\r")
+			continue
+		case Comment:
+			sp = true
+			// A line comment ends at a newline that stays a Space token;
+			// block comments may span lines.
+			nl = nl || strings.ContainsAny(t.Text, "\n\r")
+			continue
+		}
+		it := &item{tok: t, nl: nl, sp: sp}
+		nl, sp = false, false
+		top := &stack[len(stack)-1]
+		if t.Kind == Punct {
+			switch t.Text {
+			case "(", "[":
+				it.group = true
+				stack = append(stack, frame{open: it})
+				continue
+			case ")", "]":
+				want := "("
+				if t.Text == "]" {
+					want = "["
+				}
+				if top.open == nil || top.open.tok.Text != want {
+					return nil, errAt(src, t.Pos, KindInvalid, "Syntax error: Unexpected %q", t.Text)
+				}
+				top.open.kids = top.items
+				top.open.close = t
+				stack = stack[:len(stack)-1]
+				parent := &stack[len(stack)-1]
+				parent.items = append(parent.items, top.open)
+				continue
+			}
+		}
+		top.items = append(top.items, it)
+	}
+	if len(stack) > 1 {
+		open := stack[len(stack)-1].open
+		want := ")"
+		if open.tok.Text == "[" {
+			want = "]"
+		}
+		return nil, errAt(src, len(src), KindInvalid, "Syntax error: Expected %q but got end of input", want)
+	}
+	return stack[0].items, nil
+}
+
+// splitTop splits items at top-level commas.
+func splitTop(items []*item) [][]*item {
+	if len(items) == 0 {
+		return nil
+	}
+	var out [][]*item
+	start := 0
+	for i, it := range items {
+		if it.isPunct(",") {
+			out = append(out, items[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, items[start:])
+}
+
+// indexWord returns the index of the first identifier item equal to word,
+// or -1.
+func indexWord(items []*item, word string) int {
+	for i, it := range items {
+		if it.is(word) {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,182 @@
+package bqsql
+
+import (
+	"strconv"
+	"strings"
+)
+
+// typeParser reads a BigQuery type from items (after AS in CAST, inside
+// ARRAY<…> and STRUCT<…>). The tokens > and >> both close brackets.
+type typeParser struct {
+	e     *emitter
+	items []*item
+	pos   int
+	split bool // the current >> has had one > consumed
+}
+
+func (p *typeParser) peek() *item { return at(p.items, p.pos) }
+
+// closeAngle consumes one >.
+func (p *typeParser) closeAngle() bool {
+	it := p.peek()
+	switch {
+	case it.isPunct(">"):
+		p.pos++
+		return true
+	case it.isPunct(">>"):
+		if p.split {
+			p.split = false
+			p.pos++
+		} else {
+			p.split = true
+		}
+		return true
+	}
+	return false
+}
+
+// parse returns the DuckDB type and the BigQuery base type name.
+func (p *typeParser) parse() (duck, base string, ok bool) {
+	it := p.peek()
+	if it == nil || it.synthetic() || it.group || it.tok.Kind != Ident {
+		p.e.invalid(it, "Syntax error: Expected a type name but got %s", describe(it))
+		return "", "", false
+	}
+	name := it.upper()
+	p.pos++
+	switch name {
+	case "ARRAY":
+		if !p.peek().isPunct("<") {
+			p.e.invalid(it, "Syntax error: Expected \"<\" after ARRAY")
+			return "", "", false
+		}
+		p.pos++
+		elem, _, ok := p.parse()
+		if !ok {
+			return "", "", false
+		}
+		if !p.closeAngle() {
+			p.e.invalid(p.peek(), "Syntax error: Expected \">\" but got %s", describe(p.peek()))
+			return "", "", false
+		}
+		return elem + "[]", "ARRAY", true
+	case "STRUCT":
+		if !p.peek().isPunct("<") {
+			p.e.invalid(it, "Syntax error: Expected \"<\" after STRUCT")
+			return "", "", false
+		}
+		p.pos++
+		var fields []string
+		for k := 1; ; k++ {
+			f := p.peek()
+			fname := "_field_" + strconv.Itoa(k)
+			if f != nil && (f.tok.Kind == Ident || f.tok.Kind == QuotedIdent) && !f.synthetic() {
+				if nx := at(p.items, p.pos+1); nx != nil && (nx.tok.Kind == Ident) && !nx.synthetic() {
+					fname = f.tok.Text
+					if f.tok.Kind == QuotedIdent {
+						fname = p.e.identValue(f)
+					}
+					p.pos++
+				}
+			}
+			ft, _, ok := p.parse()
+			if !ok {
+				return "", "", false
+			}
+			fields = append(fields, quoteIdent(fname)+" "+ft)
+			if p.peek().isPunct(",") {
+				p.pos++
+				continue
+			}
+			if !p.closeAngle() {
+				p.e.invalid(p.peek(), "Syntax error: Expected \">\" but got %s", describe(p.peek()))
+				return "", "", false
+			}
+			return "STRUCT(" + strings.Join(fields, ", ") + ")", "STRUCT", true
+		}
+	}
+	duck, known := bqTypes[name]
+	if !known {
+		p.e.invalid(it, "Type not found: %s", it.tok.Text)
+		return "", "", false
+	}
+	if duck == "" {
+		p.e.unsupported(it, "type %s is not supported", name)
+		return "", "", false
+	}
+	// Parameterised types: NUMERIC(P[, S]), STRING(L), BYTES(L).
+	if g := p.peek(); g.isGroup("(") {
+		p.pos++
+		params := splitTop(g.kids)
+		switch name {
+		case "NUMERIC", "DECIMAL", "BIGNUMERIC", "BIGDECIMAL":
+			prec, ok1 := literalInt(at2(params, 0))
+			scale := int64(0)
+			ok2 := true
+			if len(params) > 1 {
+				scale, ok2 = literalInt(params[1])
+			}
+			if !ok1 || !ok2 || len(params) > 2 || prec < 1 || scale < 0 || scale > prec {
+				p.e.invalid(g, "Invalid parameters for type %s", name)
+				return "", "", false
+			}
+			if prec > 38 {
+				p.e.unsupported(g, "%s precision above 38 is not supported", name)
+				return "", "", false
+			}
+			return "DECIMAL(" + strconv.FormatInt(prec, 10) + ", " + strconv.FormatInt(scale, 10) + ")", "NUMERIC", true
+		case "STRING", "BYTES":
+			// The length bound makes BigQuery reject longer values; the
+			// embedded engine cannot enforce it cheaply.
+			p.e.unsupported(g, "parameterised %s types are not supported", name)
+			return "", "", false
+		}
+		p.e.invalid(g, "Type %s does not take parameters", name)
+		return "", "", false
+	}
+	return duck, name, true
+}
+
+// cast translates CAST(x AS T [FORMAT …]) and SAFE_CAST.
+func (e *emitter) cast(c *call, safe bool) string {
+	a := c.args[0]
+	as := -1
+	for k := len(a) - 1; k >= 0; k-- {
+		if a[k].is("AS") {
+			as = k
+			break
+		}
+	}
+	if as < 1 || as == len(a)-1 {
+		e.invalid(c.it, "Syntax error: Expected keyword AS in %s", c.name)
+		return ""
+	}
+	typeItems := a[as+1:]
+	if k := indexWord(typeItems, "FORMAT"); k >= 0 {
+		e.unsupported(c.it, "%s … FORMAT is not supported", c.name)
+		return ""
+	}
+	p := &typeParser{e: e, items: typeItems}
+	duck, base, ok := p.parse()
+	if !ok {
+		return ""
+	}
+	if p.pos < len(typeItems) && !(p.split && p.pos == len(typeItems)-1) {
+		e.invalid(typeItems[p.pos], "Syntax error: Unexpected %s", describe(typeItems[p.pos]))
+		return ""
+	}
+	x := e.text(a[:as])
+	switch base {
+	case "STRING":
+		return "bq_to_string(" + x + ")"
+	case "INT64", "INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "BYTEINT":
+		if safe {
+			return "bq_try_to_int64(" + x + ")"
+		}
+		return "bq_to_int64(" + x + ")"
+	}
+	if safe {
+		return "TRY_CAST(" + x + " AS " + duck + ")"
+	}
+	return "CAST(" + x + " AS " + duck + ")"
+}
