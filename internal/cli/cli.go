@@ -34,6 +34,7 @@ var commands = []command{
 	{"db fetch-demo", "download the open MIMIC-IV demo from PhysioNet, checksums verified", runDBFetchDemo},
 	{"exec", "run SQL (one query, or every task's gold SQL) on an engine", runExec},
 	{"rescore", "recompute scores from recorded judge decisions (detailed_grading.json)", runRescore},
+	{"judge", "judge a model's run: code checks, an LLM judge or recorded decisions, gate-aware skipping", runJudge},
 	{"report", "leaderboard, error taxonomy, refinement and judge health of many models, as Markdown, CSV, JSON and HTML", runReport},
 	{"datasets fetch", "download public benchmark data (clinsql)", runDatasetsFetch},
 	{"ehrsql score", "score EHRSQL 2024 predictions: reliability RS(0), RS(5), RS(10), RS(N)", runEHRSQLScore},
