@@ -367,7 +367,7 @@ func runModelName(s *source) string {
 
 // scoreModels rescores every source in both modes and gathers its leaf
 // decisions. Models keep the order of the sources; duplicate names get a
-// suffix (#2, #3) so that tables and links stay unambiguous.
+// suffix so that tables and links stay unambiguous.
 func scoreModels(ctx context.Context, srcs []*source, tasks []*datasets.Task, workers int) ([]*Model, error) {
 	byKey := make(map[datasets.Key]*datasets.Task, len(tasks))
 	for _, t := range tasks {
@@ -397,14 +397,26 @@ func scoreModels(ctx context.Context, srcs []*source, tasks []*datasets.Task, wo
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	seen := map[string]int{}
+	// Two inputs of one model (its recorded decisions and a run judged by
+	// clinsql judge, two judge runs, ...) stay apart: the judged one is
+	// called "<model> (judge)", further ones get "#2", "#3".
+	taken := map[string]bool{}
 	for _, m := range models {
-		seen[m.Name]++
-		if n := seen[m.Name]; n > 1 {
-			old := m.Name
-			m.Name = fmt.Sprintf("%s #%d", old, n)
-			m.Warnings = append(m.Warnings, fmt.Errorf("%s: a second input for model %q, shown as %q", strings.Join(m.Gradings, ", "), old, m.Name))
+		if !taken[m.Name] {
+			taken[m.Name] = true
+			continue
 		}
+		old := m.Name
+		name := old + " (judge)"
+		if !m.fromJudge || taken[name] {
+			name = old
+			for i := 2; taken[name]; i++ {
+				name = fmt.Sprintf("%s #%d", old, i)
+			}
+		}
+		m.Name = name
+		taken[name] = true
+		m.Warnings = append(m.Warnings, fmt.Errorf("%s: a second input for model %q, shown as %q", strings.Join(m.Gradings, ", "), old, m.Name))
 	}
 	return models, nil
 }

@@ -51,7 +51,7 @@ func TestJudgedRun(t *testing.T) {
 	r, err := Build(context.Background(), Options{Tasks: fs.tasks, Gradings: fs.gradings, Runs: fs.runs, Bootstrap: Bootstrap{Seed: 7, Resamples: 200}})
 	must(t, err)
 	// The recorded grading and the judged run are two entries of one model.
-	judged := r.Model("beta-coder #2")
+	judged := r.Model("beta-coder (judge)")
 	if judged == nil || judged.Run != fs.runs[1] || !judged.fromJudge || judged.Judge == nil {
 		t.Fatalf("models %v; judged %+v", r.ModelNames(), judged)
 	}
@@ -60,7 +60,7 @@ func TestJudgedRun(t *testing.T) {
 	}
 	// Scores rescored from the judge's detailed_grading.json equal the
 	// judge's own.
-	c := r.Board(rubric.Strict, "beta-coder #2").Cell("validation", All, All)
+	c := r.Board(rubric.Strict, "beta-coder (judge)").Cell("validation", All, All)
 	want := sum.Splits["validation"]
 	if c == nil || c.N != want.Tasks || scoring.Round6(c.SQL.Mean) != want.AverageSQLScore || scoring.Round6(c.Exec.Mean) != want.AverageResultsScore {
 		t.Errorf("strict cell %+v, judge summary %+v", c, want)
@@ -68,7 +68,7 @@ func TestJudgedRun(t *testing.T) {
 	// Leaf sources and health come from the ledger and judge_summary.json.
 	var h HealthRow
 	for _, x := range r.Health {
-		if x.Model == "beta-coder #2" {
+		if x.Model == "beta-coder (judge)" {
 			h = x
 		}
 	}
@@ -102,7 +102,7 @@ func TestJudgedRun(t *testing.T) {
 	}
 	var md bytes.Buffer
 	r.WriteLeaderboardMarkdown(&md)
-	if !strings.Contains(md.String(), "| beta-coder #2 | replay:") {
+	if !strings.Contains(md.String(), "| beta-coder (judge) | replay:") {
 		t.Errorf("judge health lacks the judged run:\n%s", md.String())
 	}
 }
