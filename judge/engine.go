@@ -36,9 +36,14 @@ type Options struct {
 	Skipping bool
 	// ReferenceGuided shows the backend the gold SQL and result.
 	ReferenceGuided bool
-	// Tasks bounds the tasks judged at once (default 64); Leaves the leaves
-	// of one task judged at once (default 16). The endpoint's own
-	// concurrency limit bounds the calls in flight across all of them.
+	// Tasks bounds the tasks judged at once; Leaves the leaves of one task
+	// judged at once (default 16). The endpoint's own concurrency limit
+	// bounds the calls in flight across all of them. Tasks defaults to 1.25
+	// x the backend's concurrency (64 for a backend without a limit): a
+	// few more tasks than call slots keep the slots busy while tasks wait
+	// on their gates, and few enough that a task's chain of gated leaves
+	// does not queue behind a crowd (BenchmarkJudge190: 1.34 x the ideal
+	// wall time with 128 tasks at once, 1.06 with 40).
 	Tasks, Leaves int
 	// RetryInvalid judges again the leaves whose recorded verdict is
 	// invalid; their new record supersedes the old one.
@@ -132,6 +137,9 @@ func Run(ctx context.Context, items []Item, ledger *Ledger, opts Options) (*Outc
 	}
 	if opts.Tasks <= 0 {
 		opts.Tasks = 64
+		if c, ok := opts.Backend.(interface{ Concurrency() int }); ok && c.Concurrency() > 0 {
+			opts.Tasks = max(4, c.Concurrency()*5/4)
+		}
 	}
 	if opts.Leaves <= 0 {
 		opts.Leaves = 16

@@ -119,6 +119,9 @@ func (j *LLMJudge) Source() Source { return SourceLLM }
 // Samples is k.
 func (j *LLMJudge) Samples() int { return j.samples }
 
+// Concurrency is the endpoint's limit on calls in flight.
+func (j *LLMJudge) Concurrency() int { return j.c.Endpoint().Limits.Concurrency }
+
 // Prompt returns the messages a leaf is judged with.
 func (j *LLMJudge) Prompt(req *LeafRequest) []llm.Message { return BuildPrompt(req, j.prompt) }
 

@@ -139,6 +139,8 @@ type RefinementCSVRow struct {
 // HealthCSVRow is one row of health.csv.
 type HealthCSVRow struct {
 	Model            string `csv:"model"`
+	Judge            string `csv:"judge"`
+	Complete         string `csv:"complete"`
 	Tasks            int    `csv:"tasks"`
 	Ungraded         int    `csv:"ungraded_tasks"`
 	Leaves           int    `csv:"leaves"`
@@ -157,6 +159,7 @@ type HealthCSVRow struct {
 	Unparsed         int    `csv:"unparsed_replies"`
 	NonBinary        int    `csv:"non_binary_scores"`
 	LLMCalls         string `csv:"llm_calls"`
+	CacheHits        string `csv:"cache_hits"`
 	PromptTokens     string `csv:"prompt_tokens"`
 	CompletionTokens string `csv:"completion_tokens"`
 	CostUSD          string `csv:"cost_usd"`
@@ -292,13 +295,17 @@ func (r *Report) refinementRows() []RefinementCSVRow {
 func (r *Report) healthRows() []HealthCSVRow {
 	var rows []HealthCSVRow
 	for _, h := range r.Health {
-		row := HealthCSVRow{Model: h.Model, Tasks: h.Tasks, Ungraded: h.Ungraded, Leaves: h.Leaves, Passed: h.Passed, Failed: h.Failed,
+		row := HealthCSVRow{Model: h.Model, Judge: h.Judge, Tasks: h.Tasks, Ungraded: h.Ungraded, Leaves: h.Leaves, Passed: h.Passed, Failed: h.Failed,
 			Invalid: h.Invalid, Skipped: h.Skipped, Missing: h.Missing, Code: h.BySource[SourceCode], LLM: h.BySource[SourceLLM],
 			Replay: h.BySource[SourceReplay], Recorded: h.BySource[SourceRecorded] + h.BySource[SourceJudge],
 			CodeShare: fmt.Sprintf("%.4f", h.CodeShare()), LLMShare: fmt.Sprintf("%.4f", h.LLMShare()),
 			JudgeErrors: h.JudgeErrors, Unparsed: h.Unparsed, NonBinary: h.NonBinary}
+		if h.Complete != nil {
+			row.Complete = fmt.Sprint(*h.Complete)
+		}
 		if h.HasUsage {
 			row.LLMCalls, row.PromptTokens, row.CompletionTokens = fmt.Sprint(h.LLMCalls), fmt.Sprint(h.PromptTokens), fmt.Sprint(h.CompletionTokens)
+			row.CacheHits = fmt.Sprint(h.CacheHits)
 			row.CostUSD = fmt.Sprintf("%.6f", h.CostUSD)
 		}
 		rows = append(rows, row)

@@ -2,11 +2,15 @@
 // tables and pictures a paper needs.
 //
 // Inputs are recorded judge decisions (a detailed_grading.json in the
-// reference format, the model name taken from its summary) and run folders
-// (the reference inference layout: execution summaries, result CSVs,
-// benchmark_summary.json, with the judge's output in judge/). A run folder
-// whose judge/ holds no decisions lends its outputs (final SQL, result
-// preview, refinement attempts) to the grading file of the same model.
+// reference format, the model name taken from its summary; the files of one
+// model for different splits make one model) and run folders (the reference
+// inference layout: execution summaries, result CSVs,
+// benchmark_summary.json, with clinsql judge's output in judge/: the
+// per-split detailed_grading.json that gives the scores, the ledger that
+// says who decided each leaf, why and at what cost, and
+// judge_summary.json). A run folder whose judge/ holds no decisions lends
+// its outputs (final SQL, result preview, refinement attempts) to the
+// grading file of the same model.
 // [Build] scores every model's decisions in both aggregation modes through
 // package scoring (reference, which reproduces the published numbers
 // exactly, and strict) and computes:
@@ -16,7 +20,10 @@
 //     task count, the invalid leaves behind it and a 95% percentile-bootstrap
 //     interval that resamples tasks; models ranked by a chosen metric; paired
 //     differences between models over the tasks both answered, with their
-//     own bootstrap interval. Point estimates are the reference's: the
+//     own bootstrap interval; beside them RS(0) and RS(10), the EHRSQL 2024
+//     reliability scores (package reliability) over the final SQL
+//     (abstention = the marker, "null" by default) and the execution
+//     score. Point estimates are the reference's: the
 //     unweighted mean over tasks rounded to 6 decimals, shown x100 with two
 //     decimals. Every bootstrap draws from a generator seeded from the
 //     report's seed and the cell's name, so the intervals depend on the seed

@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"fmt"
+
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
@@ -9,6 +11,12 @@ import (
 // HealthRow is how one model's leaves were judged.
 type HealthRow struct {
 	Model string `json:"model"`
+	// Judge names who judged: the recorded reference judge, or clinsql
+	// judge's backend ("replay:<file>", "llm:<endpoint>/<model>") and mode.
+	Judge string `json:"judge"`
+	// Complete is false when the judge stopped before deciding every leaf
+	// (nil without a judge summary).
+	Complete *bool `json:"complete,omitempty"`
 	// Tasks is the number of tasks of the model's splits; Ungraded those
 	// the decisions lack.
 	Tasks    int `json:"tasks"`
@@ -29,9 +37,15 @@ type HealthRow struct {
 	JudgeErrors int `json:"judge_errors"`
 	Unparsed    int `json:"unparsed_replies"`
 	NonBinary   int `json:"non_binary_scores"`
-	// Usage is known when the judge recorded it.
+	// ErrorKinds counts invalid verdicts by the judge's error kind.
+	ErrorKinds map[string]int `json:"error_kinds,omitempty"`
+	// Usage is known when the judge recorded it: from judge_summary.json
+	// (every call the ledger's runs made, superseded decisions included),
+	// else summed over the ledger's leaf records. The recorded reference
+	// judge kept none.
 	HasUsage         bool    `json:"usage_recorded"`
 	LLMCalls         int     `json:"llm_calls"`
+	CacheHits        int     `json:"cache_hits"`
 	PromptTokens     int64   `json:"prompt_tokens"`
 	CompletionTokens int64   `json:"completion_tokens"`
 	CostUSD          float64 `json:"cost_usd"`
@@ -65,7 +79,15 @@ func (h HealthRow) decided() int {
 }
 
 func health(m *Model, tasks map[datasets.Key]*datasets.Task) HealthRow {
-	h := HealthRow{Model: m.Name, BySource: map[string]int{}}
+	h := HealthRow{Model: m.Name, BySource: map[string]int{}, ErrorKinds: map[string]int{}, Judge: "recorded reference judge"}
+	if m.Run != "" && m.fromJudge {
+		h.Judge = "clinsql judge"
+	}
+	if j := m.Judge; j != nil {
+		h.Judge = fmt.Sprintf("%s (%s mode)", j.Judge, j.Mode)
+		complete := j.Complete
+		h.Complete = &complete
+	}
 	for _, t := range m.Strict.Tasks {
 		h.Tasks++
 		if !t.Graded {
@@ -99,6 +121,9 @@ func health(m *Model, tasks map[datasets.Key]*datasets.Task) HealthRow {
 					continue
 				}
 				h.BySource[d.Source]++
+				if d.Status == rubric.Invalid && d.ErrorKind != "" {
+					h.ErrorKinds[d.ErrorKind]++
+				}
 				switch d.Kind {
 				case scoring.KindJudgeError:
 					h.JudgeErrors++
@@ -107,8 +132,9 @@ func health(m *Model, tasks map[datasets.Key]*datasets.Task) HealthRow {
 				case scoring.KindNonBinary:
 					h.NonBinary++
 				}
-				if d.PromptTokens > 0 || d.CompletionTokens > 0 || d.CostUSD > 0 {
+				if d.Calls > 0 || d.PromptTokens > 0 || d.CompletionTokens > 0 || d.CostUSD > 0 {
 					h.HasUsage = true
+					h.LLMCalls += d.Calls
 					h.PromptTokens += int64(d.PromptTokens)
 					h.CompletionTokens += int64(d.CompletionTokens)
 					h.CostUSD += d.CostUSD
@@ -116,9 +142,13 @@ func health(m *Model, tasks map[datasets.Key]*datasets.Task) HealthRow {
 			}
 		}
 	}
-	if j := m.Judge; j != nil && !h.HasUsage && (j.PromptTokens > 0 || j.CompletionTokens > 0 || j.LLMCalls > 0) {
+	if j := m.Judge; j != nil {
 		h.HasUsage = true
-		h.LLMCalls, h.PromptTokens, h.CompletionTokens, h.CostUSD = j.LLMCalls, j.PromptTokens, j.CompletionTokens, j.CostUSD
+		h.LLMCalls, h.CacheHits, h.CostUSD = j.LLMCalls, j.CacheHits, j.CostUSD
+		h.PromptTokens, h.CompletionTokens = int64(j.PromptTokens), int64(j.CompletionTokens)
+	}
+	if len(h.ErrorKinds) == 0 {
+		h.ErrorKinds = nil
 	}
 	return h
 }

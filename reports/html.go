@@ -145,7 +145,7 @@ type htmlRefine struct {
 }
 
 type htmlHealth struct {
-	Model                                                    string
+	Model, Judge, Calls                                      string
 	Tasks, Leaves, Passed, Failed, Invalid, Skipped, Missing int
 	Code, LLM, Replay, Recorded                              int
 	CodeShare, LLMShare, Kinds, Tokens, Cost                 string
@@ -235,13 +235,15 @@ type hPreview struct {
 }
 
 type hNodeScore struct {
-	V       float64  `json:"v"`
-	Counted bool     `json:"c"`
-	Reason  string   `json:"r,omitempty"`
-	Status  string   `json:"st,omitempty"`
-	Source  string   `json:"src,omitempty"`
-	Expl    string   `json:"e,omitempty"`
-	Rec     *float64 `json:"rec,omitempty"`
+	V       float64 `json:"v"`
+	Counted bool    `json:"c"`
+	Reason  string  `json:"r,omitempty"`
+	Status  string  `json:"st,omitempty"`
+	Source  string  `json:"src,omitempty"`
+	Expl    string  `json:"e,omitempty"`
+	// Use is the judge's calls, tokens and cost for the leaf.
+	Use string   `json:"u,omitempty"`
+	Rec *float64 `json:"rec,omitempty"`
 }
 
 // WriteHTML writes the self-contained HTML report.
@@ -257,12 +259,16 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	p.Taxonomy = r.htmlTaxonomy()
 	p.Refine = r.htmlRefine()
 	for _, h := range r.Health {
-		hh := htmlHealth{Model: h.Model, Tasks: h.Tasks, Leaves: h.Leaves, Passed: h.Passed, Failed: h.Failed, Invalid: h.Invalid,
+		hh := htmlHealth{Model: h.Model, Judge: h.Judge, Calls: "–", Tasks: h.Tasks, Leaves: h.Leaves, Passed: h.Passed, Failed: h.Failed, Invalid: h.Invalid,
 			Skipped: h.Skipped, Missing: h.Missing, Code: h.BySource[SourceCode], LLM: h.BySource[SourceLLM], Replay: h.BySource[SourceReplay],
 			Recorded:  h.BySource[SourceRecorded] + h.BySource[SourceJudge],
 			CodeShare: fmt.Sprintf("%.1f%%", 100*h.CodeShare()), LLMShare: fmt.Sprintf("%.1f%%", 100*h.LLMShare()),
 			Kinds: fmt.Sprintf("%d / %d / %d", h.JudgeErrors, h.Unparsed, h.NonBinary), Tokens: "–", Cost: "–"}
+		if h.Complete != nil && !*h.Complete {
+			hh.Judge += ", incomplete"
+		}
 		if h.HasUsage {
+			hh.Calls = fmt.Sprint(h.LLMCalls)
 			hh.Tokens = fmt.Sprintf("%d / %d", h.PromptTokens, h.CompletionTokens)
 			hh.Cost = fmt.Sprintf("%.4f", h.CostUSD)
 		}
@@ -390,7 +396,7 @@ func (r *Report) htmlData() htmlData {
 	d := htmlData{Mode: modeName(r.Mode), Other: modeName(r.Other()), Splits: r.Splits,
 		Labels: hLabels{Sources: map[string]string{
 			SourceRecorded: "recorded reference LLM judge", SourceJudge: "clinsql judge", SourceCode: "code check",
-			SourceLLM: "LLM judge", SourceReplay: "replayed decision"}}}
+			SourceLLM: "LLM judge", SourceReplay: "replayed recorded decision"}}}
 	keys := r.sortedKeys()
 	tIndex := map[datasets.Key]int{}
 	for i, k := range keys {
@@ -518,6 +524,12 @@ func (r *Report) htmlModelTask(m *Model, k datasets.Key, ti int) hMTask {
 					ns.Expl = truncRunes(dc.Explanation, maxExplanation)
 					rec := dc.Score
 					ns.Rec = &rec
+					if dc.Calls > 0 || dc.PromptTokens > 0 || dc.CostUSD > 0 {
+						ns.Use = fmt.Sprintf("%d calls, %d + %d tokens, $%.4f", dc.Calls, dc.PromptTokens, dc.CompletionTokens, dc.CostUSD)
+					}
+					if dc.ErrorKind != "" {
+						ns.Use = strings.TrimPrefix(ns.Use+"; error: "+dc.ErrorKind, "; ")
+					}
 				}
 			}
 			mt.Nodes[i] = append(mt.Nodes[i], ns)

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/judge"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
 )
@@ -55,17 +56,24 @@ type Decision struct {
 	// Score is the recorded score; Status the strict verdict read from it.
 	Score  float64
 	Status rubric.Status
-	// Tokens and cost of the calls behind the decision, when recorded.
+	// ErrorKind says why a verdict is invalid, as the judge's ledger
+	// classifies it (rate_limited, malformed_reply, not_recorded, ...).
+	ErrorKind string
+	// Calls, tokens and cost behind the decision, from the judge's ledger.
+	Calls                          int
 	PromptTokens, CompletionTokens int
 	CostUSD                        float64
 }
 
-// Paths inside a run folder.
+// Paths inside a run folder. clinsql judge writes into judge/ the ledger,
+// judge_summary.json and, per split, detailed_grading.json (in judge/ for
+// a one-split run, else in judge/<split>/).
 const (
 	BenchmarkSummaryFile = "benchmark_summary.json"
 	JudgeDir             = "judge"
-	GradingFile          = "detailed_grading.json"
-	JudgeSummaryFile     = "judge_summary.json"
+	GradingFile          = judge.GradingFile
+	JudgeSummaryFile     = judge.SummaryFile
+	LedgerFile           = judge.LedgerFile
 )
 
 // BenchmarkSummary is the part of a run's benchmark_summary.json the report
@@ -83,19 +91,9 @@ type BenchmarkSplitRow struct {
 	Cumulative      map[string]int `json:"attempt_cumulative_success_counts"`
 }
 
-// JudgeSummary is a run's judge/judge_summary.json as written by clinsql
-// judge. Fields the file lacks stay zero.
-type JudgeSummary struct {
-	LeavesTotal      int     `json:"leaves_total"`
-	LeavesCode       int     `json:"leaves_code"`
-	LeavesLLM        int     `json:"leaves_llm"`
-	LeavesSkipped    int     `json:"leaves_skipped"`
-	LeavesInvalid    int     `json:"leaves_invalid"`
-	LLMCalls         int     `json:"llm_calls"`
-	PromptTokens     int64   `json:"prompt_tokens"`
-	CompletionTokens int64   `json:"completion_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
-}
+// JudgeSummary is a run's judge/judge_summary.json, as clinsql judge
+// writes it.
+type JudgeSummary = judge.Summary
 
 // Model is one model's scored results with everything the report shows
 // about them.
@@ -119,6 +117,9 @@ type Model struct {
 	Decisions map[datasets.Key]map[LeafKey]*Decision
 	// Warnings did not stop the report.
 	Warnings []error
+
+	// fromJudge: the decisions come from clinsql judge (a run's judge/).
+	fromJudge bool
 
 	ref, strict map[datasets.Key]*scoring.TaskScore
 }
@@ -150,7 +151,9 @@ type source struct {
 	outputs  []*datasets.Output
 	bench    *BenchmarkSummary
 	judge    *JudgeSummary
-	warns    []error
+	// ledger holds the last ledger record of every leaf, nil without one.
+	ledger map[judge.LeafKey]*judge.Record
+	warns  []error
 }
 
 // loadSources reads every input. Runs whose judge/ folder holds no
@@ -269,13 +272,27 @@ func loadRun(dir string) (*source, error) {
 			s.bench = &bs
 		}
 	}
-	gpath := filepath.Join(dir, JudgeDir, GradingFile)
-	if _, err := os.Stat(gpath); err == nil {
-		g, err := scoring.ReadGrading(gpath)
+	paths, err := judgeGradings(filepath.Join(dir, JudgeDir))
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range paths {
+		g, err := scoring.ReadGrading(p)
 		if err != nil {
 			return nil, err
 		}
-		s.gradings = []*scoring.Grading{g}
+		s.gradings = append(s.gradings, g)
+	}
+	lpath := filepath.Join(dir, JudgeDir, LedgerFile)
+	if _, err := os.Stat(lpath); err == nil {
+		l, err := judge.ReadLedger(lpath)
+		if err != nil {
+			return nil, err
+		}
+		if l.Torn {
+			s.warns = append(s.warns, fmt.Errorf("%s: last line incomplete (a judge run was killed while writing); ignored", lpath))
+		}
+		s.ledger = l.Last()
 	}
 	jpath := filepath.Join(dir, JudgeDir, JudgeSummaryFile)
 	if b, err := os.ReadFile(jpath); err == nil {
@@ -313,6 +330,27 @@ func overlap(s *source, g *scoring.Grading) bool {
 	return false
 }
 
+// judgeGradings finds the judge's detailed_grading.json files: in dir for a
+// one-split run, else one per split folder.
+func judgeGradings(dir string) ([]string, error) {
+	one := filepath.Join(dir, GradingFile)
+	if _, err := os.Stat(one); err == nil {
+		return []string{one}, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil // no judge/ folder: a run without decisions
+	}
+	var out []string
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name(), GradingFile)
+		if _, err := os.Stat(p); e.IsDir() && err == nil {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
 // runModelName is the model a run folder holds: benchmark_summary.json's
 // model, else the execution summaries', else the folder's name.
 func runModelName(s *source) string {
@@ -329,7 +367,7 @@ func runModelName(s *source) string {
 
 // scoreModels rescores every source in both modes and gathers its leaf
 // decisions. Models keep the order of the sources; duplicate names get a
-// suffix (#2, #3) so that tables and links stay unambiguous.
+// suffix so that tables and links stay unambiguous.
 func scoreModels(ctx context.Context, srcs []*source, tasks []*datasets.Task, workers int) ([]*Model, error) {
 	byKey := make(map[datasets.Key]*datasets.Task, len(tasks))
 	for _, t := range tasks {
@@ -359,14 +397,26 @@ func scoreModels(ctx context.Context, srcs []*source, tasks []*datasets.Task, wo
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	seen := map[string]int{}
+	// Two inputs of one model (its recorded decisions and a run judged by
+	// clinsql judge, two judge runs, ...) stay apart: the judged one is
+	// called "<model> (judge)", further ones get "#2", "#3".
+	taken := map[string]bool{}
 	for _, m := range models {
-		seen[m.Name]++
-		if n := seen[m.Name]; n > 1 {
-			old := m.Name
-			m.Name = fmt.Sprintf("%s #%d", old, n)
-			m.Warnings = append(m.Warnings, fmt.Errorf("%s: a second input for model %q, shown as %q", strings.Join(m.Gradings, ", "), old, m.Name))
+		if !taken[m.Name] {
+			taken[m.Name] = true
+			continue
 		}
+		old := m.Name
+		name := old + " (judge)"
+		if !m.fromJudge || taken[name] {
+			name = old
+			for i := 2; taken[name]; i++ {
+				name = fmt.Sprintf("%s #%d", old, i)
+			}
+		}
+		m.Name = name
+		taken[name] = true
+		m.Warnings = append(m.Warnings, fmt.Errorf("%s: a second input for model %q, shown as %q", strings.Join(m.Gradings, ", "), old, m.Name))
 	}
 	return models, nil
 }
@@ -377,7 +427,7 @@ func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datas
 	for _, g := range s.gradings {
 		files = append(files, g.File)
 	}
-	m := &Model{Name: first.Model(), Gradings: files, Run: s.run, Bench: s.bench, Judge: s.judge,
+	m := &Model{Name: first.Model(), Gradings: files, Run: s.run, Bench: s.bench, Judge: s.judge, fromJudge: s.origin == SourceJudge,
 		Outputs: map[datasets.Key]*datasets.Output{}, Decisions: map[datasets.Key]map[LeafKey]*Decision{},
 		Warnings: s.warns}
 	if m.Name == "" {
@@ -422,6 +472,17 @@ func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datas
 			m.Decisions[k] = d
 		}
 	}
+	if s.ledger != nil {
+		m.Warnings = append(m.Warnings, ledgerDecisions(m, s, byKey)...)
+	}
+	if j := s.judge; j != nil && j.Skipping && j.LeavesSkipped > 0 {
+		other := rubric.Reference
+		if j.Mode == rubric.Reference {
+			other = rubric.Strict
+		}
+		m.Warnings = append(m.Warnings, fmt.Errorf("%s: judged in %s mode with gate-aware skipping (%d leaves skipped): its %s-mode scores count the skipped leaves as failed, which only %s mode guarantees cannot matter",
+			s.run, j.Mode, j.LeavesSkipped, other, j.Mode))
+	}
 	m.ref, m.strict = index(m.Ref), index(m.Strict)
 	for _, o := range s.outputs {
 		if byKey[o.Key] == nil {
@@ -431,6 +492,44 @@ func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datas
 		m.Outputs[o.Key] = o
 	}
 	return m, nil
+}
+
+// ledgerDecisions replaces the decisions read from the grading files with
+// the judge's ledger records, which say who decided each leaf and at what
+// cost. The grading files still give the scores: clinsql judge writes them
+// so that rescoring gives the judge's own scores.
+func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task) []error {
+	var warns []error
+	bad := 0
+	for lk, r := range s.ledger {
+		k, err := datasets.ParseKey(lk.Task)
+		if err != nil || byKey[k] == nil {
+			bad++
+			continue
+		}
+		d := &Decision{Source: string(r.Source), Explanation: r.Explanation, Score: r.Score, Status: r.Verdict,
+			Kind: scoring.KindDecided, ErrorKind: r.ErrorKind, Calls: r.Calls,
+			PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, CostUSD: r.CostUSD}
+		switch {
+		case r.Source == judge.SourceSkip || r.Verdict == rubric.Skipped:
+			d.Source, d.Status = "", rubric.Skipped
+		case r.Verdict != rubric.Invalid:
+		case r.ErrorKind == "malformed_reply" || r.ErrorKind == "no_majority" || r.ErrorKind == scoring.KindUnparsed:
+			d.Kind = scoring.KindUnparsed
+		case r.ErrorKind == scoring.KindNonBinary:
+			d.Kind = scoring.KindNonBinary
+		default:
+			d.Kind = scoring.KindJudgeError
+		}
+		if m.Decisions[k] == nil {
+			m.Decisions[k] = map[LeafKey]*Decision{}
+		}
+		m.Decisions[k][LeafKey{Tree(lk.Tree), lk.Leaf}] = d
+	}
+	if bad > 0 {
+		warns = append(warns, fmt.Errorf("%s: %d ledger records name tasks that are not among the tasks", filepath.Join(s.run, JudgeDir, LedgerFile), bad))
+	}
+	return warns
 }
 
 func index(r *scoring.Rescored) map[datasets.Key]*scoring.TaskScore {

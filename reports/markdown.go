@@ -346,25 +346,30 @@ func (r *Report) healthTable(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Leaves over all tasks of the model's splits. Invalid: a judge error or unreadable reply (never a pass in strict mode). "+
 		"Skipped: not judged because it could not change the score. Missing: no decision (including every leaf of an ungraded task). "+
-		"Recorded: decided by the reference's LLM judge, as recorded in the grading file.")
+		"Code, LLM, Replay: decided by clinsql judge's code checks, its LLM judge, or replayed recorded decisions; Recorded: decided by "+
+		"the reference's LLM judge, as recorded in the grading file. LLM share counts every LLM decision, recorded or replayed.")
 	fmt.Fprintln(w)
 	var rows [][]string
 	for _, h := range r.Health {
-		usage := "–"
-		cost := "–"
+		calls, usage, cost := "–", "–", "–"
 		if h.HasUsage {
+			calls = fmt.Sprint(h.LLMCalls)
 			usage = fmt.Sprintf("%d / %d", h.PromptTokens, h.CompletionTokens)
 			cost = fmt.Sprintf("%.4f", h.CostUSD)
 		}
-		rows = append(rows, []string{h.Model, fmt.Sprint(h.Tasks), fmt.Sprint(h.Leaves), fmt.Sprint(h.Passed), fmt.Sprint(h.Failed),
+		judgeName := h.Judge
+		if h.Complete != nil && !*h.Complete {
+			judgeName += ", incomplete"
+		}
+		rows = append(rows, []string{h.Model, judgeName, fmt.Sprint(h.Tasks), fmt.Sprint(h.Leaves), fmt.Sprint(h.Passed), fmt.Sprint(h.Failed),
 			fmt.Sprint(h.Invalid), fmt.Sprint(h.Skipped), fmt.Sprint(h.Missing),
 			fmt.Sprint(h.BySource[SourceCode]), fmt.Sprint(h.BySource[SourceLLM]), fmt.Sprint(h.BySource[SourceReplay]),
 			fmt.Sprint(h.BySource[SourceRecorded] + h.BySource[SourceJudge]),
 			fmt.Sprintf("%.1f%%", 100*h.CodeShare()), fmt.Sprintf("%.1f%%", 100*h.LLMShare()),
-			fmt.Sprintf("%d / %d / %d", h.JudgeErrors, h.Unparsed, h.NonBinary), usage, cost})
+			fmt.Sprintf("%d / %d / %d", h.JudgeErrors, h.Unparsed, h.NonBinary), calls, usage, cost})
 	}
-	mdTable(w, []string{"Model", "Tasks", "Leaves", "Pass", "Fail", "Invalid", "Skipped", "Missing", "Code", "LLM", "Replay", "Recorded",
-		"Code share", "LLM share", "Judge errors / unparsed / non-binary", "Tokens in / out", "Cost (USD)"}, "lrrrrrrrrrrrrrrrr", rows)
+	mdTable(w, []string{"Model", "Judge", "Tasks", "Leaves", "Pass", "Fail", "Invalid", "Skipped", "Missing", "Code", "LLM", "Replay", "Recorded",
+		"Code share", "LLM share", "Judge errors / unparsed / non-binary", "LLM calls", "Tokens in / out", "Cost (USD)"}, "llrrrrrrrrrrrrrrrrr", rows)
 }
 
 // WriteTaxonomyMarkdown writes taxonomy.md: the rules, each model's failure

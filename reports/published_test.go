@@ -161,3 +161,26 @@ func TestPublishedTable4(t *testing.T) {
 		t.Errorf("%d refinement rows; mismatches %v", n, mismatched)
 	}
 }
+
+// BenchmarkReportReleased builds and writes the report of the 16 released
+// models (gradings and runs, 2000 bootstrap resamples), as clinsql report
+// does.
+func BenchmarkReportReleased(b *testing.B) {
+	data := shared.Path(b, "clinsql-data")
+	evalDir := filepath.Join(data, "outputs", "evaluation")
+	entries, err := os.ReadDir(evalDir)
+	must(b, err)
+	var gradings, runs []string
+	for _, e := range entries {
+		gradings = append(gradings, filepath.Join(evalDir, e.Name(), "validation", "detailed_grading.json"))
+		runs = append(runs, filepath.Join(data, "outputs", "inference", e.Name()))
+	}
+	tasks, err := datasets.LoadClinSQL(data)
+	must(b, err)
+	for b.Loop() {
+		r, err := Build(context.Background(), Options{Tasks: tasks, Gradings: gradings, Runs: runs, Bootstrap: Bootstrap{Seed: 1}})
+		must(b, err)
+		_, err = r.Write(b.TempDir())
+		must(b, err)
+	}
+}

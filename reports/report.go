@@ -156,7 +156,9 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 		return nil, err
 	}
 	r.Taxonomy = taxonomy(models, r.Tasks)
-	for _, m := range models {
+	// Per-model tables follow the first split's ranking.
+	for _, name := range r.orderedModels() {
+		m := r.Model(name)
 		rows, warns := refinement(m, r.Splits)
 		r.Refinement = append(r.Refinement, rows...)
 		r.Warnings = append(r.Warnings, warns...)

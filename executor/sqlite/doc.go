@@ -40,11 +40,15 @@
 //     Python's), so `WHERE x = "abc"` compares with a string as it does in
 //     the official scorer.
 //
-// The engine is github.com/ncruces/go-sqlite3, SQLite compiled to WebAssembly
-// and run by wazero: it exposes storage classes, the statement tail and
-// interruption by context, needs no cgo, and is about twice as slow as
-// native SQLite. Its SQLite is newer than the 3.40 that CPython ships here;
-// both have the math and soundex functions and LIKE_DOESNT_MATCH_BLOBS.
+// The engine is the system SQLite library (libsqlite3, Debian's
+// libsqlite3-dev at build time) through a minimal cgo binding in
+// internal/csqlite: the library CPython's sqlite3 module uses on this
+// machine, so the query planner, functions and results are those of the
+// official scorer run here. database/sql drivers hide storage classes (and
+// mattn/go-sqlite3 converts TIMESTAMP-declared text to time.Time); the pure
+// Go and WebAssembly ports that expose them run SQLite about twice as slowly,
+// and some thirty times as slowly under the race detector, which instruments
+// their translated C.
 //
 // A DB is safe for concurrent use: it keeps a pool of connections, one per
 // query in flight.

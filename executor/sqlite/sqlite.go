@@ -11,9 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ncruces/go-sqlite3"
-
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/sqlite/internal/csqlite"
 )
 
 // Engine is the name the engine goes by on the command line.
@@ -26,8 +25,7 @@ const (
 )
 
 // cacheKiB is the page cache of each pooled connection. The EHRSQL database
-// is 33 MiB; a cache that holds it saves re-reading pages through the VFS
-// (about 25% of the run time of the valid split).
+// is 33 MiB; a cache that holds it saves re-reading pages from the OS.
 const cacheKiB = 64 << 10
 
 // Immutable says whether the file is opened with immutable=1.
@@ -59,7 +57,7 @@ type DB struct {
 	maxIdle int
 
 	mu     sync.Mutex
-	idle   []*sqlite3.Conn
+	idle   []*csqlite.Conn
 	closed bool
 }
 
@@ -107,16 +105,19 @@ func Open(path string, opt Options) (*DB, error) {
 	// Reading the schema proves the file is a database.
 	stmt, _, err := c.Prepare("SELECT count(*) FROM sqlite_master")
 	if err == nil {
-		stmt.Step()
-		err = stmt.Close()
+		_, err = stmt.Step()
+		stmt.Finalize()
 	}
 	if err != nil {
 		c.Close()
-		return nil, fmt.Errorf("sqlite: %s: %s", path, message(err))
+		return nil, fmt.Errorf("sqlite: %s: %v", path, err)
 	}
 	db.idle = append(db.idle, c)
 	return db, nil
 }
+
+// LibraryVersion is the version of the SQLite library queries run on.
+func LibraryVersion() string { return csqlite.Version() }
 
 // Name implements executor.Executor.
 func (db *DB) Name() string { return Engine }
@@ -138,28 +139,28 @@ func (db *DB) Close() error {
 	return errors.Join(errs...)
 }
 
-func (db *DB) open() (*sqlite3.Conn, error) {
-	c, err := sqlite3.OpenFlags(db.uri, sqlite3.OPEN_READONLY|sqlite3.OPEN_URI)
+func (db *DB) open() (*csqlite.Conn, error) {
+	c, err := csqlite.Open(db.uri, csqlite.OpenReadOnly|csqlite.OpenURI|csqlite.OpenNoMutex)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: open %s: %s", db.path, message(err))
+		return nil, fmt.Errorf("sqlite: open %s: %v", db.path, err)
 	}
 	setup := func() error {
-		if _, err := c.Config(sqlite3.DBCONFIG_DQS_DML, true); err != nil {
+		if err := c.DoubleQuotedStrings(true); err != nil {
 			return err
 		}
 		if err := c.Exec(fmt.Sprintf("PRAGMA cache_size = -%d", cacheKiB)); err != nil {
 			return err
 		}
-		return c.SetAuthorizer(authorize)
+		return c.ReadOnlyAuthorizer()
 	}
 	if err := setup(); err != nil {
 		c.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %s", db.path, message(err))
+		return nil, fmt.Errorf("sqlite: open %s: %v", db.path, err)
 	}
 	return c, nil
 }
 
-func (db *DB) get() (*sqlite3.Conn, error) {
+func (db *DB) get() (*csqlite.Conn, error) {
 	db.mu.Lock()
 	if db.closed {
 		db.mu.Unlock()
@@ -175,7 +176,7 @@ func (db *DB) get() (*sqlite3.Conn, error) {
 	return db.open()
 }
 
-func (db *DB) put(c *sqlite3.Conn) {
+func (db *DB) put(c *csqlite.Conn) {
 	db.mu.Lock()
 	if !db.closed && len(db.idle) < db.maxIdle {
 		db.idle = append(db.idle, c)
@@ -184,17 +185,6 @@ func (db *DB) put(c *sqlite3.Conn) {
 	}
 	db.mu.Unlock()
 	c.Close()
-}
-
-// authorize admits what a read-only query needs and denies the rest, so no
-// statement can change the connection (PRAGMA, ATTACH, temp objects) or the
-// file.
-func authorize(action sqlite3.AuthorizerActionCode, _, _, _, _ string) sqlite3.AuthorizerReturnCode {
-	switch action {
-	case sqlite3.AUTH_SELECT, sqlite3.AUTH_READ, sqlite3.AUTH_FUNCTION, sqlite3.AUTH_RECURSIVE:
-		return sqlite3.AUTH_OK
-	}
-	return sqlite3.AUTH_DENY
 }
 
 // errMultiple is Python's sqlite3 message for a second statement.
@@ -216,12 +206,27 @@ func (db *DB) Query(ctx context.Context, sql string) (*executor.Result, error) {
 	defer db.put(c)
 	qctx, cancel := context.WithTimeout(ctx, db.timeout)
 	defer cancel()
-	c.SetInterrupt(qctx)
-	defer c.SetInterrupt(context.Background())
 
+	// The watcher interrupts SQLite itself when the query's context ends.
+	// It is stopped, and has returned, before the connection goes back to
+	// the pool, so a late interrupt cannot hit the next query; an interrupt
+	// that lands after the statement finished is a no-op.
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		select {
+		case <-qctx.Done():
+			c.Interrupt()
+		case <-done:
+		}
+	}()
 	res, err := db.run(c, sql)
+	close(done)
+	<-stopped
+
 	if err != nil {
-		if errors.Is(err, sqlite3.INTERRUPT) || qctx.Err() != nil {
+		if csqlite.Is(err, csqlite.CodeInterrupt) || qctx.Err() != nil {
 			if ctx.Err() != nil {
 				return nil, db.ctxError(ctx.Err())
 			}
@@ -233,7 +238,7 @@ func (db *DB) Query(ctx context.Context, sql string) (*executor.Result, error) {
 	return res, nil
 }
 
-func (db *DB) run(c *sqlite3.Conn, sql string) (*executor.Result, error) {
+func (db *DB) run(c *csqlite.Conn, sql string) (*executor.Result, error) {
 	stmt, tail, err := c.Prepare(sql)
 	if err != nil {
 		return nil, db.classify(err, executor.ClassSyntax)
@@ -242,15 +247,22 @@ func (db *DB) run(c *sqlite3.Conn, sql string) (*executor.Result, error) {
 		// Only whitespace, comments or empty statements.
 		return &executor.Result{Columns: []executor.Column{}, Rows: [][]any{}}, nil
 	}
-	defer stmt.Close()
+	defer stmt.Finalize()
 	if lstripSQL(tail) != "" {
 		return nil, db.fail(executor.ClassRefused, errMultiple, nil)
 	}
 	n := stmt.ColumnCount()
 	res := &executor.Result{Columns: make([]executor.Column, n), Rows: [][]any{}}
-	classes := make([]sqlite3.Datatype, n) // storage class seen so far: 0 none, mixed
+	classes := make([]int, n) // storage class seen so far: 0 none, mixed
 	var total int64
-	for stmt.Step() {
+	for {
+		ok, err := stmt.Step()
+		if err != nil {
+			return nil, db.classify(err, executor.ClassRuntime)
+		}
+		if !ok {
+			break
+		}
 		total++
 		if len(res.Rows) >= db.maxRows {
 			res.Truncated = true
@@ -264,9 +276,6 @@ func (db *DB) run(c *sqlite3.Conn, sql string) (*executor.Result, error) {
 		}
 		res.Rows = append(res.Rows, row)
 	}
-	if err := stmt.Err(); err != nil {
-		return nil, db.classify(err, executor.ClassRuntime)
-	}
 	res.TotalRows = total
 	for i := range res.Columns {
 		res.Columns[i] = executor.Column{Name: stmt.ColumnName(i), Type: columnType(classes[i], stmt.ColumnDeclType(i))}
@@ -275,47 +284,47 @@ func (db *DB) run(c *sqlite3.Conn, sql string) (*executor.Result, error) {
 }
 
 // value converts cell i of the current row by its storage class.
-func value(stmt *sqlite3.Stmt, i int, t sqlite3.Datatype) any {
+func value(stmt *csqlite.Stmt, i int, t int) any {
 	switch t {
-	case sqlite3.INTEGER:
-		return stmt.ColumnInt64(i)
-	case sqlite3.FLOAT:
-		return stmt.ColumnFloat(i)
-	case sqlite3.TEXT:
+	case csqlite.Integer:
+		return stmt.Int64(i)
+	case csqlite.Float:
+		return stmt.Float(i)
+	case csqlite.Text:
 		// Python's text_factory b.decode(errors="ignore") drops every byte
 		// that is not part of a valid UTF-8 sequence.
-		return strings.ToValidUTF8(string(stmt.ColumnRawText(i)), "")
-	case sqlite3.BLOB:
-		return append([]byte{}, stmt.ColumnRawBlob(i)...)
+		return strings.ToValidUTF8(string(stmt.Text(i)), "")
+	case csqlite.Blob:
+		return stmt.Blob(i)
 	}
 	return nil
 }
 
 // mixed marks a column whose non-NULL cells have different storage classes
 // (other than INTEGER with REAL).
-const mixed sqlite3.Datatype = 0xff
+const mixed = 0xff
 
-func merge(seen, t sqlite3.Datatype) sqlite3.Datatype {
+func merge(seen, t int) int {
 	switch {
-	case t == sqlite3.NULL || seen == t:
+	case t == csqlite.Null || seen == t:
 		return seen
 	case seen == 0:
 		return t
-	case (seen == sqlite3.INTEGER || seen == sqlite3.FLOAT) && (t == sqlite3.INTEGER || t == sqlite3.FLOAT):
-		return sqlite3.FLOAT
+	case (seen == csqlite.Integer || seen == csqlite.Float) && (t == csqlite.Integer || t == csqlite.Float):
+		return csqlite.Float
 	}
 	return mixed
 }
 
-func columnType(class sqlite3.Datatype, decl string) executor.Type {
+func columnType(class int, decl string) executor.Type {
 	switch class {
-	case sqlite3.INTEGER:
+	case csqlite.Integer:
 		return "INT64"
-	case sqlite3.FLOAT:
+	case csqlite.Float:
 		return "FLOAT64"
-	case sqlite3.TEXT:
+	case csqlite.Text:
 		return "STRING"
-	case sqlite3.BLOB:
+	case csqlite.Blob:
 		return "BYTES"
 	}
 	// SQLite's affinity rules (https://sqlite.org/datatype3.html, 3.1), with
@@ -376,20 +385,22 @@ func lstripSQL(s string) string {
 // refused, a failure of the file or the library is infrastructure, anything
 // else is the SQL's fault (def says whether at prepare or step).
 func (db *DB) classify(err error, def executor.Class) error {
+	var se *csqlite.Error
+	if !errors.As(err, &se) {
+		return db.fail(executor.ClassInfra, err.Error(), err)
+	}
 	class := def
-	switch {
-	case errors.Is(err, sqlite3.INTERRUPT):
+	switch se.Code {
+	case csqlite.CodeInterrupt:
 		return err // Query tells timeout from cancellation
-	case errors.Is(err, sqlite3.AUTH), errors.Is(err, sqlite3.READONLY):
+	case csqlite.CodeAuth, csqlite.CodeReadOnly:
 		class = executor.ClassRefused
-	case errors.Is(err, sqlite3.IOERR), errors.Is(err, sqlite3.CORRUPT), errors.Is(err, sqlite3.NOTADB),
-		errors.Is(err, sqlite3.CANTOPEN), errors.Is(err, sqlite3.NOMEM), errors.Is(err, sqlite3.BUSY),
-		errors.Is(err, sqlite3.LOCKED), errors.Is(err, sqlite3.INTERNAL), errors.Is(err, sqlite3.MISUSE),
-		errors.Is(err, sqlite3.PERM), errors.Is(err, sqlite3.PROTOCOL), errors.Is(err, sqlite3.NOLFS),
-		errors.Is(err, sqlite3.FULL):
+	case csqlite.CodeIOErr, csqlite.CodeCorrupt, csqlite.CodeNotADB, csqlite.CodeCantOpen, csqlite.CodeNoMem,
+		csqlite.CodeBusy, csqlite.CodeLocked, csqlite.CodeInternal, csqlite.CodeMisuse, csqlite.CodePerm,
+		csqlite.CodeProtocol, csqlite.CodeNoLFS, csqlite.CodeFull:
 		class = executor.ClassInfra
 	}
-	return db.fail(class, message(err), err)
+	return db.fail(class, se.Msg, err)
 }
 
 func (db *DB) fail(class executor.Class, msg string, err error) error {
@@ -400,18 +411,4 @@ func (db *DB) fail(class executor.Class, msg string, err error) error {
 // fault when cancelled, a timeout when the caller's deadline passed.
 func (db *DB) ctxError(err error) error {
 	return db.fail(executor.ClassOf(err), err.Error(), err)
-}
-
-// message returns SQLite's own error text ("no such column: x"), as Python's
-// sqlite3 shows it, without the Go wrapper's "sqlite3: <code text>: " prefix.
-func message(err error) string {
-	var se *sqlite3.Error
-	if !errors.As(err, &se) {
-		return err.Error()
-	}
-	s := strings.TrimPrefix(se.Error(), "sqlite3: ")
-	if _, rest, ok := strings.Cut(s, ": "); ok {
-		return rest
-	}
-	return s
 }

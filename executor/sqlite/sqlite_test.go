@@ -311,6 +311,29 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
+func TestOddPath(t *testing.T) {
+	b, err := os.ReadFile(sqlitetest.Build(t, fixture))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "a b#c?d%20e")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "db 1.sqlite")
+	if err := os.WriteFile(path, b, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite.Open(path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if res, err := db.Query(context.Background(), "SELECT count(*) FROM events"); err != nil || res.Rows[0][0] != int64(3) {
+		t.Errorf("%v %v", res, err)
+	}
+}
+
 func TestClosed(t *testing.T) {
 	db := open(t, sqlite.Options{})
 	db.Close()

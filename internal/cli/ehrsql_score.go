@@ -27,6 +27,7 @@ type ehrsqlScoreOutput struct {
 	Lenient     bool    `json:"lenient_abstention"`
 	TimeoutSec  float64 `json:"timeout_seconds"`
 	MaxRows     int     `json:"max_rows"`
+	SQLite      string  `json:"sqlite_version"`
 	*reliability.Report
 }
 
@@ -125,7 +126,7 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 	}
 	out := ehrsqlScoreOutput{
 		Split: *split, Predictions: source, GoldSource: *goldSource, Abstention: *marker, Lenient: *lenient,
-		TimeoutSec: timeout.Seconds(), MaxRows: *maxRows, Report: rep,
+		TimeoutSec: timeout.Seconds(), MaxRows: *maxRows, SQLite: sqlite.LibraryVersion(), Report: rep,
 	}
 	if *jsonOut != "" {
 		if err := ehrsqlWriteJSON(*jsonOut, out); err != nil {
@@ -133,14 +134,17 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	printEHRSQLScores(env.Stdout, out)
-	fmt.Fprintf(env.Stderr, "scored %d items in %s\n", rep.N, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(env.Stderr, "scored %d items in %s (SQLite %s)\n", rep.N, time.Since(start).Round(time.Millisecond), out.SQLite)
 	return nil
 }
 
 func printEHRSQLScores(w io.Writer, out ehrsqlScoreOutput) {
 	fmt.Fprintf(w, "EHRSQL 2024 reliability: split %s, %d items, predictions %s\n", out.Split, out.N, out.Predictions)
-	if out.GoldSource != "labels" || out.Lenient {
-		fmt.Fprintf(w, "deviations: gold from %s, lenient abstention %v\n", out.GoldSource, out.Lenient)
+	if out.GoldSource != "labels" {
+		fmt.Fprintln(w, "gold results from answer.json (the scoring_v2 variant), not from executing label.json")
+	}
+	if out.Lenient {
+		fmt.Fprintln(w, "lenient abstention: a deviation from the official scorer")
 	}
 	fmt.Fprintln(w)
 	for _, r := range []struct {

@@ -63,7 +63,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	budget := fs.Float64("budget", -1, "stop cleanly before spending more than `USD` (overrides the config)")
 	prices := fs.String("prices", "", "price table `file` (overrides the config)")
 	cacheDir := fs.String("cache", "", "LLM cache `folder` (default <out>/llm-cache; \"off\" for none)")
-	concurrency := fs.Int("concurrency", 0, "tasks judged at once (default 4 x the endpoint's concurrency, at least 64)")
+	concurrency := fs.Int("concurrency", 0, "tasks judged at once (default 1.25 x the endpoint's concurrency)")
 	retryInvalid := fs.Bool("retry-invalid", false, "judge again the leaves recorded as invalid")
 	estimateOnly := fs.Bool("estimate", false, "print the estimate and stop")
 	verbose := fs.Bool("v", false, "log retries and calls")
@@ -174,9 +174,6 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		}
 		opts.Backend = llmJudge
 		maxTokens = client.Endpoint().Sampling.MaxTokens
-		if *concurrency == 0 {
-			*concurrency = max(64, 4*client.Endpoint().Limits.Concurrency)
-		}
 	}
 	opts.Tasks = *concurrency
 

@@ -75,3 +75,37 @@ func TestReportCommandErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestJudgeThenReport is the path `make demo` takes: a run judged by
+// clinsql judge (code checks and the replay backend) is reported with the
+// recorded decisions of the same model beside it.
+func TestJudgeThenReport(t *testing.T) {
+	dir, grading := fixtureRun(t)
+	runDir := writeModelRun(t, dir)
+	if code, stdout, stderr := runCLI(t, dir, "judge", "--tasks", dir, "--run", runDir, "--judge", "replay:"+grading); code != 0 {
+		t.Fatalf("judge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	out := filepath.Join(dir, "report")
+	code, stdout, stderr := runCLI(t, dir, "report", "--tasks", dir, "--out", out, "--run", runDir, "--grading", grading,
+		"--compare", "fixture-model (judge),fixture-model")
+	if code != 0 {
+		t.Fatalf("report: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "fixture-model (judge)") || !strings.HasSuffix(stdout, "report: $DIR/report/report.html\n") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	health, err := os.ReadFile(filepath.Join(out, reports.HealthCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The judged run's leaves were decided in code and by replay; the
+	// recorded model's by the reference judge.
+	rows := strings.Split(strings.TrimSpace(string(health)), "\n")
+	if len(rows) != 3 || !strings.Contains(string(health), "fixture-model (judge),replay:") {
+		t.Fatalf("health.csv:\n%s", health)
+	}
+	html, err := os.ReadFile(filepath.Join(out, reports.ReportHTML))
+	if err != nil || !strings.Contains(string(html), `data-model="fixture-model (judge)"`) {
+		t.Errorf("report.html lacks the judged model (%v)", err)
+	}
+}

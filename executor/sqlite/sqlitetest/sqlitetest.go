@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ncruces/go-sqlite3"
+	"github.com/clinsql/clinsql/executor/sqlite/internal/csqlite"
 )
 
 // Build runs script (any number of statements) on a new database file in a
@@ -17,7 +17,7 @@ import (
 func Build(tb testing.TB, script string) string {
 	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "fixture.sqlite")
-	c, err := sqlite3.Open(path)
+	c, err := csqlite.Open(path, csqlite.OpenReadWrite|csqlite.OpenCreate)
 	if err != nil {
 		tb.Fatalf("sqlitetest: open %s: %v", path, err)
 	}
