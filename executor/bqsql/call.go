@@ -103,6 +103,11 @@ func (e *emitter) call(w *writer, items []*item, i int) int {
 // NULLS, ORDER BY and LIMIT.
 func (e *emitter) parseArgs(c *call) {
 	kids := c.group.kids
+	if isSubquery(c.group) {
+		// ARRAY(SELECT … ORDER BY …): one argument, a query.
+		c.args = [][]*item{kids}
+		return
+	}
 	if len(kids) > 0 && kids[0].is("DISTINCT") {
 		c.distinct = true
 		kids = kids[1:]

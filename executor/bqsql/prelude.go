@@ -27,14 +27,14 @@ const staticMacros = `
 -- a / b: BigQuery raises an error on division by zero where DuckDB returns
 -- NULL or infinity; INT64 / INT64 is FLOAT64 in both.
 CREATE OR REPLACE TEMP MACRO bq_div(a, b) AS CASE WHEN b = 0
-	THEN error('division by zero: ' || CAST(a AS VARCHAR) || ' / ' || CAST(b AS VARCHAR))
+	THEN CAST('division by zero: ' || CAST(a AS VARCHAR) || ' / ' || CAST(b AS VARCHAR) AS DOUBLE)
 	ELSE a / b END;
 CREATE OR REPLACE TEMP MACRO bq_safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;
 CREATE OR REPLACE TEMP MACRO bq_mod(a BIGINT, b BIGINT) AS CASE WHEN b = 0
-	THEN error('division by zero: MOD(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')')
+	THEN CAST('division by zero: MOD(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')' AS BIGINT)
 	ELSE a % b END;
 CREATE OR REPLACE TEMP MACRO bq_intdiv(a BIGINT, b BIGINT) AS CASE WHEN b = 0
-	THEN error('division by zero: DIV(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')')
+	THEN CAST('division by zero: DIV(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')' AS BIGINT)
 	ELSE a // b END;
 
 -- Typed identities: they make DuckDB reject what BigQuery rejects (a STRING
@@ -58,16 +58,16 @@ CREATE OR REPLACE TEMP MACRO bq_ceil(x DOUBLE) AS ceil(x);
 CREATE OR REPLACE TEMP MACRO bq_substr(s VARCHAR, p BIGINT) AS
 	substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END),
 	(s VARCHAR, p BIGINT, l BIGINT) AS CASE WHEN l < 0
-	THEN error('Third argument in SUBSTR() cannot be negative')
+	THEN CAST(CAST('Third argument in SUBSTR() cannot be negative' AS BIGINT) AS VARCHAR)
 	ELSE substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END, l) END;
 CREATE OR REPLACE TEMP MACRO bq_left(s VARCHAR, n BIGINT) AS CASE WHEN n < 0
-	THEN error('Second argument in LEFT() cannot be negative') ELSE left(s, n) END;
+	THEN CAST(CAST('Second argument in LEFT() cannot be negative' AS BIGINT) AS VARCHAR) ELSE left(s, n) END;
 CREATE OR REPLACE TEMP MACRO bq_right(s VARCHAR, n BIGINT) AS CASE WHEN n < 0
-	THEN error('Second argument in RIGHT() cannot be negative') ELSE right(s, n) END;
+	THEN CAST(CAST('Second argument in RIGHT() cannot be negative' AS BIGINT) AS VARCHAR) ELSE right(s, n) END;
 CREATE OR REPLACE TEMP MACRO bq_lpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN n < 0
-	THEN error('Second argument in LPAD() cannot be negative') ELSE lpad(s, CAST(n AS INTEGER), p) END;
+	THEN CAST(CAST('Second argument in LPAD() cannot be negative' AS BIGINT) AS VARCHAR) ELSE lpad(s, CAST(n AS INTEGER), p) END;
 CREATE OR REPLACE TEMP MACRO bq_rpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN n < 0
-	THEN error('Second argument in RPAD() cannot be negative') ELSE rpad(s, CAST(n AS INTEGER), p) END;
+	THEN CAST(CAST('Second argument in RPAD() cannot be negative' AS BIGINT) AS VARCHAR) ELSE rpad(s, CAST(n AS INTEGER), p) END;
 CREATE OR REPLACE TEMP MACRO bq_split(s VARCHAR, d VARCHAR) AS CASE WHEN s = '' THEN [''] ELSE string_split(s, d) END;
 
 -- Arrays: OFFSET is 0-based and raises an error out of range.
@@ -94,7 +94,7 @@ CREATE OR REPLACE TEMP MACRO bq_to_string(x) AS CASE
 	ELSE CAST(x AS VARCHAR) END;
 CREATE OR REPLACE TEMP MACRO bq_parse_int64(s VARCHAR) AS CASE
 	WHEN regexp_full_match(trim(s), '[+-]?[0-9]+') THEN CAST(trim(s) AS BIGINT)
-	ELSE error('Bad int64 value: ' || s) END;
+	ELSE CAST('Bad int64 value: ' || s AS BIGINT) END;
 CREATE OR REPLACE TEMP MACRO bq_try_parse_int64(s VARCHAR) AS CASE
 	WHEN regexp_full_match(trim(s), '[+-]?[0-9]+') THEN TRY_CAST(trim(s) AS BIGINT) END;
 CREATE OR REPLACE TEMP MACRO bq_to_int64(x) AS CASE
@@ -108,19 +108,19 @@ CREATE OR REPLACE TEMP MACRO bq_try_to_int64(x) AS CASE
 -- correlated argument binds (see diffMacro).
 CREATE OR REPLACE TEMP MACRO bq_to_date(x) AS CASE
 	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
-		THEN error('No matching signature for function DATE for argument types: ' || typeof(x))
+		THEN CAST('No matching signature for function DATE for argument types: ' || typeof(x) AS DATE)
 	ELSE TRY_CAST(x AS DATE) END;
 CREATE OR REPLACE TEMP MACRO bq_to_datetime(x) AS CASE
 	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
-		THEN error('No matching signature for function DATETIME for argument types: ' || typeof(x))
+		THEN CAST('No matching signature for function DATETIME for argument types: ' || typeof(x) AS TIMESTAMP)
 	ELSE TRY_CAST(x AS TIMESTAMP) END;
 CREATE OR REPLACE TEMP MACRO bq_to_timestamp(x) AS CASE
 	WHEN typeof(x) NOT IN ('VARCHAR', 'DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
-		THEN error('No matching signature for function TIMESTAMP for argument types: ' || typeof(x))
+		THEN CAST('No matching signature for function TIMESTAMP for argument types: ' || typeof(x) AS TIMESTAMPTZ)
 	ELSE CAST(x AS TIMESTAMPTZ) END;
 CREATE OR REPLACE TEMP MACRO bq_to_time(x) AS CASE
 	WHEN typeof(x) NOT IN ('TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
-		THEN error('No matching signature for function TIME for argument types: ' || typeof(x))
+		THEN CAST('No matching signature for function TIME for argument types: ' || typeof(x) AS TIME)
 	ELSE TRY_CAST(x AS TIME) END;
 CREATE OR REPLACE TEMP MACRO bq_timestamp_add_check(p, x, iv) AS CASE
 	WHEN typeof(x) = 'TIMESTAMP WITH TIME ZONE'
@@ -221,7 +221,17 @@ func extractExpr(part, x string) string {
 	return fmt.Sprintf("%s(%s)", strings.ToLower(part), x)
 }
 
-func raise(msg string) string { return "error('" + strings.ReplaceAll(msg, "'", "''") + "')" }
+// raise is an expression of type typ that fails at run time with msg. It is
+// a failing CAST rather than error(): DuckDB treats error() as volatile and
+// then refuses to let GROUP BY, HAVING or ORDER BY refer to a select-list
+// alias whose expression contains it; BigQuery allows that.
+func raise(msg, typ string) string {
+	lit := "'" + strings.ReplaceAll(msg, "'", "''") + "'"
+	if typ == "VARCHAR" {
+		return "CAST(CAST(" + lit + " AS BIGINT) AS VARCHAR)"
+	}
+	return "CAST(" + lit + " AS " + typ + ")"
+}
 
 // DuckDB 1.5 cannot pick among typed macro overloads when an argument is a
 // correlated column (it reports "multiple overloads match"), and correlated
@@ -252,20 +262,20 @@ func diffMacro(fam, part string) string {
 	case fam == "date" && dateLevel(part):
 		dateCase = dateDiff(part, d("a"), d("b"))
 	case fam == "date":
-		dateCase = raise(fname + " does not support the " + psql + " date part")
+		dateCase = raise(fname+" does not support the "+psql+" date part", "BIGINT")
 	default:
 		dateCase = datetimeDiff(part, dt("a"), dt("b"))
 	}
-	tsCase := raise(fname + " does not support the " + psql + " date part when the argument is TIMESTAMP type")
+	tsCase := raise(fname+" does not support the "+psql+" date part when the argument is TIMESTAMP type", "BIGINT")
 	if us, ok := microsPer[part]; ok {
 		tsCase = fmt.Sprintf("((epoch_us(%s) - epoch_us(%s)) // %s)", ts("a"), ts("b"), us)
 	}
 	return fmt.Sprintf(`CREATE OR REPLACE TEMP MACRO bq_%s_diff_%s(a, b) AS CASE
 	WHEN typeof(a) NOT IN %s OR typeof(b) NOT IN %s
-		THEN error('No matching signature for function %s for argument types: ' || typeof(a) || ', ' || typeof(b))
+		THEN CAST('No matching signature for function %s for argument types: ' || typeof(a) || ', ' || typeof(b) AS BIGINT)
 	WHEN typeof(a) IN (%s, %s) AND typeof(b) IN (%s, %s) THEN %s
 	WHEN (typeof(a) = %s AND typeof(b) = %s) OR (typeof(a) = %s AND typeof(b) = %s)
-		THEN error('No matching signature for function %s for argument types: DATETIME, TIMESTAMP')
+		THEN CAST('No matching signature for function %s for argument types: DATETIME, TIMESTAMP' AS BIGINT)
 	WHEN typeof(a) = %s OR typeof(b) = %s THEN %s
 	ELSE %s END;
 `, fam, strings.ToLower(part), tTimes, tTimes, fname,
@@ -279,6 +289,10 @@ func diffMacro(fam, part string) string {
 func extractMacro(part string) string {
 	y := "TRY_CAST(x AS TIMESTAMP)"
 	generic := extractExpr(part, y)
+	typ := map[string]string{"DATE": "DATE", "TIME": "TIME", "DATETIME": "TIMESTAMP"}[part]
+	if typ == "" {
+		typ = "BIGINT"
+	}
 	switch part {
 	case "DATE":
 		generic = "CAST(" + y + " AS DATE)"
@@ -289,18 +303,18 @@ func extractMacro(part string) string {
 	}
 	dateCase := generic
 	if !dateLevel(part) || part == "TIME" {
-		dateCase = raise("EXTRACT from DATE does not support the " + partSQL(part) + " date part")
+		dateCase = raise("EXTRACT from DATE does not support the "+partSQL(part)+" date part", typ)
 	}
 	if part == "DATETIME" {
-		dateCase = raise("EXTRACT DATETIME from DATE is not supported")
+		dateCase = raise("EXTRACT DATETIME from DATE is not supported", typ)
 	}
 	// INTERVAL: BigQuery keeps months, days and sub-day nanoseconds apart and
 	// extracts from those; DuckDB's datetime subtraction leaves all in
 	// microseconds, so the day part is recomputed from the total.
 	iv := "TRY_CAST(x AS INTERVAL)"
 	us := "bq_interval_micros(" + iv + ")"
-	ivCase := raise("EXTRACT from INTERVAL does not support the " + partSQL(part) + " date part")
-	timeCase := raise("EXTRACT from TIME does not support the " + partSQL(part) + " date part")
+	ivCase := raise("EXTRACT from INTERVAL does not support the "+partSQL(part)+" date part", typ)
+	timeCase := raise("EXTRACT from TIME does not support the "+partSQL(part)+" date part", typ)
 	switch part {
 	case "YEAR":
 		ivCase = "date_part('year', " + iv + ")"
@@ -329,9 +343,9 @@ func extractMacro(part string) string {
 	WHEN typeof(x) = 'TIME' THEN %s
 	WHEN typeof(x) = %s THEN %s
 	WHEN typeof(x) NOT IN %s
-		THEN error('No matching signature for function EXTRACT for argument types: DATE_TIME_PART FROM ' || typeof(x))
+		THEN CAST('No matching signature for function EXTRACT for argument types: DATE_TIME_PART FROM ' || typeof(x) AS %s)
 	ELSE %s END;
-`, strings.ToLower(part), ivCase, timeCase, tDate, dateCase, tTimes, generic)
+`, strings.ToLower(part), ivCase, timeCase, tDate, dateCase, tTimes, typ, generic)
 }
 
 // buildMacros generates the date/time macro families.
@@ -355,7 +369,7 @@ func buildMacros() string {
 			case fam == "date" && dateLevel(part):
 				over = append(over, "(x DATE) AS "+dateTrunc(part, "x"))
 			case fam == "date":
-				over = append(over, "(x DATE) AS "+raise(fname+"_TRUNC does not support the "+psql+" date part"))
+				over = append(over, "(x DATE) AS "+raise(fname+"_TRUNC does not support the "+psql+" date part", "DATE"))
 			case dateLevel(part):
 				over = append(over, "(x DATE) AS CAST("+dateTrunc(part, "x")+" AS TIMESTAMP)")
 			default:
@@ -381,7 +395,7 @@ func buildMacros() string {
 			if dateLevel(part) {
 				over = append(over, "(x DATE, n BIGINT) AS CAST(x + n * "+unit+" AS DATE)")
 			} else {
-				over = append(over, "(x DATE, n BIGINT) AS "+raise("DATE_ADD does not support the "+psql+" date part"))
+				over = append(over, "(x DATE, n BIGINT) AS "+raise("DATE_ADD does not support the "+psql+" date part", "DATE"))
 			}
 			over = append(over, "(x TIMESTAMP, n BIGINT) AS x + n * "+unit, "(x TIMESTAMPTZ, n BIGINT) AS x + n * "+unit)
 			fmt.Fprintf(&b, "CREATE OR REPLACE TEMP MACRO bq_date_add_%s%s;\n", p, strings.Join(over, ",\n\t"))

@@ -14,6 +14,59 @@ func (e *emitter) restructure(items []*item) []*item {
 	items = e.mergePaths(items)
 	items = e.subscripts(items)
 	items = e.divisions(items)
+	items = e.quantifiedLike(items)
+	return items
+}
+
+// quantifiedLike rewrites x [NOT] LIKE ANY|SOME|ALL (p1, p2, …) into a
+// disjunction (ANY, SOME) or conjunction (ALL) of plain LIKEs, which has the
+// same three-valued result.
+func (e *emitter) quantifiedLike(items []*item) []*item {
+	for i := 0; i < len(items); i++ {
+		if !items[i].is("LIKE") {
+			continue
+		}
+		q := at(items, i+1)
+		g := at(items, i+2)
+		if !(q.is("ANY") || q.is("SOME") || q.is("ALL")) {
+			continue
+		}
+		if !g.isGroup("(") || isSubquery(g) || len(g.kids) == 0 {
+			e.unsupported(q, "LIKE %s with an array or subquery is not supported", q.upper())
+			return items
+		}
+		op := "LIKE"
+		end := i // exclusive end of the left operand
+		if at(items, i-1).is("NOT") {
+			op = "NOT LIKE"
+			end = i - 1
+		}
+		start := end
+		for start > 0 && !boundary(items, start-1) && !at(items, start-1).is("NOT") {
+			start--
+		}
+		if start == end {
+			continue
+		}
+		left := e.text(items[start:end])
+		join := " OR "
+		if q.is("ALL") {
+			join = " AND "
+		}
+		var parts []string
+		for _, p := range splitTop(g.kids) {
+			pat := e.text(p)
+			if v, ok := e.literalString(p); ok && strings.Contains(v, `\`) {
+				pat += ` ESCAPE '\'`
+			}
+			parts = append(parts, "("+left+" "+op+" "+pat+")")
+		}
+		node := &item{tok: items[start].tok, nl: items[start].nl, sp: items[start].sp, isRaw: true,
+			raw: "(" + strings.Join(parts, join) + ")"}
+		rest := append([]*item{node}, items[i+3:]...)
+		items = append(items[:start:start], rest...)
+		i = start
+	}
 	return items
 }
 

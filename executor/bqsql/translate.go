@@ -119,6 +119,10 @@ func wordByte(c byte) bool {
 func (e *emitter) seq(items []*item) string {
 	items = e.restructure(items)
 	e.checkSequence(items)
+	e.checkClauses(items)
+	e.checkJoinIn(items)
+	e.checkRangeVarRefs(items)
+	e.checkBoolOperands(items)
 	var w writer
 	for i := 0; i < len(items); {
 		i += e.one(&w, items, i)
@@ -476,10 +480,6 @@ func (e *emitter) like(w *writer, items []*item, i int) int {
 	w.lead(it)
 	w.write("LIKE")
 	next := at(items, i+1)
-	if next.is("ANY") || next.is("ALL") || next.is("SOME") {
-		e.unsupported(next, "quantified LIKE is not supported")
-		return 1
-	}
 	if next != nil && next.tok.Kind == String && !next.synthetic() && !next.group {
 		v, _ := next.tok.Value()
 		w.lead(next)
