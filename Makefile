@@ -4,7 +4,7 @@ BIN      ?= bin/clinsql
 SHARED   ?= $(or $(CLINSQL_SHARED),$(abspath ../shared))
 OUT      ?= out
 
-.PHONY: build test lint vet fmtcheck demo bench clean
+.PHONY: build test lint vet fmtcheck demo bench fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/clinsql
@@ -27,6 +27,17 @@ demo: build
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./... | tee bench.txt
+
+# Each fuzz target for FUZZTIME. Minimisation is off: on rubric trees it can
+# stall the engine for minutes while finding nothing new.
+FUZZTIME ?= 30s
+fuzz:
+	@for pkg in $$(go list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; \
+	    $(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 0 || exit 1; \
+	  done; \
+	done
 
 clean:
 	rm -rf bin $(OUT) bench.txt

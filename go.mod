@@ -2,7 +2,13 @@ module github.com/clinsql/clinsql
 
 go 1.26.8
 
-require github.com/duckdb/duckdb-go/v2 v2.10506.0
+require (
+	cloud.google.com/go v0.121.0
+	github.com/duckdb/duckdb-go/v2 v2.10506.0
+	github.com/sashabaranov/go-openai v1.43.0
+	golang.org/x/sync v0.25.0
+	gopkg.in/yaml.v3 v3.0.1
+)
 
 require (
 	github.com/apache/arrow-go/v18 v18.5.1 // indirect
@@ -15,7 +21,6 @@ require (
 	github.com/go-viper/mapstructure/v2 v2.5.0 // indirect
 	github.com/goccy/go-json v0.10.5 // indirect
 	github.com/google/flatbuffers v25.12.19+incompatible // indirect
-	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/klauspost/compress v1.18.7 // indirect
 	github.com/klauspost/cpuid/v2 v2.3.0 // indirect
@@ -24,7 +29,6 @@ require (
 	github.com/zeebo/xxh3 v1.1.0 // indirect
 	golang.org/x/exp v0.0.0-20260112195511-716be5621a96 // indirect
 	golang.org/x/mod v0.42.0 // indirect
-	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/telemetry v0.0.0-20260924152758-ed294f943157 // indirect
 	golang.org/x/tools v0.51.0 // indirect

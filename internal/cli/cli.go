@@ -30,6 +30,11 @@ type command struct {
 // prefixes the arguments.
 var commands = []command{
 	{"version", "print the version", runVersion},
+	{"db build", "build the embedded DuckDB database from MIMIC-IV CSV files", runDBBuild},
+	{"db fetch-demo", "download the open MIMIC-IV demo from PhysioNet, checksums verified", runDBFetchDemo},
+	{"exec", "run SQL (one query, or every task's gold SQL) on an engine", runExec},
+	{"rescore", "recompute scores from recorded judge decisions (detailed_grading.json)", runRescore},
+	{"datasets fetch", "download public benchmark data (clinsql)", runDatasetsFetch},
 }
 
 // Version is set at build time with -ldflags "-X ...cli.Version=...".

@@ -1,0 +1,51 @@
+// Package duckdb is the embedded executor: an [executor.Executor] over a
+// DuckDB database file (built by package executor/mimic), through
+// github.com/duckdb/duckdb-go/v2.
+//
+// Safety. The file is opened read-only with external access (files, network),
+// extension installing and autoloading, and community or unsigned extensions
+// disabled, memory_limit, threads and max_temp_directory_size set, and then
+// lock_configuration on, so no statement can change any of it. Each query must
+// be exactly one SELECT (or WITH ... SELECT, or a set operation of them), as
+// decided by DuckDB's own parser (json_serialize_sql, run on a private empty
+// in-memory instance): DDL, DML, ATTACH, COPY, PRAGMA, INSTALL/LOAD, SET,
+// EXPLAIN, several statements and statements hidden after comments are
+// refused with [executor.ClassRefused] before anything runs; the prepared
+// statement's type is checked again.
+//
+// Limits. Every query runs under Limits.Timeout (default 300 s): when it
+// expires the driver interrupts DuckDB, which stops within milliseconds, and
+// the query fails with [executor.ClassTimeout]; a caller's own cancellation is
+// [executor.ClassInfra]. Limits.MaxRows (default 100,000) rows are kept; the
+// rest are read and counted, never held, so Result.TotalRows is always the
+// true count. DuckDB itself materialises a result inside its buffer manager,
+// bounded by memory_limit; a result too big for it fails with DuckDB's
+// out-of-memory error ([executor.ClassRuntime]).
+//
+// Dialect. Options.Translate (the BigQuery-to-DuckDB bridge) rewrites each
+// query first; Options.Settings (the bridge's global settings: NULL order,
+// time zone) run once before the configuration is locked, and
+// Options.Prelude (the bridge's CREATE TEMP MACRO statements) on every new
+// connection. A translation error that reports
+// Unsupported() true is [executor.ClassUnsupported]; other translation errors
+// are syntax errors.
+//
+// Errors. DuckDB's error types map to classes: Parser, Syntax, Binder,
+// Catalog, Planner and type-mismatch errors are ClassSyntax; Conversion, Out
+// of Range, Invalid Input, Divide by Zero and other execution errors are
+// ClassRuntime; Interrupt is ClassTimeout; Permission (external access) is
+// ClassRefused; Not Implemented and missing extensions are ClassUnsupported;
+// I/O, connection, internal and fatal errors are ClassInfra.
+//
+// One Engine per database file per process: DuckDB refuses to open a file
+// that is already open with another configuration (each Engine has its own
+// temporary folder). An Engine is safe for concurrent use; share it.
+//
+// Types. Result columns carry BigQuery type names: integer types are INT64,
+// FLOAT/DOUBLE FLOAT64, DECIMAL NUMERIC (*big.Rat, exact), VARCHAR STRING,
+// BLOB BYTES, TIMESTAMP DATETIME (civil.DateTime), TIMESTAMPTZ TIMESTAMP
+// (time.Time in UTC), DATE, TIME, INTERVAL (BigQuery's "Y-M D H:M:S" text),
+// lists ARRAY<...>, structs STRUCT<...> (fields in declaration order), maps
+// ARRAY<STRUCT<key, value>>, an untyped NULL INT64. A type with no BigQuery
+// counterpart (UNION, ...) fails the query with ClassUnsupported.
+package duckdb

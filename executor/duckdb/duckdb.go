@@ -1,0 +1,460 @@
+package duckdb
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	duck "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/clinsql/clinsql/executor"
+)
+
+// EngineName is the name of this engine on the command line.
+const EngineName = "duckdb"
+
+// Defaults applied to zero fields of Options.
+const (
+	DefaultTimeout     = 300 * time.Second // the reference pipeline's BigQuery result wait
+	DefaultMaxRows     = 100_000
+	DefaultMemoryLimit = "2GB"
+	DefaultThreads     = 2
+	DefaultMaxConns    = 4
+	DefaultTempLimit   = "8GB"
+)
+
+// Translator rewrites the SQL a caller submits (BigQuery dialect) into SQL
+// DuckDB runs. The dialect bridge provides one; nil means identity.
+type Translator func(sql string) (string, error)
+
+// Options configure an Engine. Zero fields take the defaults above.
+type Options struct {
+	Limits executor.Limits
+	// MemoryLimit is DuckDB's memory_limit ("2GB").
+	MemoryLimit string
+	// Threads is DuckDB's threads setting.
+	Threads int
+	// MaxConns bounds the connections, hence the queries running at once.
+	MaxConns int
+	// TempLimit is DuckDB's max_temp_directory_size: how much a query may spill
+	// to the engine's private temporary folder.
+	TempLimit string
+	// Translate rewrites each query before it is checked and run.
+	Translate Translator
+	// Shape, when set with Translate, renders the submitted (untranslated)
+	// SQL in a form DuckDB's parser can read (identifiers quoted its way,
+	// literals blanked) so that a statement which is not one SELECT is
+	// refused as such before translation, rather than surfacing as whatever
+	// error its translation causes. A shape DuckDB cannot parse is ignored:
+	// the translated SQL is checked in any case.
+	Shape func(sql string) string
+	// Settings is SQL (one or more SET statements) run once, on the first
+	// connection, before external access is switched off and the
+	// configuration locked: DuckDB settings are global, and locked afterwards.
+	// The bridge's session settings (NULL order, time zone) go here.
+	Settings string
+	// Prelude is SQL run on every new connection before its first query (the
+	// bridge's CREATE TEMP MACRO statements; several statements allowed). It
+	// may only create temporary objects: the database is read-only and the
+	// configuration locked.
+	Prelude string
+}
+
+// Engine is an executor.Executor over a DuckDB database file, opened
+// read-only. It is safe for concurrent use.
+type Engine struct {
+	db        *sql.DB
+	connector *duck.Connector
+	opts      Options
+	tempDir   string
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ executor.Executor = (*Engine)(nil)
+
+// Open opens the DuckDB database at path read-only, with external access and
+// extension autoloading disabled, memory and thread limits set and the
+// configuration locked.
+func Open(path string, opts Options) (*Engine, error) {
+	if opts.Limits.Timeout <= 0 {
+		opts.Limits.Timeout = DefaultTimeout
+	}
+	if opts.Limits.MaxRows <= 0 {
+		opts.Limits.MaxRows = DefaultMaxRows
+	}
+	if opts.MemoryLimit == "" {
+		opts.MemoryLimit = DefaultMemoryLimit
+	}
+	if opts.Threads <= 0 {
+		opts.Threads = DefaultThreads
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
+	}
+	if opts.TempLimit == "" {
+		opts.TempLimit = DefaultTempLimit
+	}
+	if strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("open duckdb %s: the path may not contain '?' or '#'", path)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("open duckdb: %w", err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("open duckdb %s: is a directory", path)
+	}
+	tempDir, err := os.MkdirTemp("", "clinsql-duckdb-")
+	if err != nil {
+		return nil, fmt.Errorf("open duckdb %s: temporary folder: %w", path, err)
+	}
+	q := url.Values{}
+	q.Set("access_mode", "READ_ONLY")
+	q.Set("autoload_known_extensions", "false")
+	q.Set("autoinstall_known_extensions", "false")
+	q.Set("allow_community_extensions", "false")
+	q.Set("allow_unsigned_extensions", "false")
+	q.Set("memory_limit", opts.MemoryLimit)
+	q.Set("threads", strconv.Itoa(opts.Threads))
+	// Spill to a private folder, not beside the database file (which may
+	// sit in a read-only data folder).
+	q.Set("temp_directory", tempDir)
+	q.Set("max_temp_directory_size", opts.TempLimit)
+	settings, prelude := opts.Settings, opts.Prelude
+	// External access is switched off, and the configuration locked, by the
+	// first connection (Open pings before any query can run): the driver
+	// applies DSN options in no fixed order, and DuckDB refuses to set
+	// temp_directory once external access is off.
+	var lockMu sync.Mutex
+	locked := false
+	connector, err := duck.NewConnector(path+"?"+q.Encode(), func(ex driver.ExecerContext) error {
+		lockMu.Lock()
+		defer lockMu.Unlock()
+		if !locked {
+			if strings.TrimSpace(settings) != "" {
+				if _, err := ex.ExecContext(context.Background(), settings, nil); err != nil {
+					return fmt.Errorf("duckdb settings: %w", err)
+				}
+			}
+			for _, stmt := range []string{"SET enable_external_access = false", "SET lock_configuration = true"} {
+				if _, err := ex.ExecContext(context.Background(), stmt, nil); err != nil {
+					return fmt.Errorf("duckdb: %s: %w", stmt, err)
+				}
+			}
+			locked = true
+		}
+		if strings.TrimSpace(prelude) != "" {
+			if _, err := ex.ExecContext(context.Background(), prelude, nil); err != nil {
+				return fmt.Errorf("duckdb prelude: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		os.RemoveAll(tempDir)
+		return nil, fmt.Errorf("open duckdb %s: %w", path, err)
+	}
+	db := sql.OpenDB(connector)
+	db.SetMaxOpenConns(opts.MaxConns)
+	db.SetMaxIdleConns(opts.MaxConns)
+	e := &Engine{db: db, connector: connector, opts: opts, tempDir: tempDir}
+	// Open one connection now so that a bad file or a failing prelude is
+	// reported by Open rather than by the first query.
+	if err := db.PingContext(context.Background()); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("open duckdb %s: %w", path, err)
+	}
+	return e, nil
+}
+
+// Name implements executor.Executor.
+func (e *Engine) Name() string { return EngineName }
+
+// Limits returns the limits in force (defaults filled in).
+func (e *Engine) Limits() executor.Limits { return e.opts.Limits }
+
+// Close closes the database and removes the temporary folder.
+func (e *Engine) Close() error {
+	e.closeOnce.Do(func() {
+		e.closeErr = e.db.Close()
+		os.RemoveAll(e.tempDir)
+	})
+	return e.closeErr
+}
+
+// Query implements executor.Executor: sql is translated, checked to be exactly
+// one SELECT statement by DuckDB's parser, run under the timeout, and its
+// first Limits.MaxRows rows are returned with the true row count.
+func (e *Engine) Query(ctx context.Context, query string) (*executor.Result, error) {
+	return e.timed(ctx, query, true)
+}
+
+// QueryNative runs DuckDB SQL as it is, without the dialect translation, under
+// the same checks and limits as Query. It serves callers that speak DuckDB
+// (reading the catalog for the bridge, debugging a translation).
+func (e *Engine) QueryNative(ctx context.Context, query string) (*executor.Result, error) {
+	return e.timed(ctx, query, false)
+}
+
+func (e *Engine) timed(ctx context.Context, query string, translate bool) (*executor.Result, error) {
+	start := time.Now()
+	res, err := e.query(ctx, query, translate)
+	if err != nil {
+		return nil, err
+	}
+	res.Stats.Duration = time.Since(start)
+	return res, nil
+}
+
+func (e *Engine) query(parent context.Context, query string, translate bool) (*executor.Result, error) {
+	if err := parent.Err(); err != nil {
+		return nil, e.errorf(executor.ClassInfra, err, "query not started: %v", err)
+	}
+	translated := query
+	if translate && e.opts.Translate != nil && e.opts.Shape != nil {
+		var ref *refusal
+		if err := checkSelect(parent, e.opts.Shape(query)); errors.As(err, &ref) {
+			return nil, e.errorf(executor.ClassRefused, err, "%s", ref.msg)
+		}
+	}
+	if translate && e.opts.Translate != nil {
+		t, err := e.opts.Translate(query)
+		if err != nil {
+			return nil, e.translateError(err)
+		}
+		translated = t
+	}
+	if strings.TrimSpace(translated) == "" {
+		return nil, e.errorf(executor.ClassSyntax, nil, "empty query")
+	}
+	ctx, cancel := context.WithTimeout(parent, e.opts.Limits.Timeout)
+	defer cancel()
+
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return nil, e.classify(parent, ctx, err)
+	}
+	defer conn.Close()
+
+	var res *executor.Result
+	err = conn.Raw(func(dc any) error {
+		c, ok := dc.(*duck.Conn)
+		if !ok {
+			return fmt.Errorf("unexpected driver connection %T", dc)
+		}
+		stmt, err := prepareOne(ctx, c, translated)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		res, err = e.run(ctx, stmt)
+		return err
+	})
+	if err != nil {
+		return nil, e.classify(parent, ctx, err)
+	}
+	return res, nil
+}
+
+// refusal is a query turned away before it ran.
+type refusal struct{ msg string }
+
+func (r *refusal) Error() string { return r.msg }
+
+// prepareOne parses query with DuckDB's own parser and prepares it, refusing
+// anything but exactly one SELECT statement. Nothing is executed: the driver's
+// Prepare (unlike PrepareContext) refuses a multi-statement string instead of
+// running its leading statements, and the prepared statement's type is
+// checked again before it runs.
+func prepareOne(ctx context.Context, c *duck.Conn, query string) (*duck.Stmt, error) {
+	if err := checkSelect(ctx, query); err != nil {
+		return nil, err
+	}
+	ds, err := c.Prepare(query)
+	if err != nil {
+		return nil, err
+	}
+	stmt, ok := ds.(*duck.Stmt)
+	if !ok {
+		ds.Close()
+		return nil, fmt.Errorf("unexpected driver statement %T", ds)
+	}
+	typ, err := stmt.StatementType()
+	if err != nil {
+		stmt.Close()
+		return nil, err
+	}
+	if typ != duck.STATEMENT_TYPE_SELECT {
+		stmt.Close()
+		return nil, &refusal{fmt.Sprintf("only a read-only SELECT (or WITH ... SELECT) statement is allowed; this is a %s statement", statementTypeName(typ))}
+	}
+	return stmt, nil
+}
+
+// run executes the prepared SELECT, keeping the first MaxRows rows and
+// counting the rest without holding them.
+func (e *Engine) run(ctx context.Context, stmt *duck.Stmt) (*executor.Result, error) {
+	rows, err := stmt.QueryContext(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	names := rows.Columns()
+	typed, ok := rows.(driver.RowsColumnTypeDatabaseTypeName)
+	if !ok {
+		return nil, fmt.Errorf("driver rows %T do not report column types", rows)
+	}
+	res := &executor.Result{Columns: make([]executor.Column, len(names))}
+	types := make([]*duckType, len(names))
+	for i, name := range names {
+		t, err := parseDuckType(typed.ColumnTypeDatabaseTypeName(i))
+		if err != nil {
+			return nil, &unsupported{fmt.Sprintf("column %q: %v", name, err)}
+		}
+		types[i] = t
+		res.Columns[i] = executor.Column{Name: name, Type: executor.Type(t.bigQuery())}
+	}
+	max := e.opts.Limits.MaxRows
+	dst := make([]driver.Value, len(names))
+	var total int64
+	for {
+		if total&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		err := rows.Next(dst)
+		if errors.Is(err, errEOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		total++
+		if len(res.Rows) >= max {
+			continue
+		}
+		row := make([]any, len(dst))
+		for i, v := range dst {
+			cv, err := types[i].convert(v)
+			if err != nil {
+				return nil, &unsupported{fmt.Sprintf("column %q: %v", names[i], err)}
+			}
+			row[i] = cv
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	res.TotalRows = total
+	res.Truncated = total > int64(len(res.Rows))
+	return res, nil
+}
+
+// unsupported marks a result this engine cannot represent faithfully.
+type unsupported struct{ msg string }
+
+func (u *unsupported) Error() string { return u.msg }
+
+func (e *Engine) errorf(class executor.Class, err error, format string, a ...any) *executor.Error {
+	return &executor.Error{Class: class, Engine: EngineName, Message: fmt.Sprintf(format, a...), Err: err}
+}
+
+// translateError classifies a failure of the dialect bridge: its own
+// *executor.Error keeps its class, an error reporting Unsupported() is
+// ClassUnsupported, anything else is a syntax error in the submitted SQL
+// (the bridge failed to read it).
+func (e *Engine) translateError(err error) error {
+	var xe *executor.Error
+	if errors.As(err, &xe) {
+		out := *xe
+		out.Engine = EngineName
+		return &out
+	}
+	var u interface{ Unsupported() bool }
+	if errors.As(err, &u) && u.Unsupported() {
+		return e.errorf(executor.ClassUnsupported, err, "%v", err)
+	}
+	return e.errorf(executor.ClassSyntax, err, "%v", err)
+}
+
+// classify maps a failure to its executor class. parent is the caller's
+// context, ctx the one carrying the engine's timeout.
+func (e *Engine) classify(parent, ctx context.Context, err error) error {
+	var ref *refusal
+	var uns *unsupported
+	var de *duck.Error
+	switch {
+	case errors.As(err, &ref):
+		return e.errorf(executor.ClassRefused, err, "%s", ref.msg)
+	case errors.As(err, &uns):
+		return e.errorf(executor.ClassUnsupported, err, "%s", uns.msg)
+	case parent.Err() != nil:
+		// The caller gave up (interrupt, shutdown): not the query's fault.
+		return e.errorf(executor.ClassInfra, err, "query cancelled: %v", parent.Err())
+	case ctx.Err() != nil:
+		return e.errorf(executor.ClassTimeout, err, "query exceeded the %s timeout and was interrupted", e.opts.Limits.Timeout)
+	case errors.As(err, &de):
+		return e.errorf(classOfDuckError(de.Type), err, "%s", de.Msg)
+	}
+	return e.errorf(executor.ClassInfra, err, "%v", err)
+}
+
+// classOfDuckError maps DuckDB's error types onto executor classes.
+func classOfDuckError(t duck.ErrorType) executor.Class {
+	switch t {
+	case duck.ErrorTypeParser, duck.ErrorTypeSyntax, duck.ErrorTypeBinder, duck.ErrorTypeCatalog,
+		duck.ErrorTypePlanner, duck.ErrorTypeMismatchType, duck.ErrorTypeInvalidType,
+		duck.ErrorTypeUnknownType, duck.ErrorTypeParameterNotResolved, duck.ErrorTypeParameterNotAllowed,
+		duck.ErrorTypeOptimizer:
+		return executor.ClassSyntax
+	// (ErrorTypeDecimal shares its value with ErrorTypeIndex in the driver.)
+	case duck.ErrorTypeConversion, duck.ErrorTypeOutOfRange, duck.ErrorTypeDivideByZero,
+		duck.ErrorTypeInvalidInput, duck.ErrorTypeExpression,
+		duck.ErrorTypeExecutor, duck.ErrorTypeObjectSize, duck.ErrorTypeConstraint,
+		duck.ErrorTypeOutOfMemory, duck.ErrorTypeSequence, duck.ErrorTypeNullPointer,
+		duck.ErrorTypeInvalid:
+		return executor.ClassRuntime
+	case duck.ErrorTypeInterrupt:
+		return executor.ClassTimeout
+	case duck.ErrorTypePermission, duck.ErrorTypeDependency, duck.ErrorTypeTransaction:
+		return executor.ClassRefused
+	case duck.ErrorTypeNotImplemented, duck.ErrorTypeMissingExtension, duck.ErrorTypeAutoLoad:
+		return executor.ClassUnsupported
+	case duck.ErrorTypeConnection, duck.ErrorTypeFatal, duck.ErrorTypeInternal, duck.ErrorTypeIO,
+		duck.ErrorTypeNetwork, duck.ErrorTypeHTTP, duck.ErrorTypeSettings, duck.ErrorTypeScheduler,
+		duck.ErrorTypeSerialization, duck.ErrorTypeStat, duck.ErrorTypeIndex,
+		duck.ErrorTypeInvalidConfiguration:
+		return executor.ClassInfra
+	}
+	// A DuckDB error without a recognised type prefix comes from the query.
+	return executor.ClassRuntime
+}
+
+func statementTypeName(t duck.StmtType) string {
+	names := map[duck.StmtType]string{
+		duck.STATEMENT_TYPE_INSERT: "INSERT", duck.STATEMENT_TYPE_UPDATE: "UPDATE",
+		duck.STATEMENT_TYPE_EXPLAIN: "EXPLAIN", duck.STATEMENT_TYPE_DELETE: "DELETE",
+		duck.STATEMENT_TYPE_PREPARE: "PREPARE", duck.STATEMENT_TYPE_CREATE: "CREATE",
+		duck.STATEMENT_TYPE_EXECUTE: "EXECUTE", duck.STATEMENT_TYPE_ALTER: "ALTER",
+		duck.STATEMENT_TYPE_TRANSACTION: "transaction", duck.STATEMENT_TYPE_COPY: "COPY",
+		duck.STATEMENT_TYPE_ANALYZE: "ANALYZE", duck.STATEMENT_TYPE_VARIABLE_SET: "SET VARIABLE",
+		duck.STATEMENT_TYPE_CREATE_FUNC: "CREATE FUNCTION", duck.STATEMENT_TYPE_DROP: "DROP",
+		duck.STATEMENT_TYPE_EXPORT: "EXPORT", duck.STATEMENT_TYPE_PRAGMA: "PRAGMA",
+		duck.STATEMENT_TYPE_VACUUM: "VACUUM", duck.STATEMENT_TYPE_CALL: "CALL",
+		duck.STATEMENT_TYPE_SET: "SET", duck.STATEMENT_TYPE_LOAD: "INSTALL/LOAD",
+		duck.STATEMENT_TYPE_EXTENSION: "extension", duck.STATEMENT_TYPE_ATTACH: "ATTACH",
+		duck.STATEMENT_TYPE_DETACH: "DETACH", duck.STATEMENT_TYPE_MULTI: "multi",
+	}
+	if n, ok := names[t]; ok {
+		return n
+	}
+	return fmt.Sprintf("type-%d", int(t))
+}

@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/clinsql/clinsql/datasets"
+)
+
+const fetchUsage = `usage: clinsql datasets fetch clinsql [--out DIR] [--url URL] [--sha256 HEX] [--outputs]
+
+Downloads the public ClinSQL release (GitHub Barryshen1/ClinSQL at the commit
+the project was checked against) and extracts data/splits into --out, then
+loads every task to check the download. Use it when you have no copy of the
+data; --url points at a mirror or another commit's tarball.
+`
+
+func runDatasetsFetch(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 || args[0] != "clinsql" {
+		return usagef("want: clinsql datasets fetch clinsql [flags]")
+	}
+	fs := newFlagSet(env, "datasets fetch clinsql")
+	fs.Usage = func() { fmt.Fprint(env.Stderr, fetchUsage); fs.PrintDefaults() }
+	out := fs.String("out", "clinsql-data", "destination `folder` (receives data/splits)")
+	url := fs.String("url", datasets.ClinSQLArchiveURL, "archive `URL` (a .tar.gz)")
+	sum := fs.String("sha256", "", "expected archive `checksum` (hex), optional")
+	outputs := fs.Bool("outputs", false, "also extract the released model outputs and judge decisions (outputs/)")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	tasks, err := datasets.FetchClinSQL(ctx, *out, datasets.FetchOptions{URL: *url, SHA256: *sum, Outputs: *outputs, Log: env.Stderr})
+	if err != nil {
+		return err
+	}
+	splits := map[string]int{}
+	for _, t := range tasks {
+		splits[t.Split]++
+	}
+	fmt.Fprintf(env.Stdout, "%d tasks (%v) in %s\n", len(tasks), splits, *out)
+	return nil
+}

@@ -1,0 +1,252 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/batch"
+	"github.com/clinsql/clinsql/executor/duckdb"
+)
+
+// classExitCodes are the exit codes of a failed query, one per class, so that
+// scripts can tell whose fault a failure was. Listed in "clinsql exec -h".
+var classExitCodes = []struct {
+	class executor.Class
+	code  int
+}{
+	{executor.ClassSyntax, 3},
+	{executor.ClassRuntime, 4},
+	{executor.ClassTimeout, 5},
+	{executor.ClassBytesLimit, 6},
+	{executor.ClassRowLimit, 7},
+	{executor.ClassRefused, 8},
+	{executor.ClassUnsupported, 9},
+	{executor.ClassInfra, 10},
+}
+
+func exitCodeOf(c executor.Class) int {
+	for _, e := range classExitCodes {
+		if e.class == c {
+			return e.code
+		}
+	}
+	return 1
+}
+
+// engineConfig is what every engine may be opened with.
+type engineConfig struct {
+	DB      string
+	Limits  executor.Limits
+	Memory  string
+	Threads int
+	Conns   int
+}
+
+// engines opens an executor by --engine name. The BigQuery and SQLite engines
+// are added here when they land.
+var engines = map[string]func(engineConfig) (executor.Executor, error){
+	duckdb.EngineName: openDuckDB,
+}
+
+// dialect is what the BigQuery-to-DuckDB bridge gives the DuckDB engine.
+type dialect struct {
+	Translate         duckdb.Translator
+	Settings, Prelude string
+	Shape             func(string) string
+}
+
+// duckdbDialect returns the dialect bridge (identity until it is wired in).
+var duckdbDialect = func() dialect { return dialect{} }
+
+func openDuckDB(cfg engineConfig) (executor.Executor, error) {
+	if cfg.DB == "" {
+		return nil, usagef("--db is required for the duckdb engine")
+	}
+	d := duckdbDialect()
+	return duckdb.Open(cfg.DB, duckdb.Options{
+		Limits: cfg.Limits, MemoryLimit: cfg.Memory, Threads: cfg.Threads, MaxConns: cfg.Conns,
+		Translate: d.Translate, Settings: d.Settings, Prelude: d.Prelude, Shape: d.Shape,
+	})
+}
+
+func engineNames() string {
+	var names []string
+	for n := range engines {
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ")
+}
+
+func runExec(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "exec")
+	engine := fs.String("engine", duckdb.EngineName, "engine to run on ("+engineNames()+")")
+	db := fs.String("db", "", "database file (duckdb engine: built by clinsql db build)")
+	query := fs.String("sql", "", "run this one query and print its result as CSV")
+	sqlFile := fs.String("sql-file", "", "run the query in this file (- for standard input)")
+	tasks := fs.String("tasks", "", "ClinSQL tasks: a folder holding data/splits, a split folder, or a manifest .jsonl")
+	gold := fs.Bool("gold", false, "with --tasks: run every task's gold SQL")
+	out := fs.String("out", "", "with --tasks: folder for the result CSVs and summary.json")
+	timeout := fs.Duration("timeout", duckdb.DefaultTimeout, "per-query timeout")
+	maxRows := fs.Int("max-rows", duckdb.DefaultMaxRows, "rows kept per result (the true count is still reported)")
+	memory := fs.String("memory", duckdb.DefaultMemoryLimit, "engine memory limit")
+	threads := fs.Int("threads", duckdb.DefaultThreads, "engine threads per query")
+	conc := fs.Int("concurrency", 1, "with --tasks: queries run at once")
+	fs.Usage = func() {
+		w := env.Stderr
+		fmt.Fprintln(w, "usage: clinsql exec --db FILE --sql 'SQL'")
+		fmt.Fprintln(w, "       clinsql exec --db FILE --tasks DIR --gold --out DIR")
+		fmt.Fprintln(w, "\nRuns BigQuery-dialect SQL on an engine (default: the embedded DuckDB database, through the")
+		fmt.Fprintln(w, "dialect bridge executor/bqsql; tables as `physionet-data.mimiciv_3_1_hosp.patients`). One query prints")
+		fmt.Fprintln(w, "its result as CSV on standard output (NULL empty, floats as Python repr; see package executor);")
+		fmt.Fprintln(w, "--tasks --gold runs every task's gold query, writes OUT/<task>/result_<id>.csv for each success")
+		fmt.Fprintln(w, "and OUT/summary.json (total, succeeded, failures as {task, class, error}, latency).")
+		fmt.Fprintln(w, "\nexit codes: 0 success (with --tasks: the run completed, whatever the queries did), 1 other error,")
+		fmt.Fprintln(w, "2 usage error, and for a failed query:")
+		for _, e := range classExitCodes {
+			fmt.Fprintf(w, "  %2d  %s\n", e.code, e.class)
+		}
+		fmt.Fprintln(w)
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	open, ok := engines[*engine]
+	if !ok {
+		return usagef("unknown engine %q (available: %s)", *engine, engineNames())
+	}
+	single := *query != "" || *sqlFile != ""
+	switch {
+	case single && *tasks != "":
+		return usagef("give either --sql/--sql-file or --tasks, not both")
+	case *query != "" && *sqlFile != "":
+		return usagef("give either --sql or --sql-file, not both")
+	case !single && *tasks == "":
+		return usagef("nothing to run: give --sql, --sql-file or --tasks")
+	case *tasks != "" && !*gold:
+		return usagef("--tasks needs --gold (model outputs are run by other commands)")
+	case *tasks != "" && *out == "":
+		return usagef("--tasks needs --out")
+	case *timeout <= 0 || *maxRows <= 0:
+		return usagef("--timeout and --max-rows must be positive")
+	}
+	cfg := engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows}, Memory: *memory, Threads: *threads, Conns: max(*conc, 1)}
+	if single {
+		text := *query
+		if *sqlFile != "" {
+			b, err := readSQLFile(env, *sqlFile)
+			if err != nil {
+				return err
+			}
+			text = b
+		}
+		ex, err := open(cfg)
+		if err != nil {
+			return err
+		}
+		defer ex.Close()
+		return execOne(ctx, env, ex, text)
+	}
+	return execGold(ctx, env, open, cfg, *tasks, *out, *conc)
+}
+
+func readSQLFile(env *Env, name string) (string, error) {
+	var b []byte
+	var err error
+	if name == "-" {
+		b, err = io.ReadAll(env.Stdin)
+	} else {
+		b, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read SQL: %w", err)
+	}
+	return string(b), nil
+}
+
+func execOne(ctx context.Context, env *Env, ex executor.Executor, query string) error {
+	res, err := ex.Query(ctx, query)
+	if err != nil {
+		class := executor.ClassOf(err)
+		msg := err.Error()
+		var xe *executor.Error
+		if errors.As(err, &xe) {
+			msg = xe.Message
+		}
+		return &ExitError{Code: exitCodeOf(class), Err: fmt.Errorf("%s: %s", class, msg)}
+	}
+	if err := executor.WriteCSV(env.Stdout, res); err != nil {
+		return err
+	}
+	if res.Truncated {
+		fmt.Fprintf(env.Stderr, "clinsql exec: result truncated to %d of %d rows (--max-rows)\n", len(res.Rows), res.TotalRows)
+	}
+	return nil
+}
+
+func execGold(ctx context.Context, env *Env, open func(engineConfig) (executor.Executor, error), cfg engineConfig, root, out string, conc int) error {
+	tasks, loadErr := datasets.LoadClinSQL(root)
+	if loadErr != nil && len(tasks) == 0 {
+		return fmt.Errorf("load tasks: %w", loadErr)
+	}
+	var loadErrors []string
+	if loadErr != nil {
+		for _, e := range unwrapAll(loadErr) {
+			loadErrors = append(loadErrors, e.Error())
+			fmt.Fprintf(env.Stderr, "clinsql exec: task not loaded: %v\n", e)
+		}
+	}
+	ex, err := open(cfg)
+	if err != nil {
+		return err
+	}
+	defer ex.Close()
+	items := make([]batch.Item, len(tasks))
+	for i, t := range tasks {
+		items[i] = batch.Item{Key: t.Key.String(), SQL: t.GoldSQL, CSV: path.Join(t.Key.String(), datasets.GoldResultFile(t.ID))}
+	}
+	sum, err := batch.Run(ctx, ex, items, loadErrors, batch.Options{
+		Out: out, Concurrency: conc,
+		Progress: func(o batch.Outcome) {
+			if !o.OK {
+				fmt.Fprintf(env.Stderr, "%s: %s: %s\n", o.Task, o.Class, firstLine(o.Error))
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "%s: %d tasks, %d succeeded, %d failed", sum.Engine, sum.Total, sum.Succeeded, sum.Failed)
+	if sum.LatencyMS != nil {
+		fmt.Fprintf(env.Stdout, "; latency mean %.1f ms, median %.1f ms, p95 %.1f ms", sum.LatencyMS.Mean, sum.LatencyMS.Median, sum.LatencyMS.P95)
+	}
+	fmt.Fprintf(env.Stdout, "; %v\n", time.Duration(sum.DurationMS*float64(time.Millisecond)).Round(time.Millisecond))
+	for _, f := range sum.Failures {
+		fmt.Fprintf(env.Stdout, "  %s  %s  %s\n", f.Task, f.Class, firstLine(f.Error))
+	}
+	fmt.Fprintf(env.Stdout, "summary: %s\n", path.Join(out, batch.SummaryFile))
+	if sum.Interrupted {
+		return fmt.Errorf("interrupted: %w", ctx.Err())
+	}
+	return nil
+}
+
+func unwrapAll(err error) []error {
+	if u, ok := err.(interface{ Unwrap() []error }); ok {
+		return u.Unwrap()
+	}
+	return []error{err}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

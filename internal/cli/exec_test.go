@@ -1,0 +1,250 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/batch"
+	"github.com/clinsql/clinsql/internal/fixtures"
+)
+
+const miniMIMIC = "../../executor/mimic/testdata/mini"
+
+// buildMini builds the synthetic MIMIC fixture once per test.
+func buildMini(t *testing.T) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "mini.duckdb")
+	code, out, errs := runCLI(t, "", "db", "build", "--mimic", miniMIMIC, "--out", db)
+	if code != 0 {
+		t.Fatalf("db build exited %d: %s%s", code, out, errs)
+	}
+	return db
+}
+
+func TestDBBuildReport(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "mini.duckdb")
+	code, out, errs := runCLI(t, "", "db", "build", "--mimic", miniMIMIC, "--out", db)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"mimiciv_3_1_hosp.patients", "3 rows", "mimiciv_3_1_derived.charlson", "no file: created empty",
+		"built " + db + ": 32 tables (8 loaded or derived), 32 rows", "empty tables (no file): 24", "  mimiciv_3_1_icu.inputevents",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	// A second build into the same file is refused unless forced.
+	if code, _, errs := runCLI(t, "", "db", "build", "--mimic", miniMIMIC, "--out", db); code != 1 || !strings.Contains(errs, "already exists") {
+		t.Errorf("rebuild: exit %d, %s", code, errs)
+	}
+	if code, _, _ := runCLI(t, "", "db", "build", "--mimic", miniMIMIC); code != 2 {
+		t.Errorf("missing --out: exit %d, want 2", code)
+	}
+}
+
+func TestExecSQL(t *testing.T) {
+	db := buildMini(t)
+	cases := []struct {
+		name   string
+		sql    string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"ok", "SELECT subject_id, gender, dod FROM `physionet-data.mimiciv_3_1_hosp.patients` ORDER BY subject_id", 0,
+			"subject_id,gender,dod\n1,F,\n2,M,2163-04-02\n3,M,\n", ""},
+		{"charlson", "SELECT hadm_id, charlson_comorbidity_index AS cci FROM `physionet-data.mimiciv_3_1_derived.charlson` ORDER BY cci DESC LIMIT 1", 0,
+			"hadm_id,cci\n200,14\n", ""},
+		{"syntax", "SELEC 1", 3, "", "syntax_error: "},
+		{"unknown table", "SELECT * FROM `physionet-data.mimiciv_3_1_hosp.nope`", 3, "", "syntax_error: "},
+		{"unknown column", "SELECT nope FROM `physionet-data.mimiciv_3_1_hosp.patients`", 3, "", "syntax_error: "},
+		{"runtime", "SELECT CAST(gender AS INT64) FROM `physionet-data.mimiciv_3_1_hosp.patients`", 4, "", "runtime_error: "},
+		{"division by zero", "SELECT 1 / (anchor_age - anchor_age) FROM `physionet-data.mimiciv_3_1_hosp.patients`", 4, "", "runtime_error: "},
+		{"refused", "DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`", 8, "", "refused: only a single read-only SELECT"},
+		{"hidden delete", "SELECT 1; # x\nDELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE", 8, "", "refused: "},
+		{"copy", "COPY (SELECT 1) TO '/tmp/clinsql-x.csv'", 8, "", "refused: "},
+		{"install", "INSTALL httpfs", 8, "", "refused: "},
+		{"two statements", "SELECT 1; SELECT 2", 8, "", "refused: exactly one SELECT"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runCLI(t, "", "exec", "--db", db, "--sql", c.sql)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d (%s)", code, c.code, errs)
+			}
+			if c.stdout != "" && out != c.stdout {
+				t.Errorf("stdout %q, want %q", out, c.stdout)
+			}
+			if !strings.Contains(errs, c.stderr) {
+				t.Errorf("stderr %q lacks %q", errs, c.stderr)
+			}
+		})
+	}
+	code, _, errs := runCLI(t, "", "exec", "--db", db, "--max-rows", "1", "--sql", "SELECT x FROM UNNEST(GENERATE_ARRAY(1, 5)) AS x")
+	if code != 0 || !strings.Contains(errs, "truncated to 1 of 5 rows") {
+		t.Errorf("row cap: exit %d, %q", code, errs)
+	}
+	code, _, _ = runCLI(t, "", "exec", "--db", db, "--timeout", "200ms", "--sql",
+		"SELECT COUNT(*) FROM UNNEST(GENERATE_ARRAY(1, 1000000)) AS a CROSS JOIN UNNEST(GENERATE_ARRAY(1, 1000000)) AS b WHERE a + b = 7")
+	if code != 5 {
+		t.Errorf("timeout: exit %d, want 5", code)
+	}
+}
+
+func TestExecUsage(t *testing.T) {
+	cases := [][]string{
+		{"exec"},
+		{"exec", "--db", "x", "--sql", "SELECT 1", "--tasks", "y"},
+		{"exec", "--db", "x", "--tasks", "y", "--out", "z"},
+		{"exec", "--db", "x", "--tasks", "y", "--gold"},
+		{"exec", "--engine", "oracle", "--db", "x", "--sql", "SELECT 1"},
+		{"exec", "--sql", "SELECT 1"},
+	}
+	for _, args := range cases {
+		if code, _, errs := runCLI(t, "", args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, errs)
+		}
+	}
+	code, _, errs := runCLI(t, "", "exec", "-h")
+	if code != 0 || !strings.Contains(errs, " 8  refused") || !strings.Contains(errs, "10  infra_error") {
+		t.Errorf("help: exit %d, lacks exit codes: %s", code, errs)
+	}
+}
+
+func TestExecGold(t *testing.T) {
+	db := buildMini(t)
+	root := t.TempDir()
+	splits, err := fixtures.WriteClinSQL(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Give the tasks gold SQL with known outcomes on the mini database.
+	tasks := fixtures.Tasks()
+	want := map[string]executor.Class{}
+	for i, tk := range tasks {
+		var q string
+		var class executor.Class
+		switch i % 3 {
+		case 0:
+			q = "SELECT gender, COUNT(*) AS n\r\nFROM `physionet-data.mimiciv_3_1_hosp.patients` GROUP BY gender ORDER BY gender;\r\n"
+		case 1:
+			q, class = "SELECT nope FROM `physionet-data.mimiciv_3_1_hosp.patients`;", executor.ClassSyntax
+		case 2:
+			q, class = "DELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE;", executor.ClassRefused
+		}
+		key := tk.Split + "/" + tk.Domain + "/" + tk.Level + "/" + tk.ID
+		want[key] = class
+		if err := os.WriteFile(filepath.Join(splits, tk.Path(), "sql_"+tk.ID+".sql"), []byte(q), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	// A stale CSV from an earlier run must not survive a failure.
+	stale := filepath.Join(out, tasks[1].Split, tasks[1].Domain, tasks[1].Level, tasks[1].ID, "result_"+tasks[1].ID+".csv")
+	os.MkdirAll(filepath.Dir(stale), 0o755)
+	os.WriteFile(stale, []byte("old\n"), 0o644)
+
+	code, stdout, errs := runCLI(t, "", "exec", "--db", db, "--tasks", root, "--gold", "--out", out, "--concurrency", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var sum batch.Summary
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	var nOK int
+	for _, c := range want {
+		if c == "" {
+			nOK++
+		}
+	}
+	if sum.Total != len(tasks) || sum.Succeeded != nOK || len(sum.Failures) != len(tasks)-nOK {
+		t.Fatalf("summary total %d succeeded %d failures %d; want %d, %d, %d", sum.Total, sum.Succeeded, len(sum.Failures), len(tasks), nOK, len(tasks)-nOK)
+	}
+	for _, f := range sum.Failures {
+		if want[f.Task] != f.Class || f.Error == "" {
+			t.Errorf("failure %+v, want class %s", f, want[f.Task])
+		}
+	}
+	for key, class := range want {
+		id := key[strings.LastIndex(key, "/")+1:]
+		csv, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(key), "result_"+id+".csv"))
+		if class != "" {
+			if err == nil {
+				t.Errorf("%s failed but has a result CSV", key)
+			}
+			continue
+		}
+		if string(csv) != "gender,n\nF,1\nM,2\n" {
+			t.Errorf("%s: CSV %q, %v", key, csv, err)
+		}
+	}
+	if !strings.Contains(stdout, "succeeded") || !strings.Contains(stdout, "summary.json") {
+		t.Errorf("stdout: %s", stdout)
+	}
+}
+
+func TestShapeForParser(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"SELECT `a`.b FROM `physionet-data.mimiciv_3_1_hosp.patients` p", `SELECT "a".b FROM "physionet-data.mimiciv_3_1_hosp.patients" p`},
+		{"SELECT r'\\d', \"x\", '''y''', b'z' # c\nFROM t", "SELECT '', '', '', '' -- c\nFROM t"},
+		{"DROP TABLE `p.d.t`; -- `x`", `DROP TABLE "p.d.t"; -- ` + "`x`"},
+	}
+	for _, c := range cases {
+		if got := shapeForParser(c.in); got != c.want {
+			t.Errorf("shape(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestExecHostileWithBridge sends hostile BigQuery-spelled SQL through the
+// whole path (bridge, parser check, engine): each is refused, with a clear
+// message and exit code 8, and the database file is unchanged.
+func TestExecHostileWithBridge(t *testing.T) {
+	db := buildMini(t)
+	sum := func() [32]byte {
+		b, err := os.ReadFile(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sha256.Sum256(b)
+	}
+	before := sum()
+	for _, q := range []string{
+		"DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`",
+		"INSERT INTO `physionet-data.mimiciv_3_1_hosp.patients` (subject_id) VALUES (9)",
+		"UPDATE `physionet-data.mimiciv_3_1_hosp.patients` SET gender = 'X' WHERE TRUE",
+		"ATTACH '/tmp/clinsql-hostile.duckdb' AS h",
+		"COPY `physionet-data.mimiciv_3_1_hosp.patients` TO '/tmp/clinsql-hostile.csv'",
+		"INSTALL httpfs",
+		"LOAD httpfs",
+		"PRAGMA database_list",
+		"SET memory_limit = '100GB'",
+		"SELECT 1; SELECT 2",
+		"SELECT 1 -- harmless\n; DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`",
+		"SELECT 1 /* ; */; DELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE",
+		"CREATE TEMP TABLE t AS SELECT 1 AS x",
+	} {
+		code, _, errs := runCLI(t, "", "exec", "--db", db, "--sql", q)
+		if code != 8 || !strings.Contains(errs, "refused: ") || !strings.Contains(errs, "SELECT") {
+			t.Errorf("%q: exit %d, %s", q, code, errs)
+		}
+	}
+	if code, out, _ := runCLI(t, "", "exec", "--db", db, "--sql", "SELECT COUNT(*) AS n FROM `physionet-data.mimiciv_3_1_hosp.patients`"); code != 0 || out != "n\n3\n" {
+		t.Errorf("patients after the attempts: exit %d, %q", code, out)
+	}
+	if sum() != before {
+		t.Error("database file changed")
+	}
+}

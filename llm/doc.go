@@ -1,0 +1,114 @@
+// Package llm is the one client through which clinsql talks to language
+// models: the judge (package judge) and generation with self-refinement
+// (package refine) both use it. It sends chat completions to any
+// OpenAI-compatible server or to Azure OpenAI, and adds what an evaluation
+// harness needs around each call: typed retries, per-endpoint limits, a
+// content-addressed cache and cost accounting with a budget cap.
+//
+// # Use
+//
+//	eps, err := llm.LoadEndpoints("endpoints.yaml")      // or build an llm.Endpoint in Go
+//	cache, err := llm.OpenCache("out/llm-cache")
+//	prices, err := llm.LoadPrices("prices.yaml")
+//	meter := llm.NewMeter(prices, 20)                    // stop at $20
+//	c, err := llm.New(eps[0], llm.Options{Cache: cache, Meter: meter, Logger: log})
+//	resp, err := c.Complete(ctx, llm.Request{
+//		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}},
+//		Schema:   &llm.Schema{Name: "verdict", Schema: schemaJSON, Strict: true},
+//		Sampling: llm.Sampling{Temperature: new(0.0)},
+//		Sample:   k,         // k-th draw of the same prompt
+//		Tag:      leafID,    // for logs and errors only
+//		Validate: parseStrict, // reply check: failure = retry, then KindMalformed
+//	})
+//	if err != nil {
+//		kind := llm.KindOf(err) // record as data: an "invalid" verdict, never pass/fail
+//	}
+//
+// # Endpoints
+//
+// An [Endpoint] (YAML, see testdata/endpoints.example.yaml) names the model,
+// the API kind ([KindOpenAI]: any base URL; [KindAzure]: deployment and
+// api-version), the environment variable holding the key, default
+// [Sampling], the model's [Capabilities] and the [Limits] and [Retry] policy.
+// Capabilities are explicit configuration, never guessed from the model
+// name: whether JSON-schema or JSON-object output is supported, whether
+// temperature and top_p may be sent, and whether max_completion_tokens
+// replaces max_tokens. Validation errors are [*ConfigError]s naming the file
+// and field. A caller with its own YAML (a models file, a judge config)
+// embeds Endpoint with `yaml:",inline"` and reports problems through
+// [InFile](ep.Validate(), file, "models[3]").
+//
+// The API key is read from the environment once, in [New]. It is never part
+// of an Endpoint, a cache key, a cache entry, a log record or an error
+// message (error text from the server is redacted).
+//
+// # Requests
+//
+// Temperature 0 is sent as 0: go-openai v1.43.0 omits zero floats
+// (omitempty), so the client writes temperature, top_p and the token cap
+// into the request body itself (see build in client.go and the doer in
+// transport.go). A seed, when set, is sent as seed+Sample.
+// A [Schema] is sent as response_format json_schema, or json_object, or not
+// at all, following the capabilities; the reply must then be a JSON object.
+//
+// # Errors and retries
+//
+// Every error from [Client.Complete] is an [*Error] with an [ErrorKind]:
+//
+//	kind             retried  cause
+//	rate_limited     yes      HTTP 429 (honours Retry-After, retry-after-ms)
+//	server           yes      HTTP 5xx, 409
+//	timeout          yes      attempt exceeded limits.timeout, HTTP 408
+//	network          yes      connection refused or dropped
+//	malformed_reply  yes      body truncated or not JSON, no choices, reply
+//	                          not a JSON object when a schema was asked,
+//	                          Request.Validate failed
+//	quota            no       HTTP 429 insufficient_quota
+//	auth             no       HTTP 401, 403, key variable unset
+//	budget_exceeded  no       the meter's cap is reached (nothing was sent)
+//	canceled         no       the caller's context ended
+//	context_length   no       prompt too long (400 context_length_exceeded, 413)
+//	bad_request      no       other 4xx, invalid Request
+//
+// [ErrorKind.RequestFault] tells the last two (the request itself is at
+// fault) from the rest (infrastructure or a bad reply). Retries use
+// exponential backoff with full jitter, never shorter than the server's
+// Retry-After, and stop at retry.max_attempts or when the next wait would
+// pass retry.budget.
+//
+// # Limits
+//
+// Concurrency, requests per minute and tokens per minute are enforced per
+// endpoint and shared by every [Client] of that endpoint in the process.
+// Tokens are taken from the estimate ([EstimateTokens] plus max_tokens)
+// before the call and settled with the reported usage after it.
+//
+// # Cache
+//
+// A [Cache] stores successful replies under the SHA-256 of a canonical
+// encoding of the endpoint kind, the base URL's host and path (no
+// credentials), the model and deployment, the sampling parameters actually
+// sent, the messages, the response format and the sample index. Concurrency,
+// timeouts, retries, limits, the endpoint's name and the key are not in it.
+// Errors are never cached. Writes are atomic (temporary file, fsync,
+// rename), so a process killed at any point leaves whole entries only;
+// damaged entries are ignored and rewritten. Re-running identical requests
+// makes no HTTP call.
+//
+// # Cost
+//
+// A [Meter] totals calls, tokens and dollars per endpoint from a [Prices]
+// table (YAML, dollars per million prompt and completion tokens, see
+// testdata/prices.example.yaml). [Prices.Estimate] prices a planned run. With
+// a budget cap, each uncached call first reserves its worst-case cost; a call
+// that does not fit fails with [KindBudget] before anything is sent, and so
+// does every call after it (cache hits are still served), so a capped run
+// stops cleanly between calls.
+//
+// # Testing
+//
+// Package llm/llmtest is an in-process fake server speaking the same wire
+// protocol, with scripted replies and fault injection; the judge and
+// generation tests run against it. [Options].Sleep lets tests check backoff
+// without waiting.
+package llm

@@ -1,0 +1,194 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// ErrorKind classifies why a call failed. Callers record it as data: a judge
+// turns any of them into an "invalid" verdict, never into pass or fail.
+type ErrorKind string
+
+const (
+	// Infrastructure: retried (except KindQuota, KindAuth, KindBudget and
+	// KindCanceled, which cannot get better by waiting).
+	KindRateLimited ErrorKind = "rate_limited" // HTTP 429
+	KindServer      ErrorKind = "server"       // HTTP 5xx, 409
+	KindTimeout     ErrorKind = "timeout"      // attempt timeout, HTTP 408
+	KindNetwork     ErrorKind = "network"      // connection refused, reset, ...
+	KindQuota       ErrorKind = "quota"        // HTTP 429 with code insufficient_quota
+	KindAuth        ErrorKind = "auth"         // HTTP 401, 403; missing key
+	KindBudget      ErrorKind = "budget_exceeded"
+	KindCanceled    ErrorKind = "canceled" // the caller's context ended
+
+	// The reply: retried, then returned.
+	KindMalformed ErrorKind = "malformed_reply" // truncated or invalid body, no choices, content failing Request.Validate
+
+	// The request itself: never retried, the same request fails again.
+	KindContextLength ErrorKind = "context_length" // prompt too long for the model
+	KindBadRequest    ErrorKind = "bad_request"    // HTTP 400, 404, 422 and other 4xx
+)
+
+// Retryable reports whether a failure of this kind is retried.
+func (k ErrorKind) Retryable() bool {
+	switch k {
+	case KindRateLimited, KindServer, KindTimeout, KindNetwork, KindMalformed:
+		return true
+	}
+	return false
+}
+
+// RequestFault reports whether the request itself is at fault (it would fail
+// again unchanged: too long, or rejected as invalid). Every other kind is an
+// infrastructure failure or a bad reply, not something the prompt caused.
+func (k ErrorKind) RequestFault() bool {
+	return k == KindContextLength || k == KindBadRequest
+}
+
+// Error is the only error type [Client.Complete] returns. Its text never
+// contains the API key.
+type Error struct {
+	Kind     ErrorKind
+	Endpoint string // endpoint name
+	Tag      string // Request.Tag
+	Status   int    // HTTP status of the last attempt; 0 if none
+	Attempts int    // HTTP attempts made
+	// Usage is what the failed attempts consumed (malformed replies are
+	// billed by the provider).
+	Usage   Usage
+	Message string // redacted
+	cause   error  // only context errors, so errors.Is works without leaking text
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "llm %s", e.Endpoint)
+	if e.Tag != "" {
+		fmt.Fprintf(&b, " [%s]", e.Tag)
+	}
+	fmt.Fprintf(&b, ": %s", e.Kind)
+	if e.Status != 0 {
+		fmt.Fprintf(&b, " (HTTP %d)", e.Status)
+	}
+	if e.Attempts > 0 {
+		fmt.Fprintf(&b, " after %d attempt", e.Attempts)
+		if e.Attempts > 1 {
+			b.WriteString("s")
+		}
+	}
+	if e.Message != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Message)
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.cause }
+
+// KindOf returns the kind of an [*Error] in err's chain, "" for nil, and
+// KindBadRequest for any other error.
+func KindOf(err error) ErrorKind {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return KindBadRequest
+}
+
+// apiErrorBody is OpenAI's (and Azure's) error envelope.
+type apiErrorBody struct {
+	Error *struct {
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Code    json.RawMessage `json:"code"` // a string, a number or null
+	} `json:"error"`
+}
+
+// classifyStatus maps a non-2xx reply to a kind and a short message taken
+// from the error envelope when there is one.
+func classifyStatus(status int, body []byte) (ErrorKind, string) {
+	var env apiErrorBody
+	msg, code := "", ""
+	if json.Unmarshal(body, &env) == nil && env.Error != nil {
+		msg = env.Error.Message
+		_ = json.Unmarshal(env.Error.Code, &code)
+		if code == "" {
+			code = env.Error.Type
+		}
+	} else {
+		msg = strings.TrimSpace(string(body))
+	}
+	msg = truncate(msg, 300)
+	if code != "" && !strings.Contains(msg, code) {
+		msg = code + ": " + msg
+	}
+	lower := strings.ToLower(msg)
+	switch {
+	case status == http.StatusTooManyRequests:
+		if strings.Contains(lower, "insufficient_quota") {
+			return KindQuota, msg
+		}
+		return KindRateLimited, msg
+	case status == http.StatusRequestTimeout:
+		return KindTimeout, msg
+	case status == http.StatusConflict || status >= 500:
+		return KindServer, msg
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return KindAuth, msg
+	case status == http.StatusRequestEntityTooLarge || isContextLength(lower):
+		return KindContextLength, msg
+	default:
+		return KindBadRequest, msg
+	}
+}
+
+func isContextLength(lower string) bool {
+	for _, s := range []string{"context_length_exceeded", "maximum context length", "context length", "context window", "prompt is too long"} {
+		if strings.Contains(lower, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// classifyTransport maps an error from sending the request or reading the
+// reply. parent is the caller's context, attempt the per-attempt one.
+func classifyTransport(parent, attempt context.Context, err error) ErrorKind {
+	switch {
+	case parent.Err() != nil:
+		return KindCanceled
+	case attempt.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+		return KindTimeout
+	}
+	var te interface{ Timeout() bool }
+	if errors.As(err, &te) && te.Timeout() {
+		return KindTimeout
+	}
+	return KindNetwork
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// redactor removes secrets from any text the package emits.
+type redactor []string
+
+func (r redactor) apply(s string) string {
+	for _, secret := range r {
+		if secret != "" {
+			s = strings.ReplaceAll(s, secret, "[REDACTED]")
+		}
+	}
+	return s
+}

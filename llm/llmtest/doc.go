@@ -1,0 +1,30 @@
+// Package llmtest is an in-process fake of an OpenAI-compatible
+// chat-completions server, for testing code that calls models through
+// package llm (or any other client speaking the wire protocol).
+//
+// It serves the real endpoints over real HTTP (net/http/httptest):
+//
+//	POST /v1/chat/completions                                         (Authorization: Bearer KEY)
+//	POST /openai/deployments/{deployment}/chat/completions?api-version=V (api-key: KEY)
+//
+// and validates each request as the real API would (known path, key
+// present, JSON body, model present, messages non-empty with known roles,
+// temperature and top_p in range, response_format well formed, the word
+// "json" in the messages for json_object mode). An invalid request gets the
+// API's 4xx error and is recorded in [Server.Problems]; [Start] fails the
+// test for each, so a client bug cannot hide behind a lenient fake.
+//
+// A [Handler] decides each reply. Scripts cover the usual cases: [Fixed],
+// [Queue], [Then] (faults first, then a handler) and [ByPrompt] (route on a
+// substring of the prompt). A [Reply] can be a success ([Text], [JSON],
+// [Length] for finish_reason "length"), an HTTP error ([RateLimited] with
+// Retry-After, [RateLimitedMs], [QuotaExceeded], [ServerError],
+// [ContextLengthExceeded] with OpenAI's error JSON, [HTTPError]), a hung
+// server ([Hang], or any Delay beyond the client's timeout), or a broken body
+// ([Fault]: Truncated, CutOff, Malformed, NoChoices, Disconnect).
+//
+// [Options].Latency delays every reply. The server counts requests
+// ([Server.Calls]), keeps the decoded valid ones ([Server.Requests]) and
+// measures the largest number handled at once ([Server.MaxInFlight]), which is
+// how tests check a client's concurrency limit.
+package llmtest

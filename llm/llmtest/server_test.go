@@ -1,0 +1,149 @@
+package llmtest_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clinsql/clinsql/llm/llmtest"
+)
+
+func post(t *testing.T, url string, header map[string]string, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("reply is not JSON: %s", b)
+	}
+	return resp.StatusCode, out
+}
+
+const okBody = `{"model":"m","messages":[{"role":"user","content":"hi"}]}`
+
+// The fake must reject what the real API rejects, so a client bug shows.
+func TestValidation(t *testing.T) {
+	srv := llmtest.New(llmtest.Fixed(llmtest.Text("ok")), llmtest.Options{})
+	defer srv.Close()
+	bearer := map[string]string{"Authorization": "Bearer sk-x"}
+	tests := []struct {
+		name   string
+		path   string
+		header map[string]string
+		body   string
+		status int
+		msg    string
+	}{
+		{"ok", "/v1/chat/completions", bearer, okBody, 200, ""},
+		{"no key", "/v1/chat/completions", nil, okBody, 401, "API key"},
+		{"empty bearer", "/v1/chat/completions", map[string]string{"Authorization": "Bearer "}, okBody, 401, "API key"},
+		{"wrong path", "/v1/completions", bearer, okBody, 404, "Invalid URL"},
+		{"no model", "/v1/chat/completions", bearer, `{"messages":[{"role":"user","content":"hi"}]}`, 400, "model"},
+		{"no messages", "/v1/chat/completions", bearer, `{"model":"m","messages":[]}`, 400, "too short"},
+		{"bad role", "/v1/chat/completions", bearer, `{"model":"m","messages":[{"role":"bot","content":"hi"}]}`, 400, "Supported values"},
+		{"not json", "/v1/chat/completions", bearer, `{"model":`, 400, "parse"},
+		{"temperature", "/v1/chat/completions", bearer, `{"model":"m","messages":[{"role":"user","content":"hi"}],"temperature":3}`, 400, "temperature"},
+		{"json_object without json", "/v1/chat/completions", bearer, `{"model":"m","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_object"}}`, 400, "json"},
+		{"schema without name", "/v1/chat/completions", bearer, `{"model":"m","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":{"schema":{}}}}`, 400, "name"},
+		{"azure ok", "/openai/deployments/d1/chat/completions?api-version=2024-10-21", map[string]string{"api-key": "k"}, okBody, 200, ""},
+		{"azure without key", "/openai/deployments/d1/chat/completions?api-version=2024-10-21", bearer, okBody, 401, "subscription key"},
+		{"azure without version", "/openai/deployments/d1/chat/completions", map[string]string{"api-key": "k"}, okBody, 404, "api-version"},
+	}
+	for _, tt := range tests {
+		status, out := post(t, srv.URL+tt.path, tt.header, tt.body)
+		if status != tt.status {
+			t.Errorf("%s: status %d, want %d (%v)", tt.name, status, tt.status, out)
+			continue
+		}
+		if tt.status == 200 {
+			if out["object"] != "chat.completion" || len(out["choices"].([]any)) != 1 {
+				t.Errorf("%s: reply %v", tt.name, out)
+			}
+			continue
+		}
+		e, _ := out["error"].(map[string]any)
+		if msg, _ := e["message"].(string); !strings.Contains(msg, tt.msg) {
+			t.Errorf("%s: error %v lacks %q", tt.name, out, tt.msg)
+		}
+		if _, ok := e["code"]; !ok {
+			t.Errorf("%s: error envelope without code: %v", tt.name, out)
+		}
+	}
+	if got, want := len(srv.Problems()), len(tests)-2; got != want {
+		t.Errorf("%d problems recorded, want %d: %v", got, want, srv.Problems())
+	}
+	if got := len(srv.Requests()); got != 2 {
+		t.Errorf("%d valid requests recorded, want 2", got)
+	}
+	if srv.Calls() != len(tests) {
+		t.Errorf("calls = %d, want %d", srv.Calls(), len(tests))
+	}
+}
+
+func TestScripts(t *testing.T) {
+	h := llmtest.ByPrompt(llmtest.Fixed(llmtest.Text("default")),
+		llmtest.Match("fix", llmtest.Queue(llmtest.Text("fix 1"), llmtest.Text("fix 2"))),
+		llmtest.Match("busy", llmtest.Then(llmtest.Fixed(llmtest.Text("free")), llmtest.RateLimited("7"))),
+	)
+	srv := llmtest.Start(t, h, llmtest.Options{})
+	bearer := map[string]string{"Authorization": "Bearer sk-x"}
+	body := func(p string) string {
+		return `{"model":"m","messages":[{"role":"user","content":"` + p + `"}],"stop":"END"}`
+	}
+	content := func(out map[string]any) string {
+		return out["choices"].([]any)[0].(map[string]any)["message"].(map[string]any)["content"].(string)
+	}
+	for _, step := range []struct{ prompt, want string }{
+		{"hello", "default"}, {"please fix", "fix 1"}, {"fix again", "fix 2"}, {"busy?", "429"}, {"busy?", "free"},
+	} {
+		status, out := post(t, srv.OpenAIBaseURL()+"/chat/completions", bearer, body(step.prompt))
+		got := ""
+		if status == 200 {
+			got = content(out)
+		} else {
+			got = fmt.Sprint(status)
+		}
+		if got != step.want {
+			t.Errorf("%q: got %q, want %q", step.prompt, got, step.want)
+		}
+	}
+	status, out := post(t, srv.OpenAIBaseURL()+"/chat/completions", bearer, body("fix 3"))
+	if status != 500 || !strings.Contains(out["error"].(map[string]any)["message"].(string), "exhausted") {
+		t.Errorf("exhausted queue: %d %v", status, out)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 6 || len(reqs[0].Request.Stop) != 1 || reqs[0].Request.Stop[0] != "END" || reqs[0].LastUser() != "hello" {
+		t.Errorf("requests %+v", reqs)
+	}
+}
+
+func TestMaxInFlightAndLatency(t *testing.T) {
+	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text("ok")), llmtest.Options{Latency: 200 * time.Millisecond})
+	bearer := map[string]string{"Authorization": "Bearer sk-x"}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Go(func() { post(t, srv.OpenAIBaseURL()+"/chat/completions", bearer, okBody) })
+	}
+	wg.Wait()
+	if el := time.Since(start); el < 200*time.Millisecond {
+		t.Errorf("latency not applied: %v", el)
+	}
+	if srv.MaxInFlight() != 5 {
+		t.Errorf("max in flight = %d, want 5", srv.MaxInFlight())
+	}
+}
