@@ -41,7 +41,13 @@ func init() {
 		"BIT_AND":     agg(1, 1, "bit_and"),
 		"BIT_OR":      agg(1, 1, "bit_or"),
 		"BIT_XOR":     agg(1, 1, "bit_xor"),
-		"COUNTIF":     agg(1, 1, "count_if"),
+		// count_if is NULL over no rows; BigQuery's COUNTIF is 0.
+		"COUNTIF": {min: 1, max: 1, agg: true, emit: func(c *call) string {
+			if c.distinct {
+				c.e.unsupported(c.it, "COUNTIF(DISTINCT …) is not supported")
+			}
+			return "count(CASE WHEN " + c.arg(0) + " THEN 1 END)"
+		}},
 		"LOGICAL_AND": agg(1, 1, "bool_and"),
 		"LOGICAL_OR":  agg(1, 1, "bool_or"),
 		"MAX_BY":      agg(2, 2, "arg_max"),

@@ -30,60 +30,54 @@ func taskName(path string) string {
 	return strings.Join(parts[len(parts)-4:len(parts)-1], "/")
 }
 
-// runResult is the outcome of one query on the embedded engine.
-type runResult struct {
-	Translated string
-	Err        error
-	Stage      string // "", "translate", "run", "timeout"
-	Rows       int
-	Elapsed    time.Duration
-}
-
-// runQuery translates and runs one BigQuery query, reading every row, with a
-// per-query timeout that interrupts DuckDB.
-func runQuery(ctx context.Context, db queryer, tr *Translator, src string, timeout time.Duration) runResult {
+// goldRun runs every validation gold query on the demo and returns the
+// failures (task: error) and the time per query.
+func goldRun(tb testing.TB) (n int, failures []string, perQuery time.Duration) {
+	eng, _ := demoEngine(tb)
+	files := goldFiles(tb)
 	start := time.Now()
-	out, err := tr.Translate(src)
-	if err != nil {
-		return runResult{Err: err, Stage: "translate", Elapsed: time.Since(start)}
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	rows, err := db.QueryContext(ctx, out)
-	res := runResult{Translated: out}
-	if err == nil {
-		for rows.Next() {
-			res.Rows++
-		}
-		err = rows.Err()
-		rows.Close()
-	}
-	res.Elapsed = time.Since(start)
-	if err != nil {
-		res.Err, res.Stage = err, "run"
-		if ctx.Err() != nil {
-			res.Stage = "timeout"
+	for _, f := range files {
+		res := runQuery(context.Background(), eng, readFile(tb, f))
+		if res.Err != nil {
+			failures = append(failures, taskName(f)+" ("+res.stage()+"): "+firstLine(res.Err.Error()))
 		}
 	}
-	return res
+	return len(files), failures, time.Since(start) / time.Duration(len(files))
 }
 
+// The acceptance floor: at least 188 of the 190 validation gold queries run
+// on the demo. Every failure is listed.
 func TestGoldQueriesOnDemo(t *testing.T) {
-	db, cat := demoDB(t)
-	tr := &Translator{Catalog: cat}
-	files := goldFiles(t)
-	ok := 0
-	for _, f := range files {
-		src := readFile(t, f)
-		res := runQuery(context.Background(), db, tr, src, time.Minute)
-		if res.Err != nil {
-			t.Logf("FAIL %s (%s): %v", taskName(f), res.Stage, firstLine(res.Err.Error()))
-			continue
-		}
-		ok++
+	n, failures, _ := goldRun(t)
+	for _, f := range failures {
+		t.Logf("FAIL %s", f)
 	}
-	t.Logf("%d of %d gold queries ran without error", ok, len(files))
+	ok := n - len(failures)
+	t.Logf("%d of %d gold queries ran without error", ok, n)
 	if ok < 188 {
-		t.Errorf("only %d of %d gold queries ran; want at least 188", ok, len(files))
+		t.Errorf("only %d of %d gold queries ran; want at least 188", ok, n)
+	}
+}
+
+// BenchmarkGoldQueries reports the demo build time, how many validation
+// gold queries run and the latency per query.
+func BenchmarkGoldQueries(b *testing.B) {
+	demoEngine(b)
+	b.ResetTimer()
+	var (
+		n        int
+		failures []string
+		per      time.Duration
+	)
+	for range b.N {
+		n, failures, per = goldRun(b)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(n-len(failures)), "gold-ok")
+	b.ReportMetric(float64(n), "gold-total")
+	b.ReportMetric(float64(per.Microseconds())/1000, "ms/query")
+	b.ReportMetric(demo.build.Seconds(), "demo-build-s")
+	for _, f := range failures {
+		b.Logf("gold failure: %s", f)
 	}
 }

@@ -5,15 +5,17 @@ import (
 	"strings"
 )
 
-// Settings are the session settings BigQuery semantics need. They must be
-// applied before the configuration is locked.
+// Settings are the settings BigQuery semantics need, applied to the whole
+// database (SET GLOBAL: a plain SET of TimeZone would only reach the
+// connection that runs it). They must run before the configuration is
+// locked.
 //
 //   - NULLs sort first in ascending order and last in descending order, as in
 //     BigQuery (DuckDB's default puts them last both ways).
 //   - TIMESTAMP values are interpreted and printed in UTC, BigQuery's default
 //     time zone.
-const Settings = `SET default_null_order = 'nulls_first_on_asc_last_on_desc';
-SET TimeZone = 'UTC';
+const Settings = `SET GLOBAL default_null_order = 'nulls_first_on_asc_last_on_desc';
+SET GLOBAL TimeZone = 'UTC';
 `
 
 // Prelude is the SQL that defines the temporary macros translated queries

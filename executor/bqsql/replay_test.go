@@ -3,7 +3,6 @@ package bqsql
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/internal/shared"
 )
 
@@ -116,45 +116,23 @@ func bqFamily(msg string) string {
 // ourFamily normalises an embedded-engine failure into a family.
 func ourFamily(res runResult) string {
 	msg := firstLine(res.Err.Error())
-	switch {
-	case res.Stage == "timeout":
-		return "timeout"
-	case errors.Is(res.Err, ErrUnsupported):
-		msg = strings.TrimPrefix(msg, "unsupported in the embedded engine: ")
-		msg = regexp.MustCompile(` at \[[0-9]+:[0-9]+\]`).ReplaceAllString(msg, "")
-		return "unsupported: " + msg
-	case errors.Is(res.Err, ErrInvalid):
-		msg = regexp.MustCompile(` at \[[0-9]+:[0-9]+\]`).ReplaceAllString(msg, "")
-		return "translate rejected: " + digits.ReplaceAllString(msg, "N")
-	}
+	msg = strings.TrimPrefix(msg, "duckdb: ")
+	msg = strings.TrimPrefix(msg, string(res.Class)+": ")
+	msg = strings.TrimPrefix(msg, "unsupported in the embedded engine: ")
+	msg = regexp.MustCompile(` at \[[0-9]+:[0-9]+\]`).ReplaceAllString(msg, "")
 	msg = regexp.MustCompile(`"[^"]*"|'[^']*'`).ReplaceAllString(msg, "…")
 	msg = digits.ReplaceAllString(msg, "N")
-	if len(msg) > 100 {
-		msg = msg[:100]
+	if len(msg) > 110 {
+		msg = msg[:110]
 	}
-	return "duckdb: " + msg
+	return res.stage() + ": " + msg
 }
 
-func stageOf(res runResult) string {
-	switch {
-	case res.Err == nil:
-		return "ran"
-	case errors.Is(res.Err, ErrUnsupported):
-		return "unsupported"
-	case errors.Is(res.Err, ErrInvalid):
-		return "rejected by translator"
-	case res.Stage == "timeout":
-		return "timeout"
-	}
-	return "rejected by duckdb"
-}
-
-// replay runs every recorded query (two at a time: the machine has two
-// cores) and tallies agreement with BigQuery.
-func replay(ctx context.Context, tb testing.TB, recs []recorded, timeout time.Duration) *agreement {
-	db, cat := demoDB(tb)
-	db.SetMaxOpenConns(2)
-	tr := &Translator{Catalog: cat}
+// replay runs every recorded query on the engine (two at a time: the
+// machine has two cores; the engine holds two connections) and tallies
+// agreement with BigQuery.
+func replay(ctx context.Context, tb testing.TB, recs []recorded) *agreement {
+	eng, _ := demoEngine(tb)
 	results := make([]runResult, len(recs))
 	start := time.Now()
 	g, gctx := errgroup.WithContext(ctx)
@@ -164,11 +142,11 @@ func replay(ctx context.Context, tb testing.TB, recs []recorded, timeout time.Du
 			continue
 		}
 		g.Go(func() error {
-			results[i] = runQuery(gctx, db, tr, r.SQL, timeout)
+			results[i] = runQuery(gctx, eng, r.SQL)
 			return nil
 		})
 	}
-	_ = g.Wait()
+	_ = g.Wait() // per-query failures are data, not errors
 	a := &agreement{
 		RanButFailed: map[string][]string{}, RejectedButRan: map[string][]string{}, RejectedHow: map[string]int{},
 		RanStages: map[string]int{}, RejectedStages: map[string]int{}, Elapsed: time.Since(start),
@@ -183,15 +161,12 @@ func replay(ctx context.Context, tb testing.TB, recs []recorded, timeout time.Du
 		if res.Elapsed > a.Slowest {
 			a.Slowest, a.SlowestPath = res.Elapsed, r.Path
 		}
-		if res.Stage == "timeout" {
+		if res.Class == executor.ClassTimeout {
 			a.Timeouts++
-		}
-		if res.Stage == "translate" {
-			a.TranslateFailures++
 		}
 		if r.Success {
 			a.BQRan++
-			a.RanStages[stageOf(res)]++
+			a.RanStages[res.stage()]++
 			if res.Err == nil {
 				a.BQRanRuns++
 			} else {
@@ -201,7 +176,7 @@ func replay(ctx context.Context, tb testing.TB, recs []recorded, timeout time.Du
 			continue
 		}
 		a.BQRejected++
-		a.RejectedStages[stageOf(res)]++
+		a.RejectedStages[res.stage()]++
 		if res.Err != nil {
 			a.BQRejectedAlso++
 			a.RejectedHow[bqFamily(r.Error)]++
@@ -273,11 +248,11 @@ func printGroups(w io.Writer, root, title string, groups map[string][]string) {
 func BenchmarkBigQueryAgreement(b *testing.B) {
 	recs := loadRecorded(b)
 	root := shared.Path(b, "clinsql-data", "outputs", "inference")
-	demoDB(b) // build outside the timed loop
+	demoEngine(b) // build outside the timed loop
 	b.ResetTimer()
 	var a *agreement
 	for range b.N {
-		a = replay(context.Background(), b, recs, 30*time.Second)
+		a = replay(context.Background(), b, recs)
 	}
 	b.StopTimer()
 	b.ReportMetric(100*float64(a.BQRanRuns)/float64(a.BQRan), "%bq-ran-runs")

@@ -241,6 +241,10 @@ func (e *emitter) ident(w *writer, items []*item, i int) int {
 		}
 	case "INTERVAL":
 		return e.interval(w, items, i)
+	case "STRUCT", "ARRAY":
+		if next.isPunct("<") {
+			return e.typedConstructor(w, items, i)
+		}
 	case "EXCEPT":
 		if prev.isPunct("*") || (prev != nil && prev.path != nil && strings.HasSuffix(prev.path.out, ".*")) {
 			if next.isGroup("(") {
@@ -490,4 +494,59 @@ func (e *emitter) like(w *writer, items []*item, i int) int {
 		return 2
 	}
 	return 1
+}
+
+// typedConstructor translates STRUCT<a T, …>(v, …) and ARRAY<T>[v, …].
+func (e *emitter) typedConstructor(w *writer, items []*item, i int) int {
+	it := items[i]
+	// The type runs to the matching >; the value group follows it.
+	depth, j := 0, i+1
+	for ; j < len(items); j++ {
+		switch {
+		case items[j].isPunct("<"):
+			depth++
+		case items[j].isPunct(">"):
+			depth--
+		case items[j].isPunct(">>"):
+			depth -= 2
+		}
+		if depth <= 0 {
+			break
+		}
+	}
+	vals := at(items, j+1)
+	if depth != 0 || vals == nil || !vals.group {
+		e.invalid(it, "Syntax error: malformed %s type", it.upper())
+		return 1
+	}
+	p := &typeParser{e: e, items: items[i : j+1]}
+	duck, _, ok := p.parse()
+	if !ok {
+		return j + 2 - i
+	}
+	w.lead(it)
+	if it.is("ARRAY") {
+		if !vals.isGroup("[") {
+			e.invalid(vals, "Syntax error: Expected \"[\" after %s", duck)
+			return j + 2 - i
+		}
+		w.write("CAST([" + e.text(vals.kids) + "] AS " + duck + ")")
+		return j + 2 - i
+	}
+	if !vals.isGroup("(") {
+		e.invalid(vals, "Syntax error: Expected \"(\" after STRUCT type")
+		return j + 2 - i
+	}
+	args := splitTop(vals.kids)
+	if len(args) != len(p.names) {
+		e.invalid(vals, "STRUCT type has %d fields but %d values", len(p.names), len(args))
+		return j + 2 - i
+	}
+	// The type names the fields, by position.
+	parts := make([]string, len(args))
+	for k, a := range args {
+		parts[k] = quoteIdent(p.names[k]) + " := " + e.text(a)
+	}
+	w.write("CAST(struct_pack(" + strings.Join(parts, ", ") + ") AS " + duck + ")")
+	return j + 2 - i
 }
