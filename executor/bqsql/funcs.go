@@ -274,16 +274,10 @@ func padFn(c *call, name string) string {
 }
 
 // nullStrict renders GREATEST/LEAST, which in BigQuery return NULL when any
-// argument is NULL (DuckDB's skip NULLs).
+// argument is NULL (DuckDB's skip NULLs), through a list so that each
+// argument appears once.
 func nullStrict(c *call, name string) string {
-	args := make([]string, len(c.args))
-	var nulls []string
-	for k := range c.args {
-		args[k] = c.arg(k)
-		nulls = append(nulls, "("+args[k]+") IS NULL")
-	}
-	return "(CASE WHEN " + strings.Join(nulls, " OR ") + " THEN NULL ELSE " + name + "(" +
-		strings.Join(args, ", ") + ") END)"
+	return "bq_" + name + "([" + c.argsText() + "])"
 }
 
 // concatFn renders CONCAT: NULL if any argument is NULL; other types are

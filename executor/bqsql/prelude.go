@@ -56,6 +56,10 @@ CREATE OR REPLACE TEMP MACRO bq_trunc(x DOUBLE, d BIGINT) AS CASE
 CREATE OR REPLACE TEMP MACRO bq_floor(x DOUBLE) AS floor(x);
 CREATE OR REPLACE TEMP MACRO bq_ceil(x DOUBLE) AS ceil(x);
 
+-- GREATEST and LEAST are NULL when any argument is.
+CREATE OR REPLACE TEMP MACRO bq_greatest(l) AS CASE WHEN list_aggregate(l, 'count') < len(l) THEN NULL ELSE list_max(l) END;
+CREATE OR REPLACE TEMP MACRO bq_least(l) AS CASE WHEN list_aggregate(l, 'count') < len(l) THEN NULL ELSE list_min(l) END;
+
 -- Strings.
 CREATE OR REPLACE TEMP MACRO bq_substr(s VARCHAR, p BIGINT) AS
 	substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END),

@@ -182,6 +182,20 @@ var mimicDatasets = map[string]string{
 	"mimiciv_derived": "mimiciv_3_1_derived",
 }
 
+// otherDatasets are datasets of physionet-data that the embedded database
+// does not hold (queries on them are unsupported, not wrong).
+var otherDatasets = wordSetLower(`mimiciv_ed mimiciv_note mimiciv_cxr mimiciv_3_1_ed mimiciv_3_1_note
+	mimiciii_clinical mimiciii_derived mimiciii_notes eicu_crd eicu_crd_derived mimic_core mimic_hosp
+	mimic_icu mimic_derived mimic_ed mimic_note`)
+
+func wordSetLower(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
 // Project is the BigQuery project holding MIMIC-IV.
 const Project = "physionet-data"
 
@@ -229,16 +243,12 @@ func (e *emitter) resolvePath(first *item, parts []pathPart) string {
 func (e *emitter) tableRef(first *item, dataset, table string, rest []string) string {
 	schema, ok := mimicDatasets[dataset]
 	if !ok {
-		low := strings.ToLower(dataset)
-		if strings.HasPrefix(low, "mimic") || strings.HasPrefix(low, "eicu") {
-			if _, known := mimicDatasets[low]; known {
-				// Dataset names are case-sensitive in BigQuery.
-				e.invalid(first, "Not found: Dataset %s:%s was not found in location US", Project, dataset)
-			} else {
-				e.unsupported(first, "dataset %s.%s is not in the embedded database", Project, dataset)
-			}
+		if otherDatasets[dataset] {
+			e.unsupported(first, "dataset %s.%s is not in the embedded database", Project, dataset)
 		} else {
-			e.invalid(first, "Not found: Dataset %s:%s was not found in location US", Project, dataset)
+			// BigQuery answers Access Denied for names physionet-data
+			// does not have; dataset names are case-sensitive.
+			e.invalid(first, "Access Denied: Table %s:%s.%s: no such dataset in %s", Project, dataset, table, Project)
 		}
 		return ""
 	}

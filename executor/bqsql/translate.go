@@ -117,6 +117,11 @@ func wordByte(c byte) bool {
 // seq translates a sequence of sibling items (the top level or the inside
 // of one bracket group).
 func (e *emitter) seq(items []*item) string {
+	if e.err != nil {
+		// The first error decides; stop working (some rules repeat their
+		// operands, and hostile nesting must not cost more).
+		return ""
+	}
 	items = e.restructure(items)
 	e.checkSequence(items)
 	e.checkClauses(items)
@@ -126,9 +131,20 @@ func (e *emitter) seq(items []*item) string {
 	var w writer
 	for i := 0; i < len(items); {
 		i += e.one(&w, items, i)
+		if w.b.Len() > maxTranslated && e.err == nil {
+			e.unsupported(items[0], "the query is too complex to translate (over %d bytes of DuckDB SQL)", maxTranslated)
+		}
+	}
+	if e.err != nil {
+		return ""
 	}
 	return w.String()
 }
+
+// maxTranslated bounds the translated text: a few rules repeat an operand
+// (GREATEST's NULL checks, REGEXP_EXTRACT), so deliberately deep nesting
+// could otherwise grow the output exponentially.
+const maxTranslated = 1 << 20
 
 // text translates items with the layout of its first item dropped, for use
 // inside generated function calls.
