@@ -591,7 +591,7 @@ func (e *emitter) subscript(it *item) string {
 			if ordinal {
 				k--
 			}
-			n, nok := literalInt(at2(c.args, 1))
+			n, nok := literalInt(argAt(c.args, 1))
 			if nok && (k < 0 || k > n) {
 				if safe {
 					return "CAST(NULL AS DOUBLE)"
@@ -617,7 +617,7 @@ func (e *emitter) subscript(it *item) string {
 	return "bq_offset(" + base + ", " + i + ")"
 }
 
-func at2(args [][]*item, k int) []*item {
+func argAt(args [][]*item, k int) []*item {
 	if k < len(args) {
 		return args[k]
 	}

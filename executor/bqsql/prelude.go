@@ -27,15 +27,13 @@ var Prelude = Settings + buildMacros()
 // staticMacros are written by hand; the date/time families are generated.
 const staticMacros = `
 -- a / b: BigQuery raises an error on division by zero where DuckDB returns
--- NULL or infinity; INT64 / INT64 is FLOAT64 in both.
-CREATE OR REPLACE TEMP MACRO bq_div(a, b) AS CASE WHEN b = 0
-	THEN CAST('division by zero: ' || CAST(a AS VARCHAR) || ' / ' || CAST(b AS VARCHAR) AS DOUBLE)
-	ELSE a / b END;
+-- NULL or infinity (a NULL operand still gives NULL); INT64 / INT64 is
+-- FLOAT64 in both.
 CREATE OR REPLACE TEMP MACRO bq_safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;
-CREATE OR REPLACE TEMP MACRO bq_mod(a BIGINT, b BIGINT) AS CASE WHEN b = 0
+CREATE OR REPLACE TEMP MACRO bq_mod(a BIGINT, b BIGINT) AS CASE WHEN b = 0 AND a IS NOT NULL
 	THEN CAST('division by zero: MOD(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')' AS BIGINT)
 	ELSE a % b END;
-CREATE OR REPLACE TEMP MACRO bq_intdiv(a BIGINT, b BIGINT) AS CASE WHEN b = 0
+CREATE OR REPLACE TEMP MACRO bq_intdiv(a BIGINT, b BIGINT) AS CASE WHEN b = 0 AND a IS NOT NULL
 	THEN CAST('division by zero: DIV(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')' AS BIGINT)
 	ELSE a // b END;
 
@@ -139,6 +137,11 @@ CREATE OR REPLACE TEMP MACRO bq_unix_micros(x TIMESTAMPTZ) AS epoch_us(x);
 CREATE OR REPLACE TEMP MACRO bq_timestamp_seconds(n BIGINT) AS CAST(make_timestamp(n * 1000000) AS TIMESTAMPTZ);
 CREATE OR REPLACE TEMP MACRO bq_timestamp_millis(n BIGINT) AS CAST(make_timestamp(n * 1000) AS TIMESTAMPTZ);
 CREATE OR REPLACE TEMP MACRO bq_timestamp_micros(n BIGINT) AS CAST(make_timestamp(n) AS TIMESTAMPTZ);
+
+-- a / b (after bq_to_string, which its message uses).
+CREATE OR REPLACE TEMP MACRO bq_div(a, b) AS CASE WHEN b = 0 AND a IS NOT NULL
+	THEN CAST('division by zero: ' || bq_to_string(a) || ' / ' || bq_to_string(b) AS DOUBLE)
+	ELSE a / b END;
 `
 
 // weekStart is the last day on or before the DATE d that is weekday k

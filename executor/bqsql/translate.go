@@ -282,7 +282,11 @@ func (e *emitter) ident(w *writer, items []*item, i int) int {
 			e.invalid(it, "Syntax error: Expected keyword AS but got keyword FILTER")
 		}
 	case "ILIKE", "GLOB", "SIMILAR", "REGEXP", "RLIKE":
-		e.invalid(it, "Syntax error: Unexpected identifier %q", it.tok.Text)
+		// DuckDB's pattern operators; as operators (between two operands)
+		// they are syntax errors in BigQuery, as names they are names.
+		if endsOperand(prev) && next != nil && (next.tok.Kind == String || next.is("TO")) {
+			e.invalid(it, "Syntax error: Unexpected identifier %q", it.tok.Text)
+		}
 	case "IN":
 		if next.is("UNNEST") && at(items, i+2).isGroup("(") {
 			w.lead(it)
@@ -304,8 +308,9 @@ func (e *emitter) ident(w *writer, items []*item, i int) int {
 			e.invalid(next, "Syntax error: Unexpected keyword ALL")
 		}
 	case "OFFSET":
-		// LIMIT n OFFSET m and WITH OFFSET keep the keyword.
-		if prev.is("WITH") || (prev != nil && !prev.is("AS") && !prev.isPunct(",") && !prev.isPunct(".")) {
+		// LIMIT n OFFSET m and WITH OFFSET keep the keyword; elsewhere it is
+		// a name, which DuckDB reserves.
+		if prev.is("WITH") || at(items, i-2).is("LIMIT") {
 			w.lead(it)
 			w.write("OFFSET")
 			return 1

@@ -119,7 +119,7 @@ func (p *typeParser) parse() (duck, base string, ok bool) {
 		params := splitTop(g.kids)
 		switch name {
 		case "NUMERIC", "DECIMAL", "BIGNUMERIC", "BIGDECIMAL":
-			prec, ok1 := literalInt(at2(params, 0))
+			prec, ok1 := literalInt(argAt(params, 0))
 			scale := int64(0)
 			ok2 := true
 			if len(params) > 1 {
