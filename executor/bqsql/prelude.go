@@ -138,9 +138,10 @@ CREATE OR REPLACE TEMP MACRO bq_timestamp_seconds(n BIGINT) AS CAST(make_timesta
 CREATE OR REPLACE TEMP MACRO bq_timestamp_millis(n BIGINT) AS CAST(make_timestamp(n * 1000) AS TIMESTAMPTZ);
 CREATE OR REPLACE TEMP MACRO bq_timestamp_micros(n BIGINT) AS CAST(make_timestamp(n) AS TIMESTAMPTZ);
 
--- a / b (after bq_to_string, which its message uses).
+-- a / b. Each operand is repeated as few times as possible: nested
+-- divisions multiply the copies DuckDB binds.
 CREATE OR REPLACE TEMP MACRO bq_div(a, b) AS CASE WHEN b = 0 AND a IS NOT NULL
-	THEN CAST('division by zero: ' || bq_to_string(a) || ' / ' || bq_to_string(b) AS DOUBLE)
+	THEN CAST('division by zero: ' || CAST(a AS VARCHAR) || ' / 0' AS DOUBLE)
 	ELSE a / b END;
 `
 
