@@ -79,7 +79,7 @@ func openDemo(mimicDir string) error {
 		Threads:   1,
 		Translate: func(sql string) (string, error) { return tr.Translate(sql) },
 		Settings:  Settings,
-		Prelude:   strings.TrimPrefix(Prelude, Settings),
+		Prelude:   Macros,
 	})
 	if err != nil {
 		return err

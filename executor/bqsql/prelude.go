@@ -18,11 +18,15 @@ const Settings = `SET GLOBAL default_null_order = 'nulls_first_on_asc_last_on_de
 SET GLOBAL TimeZone = 'UTC';
 `
 
-// Prelude is the SQL that defines the temporary macros translated queries
-// call (bq_div, bq_date_diff_day, …), preceded by Settings. Run it once on
-// every new connection, before the configuration is locked; the macros are
-// TEMP, so a read-only database is fine.
-var Prelude = Settings + buildMacros()
+// Macros defines the temporary macros translated queries call (bq_div,
+// bq_date_diff_day, …). Run it on every new connection before its first
+// query; the macros are TEMP, so a read-only database is fine.
+var Macros = buildMacros()
+
+// Prelude is Settings followed by Macros, for a caller that opens a single
+// connection (tests, tools). An engine with a connection pool runs Settings
+// once and Macros per connection.
+var Prelude = Settings + Macros
 
 // staticMacros are written by hand; the date/time families are generated.
 const staticMacros = `
