@@ -1,9 +1,12 @@
 package rubric
 
 // Skippable reports whether judging leaf can no longer change the root's
-// score, given the decisions so far. It holds when some ancestor-or-self A of
-// leaf has a sibling B whose score is certainly below 1 whatever the
-// undecided leaves turn out to be, and either
+// score, given the decisions so far. It holds when some ancestor A of leaf is
+// critical where the mode honours that, and certainly below 1 whatever the
+// undecided leaves turn out to be (its parent's score is then fixed without
+// leaf), or when some ancestor-or-self A of leaf has a sibling B whose score
+// is certainly below 1 whatever the undecided leaves turn out to be, and
+// either
 //
 //   - their parent is sequential and B comes before A (the mean stops at B or
 //     earlier), or
@@ -27,6 +30,13 @@ func Skippable(leaf *Node, d Decisions, mode Mode) (bool, *Node) {
 	memo := map[*Node]bool{}
 	for a := leaf; a.Parent != nil; a = a.Parent {
 		p := a.Parent
+		// A critical ancestor that stays below 1 even if every undecided
+		// leaf under it passes decides its parent alone: 0 under a
+		// non-sequential parent; under a sequential one (strict mode)
+		// either 0 or a mean that stops before it.
+		if a != leaf && a.Critical && e.criticalApplies(p) && !e.canBeOne(a, memo) {
+			return true, a
+		}
 		for _, b := range p.Children {
 			if b == a {
 				if p.Sequential {

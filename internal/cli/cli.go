@@ -34,7 +34,12 @@ var commands = []command{
 	{"db fetch-demo", "download the open MIMIC-IV demo from PhysioNet, checksums verified", runDBFetchDemo},
 	{"exec", "run SQL (one query, or every task's gold SQL) on an engine", runExec},
 	{"rescore", "recompute scores from recorded judge decisions (detailed_grading.json)", runRescore},
+	{"judge", "judge a model's run: code checks, an LLM judge or recorded decisions, gate-aware skipping", runJudge},
 	{"datasets fetch", "download public benchmark data (clinsql)", runDatasetsFetch},
+	{"generate", "ask models for SQL per task, run it, refine failures; reference inference layout", runGenerate},
+	{"run", "benchmark many models from one config: generate, judge and report, resuming what is done", runRun},
+	{"report", "leaderboard, error taxonomy, refinement and judge health of many models, as Markdown, CSV, JSON and HTML", runReport},
+	{"ehrsql score", "score EHRSQL 2024 predictions: reliability RS(0), RS(5), RS(10), RS(N)", runEHRSQLScore},
 }
 
 // Version is set at build time with -ldflags "-X ...cli.Version=...".

@@ -3,16 +3,19 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/batch"
+	"github.com/clinsql/clinsql/executor/bigquery"
 	"github.com/clinsql/clinsql/executor/duckdb"
 )
 
@@ -48,6 +51,13 @@ type engineConfig struct {
 	Memory  string
 	Threads int
 	Conns   int
+	// BigQuery holds the --bq-* flags (the bigquery engine's configuration).
+	BigQuery *bigquery.Flags
+	// Explicit names the flags given on the command line, so that an engine
+	// with a configuration file of its own lets only those override it.
+	Explicit map[string]bool
+	// Log receives the engine's warnings (retries, cancellations).
+	Log io.Writer
 }
 
 // engines opens an executor by --engine name. The BigQuery and SQLite engines
@@ -82,6 +92,7 @@ func engineNames() string {
 	for n := range engines {
 		names = append(names, n)
 	}
+	sort.Strings(names)
 	return strings.Join(names, ", ")
 }
 
@@ -99,15 +110,23 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	memory := fs.String("memory", duckdb.DefaultMemoryLimit, "engine memory limit")
 	threads := fs.Int("threads", duckdb.DefaultThreads, "engine threads per query")
 	conc := fs.Int("concurrency", 1, "with --tasks: queries run at once")
+	bqFlags := bigquery.AddFlags(fs)
+	dryRun := fs.Bool("dry-run", false, "bigquery engine: estimate bytes and cost with free dry runs, run nothing")
+	runDir := fs.String("run", "", "with --dry-run: a model run folder (execution_summary.json files); estimates its final SQL")
 	fs.Usage = func() {
 		w := env.Stderr
 		fmt.Fprintln(w, "usage: clinsql exec --db FILE --sql 'SQL'")
 		fmt.Fprintln(w, "       clinsql exec --db FILE --tasks DIR --gold --out DIR")
+		fmt.Fprintln(w, "       clinsql exec --engine bigquery --bq-config FILE (--sql 'SQL' | --tasks DIR --gold --out DIR)")
+		fmt.Fprintln(w, "       clinsql exec --engine bigquery --bq-config FILE --dry-run (--sql 'SQL' | --tasks DIR --gold | --run DIR) [--out DIR]")
 		fmt.Fprintln(w, "\nRuns BigQuery-dialect SQL on an engine (default: the embedded DuckDB database, through the")
 		fmt.Fprintln(w, "dialect bridge executor/bqsql; tables as `physionet-data.mimiciv_3_1_hosp.patients`). One query prints")
 		fmt.Fprintln(w, "its result as CSV on standard output (NULL empty, floats as Python repr; see package executor);")
 		fmt.Fprintln(w, "--tasks --gold runs every task's gold query, writes OUT/<task>/result_<id>.csv for each success")
 		fmt.Fprintln(w, "and OUT/summary.json (total, succeeded, failures as {task, class, error}, latency).")
+		fmt.Fprintln(w, "\n--engine bigquery runs on real MIMIC-IV in BigQuery (see executor/bigquery/README.md): --bq-config")
+		fmt.Fprintln(w, "names its YAML configuration, the --bq-* flags override it, and --timeout/--max-rows override it when")
+		fmt.Fprintln(w, "given. --dry-run prints each query's bytes and cost and the cost of a model run, and runs nothing.")
 		fmt.Fprintln(w, "\nexit codes: 0 success (with --tasks: the run completed, whatever the queries did), 1 other error,")
 		fmt.Fprintln(w, "2 usage error, and for a failed query:")
 		for _, e := range classExitCodes {
@@ -125,20 +144,32 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	}
 	single := *query != "" || *sqlFile != ""
 	switch {
-	case single && *tasks != "":
-		return usagef("give either --sql/--sql-file or --tasks, not both")
+	case single && (*tasks != "" || *runDir != ""):
+		return usagef("give either --sql/--sql-file or --tasks/--run, not both")
+	case *tasks != "" && *runDir != "":
+		return usagef("give either --tasks or --run, not both")
 	case *query != "" && *sqlFile != "":
 		return usagef("give either --sql or --sql-file, not both")
-	case !single && *tasks == "":
+	case !single && *tasks == "" && *runDir == "":
 		return usagef("nothing to run: give --sql, --sql-file or --tasks")
+	case *runDir != "" && !*dryRun:
+		return usagef("--run needs --dry-run (model outputs are run by other commands)")
+	case *dryRun && *engine != bigquery.Name:
+		return usagef("--dry-run needs --engine bigquery")
 	case *tasks != "" && !*gold:
 		return usagef("--tasks needs --gold (model outputs are run by other commands)")
-	case *tasks != "" && *out == "":
+	case *tasks != "" && *out == "" && !*dryRun:
 		return usagef("--tasks needs --out")
 	case *timeout <= 0 || *maxRows <= 0:
 		return usagef("--timeout and --max-rows must be positive")
 	}
-	cfg := engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows}, Memory: *memory, Threads: *threads, Conns: max(*conc, 1)}
+	explicit := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+	cfg := engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows}, Memory: *memory, Threads: *threads, Conns: max(*conc, 1),
+		BigQuery: bqFlags, Explicit: explicit, Log: env.Stderr}
+	if *dryRun {
+		return execDryRun(ctx, env, cfg, *query, *sqlFile, *tasks, *runDir, *out)
+	}
 	if single {
 		text := *query
 		if *sqlFile != "" {

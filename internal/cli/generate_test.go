@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/internal/fixtures"
+	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/refine"
+)
+
+const genKey = "sk-generate-cli-test-0123456789abcdef"
+
+// runWithKey runs the command line with the test key in the environment.
+func runGen(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string {
+		if k == "GEN_TEST_KEY" {
+			return genKey
+		}
+		return ""
+	}}
+	code := run(context.Background(), env, args)
+	return code, out.String(), errb.String()
+}
+
+func writeModels(t *testing.T, dir string, urls map[string]string) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString("models:\n")
+	for _, name := range []string{"alpha", "beta"} {
+		if urls[name] == "" {
+			continue
+		}
+		b.WriteString("  - name: " + name + "\n    kind: openai\n    base_url: " + urls[name] +
+			"\n    model: fake-" + name + "\n    api_key_env: GEN_TEST_KEY\n    sampling: {temperature: 0, max_tokens: 512}\n" +
+			"    limits: {concurrency: 2, timeout: 5s}\n    retry: {max_attempts: 2, base_delay: 1ms, max_delay: 2ms}\n")
+		if name == "beta" {
+			b.WriteString("    prompt: schema-hinted\n    history: true\n")
+		}
+	}
+	path := filepath.Join(dir, "models.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestGenerateCommand(t *testing.T) {
+	db := buildMini(t)
+	dir := t.TempDir()
+	tasksDir := filepath.Join(dir, "data")
+	if _, err := fixtures.WriteClinSQL(tasksDir); err != nil {
+		t.Fatal(err)
+	}
+	sql := "SELECT gender, COUNT(*) AS n FROM `physionet-data.mimiciv_3_1_hosp.patients` GROUP BY gender ORDER BY gender"
+	reply := llmtest.Text("Reasoning: count per gender.\n```sql\n" + sql + "\n```")
+	bad := llmtest.Text("```sql\nSELECT gendr FROM `physionet-data.mimiciv_3_1_hosp.patients`\n```")
+	alpha := llmtest.Start(t, llmtest.Fixed(reply), llmtest.Options{APIKey: genKey})
+	beta := llmtest.Start(t, llmtest.Then(llmtest.Fixed(reply), bad), llmtest.Options{APIKey: genKey})
+	models := writeModels(t, dir, map[string]string{"alpha": alpha.OpenAIBaseURL(), "beta": beta.OpenAIBaseURL()})
+	out := filepath.Join(dir, "out")
+	args := []string{"generate", "--models", models, "--tasks", tasksDir, "--split", "validation", "--db", db, "--out", out, "--concurrency", "3"}
+
+	code, stdout, stderr := runGen(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	if strings.ContainsAny(stderr, "\r\x1b") {
+		t.Errorf("progress wrote control characters to a non-terminal: %q", stderr)
+	}
+	for _, want := range []string{"alpha", "beta", "100.0%"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "generate 6/6 (100%)") {
+		t.Errorf("no final progress line:\n%s", stderr)
+	}
+	for _, m := range []string{"alpha", "beta"} {
+		outs, err := datasets.LoadRun(filepath.Join(out, m))
+		if err != nil || len(outs) != 3 {
+			t.Fatalf("%s: %d outputs, %v", m, len(outs), err)
+		}
+		if _, err := os.Stat(filepath.Join(out, m, refine.BenchmarkSummaryFile)); err != nil {
+			t.Error(err)
+		}
+	}
+	sum, _, _ := refine.ReadTask(filepath.Join(out, "beta"), datasets.Key{Split: "validation", Domain: "Diagnostic_Procedures", Difficulty: "easy", ID: "001"})
+	if sum == nil || len(sum.RefinementAttempts) != 2 && len(sum.RefinementAttempts) != 1 {
+		t.Errorf("beta summary %+v", sum)
+	}
+
+	// Again: everything is resumed, no call is made.
+	calls := alpha.Calls() + beta.Calls()
+	code, stdout, stderr = runGen(t, args...)
+	if code != 0 || alpha.Calls()+beta.Calls() != calls || !strings.Contains(stderr, "resumed 6") {
+		t.Errorf("resume: exit %d, %d new calls\n%s", code, alpha.Calls()+beta.Calls()-calls, stderr)
+	}
+
+	// An endpoint that refuses the key leaves tasks pending: exit 3.
+	gamma := llmtest.Start(t, llmtest.Fixed(llmtest.HTTPError(401, "invalid_api_key", "bad key")), llmtest.Options{})
+	models2 := writeModels(t, t.TempDir(), map[string]string{"alpha": gamma.OpenAIBaseURL()})
+	code, stdout, stderr = runGen(t, "generate", "--models", models2, "--tasks", tasksDir, "--db", db, "--out", filepath.Join(dir, "out2"), "--quiet")
+	if code != 3 || !strings.Contains(stderr, "pending") || !strings.Contains(stdout, "stopped after auth") {
+		t.Errorf("auth failure: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+
+	// The key is in no file the runs wrote, logs and cache included.
+	assertNoKeyIn(t, dir)
+	if _, err := os.Stat(filepath.Join(out, "generate.log")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestGenerateUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"generate"}, "required"},
+		{[]string{"generate", "--models", "m", "--tasks", "t", "--out", "o", "--budget", "5"}, "--budget needs --prices"},
+		{[]string{"generate", "--models", filepath.Join(dir, "missing.yaml"), "--tasks", "t", "--out", "o"}, "missing.yaml"},
+	} {
+		code, _, stderr := runGen(t, tc.args...)
+		if code == 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q", tc.args, code, stderr)
+		}
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("models:\n  - name: a/b\n    kind: openai\n    model: m\n    prompt: clever\n    rounds: 99\n"), 0o644)
+	code, _, stderr := runGen(t, "generate", "--models", bad, "--tasks", "t", "--out", "o")
+	for _, want := range []string{"bad.yaml: models[0].name", "bad.yaml: models[0].prompt", "bad.yaml: models[0].rounds"} {
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("bad models file: exit %d, stderr lacks %q:\n%s", code, want, stderr)
+		}
+	}
+}
+
+// assertNoKeyIn fails if the test key appears in any file below dir.
+func assertNoKeyIn(t *testing.T, dir string) {
+	t.Helper()
+	files := 0
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Error(err)
+		}
+		if bytes.Contains(b, []byte(genKey)) {
+			t.Errorf("%s contains the API key", path)
+		}
+		return nil
+	})
+	t.Logf("%d files checked for the API key", files)
+}

@@ -1,0 +1,311 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/scoring"
+)
+
+const judgeUsage = `usage: clinsql judge --tasks DIR --run DIR [--out DIR] (--judge replay:FILE | --judge-config FILE) [--mode reference|strict]
+
+Judges a model's run (the reference inference layout: per task
+execution_summary.json and result_<id>.csv) against the task rubrics.
+
+Results-rubric leaves that code can decide (the result exists, a column
+exists, no NULLs, a value lies in its band) are decided by code, with the
+evidence as the explanation; the rest go to the judge backend:
+  --judge-config FILE   an LLM endpoint and judge settings (YAML)
+  --judge replay:FILE   recorded decisions (a reference detailed_grading.json)
+Leaves whose verdict cannot change the score are skipped.
+
+--out (default <run>/judge) receives ledger.jsonl (one line per leaf,
+appended as soon as it is decided), detailed_grading.json and the three
+scoring summaries in the reference shapes, and judge_summary.json. Running
+again into the same --out resumes: decided leaves are not judged again, and
+a finished run makes no call. An exit code of 3 means the run stopped
+before every leaf was decided (budget, interrupt); what was done is kept.
+
+--mode strict (the default) honours critical flags everywhere and keeps
+invalid verdicts (judge errors, unreadable replies) apart from failures;
+--mode reference aggregates as the published scorer.
+`
+
+// exitIncomplete is the exit code of a run that stopped early.
+const exitIncomplete = 3
+
+func runJudge(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "judge")
+	fs.Usage = func() { fmt.Fprint(env.Stderr, judgeUsage); fs.PrintDefaults() }
+	tasksDir := fs.String("tasks", "", "ClinSQL task `folder` or manifest")
+	runDir := fs.String("run", "", "the model's run `folder`")
+	out := fs.String("out", "", "output `folder` (default <run>/judge)")
+	judgeSpec := fs.String("judge", "", "judge backend: replay:`FILE` (recorded detailed_grading.json)")
+	configFile := fs.String("judge-config", "", "judge config `file` (LLM endpoint, samples, prices, budget)")
+	modeName := fs.String("mode", string(rubric.Strict), "scoring `mode`: strict or reference")
+	guided := fs.Bool("reference-guided", false, "show the judge the gold SQL and result (labelled in every output)")
+	samples := fs.Int("samples", 0, "k-sample majority vote per leaf, odd (overrides the config)")
+	codeChecks := fs.Bool("code-checks", true, "let code decide the results leaves it can")
+	skip := fs.Bool("skip", true, "skip leaves that cannot change the score")
+	budget := fs.Float64("budget", -1, "stop cleanly before spending more than `USD` (overrides the config)")
+	prices := fs.String("prices", "", "price table `file` (overrides the config)")
+	cacheDir := fs.String("cache", "", "LLM cache `folder` (default <out>/llm-cache; \"off\" for none)")
+	concurrency := fs.Int("concurrency", 0, "tasks judged at once (default 1.25 x the endpoint's concurrency)")
+	retryInvalid := fs.Bool("retry-invalid", false, "judge again the leaves recorded as invalid")
+	estimateOnly := fs.Bool("estimate", false, "print the estimate and stop")
+	verbose := fs.Bool("v", false, "log retries and calls")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *tasksDir == "" || *runDir == "" {
+		return usagef("--tasks and --run are required")
+	}
+	if (*judgeSpec == "") == (*configFile == "") {
+		return usagef("give exactly one of --judge replay:FILE and --judge-config FILE")
+	}
+	mode, err := rubric.ParseMode(*modeName)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if *out == "" {
+		*out = filepath.Join(*runDir, "judge")
+	}
+
+	tasks, err := loadTasks(env, *tasksDir)
+	if err != nil {
+		return err
+	}
+	outputs, err := datasets.LoadRun(*runDir)
+	if err != nil {
+		if len(outputs) == 0 {
+			return err
+		}
+		// An unreadable answer is judged as no answer; say which.
+		fmt.Fprintf(env.Stderr, "warning: some outputs cannot be read and are judged as empty answers:\n%v\n", err)
+	}
+	items, err := judge.Pair(tasks, outputs, *runDir)
+	if err != nil {
+		return err
+	}
+	model := judge.ModelName(outputs, filepath.Base(filepath.Clean(*runDir)))
+
+	opts := judge.Options{Mode: mode, CodeChecks: *codeChecks, Skipping: *skip, ReferenceGuided: *guided, RetryInvalid: *retryInvalid}
+	var llmJudge *judge.LLMJudge
+	var meter *llm.Meter
+	var maxTokens int
+	switch {
+	case *judgeSpec != "":
+		file, ok := strings.CutPrefix(*judgeSpec, "replay:")
+		if !ok || file == "" {
+			return usagef("--judge %q: want replay:FILE", *judgeSpec)
+		}
+		if *samples > 1 || *guided {
+			return usagef("--samples and --reference-guided need an LLM judge (--judge-config)")
+		}
+		rp, err := judge.NewReplay(file)
+		if err != nil {
+			return err
+		}
+		opts.Backend = rp
+	default:
+		cfg, err := judge.LoadConfig(*configFile)
+		if err != nil {
+			return err
+		}
+		if *samples != 0 {
+			cfg.Samples = *samples
+		}
+		if *guided {
+			cfg.ReferenceGuided = true
+		}
+		opts.ReferenceGuided = cfg.ReferenceGuided
+		pricesFile := cfg.PricesPath()
+		if *prices != "" {
+			pricesFile = *prices
+		}
+		if *budget >= 0 {
+			cfg.BudgetUSD = *budget
+		}
+		var table llm.Prices
+		if pricesFile != "" {
+			if table, err = llm.LoadPrices(pricesFile); err != nil {
+				return err
+			}
+		} else if cfg.BudgetUSD > 0 {
+			return usagef("a budget needs a price table (--prices or prices: in the config)")
+		}
+		meter = llm.NewMeter(table, cfg.BudgetUSD)
+		lo := llm.Options{Meter: meter}
+		dir := cfg.Cache
+		if *cacheDir != "" {
+			dir = *cacheDir
+		}
+		if dir == "" {
+			dir = filepath.Join(*out, "llm-cache")
+		}
+		if dir != "off" {
+			if lo.Cache, err = llm.OpenCache(dir); err != nil {
+				return err
+			}
+		}
+		if *verbose {
+			lo.Logger = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		}
+		lo.Getenv = env.Getenv
+		client, err := llm.New(cfg.Endpoint, lo)
+		if err != nil {
+			return err
+		}
+		if llmJudge, err = judge.NewLLMJudge(client, judge.LLMOptions{Samples: cfg.Samples, Prompt: cfg.Prompt.Options(), Prices: table}); err != nil {
+			return usageError{err.Error()}
+		}
+		opts.Backend = llmJudge
+		maxTokens = client.Endpoint().Sampling.MaxTokens
+	}
+	opts.Tasks = *concurrency
+
+	header := judge.LedgerHeader{Mode: mode, Judge: opts.Backend.Name(), ReferenceGuided: opts.ReferenceGuided,
+		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1}
+	if llmJudge != nil {
+		header.Samples = llmJudge.Samples()
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	ledger, err := judge.OpenLedger(filepath.Join(*out, judge.LedgerFile), header)
+	if err != nil {
+		return err
+	}
+	defer ledger.Close()
+	if ledger.Recovered {
+		fmt.Fprintf(env.Stderr, "note: %s ended in a torn line (a killed run); it was dropped and that leaf is judged again\n", ledger.Path())
+	}
+
+	var promptFn func(*judge.LeafRequest) []llm.Message
+	samplesN := 1
+	if llmJudge != nil {
+		promptFn, samplesN = llmJudge.Prompt, llmJudge.Samples()
+	}
+	est := judge.EstimateRun(items, ledger, opts, promptFn, samplesN, maxTokens)
+	printEstimate(env.Stderr, model, len(items), ledger.Len(), est, opts, meter, llmJudge)
+	if *estimateOnly {
+		return nil
+	}
+
+	start := time.Now()
+	var progressMu sync.Mutex
+	last := time.Now()
+	opts.Progress = func(n int) {
+		progressMu.Lock()
+		defer progressMu.Unlock()
+		if time.Since(last) >= 2*time.Second {
+			last = time.Now()
+			fmt.Fprintf(env.Stderr, "  %d of %d leaves recorded (%s)\n", n, est.Leaves, time.Since(start).Round(time.Second))
+		}
+	}
+	o, err := judge.Run(ctx, items, ledger, opts)
+	if err != nil {
+		return err
+	}
+	sc := judge.Score(o, model)
+	if err := sc.WriteFiles(*out, o); err != nil {
+		return err
+	}
+	printJudgeSummary(env.Stdout, sc, *out)
+	if o.Stopped != nil {
+		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("stopped before every leaf was decided: %v; run the same command again to resume", o.Stopped)}
+	}
+	return nil
+}
+
+func printEstimate(w io.Writer, model string, tasks, resumed int, e judge.Estimate, opts judge.Options, meter *llm.Meter, j *judge.LLMJudge) {
+	fmt.Fprintf(w, "judging %s: %d tasks, mode %s, judge %s", model, tasks, opts.Mode, opts.Backend.Name())
+	if opts.ReferenceGuided {
+		fmt.Fprint(w, ", REFERENCE-GUIDED (gold shown to the judge)")
+	}
+	fmt.Fprintln(w)
+	if resumed > 0 {
+		fmt.Fprintf(w, "resuming: %d leaves already decided\n", resumed)
+	}
+	fmt.Fprintf(w, "estimate: %d leaves to decide, %d by code, at most %d by the judge", e.Leaves, e.CodeLeaves, e.BackendLeaves)
+	if opts.Skipping {
+		fmt.Fprint(w, " (gate skipping usually saves about a third)")
+	}
+	fmt.Fprintln(w)
+	if j == nil {
+		return
+	}
+	fmt.Fprintf(w, "estimate: at most %d calls, ~%d prompt and at most %d completion tokens", e.Calls, e.PromptTokens, e.CompletionTokens)
+	if meter != nil {
+		if usd, err := meter.Prices().Estimate(endpointModel(j), 1, e.PromptTokens, e.CompletionTokens); err == nil {
+			fmt.Fprintf(w, ", at most $%.2f before cache hits", usd)
+		} else if len(meter.Prices()) > 0 {
+			fmt.Fprintf(w, " (no price for %s)", endpointModel(j))
+		}
+		if b := meter.Budget(); b > 0 {
+			fmt.Fprintf(w, "; budget $%.2f", b)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+func endpointModel(j *judge.LLMJudge) string {
+	name := strings.TrimPrefix(j.Name(), "llm:")
+	_, rest, _ := strings.Cut(name, "/")
+	m, _, _ := strings.Cut(rest, "@")
+	return m
+}
+
+func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) {
+	s := sc.Summary
+	fmt.Fprintf(w, "%s  mode %s  judge %s", s.Model, s.Mode, s.Judge)
+	if s.ReferenceGuided {
+		fmt.Fprint(w, "  REFERENCE-GUIDED")
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprint(tw, "leaves\ttotal\tcode\tllm\treplay\tskipped\tinvalid\tundecided\t\n")
+	for _, name := range []judge.Tree{judge.TreeSQL, judge.TreeResults} {
+		c := s.ByTree[name]
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, c.Total, c.Code, c.LLM, c.Replay, c.Skipped, c.Invalid, c.Undecided)
+	}
+	fmt.Fprintf(tw, "all\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.LeavesTotal, s.LeavesCode, s.LeavesLLM, s.LeavesReplay, s.LeavesSkipped, s.LeavesInvalid, s.LeavesUndecided)
+	tw.Flush()
+	fmt.Fprintf(w, "llm calls %d (%.2f per task; %d cache hits), tokens %d prompt + %d completion, $%.4f; this run: %d calls, %d leaves recorded\n",
+		s.LLMCalls, s.LLMCallsPerTask, s.CacheHits, s.PromptTokens, s.CompletionTokens, s.CostUSD, s.This.LLMCalls, s.This.Recorded)
+	if s.FlipRate != nil {
+		fmt.Fprintf(w, "k=%d vote: flip rate %.3f\n", s.Samples, *s.FlipRate)
+	}
+	for _, split := range sortedSplits(s.Splits) {
+		v := s.Splits[split]
+		fmt.Fprintf(w, "%s: %d tasks, SQL %s, execution %s", split, v.Tasks, pct(v.AverageSQLScore), pct(v.AverageResultsScore))
+		if v.TasksWithInvalid > 0 {
+			fmt.Fprintf(w, ", %d tasks with invalid leaves", v.TasksWithInvalid)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "wrote %s, %s, %s, %s, %s and %s to %s\n", judge.LedgerFile, judge.GradingFile, scoring.ScoringFile,
+		scoring.DifficultyFile, scoring.ScenarioFile, judge.SummaryFile, out)
+}
+
+func sortedSplits(m map[string]judge.SplitScores) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/clinsql/clinsql/reliability"
+	"github.com/clinsql/clinsql/reports"
+	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/scoring"
+)
+
+const reportUsage = `usage: clinsql report --tasks DIR --out DIR (--run DIR | --grading FILE)...
+                      [--mode reference|strict] [--seed N] [--resamples N] [--rank-by exec|sql|rs0|rs10]
+                      [--compare A,B]... [--abstain-marker null] [--correct-at 1]
+
+Writes the tables and pictures of a paper for any number of models into --out:
+leaderboard.md/.csv (SQL and execution score per split x difficulty with 95%
+bootstrap intervals, task and invalid-leaf counts, both aggregation modes),
+scenarios.md/.csv, comparisons.csv (paired differences), taxonomy.md/.csv
+(error taxonomy), refinement.md/.csv, health.csv (judge health), report.json,
+the reference's summary files per model under models/, and report.html (one
+self-contained file with charts and a drill-down from model to task to leaf).
+
+--grading is a recorded detailed_grading.json (the model name comes from its
+summary). --run is a run folder in the reference inference layout; its
+judge/ folder (written by clinsql judge) holds the decisions. A run without
+judge/ decisions lends its outputs (SQL, results, refinement attempts) to the
+--grading of the same model. Both flags repeat.
+
+--mode picks the main tables' mode (reference reproduces the published
+scorer; strict is shown beside it, and vice versa).
+
+RS(0) and RS(10), the EHRSQL 2024 reliability scores, stand beside the scores
+of models with run outputs: a task scores +1 when its execution score reaches
+--correct-at, 0 when its final SQL is --abstain-marker, -c otherwise.
+`
+
+func runReport(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "report")
+	fs.Usage = func() { fmt.Fprint(env.Stderr, reportUsage); fs.PrintDefaults() }
+	var gradings, runs, compares stringList
+	tasksDir := fs.String("tasks", "", "ClinSQL task `folder` or manifest")
+	out := fs.String("out", "", "output `folder`")
+	fs.Var(&gradings, "grading", "recorded detailed_grading.json (repeatable)")
+	fs.Var(&runs, "run", "run folder (repeatable)")
+	modeName := fs.String("mode", string(rubric.Reference), "main aggregation `mode`: reference or strict")
+	seed := fs.Uint64("seed", 1, "bootstrap `seed`")
+	resamples := fs.Int("resamples", 2000, "bootstrap `resamples`")
+	rankBy := fs.String("rank-by", string(reports.MetricExec), "rank models by `metric`: exec, sql, rs0 or rs10")
+	fs.Var(&compares, "compare", "paired difference of models `A,B` (repeatable; default: each model against the next in rank)")
+	previewRows := fs.Int("preview-rows", 10, "result `rows` shown per task in the HTML")
+	marker := fs.String("abstain-marker", "null", "final SQL that means the model abstained, for RS(c)")
+	threshold := fs.Float64("correct-at", 1, "execution `score` at which a task counts as correct for RS(c)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *tasksDir == "" || *out == "" {
+		return usagef("--tasks and --out are required")
+	}
+	if len(gradings)+len(runs) == 0 {
+		return usagef("give at least one --run or --grading")
+	}
+	mode, err := rubric.ParseMode(*modeName)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	metric, err := reports.ParseMetric(*rankBy)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if !(*threshold > 0 && *threshold <= 1) {
+		return usagef("--correct-at must be in (0, 1]")
+	}
+	if *resamples < 1 {
+		return usagef("--resamples must be at least 1")
+	}
+	var pairs [][2]string
+	for _, c := range compares {
+		a, b, ok := strings.Cut(c, ",")
+		if !ok || a == "" || b == "" {
+			return usagef("--compare %q: want two model names separated by a comma", c)
+		}
+		pairs = append(pairs, [2]string{a, b})
+	}
+	tasks, err := loadTasks(env, *tasksDir)
+	if err != nil {
+		return err
+	}
+	r, err := reports.Build(ctx, reports.Options{Tasks: tasks, Gradings: gradings, Runs: runs, Mode: mode,
+		Bootstrap: reports.Bootstrap{Seed: *seed, Resamples: *resamples}, RankBy: metric, Compare: pairs, PreviewRows: *previewRows,
+		Reliability: reports.Reliability{Abstention: reliability.Abstention{Marker: *marker}, Threshold: *threshold}})
+	if err != nil {
+		return err
+	}
+	const shown = 10
+	for i, w := range r.Warnings {
+		if i == shown {
+			fmt.Fprintf(env.Stderr, "warning: ... %d more in %s\n", len(r.Warnings)-shown, filepath.Join(*out, reports.ReportJSON))
+			break
+		}
+		fmt.Fprintln(env.Stderr, "warning:", w)
+	}
+	files, err := r.Write(*out)
+	if err != nil {
+		return err
+	}
+	printReportBrief(env, r)
+	fmt.Fprintf(env.Stdout, "\nwrote %d files to %s\nreport: %s\n", len(files), *out, files[len(files)-1])
+	return nil
+}
+
+// printReportBrief prints each split's ranking with both modes' averages.
+func printReportBrief(env *Env, r *reports.Report) {
+	for _, split := range r.Splits {
+		fmt.Fprintf(env.Stdout, "%s split, ranked by %s (%s mode); scores x100\n", split, r.RankBy, r.Mode)
+		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "#\tmodel\t")
+		for _, m := range r.Modes() {
+			fmt.Fprintf(tw, "%s n\tSQL\tExec\t", m)
+		}
+		fmt.Fprintln(tw, "RS(0)\tRS(10)\tinvalid leaves\t")
+		for i, name := range r.Ranking(split).Models {
+			fmt.Fprintf(tw, "%d\t%s\t", i+1, name)
+			inv := 0
+			rs := [2]string{"–", "–"}
+			for i, m := range r.Modes() {
+				c := r.Board(m, name).Cell(split, reports.All, reports.All)
+				if c == nil {
+					fmt.Fprint(tw, "0\t–\t–\t")
+					continue
+				}
+				fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t", c.N, 100*scoring.Round6(c.SQL.Mean), 100*scoring.Round6(c.Exec.Mean))
+				inv = c.InvalidLeaves
+				if i == 0 && c.RS != nil {
+					rs = [2]string{fmt.Sprintf("%.2f", c.RS.RS0), fmt.Sprintf("%.2f", c.RS.RS10)}
+				}
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t\n", rs[0], rs[1], inv)
+		}
+		tw.Flush()
+	}
+}

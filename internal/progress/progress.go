@@ -1,0 +1,186 @@
+// Package progress draws a one-line progress report for long runs: items
+// done out of the total, counts per outcome, tokens, cost, elapsed time and
+// an estimate of the time left.
+//
+// On a terminal the line is redrawn in place (carriage return and erase to
+// the end of the line) at most every Interval, and log lines written through
+// [Bar.Log] appear above it. On anything else (a file, a pipe, CI logs) no
+// control characters are ever written: a plain line is printed whenever
+// another tenth of the work is done, or Quiet has passed since the last one,
+// and at the end.
+package progress
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Bar is a progress report. It is safe for concurrent use.
+type Bar struct {
+	w     io.Writer
+	tty   bool
+	label string
+	total int
+	// Interval bounds terminal redraws; Quiet is the longest silence of a
+	// non-terminal report between lines (defaults 200ms and 30s).
+	Interval, Quiet time.Duration
+	now             func() time.Time
+
+	mu        sync.Mutex
+	start     time.Time
+	done      int // items counted, including skipped ones
+	skipped   int // items found done already: excluded from the rate
+	order     []string
+	counts    map[string]int
+	tokens    int
+	cost      float64
+	drawn     time.Time
+	lastTenth int
+	lastDone  int  // items counted when the last line was printed
+	onLine    bool // a terminal line is drawn and not yet ended
+}
+
+// New returns a report of total items written to w; tty says whether w is
+// a terminal (see [IsTerminal]).
+func New(w io.Writer, label string, total int, tty bool) *Bar {
+	return &Bar{w: w, tty: tty, label: label, total: total, Interval: 200 * time.Millisecond, Quiet: 30 * time.Second,
+		now: time.Now, start: time.Now(), counts: map[string]int{}}
+}
+
+// IsTerminal reports whether w is a character device (a terminal).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Step counts one item with its outcome, tokens and cost. skipped marks an
+// item that needed no work (already done): it advances the count but not
+// the rate the time left is estimated from.
+func (b *Bar) Step(outcome string, tokens int, cost float64, skipped bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.done++
+	if skipped {
+		b.skipped++
+	}
+	if _, ok := b.counts[outcome]; !ok {
+		b.order = append(b.order, outcome)
+		sort.Strings(b.order) // stable whatever order items finish in
+	}
+	b.counts[outcome]++
+	b.tokens += tokens
+	b.cost += cost
+	b.draw(false)
+}
+
+// Log prints a line without garbling the report.
+func (b *Bar) Log(format string, a ...any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.tty && b.onLine {
+		io.WriteString(b.w, "\r\x1b[K")
+		b.onLine = false
+	}
+	fmt.Fprintf(b.w, strings.TrimRight(format, "\n")+"\n", a...)
+	if b.tty && b.done > 0 {
+		b.draw(true)
+	}
+}
+
+// Finish prints the final line.
+func (b *Bar) Finish() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.tty || b.lastDone != b.done || b.drawn.IsZero() {
+		b.draw(true)
+	}
+	if b.tty {
+		io.WriteString(b.w, "\n")
+		b.onLine = false
+	}
+}
+
+func (b *Bar) draw(force bool) {
+	now := b.now()
+	if b.tty {
+		if !force && b.done < b.total && now.Sub(b.drawn) < b.Interval {
+			return
+		}
+		io.WriteString(b.w, "\r\x1b[K"+b.line(now))
+		b.onLine = true
+		b.drawn = now
+		return
+	}
+	tenth := 0
+	if b.total > 0 {
+		tenth = b.done * 10 / b.total
+	}
+	if !force && tenth == b.lastTenth && now.Sub(b.drawn) < b.Quiet {
+		return
+	}
+	b.lastTenth, b.lastDone = tenth, b.done
+	b.drawn = now
+	io.WriteString(b.w, b.line(now)+"\n")
+}
+
+const barWidth = 24
+
+func (b *Bar) line(now time.Time) string {
+	var s strings.Builder
+	if b.label != "" {
+		s.WriteString(b.label + " ")
+	}
+	frac := 1.0
+	if b.total > 0 {
+		frac = float64(b.done) / float64(b.total)
+	}
+	if b.tty {
+		n := int(frac * barWidth)
+		s.WriteString("[" + strings.Repeat("=", n) + strings.Repeat(" ", barWidth-n) + "] ")
+	}
+	fmt.Fprintf(&s, "%d/%d (%d%%)", b.done, b.total, int(frac*100))
+	if len(b.order) > 0 {
+		parts := make([]string, len(b.order))
+		for i, o := range b.order {
+			parts[i] = fmt.Sprintf("%s %d", o, b.counts[o])
+		}
+		s.WriteString("  " + strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(&s, "  %s tokens  $%.2f", humanInt(b.tokens), b.cost)
+	elapsed := now.Sub(b.start)
+	fmt.Fprintf(&s, "  %s", round(elapsed))
+	worked := b.done - b.skipped
+	if left := b.total - b.done; left > 0 && worked > 0 && elapsed > 0 {
+		eta := time.Duration(float64(elapsed) / float64(worked) * float64(left))
+		fmt.Fprintf(&s, ", ETA %s", round(eta))
+	}
+	return s.String()
+}
+
+func round(d time.Duration) time.Duration {
+	if d > time.Minute {
+		return d.Round(time.Second)
+	}
+	return d.Round(100 * time.Millisecond)
+}
+
+func humanInt(n int) string {
+	switch {
+	case n >= 10_000_000:
+		return fmt.Sprintf("%.0fM", float64(n)/1e6)
+	case n >= 1_000_000:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 10_000:
+		return fmt.Sprintf("%.0fk", float64(n)/1e3)
+	}
+	return fmt.Sprint(n)
+}

@@ -1,0 +1,56 @@
+package judge
+
+import (
+	"context"
+	"time"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/rubric"
+)
+
+// LeafRequest is what a backend needs to decide one leaf.
+type LeafRequest struct {
+	Task   *datasets.Task
+	Answer *Answer
+	Tree   Tree
+	Leaf   *rubric.Node
+	// ReferenceGuided adds the gold SQL and gold result to an LLM prompt.
+	ReferenceGuided bool
+}
+
+// Tag labels the request in logs: "validation/.../001 results:acceptable-range".
+func (r *LeafRequest) Tag() string {
+	return r.Task.Key.String() + " " + string(r.Tree) + ":" + r.Leaf.ID
+}
+
+// Decision is a backend's verdict on one leaf.
+type Decision struct {
+	Verdict     rubric.Verdict
+	Explanation string
+	// ErrorKind classifies an Invalid verdict (see Record.ErrorKind).
+	ErrorKind string
+	Samples   int
+	Votes     *Votes
+	// Calls, CacheHits and Attempts count chat completions requested,
+	// served from the cache, and HTTP requests sent.
+	Calls, CacheHits, Attempts int
+	Usage                      llm.Usage
+	CostUSD                    float64
+	Latency                    time.Duration
+}
+
+// Backend decides the leaves code does not. Implementations must be safe
+// for concurrent use.
+type Backend interface {
+	// Name identifies the backend in the ledger and the summaries.
+	Name() string
+	// Source is SourceLLM or SourceReplay.
+	Source() Source
+	// Decide returns the leaf's decision. A failure of this leaf (the
+	// judge erred after its retries, its reply could not be read) is a
+	// Decision with an Invalid verdict, not an error. An error means the
+	// run must stop (the budget is spent, the context ended): the leaf
+	// stays undecided and is judged when the run is resumed.
+	Decide(ctx context.Context, req *LeafRequest) (Decision, error)
+}

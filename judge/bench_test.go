@@ -1,0 +1,113 @@
+package judge
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/rubric"
+)
+
+// benchItems returns the 190 validation tasks with gpt-5-chat's released
+// answers when the shared data is there, else 190 copies of the generated
+// fixture tasks under distinct keys.
+func benchItems(b *testing.B) ([]Item, string) {
+	if dir, ok := shared.Dir(); ok {
+		data := filepath.Join(dir, "clinsql-data")
+		tasks, err := datasets.LoadClinSQL(filepath.Join(data, "data", "splits", "validation"))
+		if err == nil {
+			run := filepath.Join(data, "outputs", "inference", "gpt-5-chat")
+			outs, err := datasets.LoadRun(run)
+			if err != nil {
+				b.Fatal(err)
+			}
+			items, err := Pair(tasks, outs, run)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return items, "validation tasks, gpt-5-chat answers"
+		}
+	}
+	_, _, base := fixtureRun(b)
+	var items []Item
+	for i := 0; len(items) < 190; i++ {
+		src := base[i%len(base)]
+		t := *src.Task
+		t.Key.ID = fmt.Sprintf("%03d", i)
+		a := *src.Answer
+		a.Key = t.Key
+		items = append(items, Item{Task: &t, Answer: &a})
+	}
+	return items, "generated fixture tasks"
+}
+
+// BenchmarkJudge190 judges 190 tasks through the fake endpoint with 300 ms
+// per call at concurrency 32, with code checks and gate skipping, and
+// reports the wall time against the ideal calls x latency / concurrency.
+func BenchmarkJudge190(b *testing.B) {
+	const (
+		latency     = 300 * time.Millisecond
+		concurrency = 32
+	)
+	items, what := benchItems(b)
+	srv := llmtest.Start(b, verdictReply(hashVerdict), llmtest.Options{Latency: latency})
+	c, err := llm.New(testEndpoint(srv, func(ep *llm.Endpoint) {
+		ep.Limits.Concurrency = concurrency
+		ep.Limits.Timeout = 10 * time.Second
+	}), llm.Options{Getenv: testGetenv})
+	if err != nil {
+		b.Fatal(err)
+	}
+	j, err := NewLLMJudge(c, LLMOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true}
+	var wall time.Duration
+	var calls, prompt, completion int
+	var s *Summary
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		l := openLedger(b, b.TempDir(), opts)
+		before := srv.Calls()
+		b.StartTimer()
+		start := time.Now()
+		o, err := Run(context.Background(), items, l, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		wall += time.Since(start)
+		b.StopTimer()
+		if !o.Complete() {
+			b.Fatalf("incomplete: %v", o.Stopped)
+		}
+		calls += srv.Calls() - before
+		s = Score(o, "bench").Summary
+		prompt += s.PromptTokens
+		completion += s.CompletionTokens
+		b.StartTimer()
+	}
+	b.StopTimer()
+	n := time.Duration(b.N)
+	perCalls := float64(calls) / float64(b.N)
+	ideal := time.Duration(perCalls * float64(latency) / concurrency)
+	b.ReportMetric((wall / n).Seconds(), "wall-s")
+	b.ReportMetric(perCalls, "calls")
+	b.ReportMetric(perCalls/float64(len(items)), "calls/task")
+	b.ReportMetric(float64(prompt)/float64(b.N), "prompt-tokens")
+	b.ReportMetric(float64(completion)/float64(b.N), "completion-tokens")
+	b.ReportMetric(ideal.Seconds(), "ideal-s")
+	b.ReportMetric((wall/n).Seconds()/ideal.Seconds(), "wall/ideal")
+	b.ReportMetric(float64(srv.MaxInFlight()), "max-in-flight")
+	b.Logf("%d tasks (%s): %d leaves, %d by code, %d by the judge, %d skipped", len(items), what, s.LeavesTotal, s.LeavesCode, s.LeavesLLM, s.LeavesSkipped)
+	if srv.MaxInFlight() > concurrency {
+		b.Errorf("max in flight %d above the limit %d", srv.MaxInFlight(), concurrency)
+	}
+}

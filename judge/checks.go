@@ -1,0 +1,821 @@
+package judge
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/clinsql/clinsql/rubric"
+)
+
+// LeafKind says which code check, if any, applies to a results-rubric leaf.
+type LeafKind string
+
+const (
+	// KindCSV: "CSV File Exists".
+	KindCSV LeafKind = "csv_exists"
+	// KindColumn: "Column exists for ... (e.g., `name`)".
+	KindColumn LeafKind = "column_exists"
+	// KindNoNull: "No NULL/Empty Values ...".
+	KindNoNull LeafKind = "no_null"
+	// KindBand: a value leaf with an acceptable interval, "Clinically
+	// Plausible (0-20)".
+	KindBand LeafKind = "band"
+	// KindOther: a results leaf no check reads (trends, comparisons, counts
+	// of categories). Decided by code only when there is no result at all.
+	KindOther LeafKind = "other"
+	// KindSQL: a leaf of the SQL rubric; never decided by code.
+	KindSQL LeafKind = "sql"
+)
+
+var (
+	csvText    = regexp.MustCompile(`(?i)\bcsv\b|output is a (?:csv|file|table)`)
+	nullText   = regexp.MustCompile(`(?i)\bnull\b|\bempty\b|\bmissing values?\b|\bnan\b`)
+	columnText = regexp.MustCompile(`(?i)\bcolumns?\b`)
+	formatText = regexp.MustCompile(`(?i)format`)
+)
+
+// inFormatCategory reports whether the leaf sits under the results rubric's
+// output-format category (csv, columns, nulls) rather than the value layer.
+func inFormatCategory(leaf *rubric.Node) bool {
+	anc := leaf.Ancestors()
+	for _, a := range anc[min(1, len(anc)):] {
+		if formatText.MatchString(a.ID) || formatText.MatchString(a.Requirements) {
+			return true
+		}
+	}
+	return false
+}
+
+// KindOf classifies a results-rubric leaf.
+func KindOf(leaf *rubric.Node) LeafKind {
+	text := leaf.Requirements
+	format := inFormatCategory(leaf)
+	switch {
+	case leaf.ID == "csv-file-exists" || format && csvText.MatchString(text) && !columnText.MatchString(text) && !nullText.MatchString(text):
+		return KindCSV
+	case strings.Contains(leaf.ID, "null") || format && nullText.MatchString(text):
+		return KindNoNull
+	case format && (columnText.MatchString(text) || strings.Contains(leaf.ID, "column")):
+		return KindColumn
+	case !format && len(ParseBands(text)) > 0:
+		return KindBand
+	}
+	return KindOther
+}
+
+// Evidence is what a code decision rests on.
+type Evidence struct {
+	// Column is the result column the leaf was bound to.
+	Column string `json:"column,omitempty"`
+	// Columns lists the columns inspected (no_null) or the result's
+	// columns (column_exists).
+	Columns []string `json:"columns,omitempty"`
+	// Values are the values checked (at most maxEvidenceValues).
+	Values []string `json:"values,omitempty"`
+	// Band is the interval applied, in interval notation.
+	Band string `json:"band,omitempty"`
+	// Rows is the result's row count.
+	Rows int `json:"rows"`
+	// Match says how a column was found: exact, canonical, similar,
+	// only, absent.
+	Match string `json:"match,omitempty"`
+}
+
+const maxEvidenceValues = 10
+
+// CodeDecision is the outcome of a code check.
+type CodeDecision struct {
+	Kind LeafKind
+	// Decided is false when code cannot decide with confidence; the leaf
+	// then goes to the judge backend. Why is in Explanation.
+	Decided bool
+	Pass    bool
+	// Explanation states the decision and its evidence in one sentence.
+	Explanation string
+	Evidence    *Evidence
+}
+
+func undecided(k LeafKind, format string, a ...any) CodeDecision {
+	return CodeDecision{Kind: k, Explanation: fmt.Sprintf(format, a...)}
+}
+
+func decided(k LeafKind, pass bool, ev *Evidence, format string, a ...any) CodeDecision {
+	return CodeDecision{Kind: k, Decided: true, Pass: pass, Evidence: ev, Explanation: fmt.Sprintf(format, a...)}
+}
+
+// Check decides a results-rubric leaf from the answer, when code can.
+//
+// Without a result (the query failed, returned no rows, or left no
+// readable result file) every results leaf fails: there is nothing to
+// validate. "CSV File Exists" means exactly that a result with at least one
+// row exists: the reference's placeholder CSV (one column "result", one
+// empty row) stands for a failed or an empty run and does not count, and an
+// empty result written by another engine is judged the same way.
+func Check(leaf *rubric.Node, a *Answer) CodeDecision {
+	kind := KindOf(leaf)
+	if !a.HasResult() {
+		return decided(kind, false, &Evidence{}, "%s", noResultReason(a))
+	}
+	t := a.Table
+	switch kind {
+	case KindCSV:
+		return decided(kind, true, &Evidence{Rows: t.TotalRows, Columns: t.Columns},
+			"the query ran and returned %d row(s) x %d column(s)", t.TotalRows, len(t.Columns))
+	case KindNoNull:
+		return checkNoNull(leaf, t)
+	case KindColumn:
+		return checkColumn(leaf, t)
+	case KindBand:
+		return checkBand(leaf, t)
+	}
+	return undecided(kind, "no code check reads this requirement")
+}
+
+func noResultReason(a *Answer) string {
+	switch {
+	case !a.Executed && a.Error != "":
+		return "no result: the query failed (" + firstLine(a.Error, 160) + ")"
+	case !a.Executed && strings.TrimSpace(a.SQL) == "":
+		return "no result: no SQL was produced"
+	case !a.Executed:
+		return "no result: the query did not run successfully"
+	case a.ReadErr != nil:
+		return "no result: the result file cannot be read: " + firstLine(a.ReadErr.Error(), 160)
+	case a.ResultFile == "" && a.Table == nil && !a.Placeholder:
+		return "no result: the run has no result file"
+	}
+	return "no result: the query returned no rows"
+}
+
+func firstLine(s string, n int) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+// --- no NULL / empty values ---
+
+var (
+	nullExcuse = regexp.MustCompile(`(?i)\bexpected\b|\bacceptable\b|\bmay be\b|\bcan be\b|\bnote\b|\bunexpected\b|\bapplicable\b|\brespective rows\b|\bfor the rows\b`)
+	// nullUnscoped: the leaf covers the whole result.
+	nullUnscoped = regexp.MustCompile(`(?i)^\s*no null\s*/\s*empty values\.?\s*$|\bin the (?:provided )?csv\b|\bin (?:the )?result(?: row| columns)?\b|\bany of the required\b|\bin (?:all|any) columns\b`)
+)
+
+func checkNoNull(leaf *rubric.Node, t *Table) CodeDecision {
+	nulls := map[int]int{}
+	for _, r := range t.Rows {
+		for i, c := range r {
+			if c.Null {
+				nulls[i]++
+			}
+		}
+	}
+	ev := &Evidence{Rows: t.TotalRows}
+	if len(nulls) == 0 {
+		if t.Truncated {
+			return undecided(KindNoNull, "no NULL in the first %d rows, but the result has %d", len(t.Rows), t.TotalRows)
+		}
+		ev.Columns = t.Columns
+		return decided(KindNoNull, true, ev, "no NULL or empty value in any of the %d column(s) and %d row(s)", len(t.Columns), t.TotalRows)
+	}
+	var withNull []string
+	for i, c := range t.Columns {
+		if nulls[i] > 0 {
+			withNull = append(withNull, fmt.Sprintf("%s (%d)", c, nulls[i]))
+		}
+	}
+	ev.Columns = withNull
+	text := leaf.Requirements
+	if nullExcuse.MatchString(text) {
+		return undecided(KindNoNull, "NULLs in %s, and the requirement allows some", strings.Join(withNull, ", "))
+	}
+	// Columns the leaf names, where they exist in the result.
+	var named []int
+	for _, id := range Identifiers(text) {
+		if i := findColumn(t, id); i >= 0 {
+			named = append(named, i)
+		}
+	}
+	if len(named) > 0 {
+		var bad []string
+		for _, i := range named {
+			if nulls[i] > 0 {
+				bad = append(bad, fmt.Sprintf("%s (%d)", t.Columns[i], nulls[i]))
+			}
+		}
+		if len(bad) > 0 {
+			ev.Columns = bad
+			return decided(KindNoNull, false, ev, "NULL or empty values in the named column(s) %s", strings.Join(bad, ", "))
+		}
+		return undecided(KindNoNull, "the named columns have no NULL, other columns do: %s", strings.Join(withNull, ", "))
+	}
+	if len(t.Columns) == 1 || nullUnscoped.MatchString(text) {
+		return decided(KindNoNull, false, ev, "NULL or empty values in %s", strings.Join(withNull, ", "))
+	}
+	return undecided(KindNoNull, "NULLs in %s; which columns the requirement covers is not stated by name", strings.Join(withNull, ", "))
+}
+
+// findColumn returns the column whose name equals id up to case and
+// separators, or -1.
+func findColumn(t *Table, id string) int {
+	n := normName(id)
+	for i, c := range t.Columns {
+		if normName(c) == n {
+			return i
+		}
+	}
+	return -1
+}
+
+// --- column exists ---
+
+// statistics are tokens naming a summary statistic; a column computing a
+// different statistic than the rubric asks for does not match it.
+var statistics = setOf("mean p5 p10 p25 p50 p75 p90 p95 p99 sd iqr min max count pct sum prank")
+
+// grouping marks rubric text about a grouping column (a stratum, a
+// category): such columns are named freely ("outcome" for a discharge
+// group), so code never declares them absent.
+var grouping = setOf("group grouping category stratification stratum strata tier bin quartile quintile tertile decile " +
+	"status outcome disposition type class destination label section cohort")
+
+// scored is a candidate column's fit to a rubric text.
+type scored struct {
+	col   int
+	how   string // exact, canonical, similar
+	score float64
+}
+
+// rankColumns scores the candidate columns against the example names and
+// the description of one rubric text, best first. Exact names score 10,
+// names equal up to spelling 5, the rest the F1 of their token overlap.
+func rankColumns(cols []string, cands []int, examples []string, desc tokenSet) []scored {
+	exNorm := map[string]bool{}
+	exKeys := map[string]bool{}
+	exSeqs := map[string]bool{}
+	concept := tokenSet{}
+	for _, e := range examples {
+		exNorm[normName(e)] = true
+		ts := newTokenSet(e)
+		if len(ts) > 0 {
+			exKeys[ts.key()] = true
+			exSeqs[strings.Join(Tokens(e), " ")] = true
+		}
+
+		for t, w := range ts {
+			concept[t] = w
+		}
+	}
+	for t, w := range desc {
+		concept[t] = w
+	}
+	var out []scored
+	for _, i := range cands {
+		cs := newTokenSet(cols[i])
+		m := scored{col: i}
+		switch {
+		case exNorm[normName(cols[i])]:
+			m.how, m.score = "exact", 10
+		case len(cs) > 0 && exSeqs[strings.Join(Tokens(cols[i]), " ")]:
+			m.how, m.score = "canonical", 5
+		case len(cs) > 0 && exKeys[cs.key()]:
+			// The same words in another order ("los_p75" for
+			// "p75_los_days" without the unit): the recorded judge rejects
+			// a third of these, so they only bind values, never pass a
+			// column check by themselves.
+			m.how, m.score = "reordered", 4.5
+		default:
+			m.how, m.score = "similar", f1(cs, concept)
+		}
+		out = append(out, m)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	return out
+}
+
+// key is the sorted set of tokens: equal keys mean names equal up to
+// spelling, order and synonyms.
+func (ts tokenSet) key() string {
+	keys := make([]string, 0, len(ts))
+	for t := range ts {
+		keys = append(keys, t)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, " ")
+}
+
+// f1 is the weighted F1 of a column's tokens against a concept's, scaled
+// down when the two name different statistics (a mean for a median).
+func f1(col, concept tokenSet) float64 {
+	ov := col.overlap(concept)
+	if ov == 0 {
+		return 0
+	}
+	p, r := ov/col.total(), ov/concept.total()
+	f := 2 * p * r / (p + r)
+	cs, ks := statsOf(col), statsOf(concept)
+	if len(cs) > 0 && len(ks) > 0 && !intersects(cs, ks) {
+		f *= 0.3
+	}
+	return f
+}
+
+func statsOf(ts tokenSet) map[string]bool {
+	out := map[string]bool{}
+	for t := range ts {
+		if statistics[t] {
+			out[t] = true
+		}
+	}
+	return out
+}
+
+func intersects(a, b map[string]bool) bool {
+	for k := range a {
+		if b[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// related reports whether two tokens may name the same thing: equal, or
+// sharing a prefix of four letters ("init" and "initiation"), or one a
+// percentile and the other "percentile".
+func related(a, b string) bool {
+	if a == b {
+		return true
+	}
+	for _, p := range [][2]string{{a, b}, {b, a}} {
+		if (p[0] == "prank" || statistics[p[0]] && p[0][0] == 'p' && len(p[0]) <= 3) && strings.HasPrefix(p[1], "percentile") {
+			return true
+		}
+		if p[0] == "prank" && p[1] == "rank" {
+			return true
+		}
+	}
+	n := min(len(a), len(b))
+	return n >= 4 && a[:4] == b[:4]
+}
+
+// columnBoilerplate is leaf wording that describes the check, not the
+// column.
+var columnBoilerplate = regexp.MustCompile(`(?i)\b(?:primary|secondary|main|answer|result|output|required|the|a|an)?\s*columns?\s*(?:name)?\s*(?:exists?|is present|must exist|present)?\b|\bexists?\b|\bif applicable\b`)
+
+func allColumns(t *Table) []int {
+	out := make([]int, len(t.Columns))
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func checkColumn(leaf *rubric.Node, t *Table) CodeDecision {
+	text := leaf.Requirements
+	examples := Identifiers(text)
+	desc := newTokenSet(columnBoilerplate.ReplaceAllString(stripIdentifiers(text), " "))
+	ev := &Evidence{Rows: t.TotalRows, Columns: t.Columns}
+	if len(examples) == 0 && len(desc) == 0 {
+		return undecided(KindColumn, "the requirement names no column and describes none")
+	}
+	ranked := rankColumns(t.Columns, allColumns(t), examples, desc)
+	if best := ranked[0]; best.how == "exact" || best.how == "canonical" {
+		ev.Column, ev.Match = t.Columns[best.col], best.how
+		what := map[string]string{"exact": "is named as required", "canonical": "has a required name up to spelling and synonyms"}[best.how]
+		return decided(KindColumn, true, ev, "column %q %s", t.Columns[best.col], what)
+	}
+	concept := tokenSet{}
+	for _, e := range examples {
+		for k, w := range newTokenSet(e) {
+			concept[k] = w
+		}
+	}
+	for k, w := range desc {
+		concept[k] = w
+	}
+	for k := range concept {
+		if grouping[k] {
+			// Grouping columns are named freely ("outcome" for a discharge
+			// group); whether one fits is a judgement (the recorded judge
+			// rejects half the candidates code would accept).
+			return undecided(KindColumn, "the requirement asks for a grouping column, which may be named freely")
+		}
+	}
+	// A column, or a row label of a long-format result ("metric",
+	// "value"), that shares a word with the requirement may be the one.
+	if c := relatedText(t, concept); c != "" {
+		return undecided(KindColumn, "%q is related to the requirement but not clearly the required column", c)
+	}
+	ev.Match = "absent"
+	return decided(KindColumn, false, ev, "no column relates to the required quantity {%s}; the result has %s",
+		concept.key(), strings.Join(t.Columns, ", "))
+}
+
+func relatedTo(name string, concept tokenSet) bool {
+	for _, a := range Tokens(name) {
+		if _, err := strconv.Atoi(a); err == nil {
+			continue
+		}
+		for b := range concept {
+			if related(a, b) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// relatedText returns a column name or text cell sharing a related token
+// with the concept, or "".
+func relatedText(t *Table, concept tokenSet) string {
+	rel := func(s string) bool { return relatedTo(s, concept) }
+	for _, c := range t.Columns {
+		if rel(c) {
+			return c
+		}
+	}
+	for _, r := range t.Rows[:min(len(t.Rows), 50)] {
+		for _, c := range r {
+			if !c.Null && !c.IsNum && rel(c.Raw) {
+				return c.Raw
+			}
+		}
+	}
+	return ""
+}
+
+// --- value bands ---
+
+// bandBoilerplate is wording around a band that does not describe the
+// value.
+var bandBoilerplate = regexp.MustCompile(`(?i)\b(?:clinically|plausible|acceptable|range|within|values?|are|is|in|an|the|for|this|cohort)\b`)
+
+// valueColumns returns the columns that may hold a checked value: every
+// non-NULL value is a number (a column of NULLs qualifies too: its value is
+// missing, not of another kind).
+func valueColumns(t *Table) []int {
+	var out []int
+	for i := range t.Columns {
+		ok := true
+		for _, c := range t.Values(i) {
+			if !c.Null && !c.IsNum {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// allNull reports a result without a single value.
+func allNull(t *Table) bool {
+	for _, r := range t.Rows {
+		for _, c := range r {
+			if !c.Null {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// bindingTexts returns the texts that describe the value a band leaf
+// checks: the leaf's ancestors below the value category, nearest first,
+// then the leaf.
+func bindingTexts(leaf *rubric.Node) []string {
+	anc := leaf.Ancestors()
+	var out []string
+	for i := len(anc) - 1; i >= 2; i-- {
+		out = append(out, anc[i].Requirements)
+	}
+	return append(out, leaf.Requirements)
+}
+
+// labelRe finds quoted group labels in rubric text: 'Discharged Home'.
+var labelRe = regexp.MustCompile(`['"‘“]([^'"’”]{2,40})['"’”]`)
+
+func checkBand(leaf *rubric.Node, t *Table) CodeDecision {
+	bands := ParseBands(leaf.Requirements)
+	texts := bindingTexts(leaf)
+	if t.Truncated {
+		return undecided(KindBand, "the result has %d rows; only %d were read", t.TotalRows, len(t.Rows))
+	}
+	if allNull(t) {
+		return decided(KindBand, false, &Evidence{Rows: t.TotalRows}, "the result holds no value: every cell is NULL")
+	}
+	cols, how, why := bindColumns(t, texts)
+	if len(cols) == 0 {
+		return undecided(KindBand, "%s", why)
+	}
+	// When more than one column fits equally well, decide only if the
+	// verdict is the same whichever is meant.
+	var first CodeDecision
+	for i, col := range cols {
+		d := bandOnColumn(t, col, how, texts, bands)
+		if !d.Decided {
+			return d
+		}
+		if i == 0 {
+			first = d
+			continue
+		}
+		if d.Pass != first.Pass {
+			return undecided(KindBand, "columns %q and %q both fit, and the verdict differs between them", t.Columns[cols[0]], t.Columns[col])
+		}
+		first.Explanation += "; " + d.Explanation
+	}
+	if len(cols) > 1 {
+		names := make([]string, len(cols))
+		for i, c := range cols {
+			names[i] = t.Columns[c]
+		}
+		first.Evidence.Match = "tied"
+		first.Explanation = fmt.Sprintf("whichever of %s is meant: %s", strings.Join(names, ", "), first.Explanation)
+	}
+	return first
+}
+
+// bandOnColumn decides the leaf's band or bands on one column.
+func bandOnColumn(t *Table, col int, how string, texts []string, bands []Band) CodeDecision {
+	ev := &Evidence{Rows: t.TotalRows, Column: t.Columns[col], Match: how}
+	if u, v, ok := unitConflict(t.Columns[col], texts, bands); ok {
+		return undecided(KindBand, "column %q is in %ss, the requirement in %ss", t.Columns[col], u, v)
+	}
+	labelled := len(bands) > 1
+	for _, b := range bands {
+		if b.Label == "" {
+			labelled = false
+		}
+	}
+	switch {
+	case len(bands) == 1:
+		rows, why := selectRows(t, texts, col)
+		if rows == nil {
+			return undecided(KindBand, "%s", why)
+		}
+		return judgeValues(t, col, rows, bands[0], ev)
+	case labelled:
+		var parts []string
+		pass := true
+		for _, b := range bands {
+			rows := rowsLabelled(t, b.Label, col)
+			if len(rows) == 0 {
+				return undecided(KindBand, "no row of the result is labelled %q", b.Label)
+			}
+			d := judgeValues(t, col, rows, b, &Evidence{})
+			if !d.Decided {
+				return d
+			}
+			pass = pass && d.Pass
+			parts = append(parts, d.Explanation)
+			ev.Values = append(ev.Values, d.Evidence.Values...)
+		}
+		for i, b := range bands {
+			if i > 0 {
+				ev.Band += "; "
+			}
+			ev.Band += b.String()
+		}
+		return decided(KindBand, pass, ev, "%s", strings.Join(parts, "; "))
+	}
+	return undecided(KindBand, "the requirement states %d ranges without saying which value each applies to", len(bands))
+}
+
+// bindColumns finds the result column a value leaf is about, from the
+// names and descriptions in the leaf and its ancestors. It refuses to
+// guess: with one clear winner it returns that column; with several
+// columns that fit equally well (within the margin) it returns them all,
+// for the caller to decide only if they agree; with none, the reason.
+func bindColumns(t *Table, texts []string) ([]int, string, string) {
+	cands := valueColumns(t)
+	if len(cands) == 0 {
+		return nil, "", "the result has no numeric column"
+	}
+	// The nearest text alone first (the parent naming the value), then
+	// with the leaf, then everything.
+	var tries [][]string
+	if len(texts) > 1 {
+		tries = append(tries, texts[:1], []string{texts[0], texts[len(texts)-1]})
+	}
+	tries = append(tries, texts)
+	var tied []int
+	for _, try := range tries {
+		var examples []string
+		desc := tokenSet{}
+		for _, text := range try {
+			examples = append(examples, Identifiers(text)...)
+			for k, w := range newTokenSet(bandBoilerplate.ReplaceAllString(stripBands(stripIdentifiers(text)), " ")) {
+				desc[k] = w
+			}
+		}
+		if len(examples) == 0 && len(desc) == 0 {
+			continue
+		}
+		r := rankColumns(t.Columns, cands, examples, desc)
+		second := 0.0
+		if len(r) > 1 {
+			second = r[1].score
+		}
+		switch best := r[0]; {
+		case best.how != "similar" && best.score > second:
+			return []int{best.col}, best.how, ""
+		case best.score >= minBindScore && best.score-second >= minBindMargin:
+			return []int{best.col}, best.how, ""
+		case best.score >= minBindScore && tied == nil:
+			for _, m := range r {
+				if m.score >= minBindScore && best.score-m.score < minBindMargin {
+					tied = append(tied, m.col)
+				}
+			}
+		}
+	}
+	if tied != nil {
+		return tied, "similar", ""
+	}
+	if len(cands) == 1 && len(t.Columns) <= 2 {
+		return cands, "only", ""
+	}
+	return nil, "", "no result column can be tied to the value with confidence"
+}
+
+// Thresholds of bindColumn on the F1 token score: the best column must fit
+// at least this well, and this much better than the next.
+const (
+	minBindScore  = 0.4
+	minBindMargin = 0.2
+)
+
+// timeUnits are the units a duration column or band may be stated in.
+var timeUnits = setOf("minute hour day week month year")
+
+// unitConflict reports a column stating its time unit ("los_hours") where
+// the requirement states another ("(Days)", "5-40 days") and not the
+// column's: the numbers are then not comparable as written.
+func unitConflict(col string, texts []string, bands []Band) (string, string, bool) {
+	var cu string
+	for _, t := range Tokens(col) {
+		if timeUnits[t] {
+			cu = t
+		}
+	}
+	if cu == "" {
+		return "", "", false
+	}
+	req := map[string]bool{}
+	for _, text := range texts {
+		for _, t := range Tokens(text) {
+			if timeUnits[t] {
+				req[t] = true
+			}
+		}
+	}
+	for _, b := range bands {
+		for _, t := range Tokens(b.Unit) {
+			if timeUnits[t] {
+				req[t] = true
+			}
+		}
+	}
+	if len(req) == 0 || req[cu] {
+		return "", "", false
+	}
+	for u := range req {
+		return cu, u, true
+	}
+	return "", "", false
+}
+
+func stripBands(s string) string {
+	for _, b := range ParseBands(s) {
+		s = strings.Replace(s, b.Text, " ", 1)
+	}
+	return s
+}
+
+// selectRows returns the rows a band applies to: those labelled with a
+// group the rubric text names, or every row when it names none. nil with a
+// reason when it names groups the result does not have.
+func selectRows(t *Table, texts []string, col int) ([]int, string) {
+	var labels []string
+	for _, text := range texts {
+		for _, m := range labelRe.FindAllStringSubmatch(text, -1) {
+			l := m[1]
+			if bareIdent.MatchString(l) && strings.Contains(l, "_") {
+				continue // a column name, not a group
+			}
+			if findColumn(t, l) >= 0 {
+				continue
+			}
+			labels = append(labels, l)
+		}
+	}
+	all := make([]int, len(t.Rows))
+	for i := range all {
+		all[i] = i
+	}
+	if len(labels) == 0 {
+		return all, ""
+	}
+	for _, l := range labels {
+		if rows := rowsLabelled(t, l, col); len(rows) > 0 {
+			return rows, ""
+		}
+	}
+	if len(t.Rows) == 1 {
+		return all, ""
+	}
+	return nil, fmt.Sprintf("the requirement is about %q, and no row of the result is labelled so", labels[0])
+}
+
+// rowsLabelled returns the rows whose text cells equal or contain label.
+func rowsLabelled(t *Table, label string, col int) []int {
+	want := normName(label)
+	if want == "" {
+		return nil
+	}
+	var out []int
+	for ri, r := range t.Rows {
+		for ci, c := range r {
+			if ci == col || c.Null || c.IsNum {
+				continue
+			}
+			if n := normName(c.Raw); n == want || strings.Contains(n, want) {
+				out = append(out, ri)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// judgeValues decides a band over the given rows of a column.
+func judgeValues(t *Table, col int, rows []int, b Band, ev *Evidence) CodeDecision {
+	ev.Band = b.String()
+	var in, out, null int
+	var scaledIn int
+	for _, ri := range rows {
+		c := t.Rows[ri][col]
+		if len(ev.Values) < maxEvidenceValues {
+			if c.Null {
+				ev.Values = append(ev.Values, "NULL")
+			} else {
+				ev.Values = append(ev.Values, fmtNum(c.Num))
+			}
+		}
+		switch {
+		case c.Null:
+			null++
+		case b.Contains(c.Num):
+			in++
+		default:
+			out++
+			if scaleAmbiguous(b, c.Num) {
+				scaledIn++
+			}
+		}
+	}
+	name := t.Columns[col]
+	vals := strings.Join(ev.Values, ", ")
+	if len(rows) > maxEvidenceValues {
+		vals += ", …"
+	}
+	switch {
+	case in == 0 && out == 0:
+		return decided(KindBand, false, ev, "%s has no value (NULL) in the rows checked", name)
+	case scaledIn > 0:
+		return undecided(KindBand, "%s = %s lies outside %s, but inside it read as a %s", name, vals, b, scaleWord(b))
+	case out == 0 && null == 0:
+		return decided(KindBand, true, ev, "%s = %s lies within %s", name, vals, b)
+	case in == 0 && null == 0:
+		return decided(KindBand, false, ev, "%s = %s lies outside %s", name, vals, b)
+	case len(rows) == 1:
+		return decided(KindBand, false, ev, "%s = %s is not within %s", name, vals, b)
+	}
+	return undecided(KindBand, "%s = %s: %d of %d values within %s", name, vals, in, len(rows), b)
+}
+
+// scaleAmbiguous reports a value that is outside the band as written but
+// inside it as a fraction of a percent band (0.35 for 10-50%) or as a
+// percent of a fraction band (35 for 0.1-0.5): the rubric and the answer
+// may differ only in scale, which code does not decide.
+func scaleAmbiguous(b Band, v float64) bool {
+	if v >= -1 && v <= 1 && b.Hi > 1 && b.Contains(v*100) {
+		return true
+	}
+	return b.Hi <= 1 && v > 1 && v <= 100 && b.Contains(v/100)
+}
+
+func scaleWord(b Band) string {
+	if b.Hi > 1 {
+		return "percentage"
+	}
+	return "fraction"
+}

@@ -1,0 +1,242 @@
+package judge
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/rubric"
+)
+
+func TestTokens(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"avg_length_of_stay_days", "mean los day"},
+		{"mean_los_days", "mean los day"},
+		{"meanLOS", "mean los"},
+		{"p75_los_days", "p75 los day"},
+		{"percentile_75_glucose", "p75 glucose"},
+		{"75th percentile of admission glucose", "p75 admission glucose"},
+		{"q3_risk_score", "p75 risk score"},
+		{"median_los", "p50 los"},
+		{"stddev_sbp", "sd sbp"},
+		{"in_hospital_mortality_pct", "hosp mortality pct"},
+		{"mortality_rate_90_day_perc", "mortality pct 90 pct"},
+		{"prevalence_first48", "prevalence first 48"},
+		{"prevalence_pct_first_48h", "prevalence pct first 48"},
+		{"percentile_90bpm", "prank 90 bpm"},
+		{"calculated percentile for a heart rate of 90 bpm", "prank hr 90 bpm"},
+		{"num_patients", "count patient"},
+		{"ninety_day_mortality", "90 day mortality"},
+	} {
+		if got := strings.Join(Tokens(tc.in), " "); got != tc.want {
+			t.Errorf("Tokens(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestIdentifiers(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Primary Column Exists (e.g., `p75_cardiac_procedures`, `percentile_75_count`)", "p75_cardiac_procedures percentile_75_count"},
+		{"Column exists for hospital mortality (e.g., 'in_hospital_mortality_pct', 'mortality_rate')", "in_hospital_mortality_pct mortality_rate"},
+		{"Exists column for admission counts (e.g., count_of_admissions)", "count_of_admissions"},
+		{"Column for patient counts exists (e.g., 'patient_count', 'count')", "patient_count count"},
+		{"Column exists for 75th percentile of laboratory instability score", ""},
+		{"Validation of 'Septic Shock' group metrics", ""},
+	} {
+		if got := strings.Join(Identifiers(tc.in), " "); got != tc.want {
+			t.Errorf("Identifiers(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// resultsLeaf builds the usual results tree around one leaf and returns the
+// leaf: root > category > [parent >] leaf.
+func resultsLeaf(t *testing.T, category, parent, text string) *rubric.Node {
+	t.Helper()
+	leaf := `{"id":"the-leaf","requirements":` + quote(text) + `,"sub_tasks":[]}`
+	inner := leaf
+	if parent != "" {
+		inner = `{"id":"the-parent","requirements":` + quote(parent) + `,"sequential":true,"sub_tasks":[` + leaf + `]}`
+	}
+	doc := `{"id":"root","requirements":"Results Validation","sub_tasks":[{"id":"cat","requirements":` + quote(category) +
+		`,"sequential":true,"sub_tasks":[` + inner + `]}]}`
+	tr, err := rubric.Parse([]byte(doc), "test.json", rubric.JSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr.Root.Find("the-leaf")
+}
+
+func quote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+	return `"` + r.Replace(s) + `"`
+}
+
+func table(t *testing.T, csv string) *Answer {
+	t.Helper()
+	tb, err := ReadCSV(strings.NewReader(csv), MaxTableRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Answer{SQL: "SELECT 1", Executed: true, RowCount: tb.TotalRows, Table: tb}
+}
+
+const (
+	format = "Output Format Validation"
+	values = "Clinical Value Validation"
+)
+
+func TestCheck(t *testing.T) {
+	failed := &Answer{SQL: "SELECT x FROM y", Error: "400 Unrecognized name: x"}
+	empty := &Answer{SQL: "SELECT 1 WHERE FALSE", Executed: true, Placeholder: true}
+	none := &Answer{}
+	for _, tc := range []struct {
+		name          string
+		category      string
+		parent, text  string
+		answer        *Answer
+		csv           string
+		kind          LeafKind
+		decided, pass bool
+		explainHas    string
+	}{
+		// CSV exists means: the query ran and returned at least one row.
+		{name: "csv ok", category: format, text: "CSV File Exists", csv: "a\n1\n", kind: KindCSV, decided: true, pass: true, explainHas: "1 row(s) x 1 column(s)"},
+		{name: "csv failed query", category: format, text: "CSV File Exists", answer: failed, kind: KindCSV, decided: true, explainHas: "query failed (400 Unrecognized name"},
+		{name: "csv placeholder", category: format, text: "CSV File Exists", answer: empty, kind: KindCSV, decided: true, explainHas: "no rows"},
+		{name: "csv no sql", category: format, text: "The CSV file is generated.", answer: none, kind: KindCSV, decided: true, explainHas: "no SQL was produced"},
+
+		// Columns: exact and spelling-equal names pass; unrelated fail;
+		// related but different names go to the judge.
+		{name: "column exact", category: format, parent: "Column Name Exists", text: "Primary Column Exists (e.g., `p75_cardiac_procedures`, `percentile_75_count`)",
+			csv: "p75_cardiac_procedures\n3\n", kind: KindColumn, decided: true, pass: true, explainHas: `"p75_cardiac_procedures" is named as required`},
+		{name: "column case and separators", category: format, parent: "Column Name Exists", text: "Column exists for mean LOS (e.g., 'Mean_LOS_Days')",
+			csv: "meanlosdays\n3\n", kind: KindColumn, decided: true, pass: true},
+		{name: "column synonyms", category: format, parent: "Column Name Exists", text: "Exists a column for average length of stay (e.g., 'avg_length_of_stay_days')",
+			csv: "quartile,mean_los_days\n1,3\n", kind: KindColumn, decided: true, pass: true, explainHas: "up to spelling"},
+		{name: "column reordered goes to the judge", category: format, parent: "Column Name Exists", text: "Column Exists for 'p75_los'",
+			csv: "los_p75\n3\n", kind: KindColumn},
+		{name: "column related goes to the judge", category: format, parent: "Column Name Exists", text: "Column exists for in-hospital mortality rate (e.g., 'in_hospital_mortality_rate_pct')",
+			csv: "n,mortality_percent\n10,3.5\n", kind: KindColumn},
+		{name: "column absent", category: format, parent: "Column Name Exists", text: "Column exists for RRT percentage (e.g., 'rrt_prevalence_pct')",
+			csv: "time_window,basal_count,bolus_count\nfirst,1,2\n", kind: KindColumn, decided: true, explainHas: "no column relates"},
+		{name: "column grouping goes to the judge", category: format, parent: "Column Name Exists", text: "Exists a column for discharge grouping (e.g., 'discharge_group', 'destination')",
+			csv: "outcome,mean_los\nhome,3\n", kind: KindColumn},
+		{name: "column long format goes to the judge", category: format, parent: "Column Name Exists", text: "A column representing the mean ICU length of stay exists.",
+			csv: "metric,value\nMean ICU LOS (days),3.2\n", kind: KindColumn},
+		{name: "column nothing named", category: format, parent: "Column Name Exists", text: "Secondary Column Exists (if applicable)",
+			csv: "a\n1\n", kind: KindColumn},
+
+		// No NULL values.
+		{name: "nulls none", category: format, text: "No NULL/Empty Values in answer-relevant columns", csv: "a,b\n1,x\n", kind: KindNoNull, decided: true, pass: true},
+		{name: "nulls unscoped", category: format, text: "No NULL/Empty Values", csv: "a,b\n1,\n", kind: KindNoNull, decided: true, explainHas: "b (1)"},
+		{name: "nulls NaN", category: format, text: "No NULL/Empty Values", csv: "a\nNaN\n", kind: KindNoNull, decided: true},
+		{name: "nulls in named column", category: format, text: "No NULL/Empty values in key columns (`procedures_median`, `procedures_iqr`)",
+			csv: "procedures_median,procedures_iqr\n3,\n", kind: KindNoNull, decided: true, explainHas: "procedures_iqr (1)"},
+		{name: "nulls elsewhere than the named column", category: format, text: "No NULL/Empty Values in the `stddev_sbp` column",
+			csv: "stddev_sbp,note\n3,\n", kind: KindNoNull},
+		{name: "nulls allowed by the leaf", category: format, text: "No unexpected NULL/Empty values. It is acceptable for `diff` to be empty for the reference group.",
+			csv: "group,diff\nref,\n", kind: KindNoNull},
+		{name: "nulls in a vaguely scoped leaf", category: format, text: "No NULL/Empty Values in answer-relevant columns", csv: "a,b\n1,\n", kind: KindNoNull},
+
+		// Bands, bound through the parent's text.
+		{name: "band in", category: values, parent: "Exist Column Related to 75th percentile of distinct cardiac procedures", text: "Clinically Plausible (0-20)",
+			csv: "p75_cardiac_procedures\n3\n", kind: KindBand, decided: true, pass: true, explainHas: "p75_cardiac_procedures = 3 lies within [0, 20]"},
+		{name: "band out", category: values, parent: "Exist Column Related to 75th percentile of distinct cardiac procedures", text: "Acceptable Range (2-5)",
+			csv: "p75_cardiac_procedures\n7\n", kind: KindBand, decided: true, explainHas: "outside [2, 5]"},
+		{name: "band bound by name among several", category: values, parent: "Validate column for in-hospital mortality percentage (e.g., 'mortality_rate_pct')", text: "Clinically Plausible (0.0 - 60.0)",
+			csv: "n,mean_los,mortality_rate_pct\n100,4.5,12.5\n", kind: KindBand, decided: true, pass: true, explainHas: "mortality_rate_pct = 12.5"},
+		{name: "band bound by description", category: values, parent: "Validation for average length of stay (days)", text: "Acceptable Range (2.0-15.0)",
+			csv: "complexity_tertile,n,mean_los,mortality_pct\n1,10,4.72,1\n2,10,4.01,2\n", kind: KindBand, decided: true, pass: true},
+		{name: "band every row", category: values, parent: "Validate Mean LOS Values", text: "Acceptable Range (4-12 days)",
+			csv: "outcome,mean_los\nhome,5.4\nfacility,14\n", kind: KindBand},
+		{name: "band row named by the parent", category: values, parent: "Validate 'percent_los_lte_10' for 'Discharged Home' group.", text: "Acceptable Range (85.0-95.0 %)",
+			csv: "discharge_category,n,pct_los_le_10_days\nDied in Hospital,1065,57.6\nDischarged Home,14123,88.8\n", kind: KindBand, decided: true, pass: true, explainHas: "88.8"},
+		{name: "band labelled per row", category: values, parent: "Validation of the discharge groups' share with LOS <= 7 days (pct_los_le_7)", text: "Values are within an acceptable range (Home: 60-95%, Facility: 30-70%)",
+			csv: "group,pct_los_le_7\nHome,79\nFacility,55\n", kind: KindBand, decided: true, pass: true},
+		{name: "band scale ambiguous", category: values, parent: "Validation of in-hospital mortality (%)", text: "Acceptable Range (10-50%)",
+			csv: "in_hospital_mortality\n0.35\n", kind: KindBand},
+		{name: "band unit conflict", category: values, parent: "Validate column for Hospital Length of Stay (Days)", text: "Acceptable Range (5-40)",
+			csv: "group,avg_hospital_los_hours\na,233.4\n", kind: KindBand},
+		{name: "band null value", category: values, parent: "Exist Column Related to p25 of LOS", text: "Clinically Plausible (0-20)",
+			csv: "p25_los,n\n,5\n", kind: KindBand, decided: true, explainHas: "no value"},
+		{name: "band all null", category: values, parent: "Validation for something", text: "Clinically Plausible (0-20)",
+			csv: "a,b\n,\n", kind: KindBand, decided: true, explainHas: "every cell is NULL"},
+		{name: "band only column", category: values, parent: "Validate the computed statistic", text: "Clinically Plausible (0-100)",
+			csv: "value\n42\n", kind: KindBand, decided: true, pass: true},
+		{name: "band unbound", category: values, parent: "Validate the cohort's risk", text: "Clinically Plausible (0-100)",
+			csv: "a_score,b_score\n1,2\n", kind: KindBand},
+		{name: "band tie with the same verdict", category: values, parent: "Validation of the 'initiation_prevalence_first_72h_pct' column values.", text: "Clinically Plausible (0-100)",
+			csv: "insulin_first_72h_pct,oral_first_72h_pct\n40,12\n", kind: KindBand, decided: true, pass: true, explainHas: "whichever"},
+		{name: "band tie with different verdicts", category: values, parent: "Validation of the 'initiation_prevalence_first_72h_pct' column values.", text: "Acceptable Range (20-90)",
+			csv: "insulin_first_72h_pct,oral_first_72h_pct\n40,12\n", kind: KindBand},
+		{name: "band without result", category: values, parent: "Validation", text: "Acceptable Range (2-5)", answer: failed, kind: KindBand, decided: true},
+
+		// Other value leaves: decided only without a result.
+		{name: "other", category: values, parent: "Validation of relative differences", text: "Shock cohort has higher mean hypotension burden than No-Shock cohort",
+			csv: "shock,burden\nyes,3\nno,1\n", kind: KindOther},
+		{name: "other without result", category: values, parent: "Validation of relative differences", text: "Shock cohort has higher burden", answer: empty, kind: KindOther, decided: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leaf := resultsLeaf(t, tc.category, tc.parent, tc.text)
+			a := tc.answer
+			if a == nil {
+				a = table(t, tc.csv)
+			}
+			d := Check(leaf, a)
+			if d.Kind != tc.kind || d.Decided != tc.decided || (d.Decided && d.Pass != tc.pass) {
+				t.Fatalf("Check = kind %s decided %v pass %v (%s), want %s %v %v", d.Kind, d.Decided, d.Pass, d.Explanation, tc.kind, tc.decided, tc.pass)
+			}
+			if !strings.Contains(d.Explanation, tc.explainHas) {
+				t.Errorf("explanation %q lacks %q", d.Explanation, tc.explainHas)
+			}
+			if d.Decided && d.Evidence == nil {
+				t.Errorf("a decision without evidence")
+			}
+		})
+	}
+}
+
+func TestPlaceholder(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := dir + "/" + name
+		if err := writeFile(p, body); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ph := write("ph.csv", "result\n\"\"\n")
+	phCRLF := write("phcrlf.csv", "result\r\n\"\"\r\n")
+	real := write("real.csv", "p25\n\"\"\n")
+	for _, tc := range []struct {
+		name        string
+		file        string
+		success     bool
+		rows        int
+		placeholder bool
+		hasResult   bool
+	}{
+		{"failed run", ph, false, 0, true, false},
+		{"empty run", phCRLF, true, 0, true, false},
+		{"real NULL row named result", ph, true, 1, false, true},
+		{"real NULL row", real, true, 1, false, true},
+	} {
+		o := &datasets.Output{ResultCSV: tc.file, Summary: datasets.ExecutionSummary{FinalSQL: "SELECT 1", ExecutionSuccess: tc.success, RowCount: tc.rows}}
+		a := LoadAnswer(o, "q")
+		if a.Placeholder != tc.placeholder || a.HasResult() != tc.hasResult {
+			t.Errorf("%s: placeholder %v has result %v", tc.name, a.Placeholder, a.HasResult())
+		}
+	}
+}
+
+func TestFormatCell(t *testing.T) {
+	for in, want := range map[string]string{"3": "3", "3.0": "3", "0.123456789": "0.123457", "1e20": "1e+20", "": "NULL", "NaN": "NULL", " Home ": "Home", "-0.5": "-0.5"} {
+		if got := FormatCell(ParseCell(in)); got != want {
+			t.Errorf("FormatCell(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func writeFile(p, body string) error { return os.WriteFile(p, []byte(body), 0o644) }

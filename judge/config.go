@@ -1,0 +1,166 @@
+package judge
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/rubric"
+)
+
+// Config is a judge configuration file (clinsql judge --judge-config):
+//
+//	endpoint:              # an llm endpoint (see package llm)
+//	  name: judge
+//	  kind: openai
+//	  model: gpt-4o-mini
+//	  api_key_env: OPENAI_API_KEY
+//	  sampling: {temperature: 0, max_tokens: 400}
+//	  capabilities: {json_schema: true}
+//	  limits: {concurrency: 32, rpm: 500, tpm: 200000}
+//	samples: 1             # k for a k-sample majority vote (odd)
+//	reference_guided: false
+//	prompt: {max_rows: 20}
+//	prices: prices.yaml    # price table, relative to this file
+//	budget_usd: 20         # stop cleanly when the next call could pass it
+//	cache: ""              # cache folder ("" = <out>/llm-cache, "off" = none)
+type Config struct {
+	Endpoint        llm.Endpoint `yaml:"endpoint"`
+	Samples         int          `yaml:"samples,omitempty"`
+	ReferenceGuided bool         `yaml:"reference_guided,omitempty"`
+	Prompt          PromptConfig `yaml:"prompt,omitempty"`
+	Prices          string       `yaml:"prices,omitempty"`
+	BudgetUSD       float64      `yaml:"budget_usd,omitempty"`
+	Cache           string       `yaml:"cache,omitempty"`
+	// File is the path the config was read from.
+	File string `yaml:"-"`
+}
+
+// PromptConfig is PromptOptions in YAML.
+type PromptConfig struct {
+	MaxRows    int `yaml:"max_rows,omitempty"`
+	MaxColumns int `yaml:"max_columns,omitempty"`
+	MaxCell    int `yaml:"max_cell,omitempty"`
+	MaxSQL     int `yaml:"max_sql,omitempty"`
+	SQLRows    int `yaml:"sql_rows,omitempty"`
+}
+
+// Options returns the prompt bounds.
+func (p PromptConfig) Options() PromptOptions {
+	return PromptOptions{MaxRows: p.MaxRows, MaxColumns: p.MaxColumns, MaxCell: p.MaxCell, MaxSQL: p.MaxSQL, SQLRows: p.SQLRows}
+}
+
+// LoadConfig reads and validates a judge config. Unknown fields are errors;
+// every problem names the file and the field.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	c := &Config{File: path}
+	if err := dec.Decode(c); err != nil {
+		return nil, &llm.ConfigError{File: path, Problem: err.Error()}
+	}
+	var errs []error
+	if err := c.Endpoint.Validate(); err != nil {
+		errs = append(errs, llm.InFile(err, path, "endpoint"))
+	}
+	bad := func(field, format string, a ...any) {
+		errs = append(errs, &llm.ConfigError{File: path, Field: field, Problem: fmt.Sprintf(format, a...)})
+	}
+	if c.Samples < 0 || (c.Samples > 0 && c.Samples%2 == 0) {
+		bad("samples", "must be a positive odd number, not %d", c.Samples)
+	}
+	if c.BudgetUSD < 0 {
+		bad("budget_usd", "must not be negative")
+	}
+	if c.BudgetUSD > 0 && c.Prices == "" {
+		bad("budget_usd", "needs a price table (prices)")
+	}
+	for f, v := range map[string]int{"prompt.max_rows": c.Prompt.MaxRows, "prompt.max_columns": c.Prompt.MaxColumns,
+		"prompt.max_cell": c.Prompt.MaxCell, "prompt.max_sql": c.Prompt.MaxSQL, "prompt.sql_rows": c.Prompt.SQLRows} {
+		if v < 0 {
+			bad(f, "must not be negative")
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if c.Samples == 0 {
+		c.Samples = 1
+	}
+	return c, nil
+}
+
+// PricesPath resolves the price table path against the config's folder.
+func (c *Config) PricesPath() string {
+	if c.Prices == "" || filepath.IsAbs(c.Prices) {
+		return c.Prices
+	}
+	return filepath.Join(filepath.Dir(c.File), c.Prices)
+}
+
+// Estimate is the expected size of a judging run, printed before it
+// starts.
+type Estimate struct {
+	// Leaves still to decide, of which CodeLeaves code decides and
+	// BackendLeaves need the backend (an upper bound: gate skipping saves
+	// some, about a third on the released runs).
+	Leaves, CodeLeaves, BackendLeaves int
+	// Calls is BackendLeaves x samples, an upper bound (votes stop early).
+	Calls int
+	// PromptTokens is the estimated prompt size of those calls;
+	// CompletionTokens assumes each reply uses max_tokens, or 200 when
+	// unset.
+	PromptTokens, CompletionTokens int
+}
+
+// EstimateRun counts what a run would do: leaves the ledger lacks, those
+// code decides, and the prompt tokens of the rest (prompt may be nil for
+// a backend without prompts).
+func EstimateRun(items []Item, ledger *Ledger, opts Options, prompt func(*LeafRequest) []llm.Message, samples, maxTokens int) Estimate {
+	var e Estimate
+	if samples < 1 {
+		samples = 1
+	}
+	completion := maxTokens
+	if completion <= 0 {
+		completion = 200
+	}
+	for _, it := range items {
+		key := it.Task.Key.String()
+		for _, t := range []struct {
+			tree Tree
+			root *rubric.Node
+		}{{TreeSQL, it.Task.SQLRubric.Root}, {TreeResults, it.Task.ResultsRubric.Root}} {
+			for _, l := range t.root.Leaves() {
+				if ledger != nil {
+					r := ledger.Get(LeafKey{Task: key, Tree: t.tree, Leaf: l.ID})
+					if r != nil && !(opts.RetryInvalid && r.Verdict == rubric.Invalid) {
+						continue
+					}
+				}
+				e.Leaves++
+				if opts.CodeChecks && CheckLeaf(t.tree, l, it.Answer).Decided {
+					e.CodeLeaves++
+					continue
+				}
+				e.BackendLeaves++
+				e.Calls += samples
+				if prompt != nil {
+					req := &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: t.tree, Leaf: l, ReferenceGuided: opts.ReferenceGuided}
+					e.PromptTokens += samples * llm.EstimateTokens(prompt(req))
+					e.CompletionTokens += samples * completion
+				}
+			}
+		}
+	}
+	return e
+}

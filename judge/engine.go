@@ -1,0 +1,439 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/rubric"
+)
+
+// Item is one task with the model's answer to it.
+type Item struct {
+	Task   *datasets.Task
+	Answer *Answer
+}
+
+// Options configure a judging run.
+type Options struct {
+	// Mode is the scoring mode: it decides which leaves can be skipped and
+	// how the scores are aggregated.
+	Mode rubric.Mode
+	// Backend decides the leaves code does not. nil leaves them undecided.
+	Backend Backend
+	// CodeChecks lets code decide the results leaves it can (see Check).
+	CodeChecks bool
+	// Skipping marks leaves that cannot change the score as skipped
+	// instead of judging them (see rubric.Skippable). Scores are
+	// identical either way.
+	Skipping bool
+	// ReferenceGuided shows the backend the gold SQL and result.
+	ReferenceGuided bool
+	// Tasks bounds the tasks judged at once; Leaves the leaves of one task
+	// judged at once (default 16). The endpoint's own concurrency limit
+	// bounds the calls in flight across all of them. Tasks defaults to 1.25
+	// x the backend's concurrency (64 for a backend without a limit): a
+	// few more tasks than call slots keep the slots busy while tasks wait
+	// on their gates, and few enough that a task's chain of gated leaves
+	// does not queue behind a crowd (BenchmarkJudge190: 1.34 x the ideal
+	// wall time with 128 tasks at once, 1.06 with 40).
+	Tasks, Leaves int
+	// RetryInvalid judges again the leaves whose recorded verdict is
+	// invalid; their new record supersedes the old one.
+	RetryInvalid bool
+	// Progress, if set, is called after each leaf is recorded, with the
+	// number of leaves recorded in this run so far. It must be quick.
+	Progress func(recorded int)
+}
+
+// RunCounts is what one invocation did (as opposed to what the ledger
+// holds from every invocation).
+type RunCounts struct {
+	Recorded         int     `json:"leaves_recorded"`
+	Resumed          int     `json:"leaves_resumed"`
+	LLMCalls         int     `json:"llm_calls"`
+	CacheHits        int     `json:"cache_hits"`
+	HTTPAttempts     int     `json:"http_attempts"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+	WallSeconds      float64 `json:"wall_seconds"`
+}
+
+// ItemResult is one judged task.
+type ItemResult struct {
+	Item
+	// SQL and Results are the leaf verdicts of the two trees (Missing for
+	// leaves left undecided by a stopped run or a missing backend).
+	SQL, Results rubric.Decisions
+	// Records holds the last ledger record of every decided leaf.
+	Records map[LeafKey]*Record
+}
+
+// Outcome is the result of Run.
+type Outcome struct {
+	Items []*ItemResult
+	// Stopped is why the run ended before every leaf was decided (the
+	// budget, an interrupt); nil when it finished.
+	Stopped error
+	This    RunCounts
+	Opts    Options
+	Judge   string
+}
+
+// Complete reports whether every leaf has a verdict.
+func (o *Outcome) Complete() bool {
+	if o.Stopped != nil {
+		return false
+	}
+	for _, it := range o.Items {
+		for _, t := range []struct {
+			root *rubric.Node
+			d    rubric.Decisions
+		}{{it.Task.SQLRubric.Root, it.SQL}, {it.Task.ResultsRubric.Root, it.Results}} {
+			for _, l := range t.root.Leaves() {
+				if t.d[l.ID].Status == rubric.Missing {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+type engine struct {
+	opts   Options
+	ledger *Ledger
+	judge  string
+
+	stopOnce sync.Once
+	stop     atomic.Pointer[error]
+
+	mu    sync.Mutex
+	count RunCounts
+}
+
+// Run judges every leaf of every item's two rubric trees that the ledger
+// does not hold yet, appending a record per leaf as soon as it is
+// decided. Tasks are judged concurrently (errgroup, Options.Tasks); within
+// a task, code checks run first, then leaves are judged in plan order as
+// soon as they are ready, concurrently (errgroup, Options.Leaves), and
+// leaves that can no longer change the score are skipped.
+//
+// A per-leaf failure is recorded as an invalid verdict. A backend error
+// (the budget is spent, ctx ended) stops the run cleanly: calls in flight
+// finish and are recorded, nothing new starts, and Outcome.Stopped says
+// why. Only a ledger write failure is returned as an error.
+func Run(ctx context.Context, items []Item, ledger *Ledger, opts Options) (*Outcome, error) {
+	if opts.Mode == "" {
+		opts.Mode = rubric.Strict
+	}
+	if opts.Tasks <= 0 {
+		opts.Tasks = 64
+		if c, ok := opts.Backend.(interface{ Concurrency() int }); ok && c.Concurrency() > 0 {
+			opts.Tasks = max(4, c.Concurrency()*5/4)
+		}
+	}
+	if opts.Leaves <= 0 {
+		opts.Leaves = 16
+	}
+	e := &engine{opts: opts, ledger: ledger}
+	if opts.Backend != nil {
+		e.judge = opts.Backend.Name()
+	}
+	start := time.Now()
+	out := &Outcome{Items: make([]*ItemResult, len(items)), Opts: opts, Judge: e.judge}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opts.Tasks)
+	for i, it := range items {
+		if e.stopped() != nil {
+			break
+		}
+		g.Go(func() error {
+			r, err := e.item(gctx, it)
+			out.Items[i] = r
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	// Items never started (after a stop) are still reported, from the
+	// ledger.
+	for i, it := range items {
+		if out.Items[i] == nil {
+			out.Items[i] = e.fromLedger(it)
+		}
+	}
+	switch err := e.stopped(); {
+	case err != nil:
+		out.Stopped = err
+	case ctx.Err() != nil:
+		out.Stopped = ctx.Err()
+	case opts.Backend == nil && !out.Complete():
+		out.Stopped = ErrNoBackend
+	}
+	out.This = e.count
+	out.This.WallSeconds = time.Since(start).Seconds()
+	return out, nil
+}
+
+func (e *engine) stopped() error {
+	if p := e.stop.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+func (e *engine) halt(err error) {
+	e.stopOnce.Do(func() { e.stop.Store(&err) })
+}
+
+// treeState is one rubric tree of a task being judged.
+type treeState struct {
+	tree Tree
+	root *rubric.Node
+	plan *plan
+	d    rubric.Decisions
+}
+
+func (e *engine) trees(it Item) []*treeState {
+	return []*treeState{
+		{tree: TreeSQL, root: it.Task.SQLRubric.Root, d: rubric.Decisions{}},
+		{tree: TreeResults, root: it.Task.ResultsRubric.Root, d: rubric.Decisions{}},
+	}
+}
+
+func (e *engine) fromLedger(it Item) *ItemResult {
+	r := &ItemResult{Item: it, Records: map[LeafKey]*Record{}}
+	for _, ts := range e.trees(it) {
+		for _, l := range ts.root.Leaves() {
+			k := LeafKey{Task: it.Task.Key.String(), Tree: ts.tree, Leaf: l.ID}
+			if rec := e.ledger.Get(k); rec != nil {
+				ts.d[l.ID] = rubric.Verdict{Status: rec.Verdict, Score: rec.Score}
+				r.Records[k] = rec
+			}
+		}
+		if ts.tree == TreeSQL {
+			r.SQL = ts.d
+		} else {
+			r.Results = ts.d
+		}
+	}
+	return r
+}
+
+// done is one backend decision coming back to a task's loop.
+type done struct {
+	ts   *treeState
+	leaf *rubric.Node
+	d    Decision
+	err  error
+}
+
+func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
+	key := it.Task.Key.String()
+	trees := e.trees(it)
+	// Resume: what the ledger holds is decided.
+	for _, ts := range trees {
+		ts.plan = newPlan(ts.root, e.opts.Mode)
+		for _, l := range ts.plan.leaves {
+			rec := e.ledger.Get(LeafKey{Task: key, Tree: ts.tree, Leaf: l.ID})
+			if rec == nil || (e.opts.RetryInvalid && rec.Verdict == rubric.Invalid) {
+				continue
+			}
+			ts.d[l.ID] = rubric.Verdict{Status: rec.Verdict, Score: rec.Score}
+			e.add(func(c *RunCounts) { c.Resumed++ })
+		}
+	}
+	// Code checks are free: all of them first, so their verdicts can make
+	// other leaves skippable.
+	if e.opts.CodeChecks {
+		for _, ts := range trees {
+			for _, l := range ts.plan.leaves {
+				if ts.d[l.ID].Status != rubric.Missing {
+					continue
+				}
+				cd := CheckLeaf(ts.tree, l, it.Answer)
+				if !cd.Decided {
+					continue
+				}
+				v := rubric.Verdict{Status: rubric.Fail}
+				if cd.Pass {
+					v = rubric.Verdict{Status: rubric.Pass, Score: 1}
+				}
+				rec := Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: v.Status, Score: v.Score, Source: SourceCode,
+					Kind: cd.Kind, Explanation: cd.Explanation, Evidence: cd.Evidence, Judge: "code", ReferenceGuided: e.opts.ReferenceGuided}
+				if err := e.record(ts, l, v, rec); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+
+	results := make(chan done, len(trees[0].plan.leaves)+len(trees[1].plan.leaves))
+	inflight := map[*rubric.Node]bool{}
+	var g errgroup.Group
+	g.SetLimit(e.opts.Leaves)
+	var ledgerErr error
+	launch := func() error {
+		if e.stopped() != nil || ctx.Err() != nil || e.opts.Backend == nil {
+			return nil
+		}
+		for _, ts := range trees {
+			for _, l := range ts.plan.leaves {
+				if ts.d[l.ID].Status != rubric.Missing || inflight[l] {
+					continue
+				}
+				if e.opts.Skipping {
+					if skip, by := rubric.Skippable(l, ts.d, e.opts.Mode); skip {
+						if err := e.skip(key, ts, l, by); err != nil {
+							return err
+						}
+						continue
+					}
+				}
+				if !ts.plan.ready(l, ts.d) {
+					continue
+				}
+				inflight[l] = true
+				req := &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: ts.tree, Leaf: l, ReferenceGuided: e.opts.ReferenceGuided}
+				g.Go(func() error {
+					d, err := e.opts.Backend.Decide(ctx, req)
+					results <- done{ts: ts, leaf: l, d: d, err: err}
+					return nil
+				})
+			}
+		}
+		return nil
+	}
+	if err := launch(); err != nil {
+		g.Wait()
+		return nil, err
+	}
+	for len(inflight) > 0 {
+		r := <-results
+		delete(inflight, r.leaf)
+		if r.err != nil {
+			e.halt(fmt.Errorf("%s %s:%s: %w", key, r.ts.tree, r.leaf.ID, r.err))
+			e.add(func(c *RunCounts) { c.LLMCalls += r.d.Calls - r.d.CacheHits; c.CacheHits += r.d.CacheHits })
+			continue
+		}
+		rec := e.backendRecord(key, r.ts, r.leaf, r.d, it.Answer)
+		if err := e.record(r.ts, r.leaf, r.d.Verdict, rec); err != nil {
+			ledgerErr = err
+			e.halt(err)
+			continue
+		}
+		if ledgerErr == nil {
+			if err := launch(); err != nil {
+				ledgerErr = err
+				e.halt(err)
+			}
+		}
+	}
+	g.Wait()
+	if ledgerErr != nil {
+		return nil, ledgerErr
+	}
+	res := &ItemResult{Item: it, SQL: trees[0].d, Results: trees[1].d, Records: map[LeafKey]*Record{}}
+	for _, ts := range trees {
+		for _, l := range ts.plan.leaves {
+			k := LeafKey{Task: key, Tree: ts.tree, Leaf: l.ID}
+			if rec := e.ledger.Get(k); rec != nil {
+				res.Records[k] = rec
+			}
+		}
+	}
+	return res, nil
+}
+
+func (e *engine) backendRecord(key string, ts *treeState, l *rubric.Node, d Decision, a *Answer) Record {
+	return Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: d.Verdict.Status, Score: d.Verdict.Score,
+		Source: e.opts.Backend.Source(), Kind: leafKind(ts.tree, l), Explanation: d.Explanation, ErrorKind: d.ErrorKind,
+		Judge: e.judge, ReferenceGuided: e.opts.ReferenceGuided, Samples: d.Samples, Votes: d.Votes,
+		Calls: d.Calls, CacheHits: d.CacheHits, Attempts: d.Attempts,
+		PromptTokens: d.Usage.PromptTokens, CompletionTokens: d.Usage.CompletionTokens, CostUSD: d.CostUSD,
+		LatencyMS: d.Latency.Milliseconds()}
+}
+
+func (e *engine) skip(key string, ts *treeState, l, by *rubric.Node) error {
+	why := fmt.Sprintf("skipped: cannot change the score, %s", gateReason(l, by, ts.d, e.opts.Mode))
+	rec := Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: rubric.Skipped, Source: SourceSkip,
+		Kind: leafKind(ts.tree, l), Explanation: why, BlockedBy: by.ID, ReferenceGuided: e.opts.ReferenceGuided}
+	return e.record(ts, l, rubric.Verdict{Status: rubric.Skipped}, rec)
+}
+
+// gateReason says why blocker by gates l.
+func gateReason(l, by *rubric.Node, d rubric.Decisions, mode rubric.Mode) string {
+	what := "failed"
+	if by.IsLeaf() {
+		if st := d[by.ID].Status; st == rubric.Skipped {
+			what = "was skipped"
+		}
+	}
+	if by.Parent != nil && by.Parent.Sequential {
+		return fmt.Sprintf("the earlier sequential requirement %q %s", by.ID, what)
+	}
+	return fmt.Sprintf("the critical requirement %q %s", by.ID, what)
+}
+
+func (e *engine) record(ts *treeState, l *rubric.Node, v rubric.Verdict, rec Record) error {
+	if err := e.ledger.Append(rec); err != nil {
+		return err
+	}
+	ts.d[l.ID] = v
+	var n int
+	e.add(func(c *RunCounts) {
+		c.Recorded++
+		c.LLMCalls += rec.Calls - rec.CacheHits
+		c.CacheHits += rec.CacheHits
+		c.HTTPAttempts += rec.Attempts
+		c.PromptTokens += rec.PromptTokens
+		c.CompletionTokens += rec.CompletionTokens
+		c.CostUSD += rec.CostUSD
+		n = c.Recorded
+	})
+	if e.opts.Progress != nil {
+		e.opts.Progress(n)
+	}
+	return nil
+}
+
+func (e *engine) add(f func(*RunCounts)) {
+	e.mu.Lock()
+	f(&e.count)
+	e.mu.Unlock()
+}
+
+// leafKind is the check kind of a leaf of either tree.
+func leafKind(t Tree, l *rubric.Node) LeafKind {
+	if t == TreeSQL {
+		return KindSQL
+	}
+	return KindOf(l)
+}
+
+// CheckLeaf is the code check of a leaf of either tree: Check for results
+// leaves; for SQL leaves only the absence of SQL is decided (every SQL
+// requirement then fails).
+func CheckLeaf(t Tree, l *rubric.Node, a *Answer) CodeDecision {
+	if t == TreeResults {
+		return Check(l, a)
+	}
+	if strings.TrimSpace(a.SQL) == "" {
+		return decided(KindSQL, false, &Evidence{}, "no SQL was produced")
+	}
+	return undecided(KindSQL, "SQL requirements are judged by the backend")
+}
+
+// ErrNoBackend is the stop reason of a run without a backend that has
+// leaves code could not decide.
+var ErrNoBackend = errors.New("no judge backend for the leaves code cannot decide")

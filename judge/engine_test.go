@@ -1,0 +1,323 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/scoring"
+)
+
+// TestRunEndToEnd judges the fixture run through the fake endpoint: every
+// leaf is recorded exactly once, code decides what it can, outputs are
+// written, and the written detailed_grading.json rescores to the judge's
+// own scores in both modes.
+func TestRunEndToEnd(t *testing.T) {
+	tasksDir, _, items := fixtureRun(t)
+	for _, mode := range []rubric.Mode{rubric.Strict, rubric.Reference} {
+		t.Run(string(mode), func(t *testing.T) {
+			srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
+			j := newTestJudge(t, srv, nil, llm.Options{}, 1)
+			out := t.TempDir()
+			opts := Options{Mode: mode, Backend: j, CodeChecks: true, Skipping: true}
+			l := openLedger(t, out, opts)
+			o := mustRun(t, items, l, opts)
+			if !o.Complete() || o.Stopped != nil {
+				t.Fatalf("incomplete: %v", o.Stopped)
+			}
+			l.Close()
+			c, err := ReadLedger(filepath.Join(out, LedgerFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[LeafKey]int{}
+			for _, r := range c.Records {
+				seen[r.Key()]++
+			}
+			if len(c.Records) != leafCount(items) || len(seen) != leafCount(items) {
+				t.Fatalf("%d records for %d distinct leaves, want %d each", len(c.Records), len(seen), leafCount(items))
+			}
+			sc := Score(o, "fixture-model")
+			s := sc.Summary
+			if s.LeavesTotal != leafCount(items) || s.LeavesCode+s.LeavesLLM+s.LeavesSkipped != s.LeavesTotal || s.LeavesCode == 0 || s.LeavesLLM == 0 {
+				t.Errorf("counts: %+v", s)
+			}
+			if s.LLMCalls != srv.Calls() || s.PromptTokens == 0 || s.CompletionTokens == 0 {
+				t.Errorf("llm_calls %d, server saw %d; tokens %d/%d", s.LLMCalls, srv.Calls(), s.PromptTokens, s.CompletionTokens)
+			}
+			// The failed Lab task: every results leaf is decided by code.
+			lab := itemIn(t, items, "Laboratory_Results_Analysis")
+			for _, leaf := range lab.Task.ResultsRubric.Root.Leaves() {
+				r := l.Get(LeafKey{Task: lab.Task.Key.String(), Tree: TreeResults, Leaf: leaf.ID})
+				if r.Source != SourceCode && r.Source != SourceSkip {
+					t.Errorf("failed query, results leaf judged by %s: %s", r.Source, describe(r))
+				}
+				if r.Verdict == rubric.Pass {
+					t.Errorf("failed query passed %s", describe(r))
+				}
+			}
+			if err := sc.WriteFiles(out, o); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{GradingFile, SummaryFile, scoring.ScoringFile, scoring.DifficultyFile, scoring.ScenarioFile} {
+				if _, err := os.Stat(filepath.Join(out, "validation", f)); f != SummaryFile && err != nil {
+					t.Errorf("missing %s: %v", f, err)
+				}
+			}
+			// Round trip: rescoring the written grading file gives the
+			// judge's scores.
+			tasks, err := datasets.LoadClinSQL(tasksDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, split := range []string{"validation", "test"} {
+				g, err := scoring.ReadGrading(filepath.Join(out, split, GradingFile))
+				if err != nil {
+					t.Fatal(err)
+				}
+				re, err := scoring.Rescore(g, tasks, mode)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, ts := range re.Tasks {
+					want := s.Scores[ts.Key]
+					if ts.SQL.Value != want[0] || ts.Results.Value != want[1] {
+						t.Errorf("%s rescored %v/%v, judged %v/%v", ts.Key, ts.SQL.Value, ts.Results.Value, want[0], want[1])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestConcurrencyLimit: however many tasks and leaves run at once, the
+// endpoint never sees more requests in flight than its limit.
+func TestConcurrencyLimit(t *testing.T) {
+	_, _, items := fixtureRun(t)
+	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{Latency: 40 * time.Millisecond})
+	j := newTestJudge(t, srv, func(ep *llm.Endpoint) { ep.Limits.Concurrency = 3 }, llm.Options{}, 1)
+	opts := Options{Mode: rubric.Strict, Backend: j, Tasks: 16, Leaves: 16}
+	mustRun(t, items, openLedger(t, t.TempDir(), opts), opts)
+	if got := srv.MaxInFlight(); got > 3 || got < 2 {
+		t.Errorf("max in flight %d, want 2..3 (limit 3)", got)
+	}
+}
+
+// TestRerun: re-running a finished run makes zero calls; judging again into
+// a new folder with the same cache makes zero HTTP calls too.
+func TestRerun(t *testing.T) {
+	_, _, items := fixtureRun(t)
+	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
+	cache, err := llm.OpenCache(filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := newTestJudge(t, srv, nil, llm.Options{Cache: cache}, 1)
+	opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true}
+	dir := t.TempDir()
+	l := openLedger(t, dir, opts)
+	first := mustRun(t, items, l, opts)
+	calls := srv.Calls()
+	if calls == 0 {
+		t.Fatal("no calls")
+	}
+	l.Close()
+	l2 := openLedger(t, dir, opts)
+	again := mustRun(t, items, l2, opts)
+	if srv.Calls() != calls || again.This.LLMCalls != 0 || again.This.Recorded != 0 || again.This.Resumed != leafCount(items) {
+		t.Errorf("re-run: %d new server calls, this run %+v", srv.Calls()-calls, again.This)
+	}
+	if a, b := Score(first, "m").Summary.Scores, Score(again, "m").Summary.Scores; fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("scores differ after the re-run")
+	}
+	fresh := mustRun(t, items, openLedger(t, t.TempDir(), opts), opts)
+	if srv.Calls() != calls || fresh.This.CacheHits == 0 || fresh.This.LLMCalls != 0 {
+		t.Errorf("fresh ledger, same cache: %d new server calls, %+v", srv.Calls()-calls, fresh.This)
+	}
+	// A ledger refuses other settings.
+	other := opts
+	other.Mode = rubric.Reference
+	h := LedgerHeader{Mode: other.Mode, Judge: j.Name(), CodeChecks: true, Skipping: true, Samples: 1}
+	if _, err := OpenLedger(filepath.Join(dir, LedgerFile), h); err == nil || !strings.Contains(err.Error(), "mode strict, not reference") {
+		t.Errorf("ledger opened with another mode: %v", err)
+	}
+}
+
+// TestBudgetStop: a budget cap stops the run cleanly: nothing is recorded
+// for the refused calls, the outcome says why, and a resumed run with more
+// budget finishes the job with every leaf decided exactly once.
+func TestBudgetStop(t *testing.T) {
+	_, _, items := fixtureRun(t)
+	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
+	prices := llm.Prices{"judge-test": {Prompt: 1000, Completion: 1000}} // $1000 per million: about $1 a call
+	dir := t.TempDir()
+	j := newTestJudge(t, srv, nil, llm.Options{Meter: llm.NewMeter(prices, 3)}, 1)
+	opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true, Tasks: 1, Leaves: 1}
+	l := openLedger(t, dir, opts)
+	o := mustRun(t, items, l, opts)
+	if o.Stopped == nil || llm.KindOf(errors.Unwrap(o.Stopped)) != llm.KindBudget || o.Complete() {
+		t.Fatalf("stopped = %v", o.Stopped)
+	}
+	for _, it := range o.Items {
+		for _, r := range it.Records {
+			if r.Verdict == rubric.Invalid {
+				t.Errorf("budget refusal recorded: %s", describe(r))
+			}
+		}
+	}
+	s := Score(o, "m").Summary
+	if s.Complete || s.StoppedBy == "" || s.LeavesUndecided == 0 {
+		t.Errorf("summary of a stopped run: complete %v stopped_by %q undecided %d", s.Complete, s.StoppedBy, s.LeavesUndecided)
+	}
+	l.Close()
+	j2 := newTestJudge(t, srv, nil, llm.Options{}, 1)
+	opts.Backend = j2
+	l2 := openLedger(t, dir, opts)
+	o2 := mustRun(t, items, l2, opts)
+	if !o2.Complete() || l2.Len() != leafCount(items) {
+		t.Errorf("resumed run: complete %v, %d of %d leaves", o2.Complete(), l2.Len(), leafCount(items))
+	}
+}
+
+// TestLedgerTorn: a torn last line (a process killed mid-write) is dropped
+// and cut off; damage elsewhere is an error naming the line.
+func TestLedgerTorn(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, LedgerFile)
+	h := LedgerHeader{Mode: rubric.Strict, Judge: "x"}
+	l, err := OpenLedger(p, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if err := l.Append(Record{Task: "t", Tree: TreeSQL, Leaf: fmt.Sprint("leaf", i), Verdict: rubric.Pass, Score: 1, Source: SourceLLM}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"task":"t","tree":"sql","leaf":"leaf3","verd`)
+	f.Close()
+	c, err := ReadLedger(p)
+	if err != nil || !c.Torn || len(c.Records) != 3 {
+		t.Fatalf("read: %v, torn %v, %d records", err, c != nil && c.Torn, len(c.Records))
+	}
+	l, err = OpenLedger(p, h)
+	if err != nil || !l.Recovered || l.Len() != 3 {
+		t.Fatalf("reopen: %v recovered %v len %d", err, l != nil && l.Recovered, l.Len())
+	}
+	l.Append(Record{Task: "t", Tree: TreeSQL, Leaf: "leaf3", Verdict: rubric.Fail, Source: SourceLLM})
+	l.Close()
+	if c, err := ReadLedger(p); err != nil || c.Torn || len(c.Records) != 4 {
+		t.Fatalf("after append: %v, %+v", err, c)
+	}
+	b, _ := os.ReadFile(p)
+	lines := strings.Split(string(b), "\n")
+	lines[2] = "garbage"
+	os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644)
+	if _, err := ReadLedger(p); err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("damaged line: %v", err)
+	}
+}
+
+// randomTree builds a random rubric: sequential and parallel nodes,
+// critical flags, weights 0..3, depth up to 4.
+func randomTree(r *rand.Rand, id *int, depth int) string {
+	*id++
+	me := *id
+	flags := fmt.Sprintf(`"weight":%d,"critical":%v`, r.IntN(4), r.IntN(4) == 0)
+	if depth == 0 || (depth < 3 && r.IntN(3) == 0) {
+		return fmt.Sprintf(`{"id":"n%d","requirements":"leaf %d",%s,"sub_tasks":[]}`, me, me, flags)
+	}
+	n := 1 + r.IntN(4)
+	var kids []string
+	for range n {
+		kids = append(kids, randomTree(r, id, depth-1))
+	}
+	return fmt.Sprintf(`{"id":"n%d","requirements":"node %d",%s,"sequential":%v,"sub_tasks":[%s]}`, me, me, flags, r.IntN(2) == 0, strings.Join(kids, ","))
+}
+
+// randomBackend decides leaves at random (seeded per leaf), with some
+// invalid verdicts, and counts its calls.
+type randomBackend struct {
+	seed  uint64
+	calls atomic.Int64
+}
+
+func (b *randomBackend) Name() string   { return "random" }
+func (b *randomBackend) Source() Source { return SourceLLM }
+func (b *randomBackend) Decide(_ context.Context, req *LeafRequest) (Decision, error) {
+	b.calls.Add(1)
+	h := b.seed
+	for _, c := range req.Task.Key.String() + string(req.Tree) + req.Leaf.ID {
+		h = h*1099511628211 + uint64(c)
+	}
+	switch h % 10 {
+	case 0:
+		return Decision{Verdict: rubric.Verdict{Status: rubric.Invalid}, Explanation: "Error: random"}, nil
+	case 1, 2, 3, 4:
+		return Decision{Verdict: rubric.Verdict{Status: rubric.Fail}}, nil
+	}
+	return Decision{Verdict: rubric.Verdict{Status: rubric.Pass, Score: 1}}, nil
+}
+
+// TestSkippingProperty: on random rubrics and random verdicts, skipping
+// never changes a score (value, bounds, invalid count) in either mode, and
+// saves calls.
+func TestSkippingProperty(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var items []Item
+	for i := range 300 {
+		id := 0
+		sqlDoc := randomTree(r, &id, 4)
+		resDoc := randomTree(r, &id, 4)
+		st, err := rubric.Parse([]byte(sqlDoc), "sql.json", rubric.JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := rubric.Parse([]byte(resDoc), "res.json", rubric.JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := datasets.Key{Split: "validation", Domain: "D", Difficulty: "easy", ID: fmt.Sprintf("%03d", i)}
+		items = append(items, Item{Task: &datasets.Task{Key: key, SQLRubric: st, ResultsRubric: rt}, Answer: &Answer{Key: key, SQL: "SELECT 1"}})
+	}
+	for _, mode := range []rubric.Mode{rubric.Reference, rubric.Strict} {
+		full := &randomBackend{seed: 7}
+		skip := &randomBackend{seed: 7}
+		of := mustRun(t, items, openLedger(t, t.TempDir(), Options{Mode: mode, Backend: full}), Options{Mode: mode, Backend: full})
+		os := mustRun(t, items, openLedger(t, t.TempDir(), Options{Mode: mode, Backend: skip, Skipping: true}), Options{Mode: mode, Backend: skip, Skipping: true})
+		for i := range items {
+			for _, pair := range [][2]rubric.Decisions{{of.Items[i].SQL, os.Items[i].SQL}, {of.Items[i].Results, os.Items[i].Results}} {
+				_ = pair
+			}
+			a := []*rubric.Score{rubric.Evaluate(items[i].Task.SQLRubric.Root, of.Items[i].SQL, mode), rubric.Evaluate(items[i].Task.ResultsRubric.Root, of.Items[i].Results, mode)}
+			b := []*rubric.Score{rubric.Evaluate(items[i].Task.SQLRubric.Root, os.Items[i].SQL, mode), rubric.Evaluate(items[i].Task.ResultsRubric.Root, os.Items[i].Results, mode)}
+			for k := range a {
+				if !sameScore(a[k], b[k]) {
+					t.Errorf("%s item %d tree %d: %v [%v,%v] inv %d vs skipped %v [%v,%v] inv %d", mode, i, k,
+						a[k].Value, a[k].Lo, a[k].Hi, a[k].Invalid, b[k].Value, b[k].Lo, b[k].Hi, b[k].Invalid)
+				}
+			}
+		}
+		t.Logf("%s: %d calls without skipping, %d with", mode, full.calls.Load(), skip.calls.Load())
+		if skip.calls.Load() >= full.calls.Load() {
+			t.Errorf("skipping saved nothing")
+		}
+	}
+}
+
+func sameScore(a, b *rubric.Score) bool {
+	return a.Value == b.Value && a.Lo == b.Lo && a.Hi == b.Hi && a.Invalid == b.Invalid
+}

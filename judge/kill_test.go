@@ -1,0 +1,168 @@
+package judge
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/rubric"
+)
+
+// killItems are 40 synthetic tasks with random rubrics, the same in the
+// parent and the child process.
+func killItems(t testing.TB) []Item {
+	r := rand.New(rand.NewPCG(11, 12))
+	var items []Item
+	for i := range 40 {
+		id := 0
+		st, err := rubric.Parse([]byte(randomTree(r, &id, 3)), "sql.json", rubric.JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := rubric.Parse([]byte(randomTree(r, &id, 3)), "results.json", rubric.JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := datasets.Key{Split: "validation", Domain: "Kill", Difficulty: "easy", ID: fmt.Sprintf("%03d", i)}
+		task := &datasets.Task{Key: key, Question: fmt.Sprintf("question %d", i), SQLRubric: st, ResultsRubric: rt}
+		items = append(items, Item{Task: task, Answer: &Answer{Key: key, Question: task.Question, SQL: fmt.Sprintf("SELECT %d", i)}})
+	}
+	return items
+}
+
+func killJudge(t testing.TB, url, cacheDir string) (*LLMJudge, Options) {
+	cache, err := llm.OpenCache(cacheDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := llm.Endpoint{Name: "kill", Kind: llm.KindOpenAI, BaseURL: url, Model: "judge-test", APIKeyEnv: "JUDGE_TEST_KEY",
+		Sampling: llm.Sampling{Temperature: new(0.0)}, Capabilities: llm.Capabilities{JSONSchema: true},
+		Limits: llm.Limits{Concurrency: 2, Timeout: 5 * time.Second}, Retry: llm.Retry{MaxAttempts: 2, BaseDelay: time.Millisecond}}
+	c, err := llm.New(ep, llm.Options{Cache: cache, Getenv: testGetenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := NewLLMJudge(c, LLMOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j, Options{Mode: rubric.Strict, Backend: j, Skipping: true, Tasks: 8, Leaves: 4}
+}
+
+// TestKillChild is the child of TestKillResume: it judges until killed.
+func TestKillChild(t *testing.T) {
+	dir := os.Getenv("JUDGE_KILL_DIR")
+	if dir == "" {
+		t.Skip("run by TestKillResume")
+	}
+	_, opts := killJudge(t, os.Getenv("JUDGE_KILL_URL"), filepath.Join(dir, "cache"))
+	l := openLedger(t, dir, opts)
+	if _, err := Run(context.Background(), killItems(t), l, opts); err != nil {
+		t.Fatal(err)
+	}
+	t.Fatal("the child was meant to be killed before finishing")
+}
+
+// TestKillResume really kills (SIGKILL) a process in the middle of a
+// judging run, resumes in this process, and checks that every leaf is
+// decided exactly once, that no finished call is made again (beyond the
+// few in flight at the kill), and that the scores equal an uninterrupted
+// run's.
+func TestKillResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns a child process")
+	}
+	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{Latency: 15 * time.Millisecond})
+	dir := t.TempDir()
+	items := killItems(t)
+	total := leafCount(items)
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKillChild$", "-test.v")
+	cmd.Env = append(os.Environ(), "JUDGE_KILL_DIR="+dir, "JUDGE_KILL_URL="+srv.OpenAIBaseURL())
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ledger := filepath.Join(dir, LedgerFile)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, _ := os.ReadFile(ledger)
+		if n := bytes.Count(b, []byte("\n")); n > total/3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the child did not get a third of the way in time:\n%s", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL: no cleanup runs
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.Success() || ee.ProcessState.String() != "signal: killed" {
+		t.Fatalf("child ended with %v, want killed:\n%s", err, out.String())
+	}
+	before, err := ReadLedger(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	callsAtKill := srv.Calls()
+	if len(before.Records) == 0 || len(before.Records) >= total {
+		t.Fatalf("killed after %d of %d leaves", len(before.Records), total)
+	}
+
+	j, opts := killJudge(t, srv.OpenAIBaseURL(), filepath.Join(dir, "cache"))
+	l := openLedger(t, dir, opts)
+	o := mustRun(t, items, l, opts)
+	if !o.Complete() {
+		t.Fatalf("resume incomplete: %v", o.Stopped)
+	}
+	l.Close()
+	after, err := ReadLedger(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[LeafKey]int{}
+	for _, r := range after.Records {
+		count[r.Key()]++
+	}
+	for k, n := range count {
+		if n != 1 {
+			t.Errorf("%v decided %d times", k, n)
+		}
+	}
+	if len(count) != total || len(after.Records) != total {
+		t.Errorf("%d records for %d leaves, want %d", len(after.Records), len(count), total)
+	}
+	llmLeaves := 0
+	for _, r := range after.Records {
+		if r.Source == SourceLLM {
+			llmLeaves++
+		}
+	}
+	// Every call the child finished is in the cache: the resume repeats at
+	// most the calls in flight when it died (the endpoint allows 2).
+	if srv.Calls() > llmLeaves+2 {
+		t.Errorf("%d server calls for %d LLM leaves: finished calls were repeated", srv.Calls(), llmLeaves)
+	}
+	t.Logf("killed after %d of %d leaves (%d calls); resumed with %d more calls, %d cache hits; %d LLM leaves in all",
+		len(before.Records), total, callsAtKill, srv.Calls()-callsAtKill, o.This.CacheHits, llmLeaves)
+
+	// Scores equal an uninterrupted run's.
+	opts.Backend = j
+	fresh := mustRun(t, items, openLedger(t, t.TempDir(), opts), opts)
+	if a, b := Score(o, "m").Summary.Scores, Score(fresh, "m").Summary.Scores; fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("resumed scores differ from an uninterrupted run")
+	}
+}

@@ -1,0 +1,366 @@
+package judge
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/internal/pyjson"
+	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/scoring"
+)
+
+// Output file names besides the ledger and the scoring summaries.
+const (
+	GradingFile = "detailed_grading.json"
+	SummaryFile = "judge_summary.json"
+)
+
+// Counts tallies leaves by who decided them.
+type Counts struct {
+	Total     int `json:"total"`
+	Code      int `json:"code"`
+	LLM       int `json:"llm"`
+	Replay    int `json:"replay"`
+	Skipped   int `json:"skipped"`
+	Invalid   int `json:"invalid"`
+	Undecided int `json:"undecided"`
+}
+
+func (c *Counts) add(r *Record) {
+	c.Total++
+	if r == nil {
+		c.Undecided++
+		return
+	}
+	switch r.Source {
+	case SourceCode:
+		c.Code++
+	case SourceLLM:
+		c.LLM++
+	case SourceReplay:
+		c.Replay++
+	case SourceSkip:
+		c.Skipped++
+	}
+	if r.Verdict == rubric.Invalid {
+		c.Invalid++
+	}
+}
+
+// TaskCost is one task's judging cost, over every run of the ledger.
+type TaskCost struct {
+	Task             string  `json:"task"`
+	Leaves           int     `json:"leaves"`
+	BackendLeaves    int     `json:"backend_leaves"`
+	LLMCalls         int     `json:"llm_calls"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+	SQLScore         float64 `json:"sql_score"`
+	ResultsScore     float64 `json:"results_score"`
+	InvalidLeaves    int     `json:"invalid_leaves"`
+}
+
+// SplitScores are a split's averages.
+type SplitScores struct {
+	Tasks               int     `json:"tasks"`
+	AverageSQLScore     float64 `json:"average_sql_score"`
+	AverageResultsScore float64 `json:"average_results_score"`
+	TasksWithInvalid    int     `json:"tasks_with_invalid_leaves"`
+}
+
+// Summary is judge_summary.json. Leaf counts and costs cover every record
+// in the ledger (all invocations that built it); ThisRun is the last
+// invocation alone.
+type Summary struct {
+	Model           string      `json:"model"`
+	Mode            rubric.Mode `json:"mode"`
+	Judge           string      `json:"judge"`
+	ReferenceGuided bool        `json:"reference_guided"`
+	CodeChecks      bool        `json:"code_checks"`
+	Skipping        bool        `json:"skipping"`
+	Samples         int         `json:"samples"`
+	Complete        bool        `json:"complete"`
+	StoppedBy       string      `json:"stopped_by,omitempty"`
+	Tasks           int         `json:"tasks"`
+
+	LeavesTotal     int `json:"leaves_total"`
+	LeavesCode      int `json:"leaves_code"`
+	LeavesLLM       int `json:"leaves_llm"`
+	LeavesReplay    int `json:"leaves_replay"`
+	LeavesSkipped   int `json:"leaves_skipped"`
+	LeavesInvalid   int `json:"leaves_invalid"`
+	LeavesUndecided int `json:"leaves_undecided"`
+
+	// LLMCalls counts chat completions sent to the endpoint (cache hits
+	// are not calls); BackendLeavesPerTask is the number of leaves a
+	// backend (LLM or replay) decided, per task.
+	LLMCalls             int     `json:"llm_calls"`
+	CacheHits            int     `json:"cache_hits"`
+	PromptTokens         int     `json:"prompt_tokens"`
+	CompletionTokens     int     `json:"completion_tokens"`
+	CostUSD              float64 `json:"cost_usd"`
+	LLMCallsPerTask      float64 `json:"llm_calls_per_task"`
+	BackendLeavesPerTask float64 `json:"backend_leaves_per_task"`
+	// FlipRate is the share of leaves decided by a k-sample vote whose
+	// samples disagreed (k > 1 only).
+	FlipRate   *float64       `json:"flip_rate,omitempty"`
+	ErrorKinds map[string]int `json:"error_kinds,omitempty"`
+
+	ByTree map[Tree]Counts        `json:"by_tree"`
+	ByKind map[LeafKind]Counts    `json:"by_kind"`
+	Splits map[string]SplitScores `json:"splits"`
+	// Detail is per task, in key order.
+	Detail []TaskCost `json:"tasks_detail"`
+	This   RunCounts  `json:"this_run"`
+	// Scores are the task scores (SQL, results), for callers.
+	Scores map[datasets.Key][2]float64 `json:"-"`
+}
+
+// Scored is a judged run scored: per split, the reference scorer's shapes.
+type Scored struct {
+	Splits  map[string]*scoring.Rescored
+	Summary *Summary
+}
+
+// Score evaluates every item's trees in the outcome's mode and tallies the
+// summary. model names the run in the output files.
+func Score(o *Outcome, model string) *Scored {
+	mode := o.Opts.Mode
+	s := &Summary{Model: model, Mode: mode, Judge: o.Judge, ReferenceGuided: o.Opts.ReferenceGuided,
+		CodeChecks: o.Opts.CodeChecks, Skipping: o.Opts.Skipping, Samples: 1, Complete: o.Complete(),
+		ByTree: map[Tree]Counts{}, ByKind: map[LeafKind]Counts{}, Splits: map[string]SplitScores{},
+		ErrorKinds: map[string]int{}, This: o.This, Scores: map[datasets.Key][2]float64{}}
+	if sp, ok := o.Opts.Backend.(interface{ Samples() int }); ok {
+		s.Samples = sp.Samples()
+	}
+	if o.Stopped != nil {
+		s.StoppedBy = o.Stopped.Error()
+	}
+	out := &Scored{Splits: map[string]*scoring.Rescored{}, Summary: s}
+	items := append([]*ItemResult(nil), o.Items...)
+	sort.Slice(items, func(i, j int) bool { return items[i].Task.Key.Less(items[j].Task.Key) })
+	voted, flipped := 0, 0
+	for _, it := range items {
+		key := it.Task.Key
+		split := out.Splits[key.Split]
+		if split == nil {
+			split = &scoring.Rescored{Model: model, Split: key.Split, Mode: mode}
+			out.Splits[key.Split] = split
+		}
+		ts := &scoring.TaskScore{Key: key, SamplePath: it.Answer.Dir, Graded: true, Kinds: map[string]int{},
+			SQL:     rubric.Evaluate(it.Task.SQLRubric.Root, it.SQL, mode),
+			Results: rubric.Evaluate(it.Task.ResultsRubric.Root, it.Results, mode)}
+		split.Tasks = append(split.Tasks, ts)
+		s.Scores[key] = [2]float64{ts.SQL.Value, ts.Results.Value}
+		tc := TaskCost{Task: key.String(), SQLScore: ts.SQL.Value, ResultsScore: ts.Results.Value, InvalidLeaves: ts.Invalid()}
+		for _, t := range []struct {
+			tree Tree
+			root *rubric.Node
+		}{{TreeSQL, it.Task.SQLRubric.Root}, {TreeResults, it.Task.ResultsRubric.Root}} {
+			bt := s.ByTree[t.tree]
+			for _, l := range t.root.Leaves() {
+				r := it.Records[LeafKey{Task: key.String(), Tree: t.tree, Leaf: l.ID}]
+				bt.add(r)
+				k := leafKind(t.tree, l)
+				if r != nil {
+					k = r.Kind
+				}
+				bk := s.ByKind[k]
+				bk.add(r)
+				s.ByKind[k] = bk
+				tc.Leaves++
+				if r == nil {
+					continue
+				}
+				if r.Source == SourceLLM || r.Source == SourceReplay {
+					tc.BackendLeaves++
+				}
+				tc.LLMCalls += r.Calls - r.CacheHits
+				tc.PromptTokens += r.PromptTokens
+				tc.CompletionTokens += r.CompletionTokens
+				tc.CostUSD += r.CostUSD
+				s.CacheHits += r.CacheHits
+				if r.ErrorKind != "" {
+					s.ErrorKinds[r.ErrorKind]++
+				}
+				if r.Votes != nil {
+					voted++
+					if r.Votes.Pass > 0 && r.Votes.Fail > 0 {
+						flipped++
+					}
+				}
+			}
+			s.ByTree[t.tree] = bt
+		}
+		s.Detail = append(s.Detail, tc)
+		s.LLMCalls += tc.LLMCalls
+		s.PromptTokens += tc.PromptTokens
+		s.CompletionTokens += tc.CompletionTokens
+		s.CostUSD += tc.CostUSD
+	}
+	for _, t := range s.ByTree {
+		s.LeavesTotal += t.Total
+		s.LeavesCode += t.Code
+		s.LeavesLLM += t.LLM
+		s.LeavesReplay += t.Replay
+		s.LeavesSkipped += t.Skipped
+		s.LeavesInvalid += t.Invalid
+		s.LeavesUndecided += t.Undecided
+	}
+	s.Tasks = len(items)
+	if s.Tasks > 0 {
+		s.LLMCallsPerTask = float64(s.LLMCalls) / float64(s.Tasks)
+		s.BackendLeavesPerTask = float64(s.LeavesLLM+s.LeavesReplay) / float64(s.Tasks)
+	}
+	if voted > 0 {
+		f := float64(flipped) / float64(voted)
+		s.FlipRate = &f
+	}
+	if len(s.ErrorKinds) == 0 {
+		s.ErrorKinds = nil
+	}
+	for name, r := range out.Splits {
+		b := scoring.Summarise(r.Tasks)
+		s.Splits[name] = SplitScores{Tasks: b.All.N, AverageSQLScore: scoring.Round6(b.All.SQL),
+			AverageResultsScore: scoring.Round6(b.All.Results), TasksWithInvalid: b.All.InvalidTasks}
+	}
+	return out
+}
+
+// WriteFiles writes, per split, detailed_grading.json and the three
+// scoring summaries (into dir when the run has one split, else into
+// dir/<split>/), and judge_summary.json into dir.
+func (sc *Scored) WriteFiles(dir string, o *Outcome) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	byKey := map[datasets.Key]*ItemResult{}
+	for _, it := range o.Items {
+		byKey[it.Task.Key] = it
+	}
+	for name, r := range sc.Splits {
+		sub := dir
+		if len(sc.Splits) > 1 {
+			sub = filepath.Join(dir, name)
+		}
+		if err := r.WriteFiles(sub); err != nil {
+			return err
+		}
+		b, err := gradingJSON(r, byKey, sc.Summary)
+		if err != nil {
+			return err
+		}
+		if err := writeAtomic(filepath.Join(sub, GradingFile), b); err != nil {
+			return err
+		}
+	}
+	b, err := json.MarshalIndent(sc.Summary, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(dir, SummaryFile), append(b, '\n'))
+}
+
+// gradingJSON renders detailed_grading.json in the reference shape, leaves
+// only (the early-graded variant), each entry with the reference's fields
+// (score, explanation, critical, weight) plus verdict and source. Skipped
+// leaves are written with score 0 and an explanation saying why, invalid
+// ones with an explanation starting "Error:" (so that clinsql rescore
+// classifies them as judge errors), undecided ones not at all: rescoring
+// the file gives the same scores as the judge.
+func gradingJSON(r *scoring.Rescored, items map[datasets.Key]*ItemResult, s *Summary) ([]byte, error) {
+	b := scoring.Summarise(r.Tasks)
+	diff := pyjson.Object{}
+	for _, d := range datasets.Difficulties {
+		if a, ok := b.ByDifficulty[d]; ok {
+			diff = append(diff, pyjson.Member{Key: d, Value: pyjson.Object{
+				{Key: "total_samples", Value: a.N},
+				{Key: "average_sql_score", Value: scoring.Round6(a.SQL)},
+				{Key: "average_results_score", Value: scoring.Round6(a.Results)},
+			}})
+		}
+	}
+	summary := pyjson.Object{
+		{Key: "experiment_model", Value: r.Model},
+		{Key: "split", Value: r.Split},
+		{Key: "category", Value: "all_categories"},
+		{Key: "difficulty", Value: "all"},
+		{Key: "total_samples", Value: b.All.N},
+		{Key: "average_sql_score", Value: scoring.Round6(b.All.SQL)},
+		{Key: "average_results_score", Value: scoring.Round6(b.All.Results)},
+		{Key: "difficulty_breakdown", Value: diff},
+		{Key: "scoring_mode", Value: string(r.Mode)},
+		{Key: "judge", Value: pyjson.Object{
+			{Key: "name", Value: s.Judge},
+			{Key: "reference_guided", Value: s.ReferenceGuided},
+			{Key: "code_checks", Value: s.CodeChecks},
+			{Key: "skipping", Value: s.Skipping},
+			{Key: "samples", Value: s.Samples},
+			{Key: "complete", Value: s.Complete},
+		}},
+	}
+	var evals []any
+	for _, ts := range r.Tasks {
+		it := items[ts.Key]
+		key := ts.Key.String()
+		evals = append(evals, pyjson.Object{
+			{Key: "sample_path", Value: ts.SamplePath},
+			{Key: "sql_score", Value: ts.SQL.Value},
+			{Key: "results_score", Value: ts.Results.Value},
+			{Key: "sql_evaluations", Value: leafEntries(it.Task.SQLRubric.Root, it.Records, key, TreeSQL)},
+			{Key: "results_evaluations", Value: leafEntries(it.Task.ResultsRubric.Root, it.Records, key, TreeResults)},
+		})
+	}
+	return pyjson.Marshal(pyjson.Object{{Key: "summary", Value: summary}, {Key: "detailed_evaluations", Value: evals}})
+}
+
+func leafEntries(root *rubric.Node, recs map[LeafKey]*Record, key string, t Tree) pyjson.Object {
+	o := pyjson.Object{}
+	for _, l := range root.Leaves() {
+		r := recs[LeafKey{Task: key, Tree: t, Leaf: l.ID}]
+		if r == nil {
+			continue
+		}
+		expl := r.Explanation
+		score := r.Score
+		switch r.Verdict {
+		case rubric.Skipped:
+			score = 0
+		case rubric.Invalid:
+			if len(expl) < 6 || expl[:6] != "Error:" {
+				expl = "Error: " + expl
+			}
+		}
+		o = append(o, pyjson.Member{Key: l.ID, Value: pyjson.Object{
+			{Key: "score", Value: score},
+			{Key: "explanation", Value: expl},
+			{Key: "critical", Value: l.Critical},
+			{Key: "weight", Value: l.Weight},
+			{Key: "verdict", Value: r.Verdict.String()},
+			{Key: "source", Value: string(r.Source)},
+		}})
+	}
+	return o
+}
+
+// writeAtomic writes through a temporary file and a rename.
+func writeAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

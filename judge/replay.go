@@ -1,0 +1,80 @@
+package judge
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/scoring"
+)
+
+// Replay serves recorded decisions (a reference detailed_grading.json) as
+// the judge, so published runs can be re-scored and compared offline. A
+// recorded judge error or unreadable reply becomes an invalid verdict (see
+// scoring.Classify) that keeps the recorded score, so that reference-mode
+// scores equal the published ones.
+type Replay struct {
+	file  string
+	evals map[datasets.Key]scoring.Evaluation
+}
+
+// NewReplay reads the recorded decisions in path.
+func NewReplay(path string) (*Replay, error) {
+	g, err := scoring.ReadGrading(path)
+	if err != nil {
+		return nil, err
+	}
+	r := &Replay{file: path, evals: map[datasets.Key]scoring.Evaluation{}}
+	for i, e := range g.Evaluations {
+		k, err := datasets.ParseKey(e.SamplePath)
+		if err != nil {
+			return nil, fmt.Errorf("%s: detailed_evaluations[%d]: %w", path, i, err)
+		}
+		if _, dup := r.evals[k]; dup {
+			return nil, fmt.Errorf("%s: detailed_evaluations[%d]: task %s graded twice", path, i, k)
+		}
+		r.evals[k] = e
+	}
+	return r, nil
+}
+
+// Name is "replay:<file>".
+func (r *Replay) Name() string { return "replay:" + r.file }
+
+// Source is SourceReplay.
+func (r *Replay) Source() Source { return SourceReplay }
+
+// Has reports whether the recording holds the task.
+func (r *Replay) Has(k datasets.Key) bool {
+	_, ok := r.evals[k]
+	return ok
+}
+
+// Decide returns the recorded decision. A leaf the recording lacks is
+// invalid ("not_recorded"), scored 0 as the reference scores it.
+func (r *Replay) Decide(_ context.Context, req *LeafRequest) (Decision, error) {
+	e, ok := r.evals[req.Task.Key]
+	recs := e.SQLEvaluations
+	if req.Tree == TreeResults {
+		recs = e.ResultsEvaluations
+	}
+	rec, found := recs[req.Leaf.ID]
+	if !ok || !found {
+		what := "task"
+		if ok {
+			what = "leaf"
+		}
+		return Decision{Verdict: rubric.Verdict{Status: rubric.Invalid}, ErrorKind: "not_recorded",
+			Explanation: fmt.Sprintf("Error: the recording has no decision for this %s", what)}, nil
+	}
+	v, kind, reason := scoring.Classify(rec)
+	d := Decision{Verdict: v, Explanation: rec.Explanation}
+	if kind != scoring.KindDecided {
+		d.ErrorKind = kind
+		if v.Status == rubric.Invalid {
+			d.Explanation = "Error: " + reason + " | recorded: " + clipRunes(rec.Explanation, 500)
+		}
+	}
+	return d, nil
+}

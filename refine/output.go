@@ -1,0 +1,258 @@
+package refine
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/llm"
+)
+
+// FailedToGenerate is the reference's final_error when no query came back.
+const FailedToGenerate = "Failed to generate SQL"
+
+// TaskSummary is a task's execution_summary.json as clinsql writes it: the
+// reference fields first, in the reference order, then clinsql's own under
+// "clinsql". [datasets.LoadRun] and the reference tools read it alike.
+type TaskSummary struct {
+	Query              string             `json:"query"`
+	FinalSQL           string             `json:"final_sql"`
+	ExecutionSuccess   bool               `json:"execution_success"`
+	RowCount           int64              `json:"row_count"`
+	FinalError         *string            `json:"final_error"`
+	Model              string             `json:"model"`
+	ModelID            string             `json:"model_id,omitempty"`
+	RefinementAttempts []datasets.Attempt `json:"refinement_attempts"`
+	Clinsql            *TaskDetail        `json:"clinsql,omitempty"`
+}
+
+// TaskDetail is clinsql's own part of execution_summary.json.
+type TaskDetail struct {
+	Status string `json:"status"`
+	// SuccessAttempt is the first attempt that ran without error (0: none).
+	SuccessAttempt int    `json:"success_attempt"`
+	FinalAttempt   int    `json:"final_attempt"` // 1-based; 0 when there is none
+	Stopped        string `json:"stopped,omitempty"`
+	// ResultFile is "result_<id>.csv" when the final query ran (its rows,
+	// or only its header when it returned none), "" when it did not run:
+	// no placeholder is written (see the package documentation).
+	ResultFile   string    `json:"result_file"`
+	RowsWritten  int       `json:"rows_written"`
+	Truncated    bool      `json:"truncated,omitempty"`
+	Attempts     []Attempt `json:"attempts"`
+	Usage        UsageJSON `json:"usage"`
+	DurationMS   float64   `json:"duration_ms"`
+	FinishedAt   time.Time `json:"finished_at"`
+	RunID        string    `json:"run_id"`
+	Settings     Settings  `json:"settings"`
+	ExcludedNote string    `json:"excluded,omitempty"`
+}
+
+// UsageJSON totals a task's model calls.
+type UsageJSON struct {
+	Calls            int     `json:"calls"`
+	CacheHits        int     `json:"cache_hits"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+}
+
+// Settings are what a run's answers depend on. A run folder keeps them in
+// SettingsFile, and a resumed run must have the same.
+type Settings struct {
+	Model         string       `json:"model"`    // the models file's name
+	ModelID       string       `json:"model_id"` // sent to the endpoint
+	Kind          string       `json:"kind"`
+	Host          string       `json:"host"` // base URL host and path, no credentials
+	Deployment    string       `json:"deployment,omitempty"`
+	Sampling      llm.Sampling `json:"sampling"`
+	Prompt        PromptMode   `json:"prompt"`
+	PromptVersion string       `json:"prompt_version"`
+	SchemaSHA256  string       `json:"schema_sha256"`
+	Rounds        int          `json:"rounds"`
+	RefineOnEmpty bool         `json:"refine_on_empty"`
+	History       bool         `json:"history"`
+	Engine        string       `json:"engine"`
+}
+
+// TaskDir is the task's folder in a model's run folder.
+func TaskDir(run string, k datasets.Key) string {
+	return filepath.Join(run, k.Split, k.Domain, k.DifficultyDir(), k.ID)
+}
+
+// SQLFile names the final query's file in a task's folder of the run.
+func SQLFile(id string) string { return "sql_" + id + ".sql" }
+
+// Summary builds the task's execution_summary.json from its record.
+func Summary(rec *Record, t *datasets.Task, s Settings, runID string) *TaskSummary {
+	ts := &TaskSummary{
+		Query:              t.Question,
+		Model:              s.Model,
+		ModelID:            s.ModelID,
+		RefinementAttempts: []datasets.Attempt{},
+	}
+	for _, a := range rec.Attempts {
+		ra := datasets.Attempt{Attempt: a.Attempt, Success: a.Status == AttemptOK || a.Status == AttemptEmpty, RowCount: int(a.RowCount)}
+		if !ra.Success {
+			e := attemptError(a)
+			ra.Error = &e
+		}
+		ts.RefinementAttempts = append(ts.RefinementAttempts, ra)
+	}
+	u, usd, hits := rec.Usage()
+	d := &TaskDetail{
+		Status: rec.Status, SuccessAttempt: rec.SuccessAttempt, Stopped: rec.Stopped,
+		Attempts: rec.Attempts, DurationMS: ms(rec.Duration), FinishedAt: time.Now().UTC(), RunID: runID, Settings: s,
+		Usage: UsageJSON{Calls: len(rec.Attempts), CacheHits: hits, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CostUSD: usd},
+	}
+	if d.Attempts == nil {
+		d.Attempts = []Attempt{}
+	}
+	if rec.Status == StatusUnsupported {
+		d.ExcludedNote = "not counted in the model's attempt-wise success: the engine cannot run this query faithfully"
+	}
+	if f := rec.FinalAttempt(); f != nil {
+		d.FinalAttempt = f.Attempt
+		ts.FinalSQL = f.SQL
+		ts.RowCount = f.RowCount
+		ts.ExecutionSuccess = f.Status == AttemptOK || f.Status == AttemptEmpty
+		if !ts.ExecutionSuccess {
+			e := attemptError(*f)
+			if f.Status == AttemptNoSQL {
+				e = FailedToGenerate + ": " + e
+			}
+			ts.FinalError = &e
+		}
+		if rec.Result != nil {
+			d.ResultFile = datasets.GoldResultFile(t.ID)
+			d.RowsWritten = len(rec.Result.Rows)
+			d.Truncated = rec.Result.Truncated
+		}
+	} else {
+		e := FailedToGenerate
+		if rec.Stopped != "" {
+			e += ": " + rec.Stopped
+		}
+		ts.FinalError = &e
+	}
+	ts.Clinsql = d
+	return ts
+}
+
+func attemptError(a Attempt) string {
+	if a.ErrorClass != "" {
+		return string(a.ErrorClass) + ": " + a.Error
+	}
+	return a.Error
+}
+
+// WriteTask writes a finished task's outputs into its folder of the run:
+// query_<id>.txt, sql_<id>.sql (the final query, even when it failed, as
+// upstream does; absent when there is none), result_<id>.csv (when the final
+// query ran) and execution_summary.json. Each file is written to a temporary
+// name and renamed into place, and the summary comes last, so a task counts
+// as done only once all of its files are whole; files of an earlier answer
+// that this one does not have are removed first.
+func WriteTask(run string, t *datasets.Task, rec *Record, sum *TaskSummary) error {
+	dir := TaskDir(run, t.Key)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	sumPath := filepath.Join(dir, datasets.ExecutionSummaryFile)
+	sqlPath := filepath.Join(dir, SQLFile(t.ID))
+	csvPath := filepath.Join(dir, datasets.GoldResultFile(t.ID))
+	// The summary goes first, so that a crash below leaves the task pending.
+	for _, p := range []string{sumPath, sqlPath, csvPath} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	removeTemps(dir)
+	if err := writeAtomic(filepath.Join(dir, datasets.QuestionFile(t.ID)), []byte(t.Question)); err != nil {
+		return err
+	}
+	if sum.FinalSQL != "" {
+		if err := writeAtomic(sqlPath, []byte(sum.FinalSQL)); err != nil {
+			return err
+		}
+	}
+	if rec.Result != nil {
+		var b bytes.Buffer
+		if err := executor.WriteCSV(&b, rec.Result); err != nil {
+			return fmt.Errorf("%s: %w", csvPath, err)
+		}
+		if err := writeAtomic(csvPath, b.Bytes()); err != nil {
+			return err
+		}
+	}
+	b, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(sumPath, append(b, '\n'))
+}
+
+// ReadTask reads a task's execution_summary.json from a run folder. ok is
+// false when the task has none (not done yet); a file that cannot be read
+// is an error naming it.
+func ReadTask(run string, k datasets.Key) (sum *TaskSummary, ok bool, err error) {
+	path := filepath.Join(TaskDir(run, k), datasets.ExecutionSummaryFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	sum = &TaskSummary{}
+	if err := json.Unmarshal(b, sum); err != nil {
+		return nil, false, fmt.Errorf("%s: %v", path, err)
+	}
+	return sum, true, nil
+}
+
+const tempMark = ".tmp-"
+
+// writeAtomic writes data to a temporary file beside path, syncs it and
+// renames it into place.
+func writeAtomic(path string, data []byte) error {
+	dir, base := filepath.Split(path)
+	f, err := os.CreateTemp(dir, "."+base+tempMark+"*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// removeTemps deletes temporary files a killed writer left in dir.
+func removeTemps(dir string) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), tempMark) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}

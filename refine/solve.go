@@ -1,0 +1,358 @@
+package refine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/llm"
+)
+
+// Completer is what the loop needs from a model client (*llm.Client).
+type Completer interface {
+	Complete(ctx context.Context, r llm.Request) (llm.Response, error)
+}
+
+// Task statuses. The first five finish a task (its execution_summary.json is
+// written); the last three leave it pending, to be done again on resume.
+const (
+	StatusOK          = "ok"          // the final query ran and returned rows
+	StatusEmpty       = "empty"       // the final query ran and returned no rows
+	StatusFailed      = "failed"      // every query the model wrote failed (the model's fault)
+	StatusNoSQL       = "no_sql"      // the model never produced a query
+	StatusUnsupported = "unsupported" // the engine cannot run the query faithfully: not the model's fault, excluded from its rates
+
+	StatusLLMError    = "llm_error"   // the model endpoint failed after its retries
+	StatusInfraError  = "infra_error" // the engine failed after retries
+	StatusInterrupted = "interrupted" // the run was stopped
+)
+
+// Finished reports whether a task with this status is done.
+func Finished(status string) bool {
+	switch status {
+	case StatusOK, StatusEmpty, StatusFailed, StatusNoSQL, StatusUnsupported:
+		return true
+	}
+	return false
+}
+
+// Requests: why a model call was made.
+const (
+	RequestGenerate = "generate"
+	RequestFixError = "fix_error"
+	RequestFixEmpty = "fix_empty"
+	RequestFixNoSQL = "fix_no_sql"
+)
+
+// Attempt statuses: what became of one answer.
+const (
+	AttemptOK          = "ok"          // ran, returned rows
+	AttemptEmpty       = "empty"       // ran, no rows
+	AttemptError       = "error"       // failed on the engine, the model's fault
+	AttemptNoSQL       = "no_sql"      // the reply held no query
+	AttemptUnsupported = "unsupported" // the engine cannot run it faithfully
+)
+
+// Attempt is one model answer and what became of it.
+type Attempt struct {
+	Attempt    int            `json:"attempt"` // 1-based
+	Request    string         `json:"request"` // generate, fix_error, fix_empty, fix_no_sql
+	SQL        string         `json:"sql"`
+	Extraction string         `json:"extraction,omitempty"` // method, see Extract
+	Status     string         `json:"status"`
+	ErrorClass executor.Class `json:"error_class,omitempty"`
+	Error      string         `json:"error,omitempty"`
+	RowCount   int64          `json:"row_count"`
+	Truncated  bool           `json:"truncated,omitempty"`
+	Columns    []string       `json:"columns,omitempty"`
+	// ExecMS is the engine's wall time for the query (the last try);
+	// ExecRetries counts the tries repeated after infrastructure errors.
+	ExecMS      float64 `json:"exec_ms"`
+	ExecRetries int     `json:"exec_retries,omitempty"`
+	LLM         LLMCall `json:"llm"`
+}
+
+// LLMCall describes the model call of an attempt.
+type LLMCall struct {
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+	LatencyMS        float64 `json:"latency_ms"`
+	FromCache        bool    `json:"from_cache,omitempty"`
+	HTTPAttempts     int     `json:"http_attempts"`
+	FinishReason     string  `json:"finish_reason,omitempty"`
+}
+
+// Record is one task's outcome.
+type Record struct {
+	Key      datasets.Key
+	Question string
+	Status   string
+	Attempts []Attempt
+	// Final indexes the attempt whose SQL and result are the task's answer
+	// (-1: none). SuccessAttempt is the 1-based number of the first attempt
+	// that ran without error (0: none), as the reference counts successes.
+	Final          int
+	SuccessAttempt int
+	// Result is the final attempt's result when it ran.
+	Result *executor.Result
+	// Stopped says why the loop ended before its rounds were used up by
+	// failures (a request too long for the model, an unsupported query), or
+	// for a pending task what failed.
+	Stopped string
+	// LLMError is the kind of the model call's error for StatusLLMError.
+	LLMError llm.ErrorKind
+	Started  time.Time
+	Duration time.Duration
+}
+
+// FinalAttempt returns the final attempt, or nil.
+func (r *Record) FinalAttempt() *Attempt {
+	if r.Final < 0 || r.Final >= len(r.Attempts) {
+		return nil
+	}
+	return &r.Attempts[r.Final]
+}
+
+// Usage totals the tokens, cost and calls of the record's attempts.
+func (r *Record) Usage() (u llm.Usage, usd float64, cacheHits int) {
+	for _, a := range r.Attempts {
+		u = u.Add(llm.Usage{PromptTokens: a.LLM.PromptTokens, CompletionTokens: a.LLM.CompletionTokens})
+		usd += a.LLM.CostUSD
+		if a.LLM.FromCache {
+			cacheHits++
+		}
+	}
+	return u, usd, cacheHits
+}
+
+// Solver runs the generate, execute, fix loop for one model.
+type Solver struct {
+	Model    Model
+	LLM      Completer
+	Exec     executor.Executor
+	Prompter *Prompter
+	// ExecRetries is how many times a query that failed with
+	// executor.ClassInfra is run again (default 3), ExecRetryDelay the first
+	// wait, doubled each time (default 2s). Sleep replaces the wait in tests.
+	ExecRetries    int
+	ExecRetryDelay time.Duration
+	Sleep          func(context.Context, time.Duration) error
+}
+
+// Solve answers one task. It never returns an error: every outcome,
+// including the model's endpoint or the engine failing, is a Record status.
+func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
+	rec := &Record{Key: t.Key, Question: t.Question, Final: -1, Started: time.Now()}
+	defer func() { rec.Duration = time.Since(rec.Started) }()
+	rounds := s.Model.RoundsOrDefault()
+	var shown []Shown
+	results := map[int]*executor.Result{}
+	for round := 0; round <= rounds; round++ {
+		req, prompt := RequestGenerate, ""
+		if round == 0 {
+			prompt = s.Prompter.Generate(t)
+		} else {
+			last := shown[len(shown)-1]
+			var history []Shown
+			if s.Model.History {
+				history = shown[:len(shown)-1]
+			}
+			prompt = s.Prompter.Fix(t, last, history)
+			switch last.Outcome {
+			case outcomeEmpty:
+				req = RequestFixEmpty
+			case outcomeNoSQL:
+				req = RequestFixNoSQL
+			default:
+				req = RequestFixError
+			}
+		}
+		resp, err := s.LLM.Complete(ctx, llm.Request{
+			Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}},
+			Tag:      t.Key.String(),
+		})
+		if err != nil {
+			kind := llm.KindOf(err)
+			if kind == llm.KindContextLength {
+				// The request itself is too long for the model: asking again
+				// cannot help. The task ends with what it has.
+				rec.Stopped = fmt.Sprintf("%s request: %v", req, err)
+				break
+			}
+			rec.Status, rec.LLMError = StatusLLMError, kind
+			if kind == llm.KindCanceled || ctx.Err() != nil {
+				rec.Status = StatusInterrupted
+			}
+			rec.Stopped = err.Error()
+			return rec
+		}
+		a := Attempt{
+			Attempt: round + 1, Request: req,
+			LLM: LLMCall{
+				PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
+				CostUSD: resp.CostUSD, LatencyMS: ms(resp.Latency), FromCache: resp.FromCache,
+				HTTPAttempts: resp.Attempts, FinishReason: resp.FinishReason,
+			},
+		}
+		x, err := Extract(resp.Text)
+		if err != nil {
+			a.Status, a.Error = AttemptNoSQL, err.Error()
+			if resp.FinishReason == "length" {
+				a.Error += " (the reply was cut at the token limit)"
+			}
+			rec.Attempts = append(rec.Attempts, a)
+			shown = append(shown, Shown{Outcome: outcomeNoSQL, Error: a.Error})
+			continue
+		}
+		a.SQL, a.Extraction = x.SQL, x.Method
+		res, tries, took, err := s.execute(ctx, x.SQL)
+		a.ExecRetries, a.ExecMS = tries, ms(took)
+		if err != nil {
+			class := executor.ClassOf(err)
+			a.ErrorClass, a.Error = class, message(err)
+			if !class.ModelFault() {
+				if class == executor.ClassUnsupported {
+					a.Status = AttemptUnsupported
+					rec.Attempts = append(rec.Attempts, a)
+					rec.Final = len(rec.Attempts) - 1
+					rec.Status = StatusUnsupported
+					rec.Stopped = "the engine cannot run this query faithfully: " + a.Error
+					rec.SuccessAttempt = firstSuccess(rec.Attempts)
+					return rec
+				}
+				rec.Status = StatusInfraError
+				if ctx.Err() != nil {
+					rec.Status = StatusInterrupted
+				}
+				rec.Stopped = fmt.Sprintf("engine failed after %d retries: %s", tries, a.Error)
+				return rec
+			}
+			a.Status = AttemptError
+			rec.Attempts = append(rec.Attempts, a)
+			shown = append(shown, Shown{SQL: x.SQL, Outcome: outcomeError, Error: a.Error})
+			continue
+		}
+		a.RowCount = int64(len(res.Rows))
+		if res.Truncated && res.TotalRows >= 0 {
+			a.RowCount = res.TotalRows
+		}
+		a.Truncated = res.Truncated
+		a.Columns = make([]string, len(res.Columns))
+		for i, c := range res.Columns {
+			a.Columns[i] = c.Name
+		}
+		results[len(rec.Attempts)] = res
+		if a.RowCount == 0 && !res.Truncated {
+			a.Status = AttemptEmpty
+			rec.Attempts = append(rec.Attempts, a)
+			shown = append(shown, Shown{SQL: x.SQL, Outcome: outcomeEmpty})
+			if s.Model.RefineOnEmpty {
+				continue
+			}
+			break
+		}
+		a.Status = AttemptOK
+		rec.Attempts = append(rec.Attempts, a)
+		break
+	}
+	rec.Final = chooseFinal(rec.Attempts)
+	rec.SuccessAttempt = firstSuccess(rec.Attempts)
+	if f := rec.FinalAttempt(); f != nil {
+		rec.Result = results[rec.Final]
+		switch f.Status {
+		case AttemptOK:
+			rec.Status = StatusOK
+		case AttemptEmpty:
+			rec.Status = StatusEmpty
+		case AttemptError:
+			rec.Status = StatusFailed
+		default:
+			rec.Status = StatusNoSQL
+		}
+	} else {
+		rec.Status = StatusNoSQL
+	}
+	return rec
+}
+
+// chooseFinal picks the answer: the last attempt that returned rows, else
+// the last that ran (empty), else the last with a query, else the last.
+func chooseFinal(as []Attempt) int {
+	for _, want := range []string{AttemptOK, AttemptEmpty} {
+		for i := len(as) - 1; i >= 0; i-- {
+			if as[i].Status == want {
+				return i
+			}
+		}
+	}
+	for i := len(as) - 1; i >= 0; i-- {
+		if as[i].SQL != "" {
+			return i
+		}
+	}
+	return len(as) - 1
+}
+
+func firstSuccess(as []Attempt) int {
+	for _, a := range as {
+		if a.Status == AttemptOK || a.Status == AttemptEmpty {
+			return a.Attempt
+		}
+	}
+	return 0
+}
+
+// execute runs sql, repeating it after infrastructure errors (never after
+// the model's own errors), and returns how many repeats it took and the wall
+// time of the last try.
+func (s *Solver) execute(ctx context.Context, sql string) (*executor.Result, int, time.Duration, error) {
+	retries := s.ExecRetries
+	if retries == 0 {
+		retries = 3
+	}
+	delay := s.ExecRetryDelay
+	if delay == 0 {
+		delay = 2 * time.Second
+	}
+	sleep := s.Sleep
+	if sleep == nil {
+		sleep = sleepCtx
+	}
+	for try := 0; ; try++ {
+		start := time.Now()
+		res, err := s.Exec.Query(ctx, sql)
+		took := time.Since(start)
+		if err == nil || executor.ClassOf(err) != executor.ClassInfra || try >= retries || ctx.Err() != nil {
+			return res, try, took, err
+		}
+		if serr := sleep(ctx, delay<<try); serr != nil {
+			return nil, try, took, err
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// message is the engine's message as a model is shown it.
+func message(err error) string {
+	var xe *executor.Error
+	if errors.As(err, &xe) && xe.Message != "" {
+		return xe.Message
+	}
+	return err.Error()
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

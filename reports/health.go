@@ -1,0 +1,154 @@
+package reports
+
+import (
+	"fmt"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/scoring"
+)
+
+// HealthRow is how one model's leaves were judged.
+type HealthRow struct {
+	Model string `json:"model"`
+	// Judge names who judged: the recorded reference judge, or clinsql
+	// judge's backend ("replay:<file>", "llm:<endpoint>/<model>") and mode.
+	Judge string `json:"judge"`
+	// Complete is false when the judge stopped before deciding every leaf
+	// (nil without a judge summary).
+	Complete *bool `json:"complete,omitempty"`
+	// Tasks is the number of tasks of the model's splits; Ungraded those
+	// the decisions lack.
+	Tasks    int `json:"tasks"`
+	Ungraded int `json:"ungraded_tasks"`
+	// Leaves over all those tasks, by verdict.
+	Leaves  int `json:"leaves"`
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Invalid int `json:"invalid"`
+	Skipped int `json:"skipped"`
+	Missing int `json:"missing"`
+	// BySource counts the leaves with a verdict (pass, fail or invalid) by
+	// who decided them (SourceCode, SourceLLM, SourceReplay,
+	// SourceRecorded, SourceJudge).
+	BySource map[string]int `json:"decided_by"`
+	// Recorded reply kinds among them: judge errors stored as replies,
+	// replies the reference parser could not read, non-binary scores.
+	JudgeErrors int `json:"judge_errors"`
+	Unparsed    int `json:"unparsed_replies"`
+	NonBinary   int `json:"non_binary_scores"`
+	// ErrorKinds counts invalid verdicts by the judge's error kind.
+	ErrorKinds map[string]int `json:"error_kinds,omitempty"`
+	// Usage is known when the judge recorded it: from judge_summary.json
+	// (every call the ledger's runs made, superseded decisions included),
+	// else summed over the ledger's leaf records. The recorded reference
+	// judge kept none.
+	HasUsage         bool    `json:"usage_recorded"`
+	LLMCalls         int     `json:"llm_calls"`
+	CacheHits        int     `json:"cache_hits"`
+	PromptTokens     int64   `json:"prompt_tokens"`
+	CompletionTokens int64   `json:"completion_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+}
+
+// CodeShare is the share of decided leaves decided in code.
+func (h HealthRow) CodeShare() float64 {
+	d := h.decided()
+	if d == 0 {
+		return 0
+	}
+	return float64(h.BySource[SourceCode]) / float64(d)
+}
+
+// LLMShare is the share of decided leaves decided by an LLM judge,
+// including the recorded reference judge and replayed LLM decisions.
+func (h HealthRow) LLMShare() float64 {
+	d := h.decided()
+	if d == 0 {
+		return 0
+	}
+	return float64(h.BySource[SourceLLM]+h.BySource[SourceRecorded]+h.BySource[SourceReplay]+h.BySource[SourceJudge]) / float64(d)
+}
+
+func (h HealthRow) decided() int {
+	n := 0
+	for _, c := range h.BySource {
+		n += c
+	}
+	return n
+}
+
+func health(m *Model, tasks map[datasets.Key]*datasets.Task) HealthRow {
+	h := HealthRow{Model: m.Name, BySource: map[string]int{}, ErrorKinds: map[string]int{}, Judge: "recorded reference judge"}
+	if m.Run != "" && m.fromJudge {
+		h.Judge = "clinsql judge"
+	}
+	if j := m.Judge; j != nil {
+		h.Judge = fmt.Sprintf("%s (%s mode)", j.Judge, j.Mode)
+		complete := j.Complete
+		h.Complete = &complete
+	}
+	for _, t := range m.Strict.Tasks {
+		h.Tasks++
+		if !t.Graded {
+			h.Ungraded++
+		}
+		task := tasks[t.Key]
+		dec := m.Decisions[t.Key]
+		for _, tr := range []struct {
+			tree Tree
+			root *rubric.Node
+		}{{TreeSQL, task.SQLRubric.Root}, {TreeResults, task.ResultsRubric.Root}} {
+			for _, l := range tr.root.Leaves() {
+				h.Leaves++
+				d := dec[LeafKey{tr.tree, l.ID}]
+				if d == nil {
+					h.Missing++
+					continue
+				}
+				switch d.Status {
+				case rubric.Pass:
+					h.Passed++
+				case rubric.Fail:
+					h.Failed++
+				case rubric.Invalid:
+					h.Invalid++
+				case rubric.Skipped:
+					h.Skipped++
+					continue
+				default:
+					h.Missing++
+					continue
+				}
+				h.BySource[d.Source]++
+				if d.Status == rubric.Invalid && d.ErrorKind != "" {
+					h.ErrorKinds[d.ErrorKind]++
+				}
+				switch d.Kind {
+				case scoring.KindJudgeError:
+					h.JudgeErrors++
+				case scoring.KindUnparsed:
+					h.Unparsed++
+				case scoring.KindNonBinary:
+					h.NonBinary++
+				}
+				if d.Calls > 0 || d.PromptTokens > 0 || d.CompletionTokens > 0 || d.CostUSD > 0 {
+					h.HasUsage = true
+					h.LLMCalls += d.Calls
+					h.PromptTokens += int64(d.PromptTokens)
+					h.CompletionTokens += int64(d.CompletionTokens)
+					h.CostUSD += d.CostUSD
+				}
+			}
+		}
+	}
+	if j := m.Judge; j != nil {
+		h.HasUsage = true
+		h.LLMCalls, h.CacheHits, h.CostUSD = j.LLMCalls, j.CacheHits, j.CostUSD
+		h.PromptTokens, h.CompletionTokens = int64(j.PromptTokens), int64(j.CompletionTokens)
+	}
+	if len(h.ErrorKinds) == 0 {
+		h.ErrorKinds = nil
+	}
+	return h
+}

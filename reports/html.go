@@ -1,0 +1,600 @@
+package reports
+
+import (
+	"bytes"
+	"compress/gzip"
+	"embed"
+	"encoding/base64"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/scoring"
+)
+
+//go:embed assets/*.tmpl
+var assets embed.FS
+
+var pageTemplate = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
+	"f1": func(x float64) string { return fmt.Sprintf("%.1f", x) },
+}).ParseFS(assets, "assets/*.tmpl"))
+
+// Bounds on what the drill-down embeds per task, so that a report over
+// many models stays a file a browser opens quickly.
+const (
+	maxSQLBytes     = 20000
+	maxPreviewCols  = 20
+	maxCellRunes    = 200
+	maxExplanation  = 4000
+	maxErrorRunes   = 600
+	scoreDecimals   = 1e4
+	placeholderNote = "placeholder CSV (header \"result\", one empty row): the reference writes it when the SQL failed or returned no rows"
+)
+
+// htmlPage is the template's data. Everything that came from a model or a
+// judge is a plain string here; html/template escapes it for its context.
+type htmlPage struct {
+	Title string
+	Setup string
+	// HasRS shows the reliability columns (some model has run outputs).
+	HasRS    bool
+	Splits   []htmlSplit
+	Taxonomy htmlTaxonomy
+	Refine   htmlRefine
+	Health   []htmlHealth
+	Warnings []string
+	// Data feeds the drill-down; html/template encodes it as JSON inside
+	// the script, escaping <, > and & so no string can end the script.
+	Data htmlData
+	// Blobs carry the bulky drill-down data (rubric trees, per-task
+	// verdicts, explanations, SQL, result previews) as gzip-compressed JSON
+	// in base64: a 16-model report stays a file a browser opens at once,
+	// and each model's part is decompressed only when it is opened. Base64
+	// holds no character that HTML or JS give a meaning to; the decoded
+	// strings reach the page as text nodes only.
+	Blobs htmlBlobs
+}
+
+type htmlBlobs struct {
+	Tasks  string   `json:"tasks"`
+	Models []string `json:"models"`
+}
+
+// pack encodes v as JSON, gzips it and returns it in base64.
+func pack(v any) (string, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(v); err != nil {
+		return "", err
+	}
+	if err := zw.Close(); err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(buf.Bytes()), nil
+}
+
+type htmlSplit struct {
+	Name      string
+	ModeName  string
+	OtherName string
+	Rows      []htmlLBRow
+	Charts    []svgChart
+	Compare   []htmlCompare
+}
+
+type htmlCell struct {
+	Text, Title string
+}
+
+type htmlLBRow struct {
+	Rank     int
+	Model    string
+	Index    int
+	N        string
+	Cells    []htmlCell // SQL E/M/H/All, Exec E/M/H/All
+	OtherSQL htmlCell
+	OtherEx  htmlCell
+	RS0      string
+	RS10     string
+	Invalid  string
+}
+
+type htmlCompare struct {
+	A, B, Difficulty string
+	N                int
+	SQL, Exec        string
+	SQLSig, ExecSig  bool
+}
+
+type htmlTaxonomy struct {
+	Rules    []htmlRule
+	Temporal string
+	Buckets  []string
+	Rows     []htmlTaxRow
+	Charts   []svgChart
+	Top      []htmlTop
+}
+
+type htmlRule struct {
+	N                                 int
+	Tree, Category, Text, Bucket, Why string
+	Leaves                            int
+}
+
+type htmlTaxRow struct {
+	Model string
+	Cells []htmlCell
+}
+
+type htmlTop struct {
+	Model, Tree, Leaf, Bucket, Rate, Example string
+}
+
+type htmlRefine struct {
+	Header []string
+	Rows   [][]string
+	Chart  *svgChart
+}
+
+type htmlHealth struct {
+	Model, Judge, Calls                                      string
+	Tasks, Leaves, Passed, Failed, Invalid, Skipped, Missing int
+	Code, LLM, Replay, Recorded                              int
+	CodeShare, LLMShare, Kinds, Tokens, Cost                 string
+}
+
+// Drill-down data. Short JSON keys keep a 16-model report small.
+
+type htmlData struct {
+	Mode   string      `json:"mode"`
+	Other  string      `json:"other"`
+	Tasks  []hTask     `json:"-"` // packed in htmlBlobs.Tasks
+	Models []hModel    `json:"models"`
+	Labels hLabels     `json:"labels"`
+	Splits []string    `json:"splits"`
+	Boards [][]hSumRow `json:"boards"` // per model: split totals in both modes
+}
+
+type hLabels struct {
+	Sources map[string]string `json:"sources"`
+}
+
+type hSumRow struct {
+	Split string   `json:"split"`
+	Mode  string   `json:"mode"`
+	N     int      `json:"n"`
+	SQL   string   `json:"sql"`
+	Exec  string   `json:"exec"`
+	SQLCI string   `json:"sqlci"`
+	ExCI  string   `json:"execci"`
+	Inv   int      `json:"inv"`
+	Cells []string `json:"cells"` // SQL E/M/H, Exec E/M/H
+}
+
+type hTask struct {
+	Key      string     `json:"key"`
+	Scenario string     `json:"scenario"`
+	Level    string     `json:"level"`
+	Question string     `json:"q"`
+	Trees    [2][]hNode `json:"trees"` // SQL, results: pre-order
+}
+
+type hNode struct {
+	ID    string `json:"id"`
+	Req   string `json:"req"`
+	Depth int    `json:"d"`
+	W     int    `json:"w"`
+	Seq   bool   `json:"seq,omitempty"`
+	Crit  bool   `json:"crit,omitempty"`
+	Leaf  bool   `json:"leaf,omitempty"`
+}
+
+type hModel struct {
+	Name    string `json:"name"`
+	Grading string `json:"grading"`
+	Run     string `json:"run,omitempty"`
+	// NTasks is len(Tasks); the tasks themselves are packed in
+	// htmlBlobs.Models.
+	NTasks int      `json:"ntasks"`
+	Tasks  []hMTask `json:"-"`
+}
+
+type hMTask struct {
+	T        int             `json:"t"` // index into htmlData.Tasks
+	Scores   [2][2]*float64  `json:"s"` // [mode: main, other][SQL, Exec]; null when the mode does not score the task
+	Invalid  int             `json:"inv"`
+	Graded   bool            `json:"graded"`
+	Status   string          `json:"status"`
+	SQL      string          `json:"sql,omitempty"`
+	Attempts []hAttempt      `json:"att,omitempty"`
+	Preview  *hPreview       `json:"prev,omitempty"`
+	Nodes    [2][]hNodeScore `json:"nodes"`
+}
+
+type hAttempt struct {
+	N    int    `json:"n"`
+	OK   bool   `json:"ok"`
+	Rows int    `json:"rows"`
+	Err  string `json:"err,omitempty"`
+}
+
+type hPreview struct {
+	Cols  []string   `json:"cols"`
+	Rows  [][]string `json:"rows"`
+	Total int        `json:"total"`
+	More  bool       `json:"more,omitempty"`
+	Note  string     `json:"note,omitempty"`
+}
+
+type hNodeScore struct {
+	V       float64 `json:"v"`
+	Counted bool    `json:"c"`
+	Reason  string  `json:"r,omitempty"`
+	Status  string  `json:"st,omitempty"`
+	Source  string  `json:"src,omitempty"`
+	Expl    string  `json:"e,omitempty"`
+	// Use is the judge's calls, tokens and cost for the leaf.
+	Use string   `json:"u,omitempty"`
+	Rec *float64 `json:"rec,omitempty"`
+}
+
+// WriteHTML writes the self-contained HTML report.
+func (r *Report) WriteHTML(w io.Writer) error {
+	p := htmlPage{Title: "ClinSQL report", Setup: r.setup(), HasRS: r.hasReliability()}
+	index := map[string]int{}
+	for i, m := range r.Models {
+		index[m.Name] = i
+	}
+	for _, split := range r.Splits {
+		p.Splits = append(p.Splits, r.htmlSplit(split, index))
+	}
+	p.Taxonomy = r.htmlTaxonomy()
+	p.Refine = r.htmlRefine()
+	for _, h := range r.Health {
+		hh := htmlHealth{Model: h.Model, Judge: h.Judge, Calls: "–", Tasks: h.Tasks, Leaves: h.Leaves, Passed: h.Passed, Failed: h.Failed, Invalid: h.Invalid,
+			Skipped: h.Skipped, Missing: h.Missing, Code: h.BySource[SourceCode], LLM: h.BySource[SourceLLM], Replay: h.BySource[SourceReplay],
+			Recorded:  h.BySource[SourceRecorded] + h.BySource[SourceJudge],
+			CodeShare: fmt.Sprintf("%.1f%%", 100*h.CodeShare()), LLMShare: fmt.Sprintf("%.1f%%", 100*h.LLMShare()),
+			Kinds: fmt.Sprintf("%d / %d / %d", h.JudgeErrors, h.Unparsed, h.NonBinary), Tokens: "–", Cost: "–"}
+		if h.Complete != nil && !*h.Complete {
+			hh.Judge += ", incomplete"
+		}
+		if h.HasUsage {
+			hh.Calls = fmt.Sprint(h.LLMCalls)
+			hh.Tokens = fmt.Sprintf("%d / %d", h.PromptTokens, h.CompletionTokens)
+			hh.Cost = fmt.Sprintf("%.4f", h.CostUSD)
+		}
+		p.Health = append(p.Health, hh)
+	}
+	for _, wr := range r.Warnings {
+		p.Warnings = append(p.Warnings, wr.Error())
+	}
+	p.Data = r.htmlData()
+	var err error
+	if p.Blobs.Tasks, err = pack(p.Data.Tasks); err != nil {
+		return err
+	}
+	for _, m := range p.Data.Models {
+		b, err := pack(m.Tasks)
+		if err != nil {
+			return err
+		}
+		p.Blobs.Models = append(p.Blobs.Models, b)
+	}
+	return pageTemplate.Execute(w, p)
+}
+
+func (r *Report) htmlSplit(split string, index map[string]int) htmlSplit {
+	s := htmlSplit{Name: split, ModeName: modeName(r.Mode), OtherName: modeName(r.Other())}
+	diffs := append(append([]string{}, datasets.Difficulties...), All)
+	for i, name := range r.Ranking(split).Models {
+		b := r.Board(r.Mode, name)
+		all := b.Cell(split, All, All)
+		row := htmlLBRow{Rank: i + 1, Model: name, Index: index[name], N: fmt.Sprintf("%d (%s)", all.N, nByDifficulty(b, split)),
+			Invalid: fmt.Sprintf("%d (%d)", all.InvalidLeaves, all.InvalidTasks), RS0: rsText(all.RS, 0), RS10: rsText(all.RS, 10)}
+		for _, f := range []func(*Cell) Interval{func(c *Cell) Interval { return c.SQL }, func(c *Cell) Interval { return c.Exec }} {
+			for _, d := range diffs {
+				if c := b.Cell(split, All, d); c != nil {
+					row.Cells = append(row.Cells, htmlCell{pct(f(c).Mean), fmt.Sprintf("n = %d, 95%% CI %s, invalid leaves %d", c.N, ci(f(c)), c.InvalidLeaves)})
+				} else {
+					row.Cells = append(row.Cells, htmlCell{"–", "no tasks"})
+				}
+			}
+		}
+		if o := r.Board(r.Other(), name).Cell(split, All, All); o != nil {
+			row.OtherSQL = htmlCell{pct(o.SQL.Mean), fmt.Sprintf("n = %d, 95%% CI %s", o.N, ci(o.SQL))}
+			row.OtherEx = htmlCell{pct(o.Exec.Mean), fmt.Sprintf("n = %d, 95%% CI %s", o.N, ci(o.Exec))}
+		}
+		s.Rows = append(s.Rows, row)
+	}
+	s.Charts = r.difficultyCharts(split)
+	for _, c := range r.Comparisons {
+		if c.Split == split {
+			s.Compare = append(s.Compare, htmlCompare{A: c.A, B: c.B, Difficulty: c.Difficulty, N: c.N,
+				SQL: diffCI(c.SQL), Exec: diffCI(c.Exec), SQLSig: c.Significant(c.SQL), ExecSig: c.Significant(c.Exec)})
+		}
+	}
+	return s
+}
+
+func (r *Report) htmlTaxonomy() htmlTaxonomy {
+	tx := r.Taxonomy
+	h := htmlTaxonomy{Temporal: temporalText}
+	for i, ru := range Rules {
+		tree, cat, text := ruleText(ru)
+		h.Rules = append(h.Rules, htmlRule{N: i + 1, Tree: tree, Category: cat, Text: text, Bucket: string(ru.Bucket), Why: ru.Why, Leaves: tx.RuleLeaves[i]})
+	}
+	for _, b := range Buckets {
+		h.Buckets = append(h.Buckets, string(b))
+	}
+	for _, m := range r.orderedModels() {
+		row := htmlTaxRow{Model: m}
+		for _, b := range Buckets {
+			t, _ := tx.Row(m, b)
+			row.Cells = append(row.Cells, htmlCell{rate(t.Failed, t.Passed+t.Failed),
+				fmt.Sprintf("%d failed of %d decided; %d invalid, %d skipped, %d missing", t.Failed, t.Passed+t.Failed, t.Invalid, t.Skipped, t.Missing)})
+		}
+		h.Rows = append(h.Rows, row)
+		for _, f := range tx.Top {
+			if f.Model == m {
+				h.Top = append(h.Top, htmlTop{m, string(f.Tree), f.LeafID, string(f.Bucket), fmt.Sprintf("%d/%d", f.Failed, f.Decided), f.Example.String()})
+			}
+		}
+	}
+	h.Charts = r.taxonomyCharts()
+	return h
+}
+
+func (r *Report) htmlRefine() htmlRefine {
+	var h htmlRefine
+	if len(r.Refinement) == 0 {
+		return h
+	}
+	var buf strings.Builder
+	r.WriteRefinementMarkdown(&buf)
+	// Reuse the Markdown table's cells: header and rows between the pipes.
+	var lines []string
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if strings.HasPrefix(l, "|") {
+			lines = append(lines, l)
+		}
+	}
+	parse := func(l string) []string {
+		l = strings.TrimSuffix(strings.TrimPrefix(l, "| "), " |")
+		return strings.Split(l, " | ")
+	}
+	if len(lines) >= 2 {
+		h.Header = parse(lines[0])
+		for _, l := range lines[2:] {
+			h.Rows = append(h.Rows, parse(l))
+		}
+	}
+	c := r.refinementChart()
+	h.Chart = &c
+	return h
+}
+
+func round4(x float64) float64 { return math.Round(x*scoreDecimals) / scoreDecimals }
+
+func truncRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	rs := []rune(s)
+	return string(rs[:n]) + "…"
+}
+
+func (r *Report) htmlData() htmlData {
+	d := htmlData{Mode: modeName(r.Mode), Other: modeName(r.Other()), Splits: r.Splits,
+		Labels: hLabels{Sources: map[string]string{
+			SourceRecorded: "recorded reference LLM judge", SourceJudge: "clinsql judge", SourceCode: "code check",
+			SourceLLM: "LLM judge", SourceReplay: "replayed recorded decision"}}}
+	keys := r.sortedKeys()
+	tIndex := map[datasets.Key]int{}
+	for i, k := range keys {
+		t := r.Tasks[k]
+		tIndex[k] = i
+		d.Tasks = append(d.Tasks, hTask{Key: k.String(), Scenario: k.Domain, Level: k.Difficulty, Question: t.Question,
+			Trees: [2][]hNode{flatten(t.SQLRubric.Root), flatten(t.ResultsRubric.Root)}})
+	}
+	for _, m := range r.Models {
+		hm := hModel{Name: m.Name, Grading: strings.Join(m.Gradings, ", "), Run: m.Run}
+		var rows []hSumRow
+		for _, split := range r.Splits {
+			for _, mode := range r.Modes() {
+				b := r.Board(mode, m.Name)
+				c := b.Cell(split, All, All)
+				if c == nil {
+					continue
+				}
+				row := hSumRow{Split: split, Mode: modeName(mode), N: c.N, SQL: pct(c.SQL.Mean), Exec: pct(c.Exec.Mean),
+					SQLCI: ci(c.SQL), ExCI: ci(c.Exec), Inv: c.InvalidLeaves}
+				for _, f := range []func(*Cell) Interval{func(c *Cell) Interval { return c.SQL }, func(c *Cell) Interval { return c.Exec }} {
+					for _, dd := range datasets.Difficulties {
+						if x := b.Cell(split, All, dd); x != nil {
+							row.Cells = append(row.Cells, pct(f(x).Mean))
+						} else {
+							row.Cells = append(row.Cells, "–")
+						}
+					}
+				}
+				rows = append(rows, row)
+			}
+		}
+		d.Boards = append(d.Boards, rows)
+		for _, k := range keys {
+			st := m.strict[k]
+			if st == nil {
+				continue // not among the model's splits
+			}
+			hm.Tasks = append(hm.Tasks, r.htmlModelTask(m, k, tIndex[k]))
+		}
+		hm.NTasks = len(hm.Tasks)
+		d.Models = append(d.Models, hm)
+	}
+	return d
+}
+
+func flatten(root *rubric.Node) []hNode {
+	var out []hNode
+	var walk func(n *rubric.Node, depth int)
+	walk = func(n *rubric.Node, depth int) {
+		out = append(out, hNode{ID: n.ID, Req: n.Requirements, Depth: depth, W: n.Weight, Seq: n.Sequential, Crit: n.Critical, Leaf: n.IsLeaf()})
+		for _, c := range n.Children {
+			walk(c, depth+1)
+		}
+	}
+	walk(root, 0)
+	return out
+}
+
+func scorePair(t *scoring.TaskScore) [2]*float64 {
+	if t == nil {
+		return [2]*float64{}
+	}
+	a, b := round4(t.SQL.Value), round4(t.Results.Value)
+	return [2]*float64{&a, &b}
+}
+
+func (r *Report) htmlModelTask(m *Model, k datasets.Key, ti int) hMTask {
+	main, other := m.TaskScore(r.Mode, k), m.TaskScore(r.Other(), k)
+	st := m.strict[k]
+	mt := hMTask{T: ti, Scores: [2][2]*float64{scorePair(main), scorePair(other)}, Invalid: st.Invalid(), Graded: st.Graded}
+	if o := m.Outputs[k]; o != nil {
+		mt.SQL = o.Summary.FinalSQL
+		if len(mt.SQL) > maxSQLBytes {
+			mt.SQL = truncRunes(mt.SQL, maxSQLBytes) + "\n-- (cut for the report)"
+		}
+		for i, a := range o.Summary.RefinementAttempts {
+			ha := hAttempt{N: a.Attempt, OK: a.Success, Rows: a.RowCount}
+			if ha.N == 0 {
+				ha.N = i + 1
+			}
+			if a.Error != nil {
+				ha.Err = truncRunes(*a.Error, maxErrorRunes)
+			}
+			mt.Attempts = append(mt.Attempts, ha)
+		}
+		switch k := firstSuccess(o.Summary); {
+		case len(o.Summary.RefinementAttempts) == 0 && !o.Summary.ExecutionSuccess:
+			mt.Status = "no SQL generated"
+			if o.Summary.FinalError != nil {
+				mt.Status += ": " + truncRunes(*o.Summary.FinalError, maxErrorRunes)
+			}
+		case k == 0:
+			mt.Status = "SQL failed on every attempt"
+		default:
+			mt.Status = fmt.Sprintf("ran at attempt %d, %d rows", k, o.Summary.RowCount)
+		}
+		mt.Preview = preview(o, r.PreviewRows)
+	} else {
+		mt.Status = "no run output given"
+	}
+	if !st.Graded {
+		mt.Status += "; not graded (the grading file lacks this task)"
+	}
+	dec := m.Decisions[k]
+	// The trees show the main mode's scores; a task that mode does not
+	// score (ungraded, reference mode) shows the strict ones.
+	sc := main
+	if sc == nil {
+		sc = st
+	}
+	for i, tree := range []Tree{TreeSQL, TreeResults} {
+		root := sc.SQL
+		if tree == TreeResults {
+			root = sc.Results
+		}
+		var walk func(s *rubric.Score)
+		walk = func(s *rubric.Score) {
+			ns := hNodeScore{V: round4(s.Value), Counted: s.Counted, Reason: s.Reason}
+			if s.Node.IsLeaf() {
+				ns.Status = rubric.Missing.String()
+				if dc := dec[LeafKey{tree, s.Node.ID}]; dc != nil {
+					ns.Status = dc.Status.String()
+					ns.Source = dc.Source
+					ns.Expl = truncRunes(dc.Explanation, maxExplanation)
+					rec := dc.Score
+					ns.Rec = &rec
+					if dc.Calls > 0 || dc.PromptTokens > 0 || dc.CostUSD > 0 {
+						ns.Use = fmt.Sprintf("%d calls, %d + %d tokens, $%.4f", dc.Calls, dc.PromptTokens, dc.CompletionTokens, dc.CostUSD)
+					}
+					if dc.ErrorKind != "" {
+						ns.Use = strings.TrimPrefix(ns.Use+"; error: "+dc.ErrorKind, "; ")
+					}
+				}
+			}
+			mt.Nodes[i] = append(mt.Nodes[i], ns)
+			for _, c := range s.Children {
+				walk(c)
+			}
+		}
+		walk(root)
+	}
+	return mt
+}
+
+// preview reads the first rows of a task's result CSV.
+func preview(o *datasets.Output, rows int) *hPreview {
+	p := &hPreview{Total: o.Summary.RowCount}
+	if o.ResultCSV == "" {
+		p.Note = "no result CSV in the run"
+		return p
+	}
+	f, err := os.Open(o.ResultCSV)
+	if err != nil {
+		p.Note = "result CSV unreadable: " + err.Error()
+		return p
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.FieldsPerRecord = -1
+	cr.LazyQuotes = true
+	header, err := cr.Read()
+	if err != nil {
+		if err == io.EOF {
+			p.Note = "empty result CSV"
+		} else {
+			p.Note = "result CSV unreadable: " + err.Error()
+		}
+		return p
+	}
+	cut := func(rec []string) []string {
+		if len(rec) > maxPreviewCols {
+			rec = rec[:maxPreviewCols]
+		}
+		out := make([]string, len(rec))
+		for i, c := range rec {
+			out[i] = truncRunes(c, maxCellRunes)
+		}
+		return out
+	}
+	p.Cols = cut(header)
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			p.Note = "result CSV unreadable after row " + fmt.Sprint(len(p.Rows)) + ": " + err.Error()
+			break
+		}
+		if len(p.Rows) == rows {
+			p.More = true
+			break
+		}
+		p.Rows = append(p.Rows, cut(rec))
+	}
+	if len(header) == 1 && header[0] == "result" && len(p.Rows) == 1 && len(p.Rows[0]) == 1 && p.Rows[0][0] == "" && !p.More {
+		p.Note = placeholderNote
+	}
+	return p
+}

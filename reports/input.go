@@ -1,0 +1,597 @@
+package reports
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/scoring"
+)
+
+// Tree names one of a task's two rubric trees.
+type Tree string
+
+const (
+	TreeSQL     Tree = "sql"
+	TreeResults Tree = "results"
+)
+
+// LeafKey names a leaf within a task.
+type LeafKey struct {
+	Tree Tree
+	ID   string
+}
+
+// Who decided a leaf.
+const (
+	// SourceRecorded: the reference's LLM judge, as recorded in a
+	// detailed_grading.json given with --grading.
+	SourceRecorded = "recorded"
+	// SourceJudge: clinsql judge, when its ledger does not say how.
+	SourceJudge = "judge"
+	SourceCode  = "code"
+	SourceLLM   = "llm"
+	// SourceReplay: clinsql judge replaying recorded decisions.
+	SourceReplay = "replay"
+)
+
+// Decision is what a judge recorded about one leaf.
+type Decision struct {
+	Source      string
+	Explanation string
+	// Kind is the recorded reply's kind (scoring.KindDecided,
+	// KindJudgeError, KindUnparsed, KindNonBinary).
+	Kind string
+	// Score is the recorded score; Status the strict verdict read from it.
+	Score  float64
+	Status rubric.Status
+	// ErrorKind says why a verdict is invalid, as the judge's ledger
+	// classifies it (rate_limited, malformed_reply, not_recorded, ...).
+	ErrorKind string
+	// Calls, tokens and cost behind the decision, from the judge's ledger.
+	Calls                          int
+	PromptTokens, CompletionTokens int
+	CostUSD                        float64
+}
+
+// Paths inside a run folder. clinsql judge writes into judge/ the ledger,
+// judge_summary.json and, per split, detailed_grading.json (in judge/ for
+// a one-split run, else in judge/<split>/).
+const (
+	BenchmarkSummaryFile = "benchmark_summary.json"
+	JudgeDir             = "judge"
+	GradingFile          = judge.GradingFile
+	JudgeSummaryFile     = judge.SummaryFile
+	LedgerFile           = judge.LedgerFile
+)
+
+// BenchmarkSummary is the part of a run's benchmark_summary.json the report
+// reads: the attempt-wise success per split.
+type BenchmarkSummary struct {
+	Model  string                       `json:"model"`
+	Splits map[string]BenchmarkSplitRow `json:"splits"`
+}
+
+// BenchmarkSplitRow is one split's attempt-wise success.
+type BenchmarkSplitRow struct {
+	TotalQueries    int            `json:"total_queries"`
+	TotalSuccessful int            `json:"total_successful"`
+	Counts          map[string]int `json:"attempt_success_counts"`
+	Cumulative      map[string]int `json:"attempt_cumulative_success_counts"`
+}
+
+// JudgeSummary is a run's judge/judge_summary.json, as clinsql judge
+// writes it.
+type JudgeSummary = judge.Summary
+
+// Model is one model's scored results with everything the report shows
+// about them.
+type Model struct {
+	// Name is the model name from the grading's summary, made unique among
+	// the report's models.
+	Name string
+	// Gradings are the detailed_grading.json files the decisions came
+	// from (one per split); Run the run folder, "" when none was given.
+	Gradings []string
+	Run      string
+	// Ref and Strict are the decisions scored in each mode.
+	Ref, Strict *scoring.Rescored
+	// Outputs are the run's per-task answers (empty without a run).
+	Outputs map[datasets.Key]*datasets.Output
+	// Bench is the run's benchmark_summary.json, nil when absent.
+	Bench *BenchmarkSummary
+	// Judge is the run's judge/judge_summary.json, nil when absent.
+	Judge *JudgeSummary
+	// Decisions holds every recorded leaf decision by task.
+	Decisions map[datasets.Key]map[LeafKey]*Decision
+	// Warnings did not stop the report.
+	Warnings []error
+
+	// fromJudge: the decisions come from clinsql judge (a run's judge/).
+	fromJudge bool
+
+	ref, strict map[datasets.Key]*scoring.TaskScore
+}
+
+// TaskScore returns the model's scores for a task in a mode, nil when the
+// mode does not score the task (reference mode skips tasks the grading
+// lacks).
+func (m *Model) TaskScore(mode rubric.Mode, k datasets.Key) *scoring.TaskScore {
+	if mode == rubric.Strict {
+		return m.strict[k]
+	}
+	return m.ref[k]
+}
+
+// Rescored returns the model's scores in a mode.
+func (m *Model) Rescored(mode rubric.Mode) *scoring.Rescored {
+	if mode == rubric.Strict {
+		return m.Strict
+	}
+	return m.Ref
+}
+
+// source is one model's inputs before scoring: one grading file per split
+// (the reference writes one per split), a run folder, the judge's summary.
+type source struct {
+	gradings []*scoring.Grading
+	origin   string // SourceRecorded or SourceJudge
+	run      string
+	outputs  []*datasets.Output
+	bench    *BenchmarkSummary
+	judge    *JudgeSummary
+	// ledger holds the last ledger record of every leaf, nil without one.
+	ledger map[judge.LeafKey]*judge.Record
+	warns  []error
+}
+
+// loadSources reads every input. Runs whose judge/ folder holds no
+// decisions are paired with the grading file of the same model.
+func loadSources(ctx context.Context, gradings, runs []string, workers int) ([]*source, error) {
+	gs := make([]*source, len(gradings))
+	rs := make([]*source, len(runs))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	var errs = make([]error, len(gradings)+len(runs))
+	for i, path := range gradings {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			gr, err := scoring.ReadGrading(path)
+			if err != nil {
+				errs[i] = fmt.Errorf("--grading %s: %w", path, err)
+				return nil
+			}
+			gs[i] = &source{gradings: []*scoring.Grading{gr}, origin: SourceRecorded}
+			return nil
+		})
+	}
+	for i, dir := range runs {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			s, err := loadRun(dir)
+			if err != nil {
+				errs[len(gradings)+i] = fmt.Errorf("--run %s: %w", dir, err)
+				return nil
+			}
+			rs[i] = s
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	// Gradings of one model for different splits make one model; a second
+	// grading of a split already covered makes another entry.
+	var out []*source
+	byModel := map[string][]*source{}
+	for _, s := range gs {
+		name := s.gradings[0].Model()
+		var into *source
+		for _, c := range byModel[name] {
+			if !overlap(c, s.gradings[0]) {
+				into = c
+				break
+			}
+		}
+		if into != nil {
+			into.gradings = append(into.gradings, s.gradings[0])
+			continue
+		}
+		byModel[name] = append(byModel[name], s)
+		out = append(out, s)
+	}
+	// Pair runs without decisions with the grading of the same model.
+	for _, r := range rs {
+		if len(r.gradings) > 0 {
+			out = append(out, r)
+			continue
+		}
+		name := runModelName(r)
+		cands := byModel[name]
+		switch {
+		case len(cands) == 0:
+			errs = append(errs, fmt.Errorf("--run %s: no %s, and no --grading of model %q to pair it with: judge it first (clinsql judge) or give its detailed_grading.json",
+				r.run, filepath.Join(JudgeDir, GradingFile), name))
+		case cands[0].run != "":
+			errs = append(errs, fmt.Errorf("--run %s: model %q already has run %s", r.run, name, cands[0].run))
+		default:
+			c := cands[0]
+			c.run, c.outputs, c.bench, c.warns = r.run, r.outputs, r.bench, append(c.warns, r.warns...)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// loadRun reads a run folder: its outputs, benchmark_summary.json and the
+// judge's output when present.
+func loadRun(dir string) (*source, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("not a folder")
+	}
+	s := &source{run: dir, origin: SourceJudge}
+	outs, err := datasets.LoadRun(dir)
+	if len(outs) == 0 && err != nil {
+		return nil, err
+	}
+	if err != nil {
+		// Unreadable task summaries are per-task problems: the other
+		// tasks still report.
+		s.warns = append(s.warns, err)
+	}
+	s.outputs = outs
+	if b, err := os.ReadFile(filepath.Join(dir, BenchmarkSummaryFile)); err == nil {
+		var bs BenchmarkSummary
+		if err := json.Unmarshal(b, &bs); err != nil {
+			s.warns = append(s.warns, fmt.Errorf("%s: %v (refinement cross-check skipped)", filepath.Join(dir, BenchmarkSummaryFile), err))
+		} else {
+			s.bench = &bs
+		}
+	}
+	paths, err := judgeGradings(filepath.Join(dir, JudgeDir))
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range paths {
+		g, err := scoring.ReadGrading(p)
+		if err != nil {
+			return nil, err
+		}
+		s.gradings = append(s.gradings, g)
+	}
+	lpath := filepath.Join(dir, JudgeDir, LedgerFile)
+	if _, err := os.Stat(lpath); err == nil {
+		l, err := judge.ReadLedger(lpath)
+		if err != nil {
+			return nil, err
+		}
+		if l.Torn {
+			s.warns = append(s.warns, fmt.Errorf("%s: last line incomplete (a judge run was killed while writing); ignored", lpath))
+		}
+		s.ledger = l.Last()
+	}
+	jpath := filepath.Join(dir, JudgeDir, JudgeSummaryFile)
+	if b, err := os.ReadFile(jpath); err == nil {
+		var js JudgeSummary
+		if err := json.Unmarshal(b, &js); err != nil {
+			s.warns = append(s.warns, fmt.Errorf("%s: %v", jpath, err))
+		} else {
+			s.judge = &js
+		}
+	}
+	return s, nil
+}
+
+// splitsOfGrading lists the splits a grading's samples belong to.
+func splitsOfGrading(g *scoring.Grading) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range g.Evaluations {
+		if k, err := datasets.ParseKey(e.SamplePath); err == nil {
+			out[k.Split] = true
+		}
+	}
+	return out
+}
+
+// overlap reports whether g grades a split that s already holds.
+func overlap(s *source, g *scoring.Grading) bool {
+	mine := splitsOfGrading(g)
+	for _, h := range s.gradings {
+		for sp := range splitsOfGrading(h) {
+			if mine[sp] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// judgeGradings finds the judge's detailed_grading.json files: in dir for a
+// one-split run, else one per split folder.
+func judgeGradings(dir string) ([]string, error) {
+	one := filepath.Join(dir, GradingFile)
+	if _, err := os.Stat(one); err == nil {
+		return []string{one}, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, nil // no judge/ folder: a run without decisions
+	}
+	var out []string
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name(), GradingFile)
+		if _, err := os.Stat(p); e.IsDir() && err == nil {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// runModelName is the model a run folder holds: benchmark_summary.json's
+// model, else the execution summaries', else the folder's name.
+func runModelName(s *source) string {
+	if s.bench != nil && s.bench.Model != "" {
+		return s.bench.Model
+	}
+	for _, o := range s.outputs {
+		if o.Summary.Model != "" {
+			return o.Summary.Model
+		}
+	}
+	return filepath.Base(filepath.Clean(s.run))
+}
+
+// scoreModels rescores every source in both modes and gathers its leaf
+// decisions. Models keep the order of the sources; duplicate names get a
+// suffix so that tables and links stay unambiguous.
+func scoreModels(ctx context.Context, srcs []*source, tasks []*datasets.Task, workers int) ([]*Model, error) {
+	byKey := make(map[datasets.Key]*datasets.Task, len(tasks))
+	for _, t := range tasks {
+		byKey[t.Key] = t
+	}
+	models := make([]*Model, len(srcs))
+	errs := make([]error, len(srcs))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(workers)
+	for i, s := range srcs {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			m, err := scoreModel(s, tasks, byKey)
+			if err != nil {
+				errs[i] = err
+				return nil
+			}
+			models[i] = m
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	// Two inputs of one model (its recorded decisions and a run judged by
+	// clinsql judge, two judge runs, ...) stay apart: the judged one is
+	// called "<model> (judge)", further ones get "#2", "#3".
+	taken := map[string]bool{}
+	for _, m := range models {
+		if !taken[m.Name] {
+			taken[m.Name] = true
+			continue
+		}
+		old := m.Name
+		name := old + " (judge)"
+		if !m.fromJudge || taken[name] {
+			name = old
+			for i := 2; taken[name]; i++ {
+				name = fmt.Sprintf("%s #%d", old, i)
+			}
+		}
+		m.Name = name
+		taken[name] = true
+		m.Warnings = append(m.Warnings, fmt.Errorf("%s: a second input for model %q, shown as %q", strings.Join(m.Gradings, ", "), old, m.Name))
+	}
+	return models, nil
+}
+
+func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datasets.Task) (*Model, error) {
+	first := s.gradings[0]
+	var files []string
+	for _, g := range s.gradings {
+		files = append(files, g.File)
+	}
+	m := &Model{Name: first.Model(), Gradings: files, Run: s.run, Bench: s.bench, Judge: s.judge, fromJudge: s.origin == SourceJudge,
+		Outputs: map[datasets.Key]*datasets.Output{}, Decisions: map[datasets.Key]map[LeafKey]*Decision{},
+		Warnings: s.warns}
+	if m.Name == "" {
+		m.Name = filepath.Base(filepath.Dir(first.File))
+		m.Warnings = append(m.Warnings, fmt.Errorf("%s: summary has no experiment_model; named %q", first.File, m.Name))
+	}
+	for _, g := range s.gradings {
+		ref, err := scoring.Rescore(g, tasks, rubric.Reference)
+		if err != nil {
+			return nil, err
+		}
+		strict, err := scoring.Rescore(g, tasks, rubric.Strict)
+		if err != nil {
+			return nil, err
+		}
+		m.Warnings = append(m.Warnings, strict.Warnings...)
+		if m.Ref == nil {
+			m.Ref, m.Strict = ref, strict
+		} else {
+			m.Ref.Tasks = append(m.Ref.Tasks, ref.Tasks...)
+			m.Strict.Tasks = append(m.Strict.Tasks, strict.Tasks...)
+		}
+		for _, e := range g.Evaluations {
+			k, err := datasets.ParseKey(e.SamplePath)
+			if err != nil || byKey[k] == nil {
+				continue // Rescore has already refused such a file
+			}
+			d := map[LeafKey]*Decision{}
+			for tree, recs := range map[Tree]map[string]scoring.Record{TreeSQL: e.SQLEvaluations, TreeResults: e.ResultsEvaluations} {
+				root := byKey[k].SQLRubric.Root
+				if tree == TreeResults {
+					root = byKey[k].ResultsRubric.Root
+				}
+				for id, r := range recs {
+					if n := root.Find(id); n == nil || !n.IsLeaf() {
+						continue
+					}
+					v, kind, _ := scoring.Classify(r)
+					d[LeafKey{tree, id}] = &Decision{Source: s.origin, Explanation: r.Explanation, Kind: kind, Score: r.Score, Status: v.Status}
+				}
+			}
+			m.Decisions[k] = d
+		}
+	}
+	if s.ledger != nil {
+		m.Warnings = append(m.Warnings, ledgerDecisions(m, s, byKey)...)
+	}
+	if j := s.judge; j != nil && j.Skipping && j.LeavesSkipped > 0 {
+		other := rubric.Reference
+		if j.Mode == rubric.Reference {
+			other = rubric.Strict
+		}
+		m.Warnings = append(m.Warnings, fmt.Errorf("%s: judged in %s mode with gate-aware skipping (%d leaves skipped): its %s-mode scores count the skipped leaves as failed, which only %s mode guarantees cannot matter",
+			s.run, j.Mode, j.LeavesSkipped, other, j.Mode))
+	}
+	m.ref, m.strict = index(m.Ref), index(m.Strict)
+	for _, o := range s.outputs {
+		if byKey[o.Key] == nil {
+			m.Warnings = append(m.Warnings, fmt.Errorf("%s: output for %s, which is not among the tasks", s.run, o.Key))
+			continue
+		}
+		m.Outputs[o.Key] = o
+	}
+	return m, nil
+}
+
+// ledgerDecisions replaces the decisions read from the grading files with
+// the judge's ledger records, which say who decided each leaf and at what
+// cost. The grading files still give the scores: clinsql judge writes them
+// so that rescoring gives the judge's own scores.
+func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task) []error {
+	var warns []error
+	bad := 0
+	for lk, r := range s.ledger {
+		k, err := datasets.ParseKey(lk.Task)
+		if err != nil || byKey[k] == nil {
+			bad++
+			continue
+		}
+		d := &Decision{Source: string(r.Source), Explanation: r.Explanation, Score: r.Score, Status: r.Verdict,
+			Kind: scoring.KindDecided, ErrorKind: r.ErrorKind, Calls: r.Calls,
+			PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, CostUSD: r.CostUSD}
+		switch {
+		case r.Source == judge.SourceSkip || r.Verdict == rubric.Skipped:
+			d.Source, d.Status = "", rubric.Skipped
+		case r.Verdict != rubric.Invalid:
+		case r.ErrorKind == "malformed_reply" || r.ErrorKind == "no_majority" || r.ErrorKind == scoring.KindUnparsed:
+			d.Kind = scoring.KindUnparsed
+		case r.ErrorKind == scoring.KindNonBinary:
+			d.Kind = scoring.KindNonBinary
+		default:
+			d.Kind = scoring.KindJudgeError
+		}
+		if m.Decisions[k] == nil {
+			m.Decisions[k] = map[LeafKey]*Decision{}
+		}
+		m.Decisions[k][LeafKey{Tree(lk.Tree), lk.Leaf}] = d
+	}
+	if bad > 0 {
+		warns = append(warns, fmt.Errorf("%s: %d ledger records name tasks that are not among the tasks", filepath.Join(s.run, JudgeDir, LedgerFile), bad))
+	}
+	return warns
+}
+
+func index(r *scoring.Rescored) map[datasets.Key]*scoring.TaskScore {
+	out := make(map[datasets.Key]*scoring.TaskScore, len(r.Tasks))
+	for _, t := range r.Tasks {
+		out[t.Key] = t
+	}
+	return out
+}
+
+// splitsOf lists the splits the models' strict scores cover, sorted with
+// validation before test (the release's order of interest) and any others
+// after.
+func splitsOf(models []*Model) []string {
+	set := map[string]bool{}
+	for _, m := range models {
+		for _, t := range m.Strict.Tasks {
+			set[t.Key.Split] = true
+		}
+	}
+	var out []string
+	for s := range set {
+		out = append(out, s)
+	}
+	rank := func(s string) int {
+		switch s {
+		case "validation":
+			return 0
+		case "test":
+			return 1
+		}
+		return 2
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if rank(out[i]) != rank(out[j]) {
+			return rank(out[i]) < rank(out[j])
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+func defaultWorkers(n int) int {
+	if n > 0 {
+		return n
+	}
+	return max(1, runtime.GOMAXPROCS(0))
+}
+
+// slug makes a model name usable as a folder name.
+func slug(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "_"
+	}
+	return b.String()
+}
