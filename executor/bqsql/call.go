@@ -18,10 +18,22 @@ type call struct {
 	orderBy  []*item
 	limit    []*item
 	over     []*item // OVER and its window (group or name) when present
+	texts    map[int]string
 }
 
-// arg returns the translated text of argument k.
-func (c *call) arg(k int) string { return c.e.text(c.args[k]) }
+// arg returns the translated text of argument k. Rules may use an argument
+// several times; it is translated once, so nested calls stay linear.
+func (c *call) arg(k int) string {
+	if t, ok := c.texts[k]; ok {
+		return t
+	}
+	if c.texts == nil {
+		c.texts = map[int]string{}
+	}
+	t := c.e.text(c.args[k])
+	c.texts[k] = t
+	return t
+}
 
 // argsText returns all arguments translated and joined by ", ".
 func (c *call) argsText() string {
@@ -103,6 +115,11 @@ func (e *emitter) call(w *writer, items []*item, i int) int {
 // NULLS, ORDER BY and LIMIT.
 func (e *emitter) parseArgs(c *call) {
 	kids := c.group.kids
+	if isSubquery(c.group) {
+		// ARRAY(SELECT … ORDER BY …): one argument, a query.
+		c.args = [][]*item{kids}
+		return
+	}
 	if len(kids) > 0 && kids[0].is("DISTINCT") {
 		c.distinct = true
 		kids = kids[1:]

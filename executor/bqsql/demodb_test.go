@@ -1,169 +1,152 @@
 package bqsql
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
-	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/duckdb"
+	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/internal/shared"
 )
 
-// The acceptance tests need MIMIC-IV in DuckDB. Until the engine's own
-// `clinsql db build` lands on this branch, demoDB loads the open demo from
-// ../shared with the BigQuery column types of MIMIC-IV v3.1 (rules below,
-// from MIT-LCP/mimic-code's BigQuery schemas). Tables absent from the demo
-// (icu.chartevents) and derived.charlson exist but are empty, which is what
-// "runs without error" needs.
-
-var (
-	int64Cols = wordSet(`subject_id hadm_id stay_id itemid seq_num icd_version anchor_age anchor_year
-		hospital_expire_flag pharmacy_id poe_seq emar_seq labevent_id specimen_id microevent_id
-		micro_specimen_id spec_itemid test_seq test_itemid org_itemid isolate_num ab_itemid transfer_id
-		orderid linkorderid isopenbag continueinnextdept cancelreason warning drg_severity drg_mortality
-		expiration_value caregiver_id`)
-	float64Cols = wordSet(`valuenum ref_range_lower ref_range_upper los amount rate patientweight totalamount
-		originalamount originalrate doses_per_24_hrs basal_rate duration dilution_value lownormalvalue
-		highnormalvalue`)
-	datetimeCols = wordSet(`admittime dischtime deathtime edregtime edouttime intime outtime charttime
-		storetime starttime stoptime endtime entertime verifiedtime expirationdate scheduletime ordertime
-		transfertime storedate`)
-)
-
-// bqColumnType is the BigQuery type of a MIMIC-IV v3.1 column.
-func bqColumnType(table, col string) string {
-	c := strings.ToUpper(col)
-	switch {
-	case table == "d_hcpcs" && c == "CATEGORY":
-		return "INT64"
-	case (table == "outputevents" || table == "procedureevents") && c == "VALUE":
-		return "FLOAT64"
-	case table == "datetimeevents" && c == "VALUE":
-		return "DATETIME"
-	case c == "CHARTDATE":
-		if table == "microbiologyevents" {
-			return "DATETIME"
-		}
-		return "DATE"
-	case c == "DOD":
-		return "DATE"
-	case int64Cols[c]:
-		return "INT64"
-	case float64Cols[c]:
-		return "FLOAT64"
-	case datetimeCols[c]:
-		return "DATETIME"
-	}
-	return "STRING"
-}
-
-var duckOf = map[string]string{"INT64": "BIGINT", "FLOAT64": "DOUBLE", "STRING": "VARCHAR",
-	"DATE": "DATE", "DATETIME": "TIMESTAMP"}
-
-var missingTables = map[string][]string{
-	"mimiciv_3_1_icu.chartevents": {"subject_id", "hadm_id", "stay_id", "caregiver_id", "charttime",
-		"storetime", "itemid", "value", "valuenum", "valueuom", "warning"},
-	"mimiciv_3_1_derived.charlson": {"subject_id", "hadm_id", "age_score", "myocardial_infarct",
-		"congestive_heart_failure", "peripheral_vascular_disease", "cerebrovascular_disease", "dementia",
-		"chronic_pulmonary_disease", "rheumatic_disease", "peptic_ulcer_disease", "mild_liver_disease",
-		"diabetes_without_cc", "diabetes_with_cc", "paraplegia", "renal_disease", "malignant_cancer",
-		"severe_liver_disease", "metastatic_solid_tumor", "aids", "charlson_comorbidity_index"},
-}
+// The acceptance figures run on the embedded engine as users get it: the
+// MIMIC-IV demo built by executor/mimic (`clinsql db build`) and queried
+// through executor/duckdb with this package's translator, settings and
+// prelude (the wiring of internal/cli). The database is built once per test
+// process in a temporary folder.
 
 var demo struct {
-	once sync.Once
-	db   *sql.DB
-	cat  Catalog
-	err  error
+	once   sync.Once
+	dir    string
+	engine *duckdb.Engine
+	cat    Catalog
+	build  time.Duration
+	err    error
 }
 
-// demoDB returns the process-wide demo database and its catalog, skipping
-// the test when ../shared is absent.
-func demoDB(tb testing.TB) (*sql.DB, Catalog) {
+// queryTimeout bounds one replayed query, so a runaway cross join cannot
+// stall the replay.
+const queryTimeout = 30 * time.Second
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if demo.engine != nil {
+		demo.engine.Close()
+	}
+	if demo.dir != "" {
+		os.RemoveAll(demo.dir)
+	}
+	os.Exit(code)
+}
+
+// demoEngine returns the process-wide engine over the demo database and its
+// catalog, skipping the test when ../shared is absent.
+func demoEngine(tb testing.TB) (*duckdb.Engine, Catalog) {
 	tb.Helper()
 	dir := shared.Path(tb, "mimic-iv-demo")
-	demo.once.Do(func() {
-		db := openDuckShared()
-		demo.err = loadDemo(db, dir)
-		if demo.err == nil {
-			demo.cat, demo.err = LoadCatalog(context.Background(), db)
-		}
-		demo.db = db
-	})
+	demo.once.Do(func() { demo.err = openDemo(dir) })
 	if demo.err != nil {
-		tb.Fatalf("build demo database: %v", demo.err)
+		tb.Fatalf("demo database: %v", demo.err)
 	}
-	return demo.db, demo.cat
+	return demo.engine, demo.cat
 }
 
-func loadDemo(db *sql.DB, dir string) error {
+func openDemo(mimicDir string) error {
 	ctx := context.Background()
-	for _, s := range []string{"mimiciv_3_1_hosp", "mimiciv_3_1_icu", "mimiciv_3_1_derived"} {
-		if _, err := db.ExecContext(ctx, "CREATE SCHEMA "+s); err != nil {
-			return err
-		}
+	tmp, err := os.MkdirTemp("", "bqsql-demo-")
+	if err != nil {
+		return err
 	}
-	for _, mod := range []string{"hosp", "icu"} {
-		files, err := filepath.Glob(filepath.Join(dir, mod, "*.csv.gz"))
-		if err != nil {
-			return err
-		}
-		sort.Strings(files)
-		for _, f := range files {
-			table := strings.TrimSuffix(filepath.Base(f), ".csv.gz")
-			cols, err := csvHeader(f)
-			if err != nil {
-				return err
-			}
-			var spec []string
-			for _, c := range cols {
-				spec = append(spec, fmt.Sprintf("'%s': '%s'", c, duckOf[bqColumnType(table, c)]))
-			}
-			q := fmt.Sprintf("CREATE TABLE mimiciv_3_1_%s.%s AS SELECT * FROM read_csv('%s', header = true, "+
-				"columns = {%s}, auto_detect = false, quote = '\"', escape = '\"')",
-				mod, table, f, strings.Join(spec, ", "))
-			if _, err := db.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("%s: %w", f, err)
-			}
-		}
+	demo.dir = tmp
+	out := filepath.Join(tmp, "demo.duckdb")
+	start := time.Now()
+	if _, err := mimic.Build(ctx, mimic.BuildOptions{MimicDir: mimicDir, Out: out}); err != nil {
+		return err
 	}
-	for qual, cols := range missingTables {
-		_, table, _ := strings.Cut(qual, ".")
-		var defs []string
-		for _, c := range cols {
-			typ := "BIGINT"
-			if table == "chartevents" {
-				typ = duckOf[bqColumnType(table, c)]
-			}
-			defs = append(defs, c+" "+typ)
-		}
-		if _, err := db.ExecContext(ctx, "CREATE TABLE "+qual+" ("+strings.Join(defs, ", ")+")"); err != nil {
-			return err
-		}
+	demo.build = time.Since(start)
+	tr := &Translator{}
+	eng, err := duckdb.Open(out, duckdb.Options{
+		Limits:    executor.Limits{Timeout: queryTimeout, MaxRows: 10000},
+		MaxConns:  2,
+		Threads:   1,
+		Translate: func(sql string) (string, error) { return tr.Translate(sql) },
+		Settings:  Settings,
+		Prelude:   Macros,
+	})
+	if err != nil {
+		return err
 	}
+	demo.engine = eng
+	cat, err := engineCatalog(ctx, eng)
+	if err != nil {
+		return err
+	}
+	tr.Catalog = cat
+	demo.cat = cat
 	return nil
 }
 
-func csvHeader(path string) ([]string, error) {
-	f, err := os.Open(path)
+// engineCatalog reads the catalog through the engine (one engine per file
+// per process, so LoadCatalog's own connection is not available).
+func engineCatalog(ctx context.Context, eng *duckdb.Engine) (Catalog, error) {
+	res, err := eng.QueryNative(ctx, `SELECT table_schema, table_name, column_name, data_type
+		FROM information_schema.columns
+		WHERE table_schema IN ('mimiciv_3_1_hosp', 'mimiciv_3_1_icu', 'mimiciv_3_1_derived')`)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read catalog: %w", err)
 	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
+	cat := Catalog{}
+	for _, r := range res.Rows {
+		schema, table, column, typ := r[0].(string), r[1].(string), r[2].(string), r[3].(string)
+		if cat[schema] == nil {
+			cat[schema] = map[string]map[string]string{}
+		}
+		if cat[schema][table] == nil {
+			cat[schema][table] = map[string]string{}
+		}
+		cat[schema][table][strings.ToLower(column)] = BigQueryType(typ)
+	}
+	return cat, nil
+}
+
+// runResult is the outcome of one query on the embedded engine.
+type runResult struct {
+	Err     error
+	Class   executor.Class
+	Rows    int64
+	Elapsed time.Duration
+}
+
+// stage names who decided the outcome.
+func (r runResult) stage() string {
+	switch {
+	case r.Err == nil:
+		return "ran"
+	case errors.Is(r.Err, ErrInvalid):
+		return "rejected by translator"
+	case errors.Is(r.Err, ErrUnsupported):
+		return "unsupported"
+	}
+	return string(r.Class)
+}
+
+// runQuery runs one BigQuery query on the engine.
+func runQuery(ctx context.Context, eng *duckdb.Engine, sql string) runResult {
+	start := time.Now()
+	res, err := eng.Query(ctx, sql)
+	out := runResult{Err: err, Elapsed: time.Since(start)}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		out.Class = executor.ClassOf(err)
+		return out
 	}
-	line, err := bufio.NewReader(zr).ReadString('\n')
-	if err != nil {
-		return nil, fmt.Errorf("%s: header: %w", path, err)
-	}
-	return strings.Split(strings.TrimSpace(line), ","), nil
+	out.Rows = res.TotalRows
+	return out
 }

@@ -8,13 +8,16 @@
 //     mimiciv_3_1_icu and mimiciv_3_1_derived, with BigQuery types mapped as
 //     INT64→BIGINT, FLOAT64→DOUBLE, STRING→VARCHAR, DATE→DATE,
 //     DATETIME→TIMESTAMP, TIMESTAMP→TIMESTAMPTZ, NUMERIC→DECIMAL(38,9).
-//   - Every connection runs Prelude (session settings, then temporary
-//     macros) before any translated query.
+//   - Settings (SET GLOBAL: BigQuery's NULL ordering, UTC) run once before
+//     the configuration is locked, and Macros (temporary macros) on every
+//     connection before any translated query. Prelude is both, for a single
+//     connection.
 //   - Translate(sql) returns DuckDB SQL, or an *Error. errors.Is(err,
 //     ErrInvalid) means BigQuery would reject the query too (the engine
-//     reports a syntax error); errors.Is(err, ErrUnsupported) means the query
-//     is valid BigQuery that the embedded engine cannot answer faithfully.
-//     The bridge never returns SQL it knows would answer differently.
+//     reports a syntax error); errors.Is(err, ErrUnsupported), or the
+//     error's Unsupported method, means the query is valid BigQuery that the
+//     embedded engine cannot answer faithfully. The bridge does not return
+//     SQL it knows would answer differently.
 //   - Translate does not decide whether a statement is safe to run: the
 //     engine still lets DuckDB's parser check that there is exactly one
 //     read-only statement.
@@ -25,14 +28,30 @@
 // table paths in every spelling become "schema"."table", function calls are
 // rewritten one by one (funcs.go), a / b becomes bq_div(a, b) with BigQuery's
 // operator precedence, subscripts become bq_offset(…), UNNEST aliases become
-// DuckDB value-table aliases, and so on. Semantics that need per-type
-// dispatch (DATE_DIFF counts date boundaries for DATE and DATETIME
-// arguments but whole units for TIMESTAMP ones) live in the prelude's
-// overloaded macros, so DuckDB's binder picks the variant, and rejects the
-// argument types BigQuery rejects.
+// DuckDB value-table aliases, the outermost SELECT's unnamed columns get
+// BigQuery's names f0_, f1_, …, and so on. Semantics that depend on argument
+// types live in the prelude's macros. DATE_DIFF, DATETIME_DIFF and
+// TIMESTAMP_DIFF take their meaning from the argument types, as in BigQuery:
+// DATE and DATETIME arguments count part boundaries, TIMESTAMP arguments
+// whole elapsed units; the macros dispatch on typeof() rather than on typed
+// overloads, because DuckDB cannot pick an overload for a correlated
+// argument. Checks that BigQuery makes at analysis but DuckDB would let pass
+// (unknown functions such as MEDIAN, WITHIN GROUP, a table name used as a
+// value, IN subqueries in join conditions, …) reject the query before it
+// runs; type errors found only by the macros surface when the query runs.
 //
 // With a Catalog (LoadCatalog reads it from the database), Translate also
 // checks table names with BigQuery's case sensitivity and rejects the
-// comparisons BigQuery refuses at analysis but DuckDB would coerce, such as
-// icd_version = '10' (INT64 = STRING).
+// comparisons BigQuery refuses but DuckDB would coerce, such as
+// icd_version = '10' (INT64 = STRING), for operands whose type is certain.
+//
+// Choices where BigQuery is approximate or DuckDB lacks a type:
+// APPROX_QUANTILES(x, n)[OFFSET(k)] is the exact discrete quantile (the
+// value of rank ceil(k/n·N)), which BigQuery's algorithm returns on small
+// inputs; APPROX_COUNT_DISTINCT is COUNT(DISTINCT); BIGNUMERIC is
+// DECIMAL(38, 18). ROUND(x, d) rounds the decimal value of the double, as
+// BigQuery's long-double arithmetic does; CAST(FLOAT64 AS STRING) prints
+// like BigQuery (15 significant digits, 17 when needed). The unversioned
+// datasets mimiciv_hosp, mimiciv_icu and mimiciv_derived are read as the
+// v3.1 ones.
 package bqsql

@@ -73,11 +73,6 @@ func TestPreludeRuns(t *testing.T) {
 	}
 }
 
-// queryer is what the runners need from a database handle.
-type queryer interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
 func readFile(tb testing.TB, path string) string {
 	tb.Helper()
 	b, err := os.ReadFile(path)

@@ -61,6 +61,10 @@ func (e *Error) Is(target error) bool {
 	return false
 }
 
+// Unsupported reports whether the embedded engine, not the query, is at
+// fault; executor/duckdb classifies errors by this method.
+func (e *Error) Unsupported() bool { return e.Kind == KindUnsupported }
+
 // errAt builds an *Error positioned at byte offset pos of src.
 func errAt(src string, pos int, kind ErrorKind, format string, args ...any) *Error {
 	e := &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}

@@ -41,7 +41,13 @@ func init() {
 		"BIT_AND":     agg(1, 1, "bit_and"),
 		"BIT_OR":      agg(1, 1, "bit_or"),
 		"BIT_XOR":     agg(1, 1, "bit_xor"),
-		"COUNTIF":     agg(1, 1, "count_if"),
+		// count_if is NULL over no rows; BigQuery's COUNTIF is 0.
+		"COUNTIF": {min: 1, max: 1, agg: true, emit: func(c *call) string {
+			if c.distinct {
+				c.e.unsupported(c.it, "COUNTIF(DISTINCT …) is not supported")
+			}
+			return "count(CASE WHEN " + c.arg(0) + " THEN 1 END)"
+		}},
 		"LOGICAL_AND": agg(1, 1, "bool_and"),
 		"LOGICAL_OR":  agg(1, 1, "bool_or"),
 		"MAX_BY":      agg(2, 2, "arg_max"),
@@ -268,16 +274,10 @@ func padFn(c *call, name string) string {
 }
 
 // nullStrict renders GREATEST/LEAST, which in BigQuery return NULL when any
-// argument is NULL (DuckDB's skip NULLs).
+// argument is NULL (DuckDB's skip NULLs), through a list so that each
+// argument appears once.
 func nullStrict(c *call, name string) string {
-	args := make([]string, len(c.args))
-	var nulls []string
-	for k := range c.args {
-		args[k] = c.arg(k)
-		nulls = append(nulls, "("+args[k]+") IS NULL")
-	}
-	return "(CASE WHEN " + strings.Join(nulls, " OR ") + " THEN NULL ELSE " + name + "(" +
-		strings.Join(args, ", ") + ") END)"
+	return "bq_" + name + "([" + c.argsText() + "])"
 }
 
 // concatFn renders CONCAT: NULL if any argument is NULL; other types are
@@ -591,7 +591,7 @@ func (e *emitter) subscript(it *item) string {
 			if ordinal {
 				k--
 			}
-			n, nok := literalInt(at2(c.args, 1))
+			n, nok := literalInt(argAt(c.args, 1))
 			if nok && (k < 0 || k > n) {
 				if safe {
 					return "CAST(NULL AS DOUBLE)"
@@ -617,7 +617,7 @@ func (e *emitter) subscript(it *item) string {
 	return "bq_offset(" + base + ", " + i + ")"
 }
 
-func at2(args [][]*item, k int) []*item {
+func argAt(args [][]*item, k int) []*item {
 	if k < len(args) {
 		return args[k]
 	}

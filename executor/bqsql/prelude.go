@@ -5,36 +5,40 @@ import (
 	"strings"
 )
 
-// Settings are the session settings BigQuery semantics need. They must be
-// applied before the configuration is locked.
+// Settings are the settings BigQuery semantics need, applied to the whole
+// database (SET GLOBAL: a plain SET of TimeZone would only reach the
+// connection that runs it). They must run before the configuration is
+// locked.
 //
 //   - NULLs sort first in ascending order and last in descending order, as in
 //     BigQuery (DuckDB's default puts them last both ways).
 //   - TIMESTAMP values are interpreted and printed in UTC, BigQuery's default
 //     time zone.
-const Settings = `SET default_null_order = 'nulls_first_on_asc_last_on_desc';
-SET TimeZone = 'UTC';
+const Settings = `SET GLOBAL default_null_order = 'nulls_first_on_asc_last_on_desc';
+SET GLOBAL TimeZone = 'UTC';
 `
 
-// Prelude is the SQL that defines the temporary macros translated queries
-// call (bq_div, bq_date_diff_day, …), preceded by Settings. Run it once on
-// every new connection, before the configuration is locked; the macros are
-// TEMP, so a read-only database is fine.
-var Prelude = Settings + buildMacros()
+// Macros defines the temporary macros translated queries call (bq_div,
+// bq_date_diff_day, …). Run it on every new connection before its first
+// query; the macros are TEMP, so a read-only database is fine.
+var Macros = buildMacros()
+
+// Prelude is Settings followed by Macros, for a caller that opens a single
+// connection (tests, tools). An engine with a connection pool runs Settings
+// once and Macros per connection.
+var Prelude = Settings + Macros
 
 // staticMacros are written by hand; the date/time families are generated.
 const staticMacros = `
 -- a / b: BigQuery raises an error on division by zero where DuckDB returns
--- NULL or infinity; INT64 / INT64 is FLOAT64 in both.
-CREATE OR REPLACE TEMP MACRO bq_div(a, b) AS CASE WHEN b = 0
-	THEN error('division by zero: ' || CAST(a AS VARCHAR) || ' / ' || CAST(b AS VARCHAR))
-	ELSE a / b END;
+-- NULL or infinity (a NULL operand still gives NULL); INT64 / INT64 is
+-- FLOAT64 in both.
 CREATE OR REPLACE TEMP MACRO bq_safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;
-CREATE OR REPLACE TEMP MACRO bq_mod(a BIGINT, b BIGINT) AS CASE WHEN b = 0
-	THEN error('division by zero: MOD(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')')
+CREATE OR REPLACE TEMP MACRO bq_mod(a BIGINT, b BIGINT) AS CASE WHEN b = 0 AND a IS NOT NULL
+	THEN CAST('division by zero: MOD(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')' AS BIGINT)
 	ELSE a % b END;
-CREATE OR REPLACE TEMP MACRO bq_intdiv(a BIGINT, b BIGINT) AS CASE WHEN b = 0
-	THEN error('division by zero: DIV(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')')
+CREATE OR REPLACE TEMP MACRO bq_intdiv(a BIGINT, b BIGINT) AS CASE WHEN b = 0 AND a IS NOT NULL
+	THEN CAST('division by zero: DIV(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')' AS BIGINT)
 	ELSE a // b END;
 
 -- Typed identities: they make DuckDB reject what BigQuery rejects (a STRING
@@ -54,20 +58,24 @@ CREATE OR REPLACE TEMP MACRO bq_trunc(x DOUBLE, d BIGINT) AS CASE
 CREATE OR REPLACE TEMP MACRO bq_floor(x DOUBLE) AS floor(x);
 CREATE OR REPLACE TEMP MACRO bq_ceil(x DOUBLE) AS ceil(x);
 
+-- GREATEST and LEAST are NULL when any argument is.
+CREATE OR REPLACE TEMP MACRO bq_greatest(l) AS CASE WHEN list_aggregate(l, 'count') < len(l) THEN NULL ELSE list_max(l) END;
+CREATE OR REPLACE TEMP MACRO bq_least(l) AS CASE WHEN list_aggregate(l, 'count') < len(l) THEN NULL ELSE list_min(l) END;
+
 -- Strings.
 CREATE OR REPLACE TEMP MACRO bq_substr(s VARCHAR, p BIGINT) AS
 	substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END),
 	(s VARCHAR, p BIGINT, l BIGINT) AS CASE WHEN l < 0
-	THEN error('Third argument in SUBSTR() cannot be negative')
+	THEN CAST(CAST('Third argument in SUBSTR() cannot be negative' AS BIGINT) AS VARCHAR)
 	ELSE substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END, l) END;
 CREATE OR REPLACE TEMP MACRO bq_left(s VARCHAR, n BIGINT) AS CASE WHEN n < 0
-	THEN error('Second argument in LEFT() cannot be negative') ELSE left(s, n) END;
+	THEN CAST(CAST('Second argument in LEFT() cannot be negative' AS BIGINT) AS VARCHAR) ELSE left(s, n) END;
 CREATE OR REPLACE TEMP MACRO bq_right(s VARCHAR, n BIGINT) AS CASE WHEN n < 0
-	THEN error('Second argument in RIGHT() cannot be negative') ELSE right(s, n) END;
+	THEN CAST(CAST('Second argument in RIGHT() cannot be negative' AS BIGINT) AS VARCHAR) ELSE right(s, n) END;
 CREATE OR REPLACE TEMP MACRO bq_lpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN n < 0
-	THEN error('Second argument in LPAD() cannot be negative') ELSE lpad(s, CAST(n AS INTEGER), p) END;
+	THEN CAST(CAST('Second argument in LPAD() cannot be negative' AS BIGINT) AS VARCHAR) ELSE lpad(s, CAST(n AS INTEGER), p) END;
 CREATE OR REPLACE TEMP MACRO bq_rpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN n < 0
-	THEN error('Second argument in RPAD() cannot be negative') ELSE rpad(s, CAST(n AS INTEGER), p) END;
+	THEN CAST(CAST('Second argument in RPAD() cannot be negative' AS BIGINT) AS VARCHAR) ELSE rpad(s, CAST(n AS INTEGER), p) END;
 CREATE OR REPLACE TEMP MACRO bq_split(s VARCHAR, d VARCHAR) AS CASE WHEN s = '' THEN [''] ELSE string_split(s, d) END;
 
 -- Arrays: OFFSET is 0-based and raises an error out of range.
@@ -94,7 +102,7 @@ CREATE OR REPLACE TEMP MACRO bq_to_string(x) AS CASE
 	ELSE CAST(x AS VARCHAR) END;
 CREATE OR REPLACE TEMP MACRO bq_parse_int64(s VARCHAR) AS CASE
 	WHEN regexp_full_match(trim(s), '[+-]?[0-9]+') THEN CAST(trim(s) AS BIGINT)
-	ELSE error('Bad int64 value: ' || s) END;
+	ELSE CAST('Bad int64 value: ' || s AS BIGINT) END;
 CREATE OR REPLACE TEMP MACRO bq_try_parse_int64(s VARCHAR) AS CASE
 	WHEN regexp_full_match(trim(s), '[+-]?[0-9]+') THEN TRY_CAST(trim(s) AS BIGINT) END;
 CREATE OR REPLACE TEMP MACRO bq_to_int64(x) AS CASE
@@ -108,19 +116,19 @@ CREATE OR REPLACE TEMP MACRO bq_try_to_int64(x) AS CASE
 -- correlated argument binds (see diffMacro).
 CREATE OR REPLACE TEMP MACRO bq_to_date(x) AS CASE
 	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
-		THEN error('No matching signature for function DATE for argument types: ' || typeof(x))
+		THEN CAST('No matching signature for function DATE for argument types: ' || typeof(x) AS DATE)
 	ELSE TRY_CAST(x AS DATE) END;
 CREATE OR REPLACE TEMP MACRO bq_to_datetime(x) AS CASE
 	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
-		THEN error('No matching signature for function DATETIME for argument types: ' || typeof(x))
+		THEN CAST('No matching signature for function DATETIME for argument types: ' || typeof(x) AS TIMESTAMP)
 	ELSE TRY_CAST(x AS TIMESTAMP) END;
 CREATE OR REPLACE TEMP MACRO bq_to_timestamp(x) AS CASE
 	WHEN typeof(x) NOT IN ('VARCHAR', 'DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
-		THEN error('No matching signature for function TIMESTAMP for argument types: ' || typeof(x))
+		THEN CAST('No matching signature for function TIMESTAMP for argument types: ' || typeof(x) AS TIMESTAMPTZ)
 	ELSE CAST(x AS TIMESTAMPTZ) END;
 CREATE OR REPLACE TEMP MACRO bq_to_time(x) AS CASE
 	WHEN typeof(x) NOT IN ('TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
-		THEN error('No matching signature for function TIME for argument types: ' || typeof(x))
+		THEN CAST('No matching signature for function TIME for argument types: ' || typeof(x) AS TIME)
 	ELSE TRY_CAST(x AS TIME) END;
 CREATE OR REPLACE TEMP MACRO bq_timestamp_add_check(p, x, iv) AS CASE
 	WHEN typeof(x) = 'TIMESTAMP WITH TIME ZONE'
@@ -133,6 +141,12 @@ CREATE OR REPLACE TEMP MACRO bq_unix_micros(x TIMESTAMPTZ) AS epoch_us(x);
 CREATE OR REPLACE TEMP MACRO bq_timestamp_seconds(n BIGINT) AS CAST(make_timestamp(n * 1000000) AS TIMESTAMPTZ);
 CREATE OR REPLACE TEMP MACRO bq_timestamp_millis(n BIGINT) AS CAST(make_timestamp(n * 1000) AS TIMESTAMPTZ);
 CREATE OR REPLACE TEMP MACRO bq_timestamp_micros(n BIGINT) AS CAST(make_timestamp(n) AS TIMESTAMPTZ);
+
+-- a / b. Each operand is repeated as few times as possible: nested
+-- divisions multiply the copies DuckDB binds.
+CREATE OR REPLACE TEMP MACRO bq_div(a, b) AS CASE WHEN b = 0 AND a IS NOT NULL
+	THEN CAST('division by zero: ' || CAST(a AS VARCHAR) || ' / 0' AS DOUBLE)
+	ELSE a / b END;
 `
 
 // weekStart is the last day on or before the DATE d that is weekday k
@@ -221,7 +235,17 @@ func extractExpr(part, x string) string {
 	return fmt.Sprintf("%s(%s)", strings.ToLower(part), x)
 }
 
-func raise(msg string) string { return "error('" + strings.ReplaceAll(msg, "'", "''") + "')" }
+// raise is an expression of type typ that fails at run time with msg. It is
+// a failing CAST rather than error(): DuckDB treats error() as volatile and
+// then refuses to let GROUP BY, HAVING or ORDER BY refer to a select-list
+// alias whose expression contains it; BigQuery allows that.
+func raise(msg, typ string) string {
+	lit := "'" + strings.ReplaceAll(msg, "'", "''") + "'"
+	if typ == "VARCHAR" {
+		return "CAST(CAST(" + lit + " AS BIGINT) AS VARCHAR)"
+	}
+	return "CAST(" + lit + " AS " + typ + ")"
+}
 
 // DuckDB 1.5 cannot pick among typed macro overloads when an argument is a
 // correlated column (it reports "multiple overloads match"), and correlated
@@ -252,20 +276,20 @@ func diffMacro(fam, part string) string {
 	case fam == "date" && dateLevel(part):
 		dateCase = dateDiff(part, d("a"), d("b"))
 	case fam == "date":
-		dateCase = raise(fname + " does not support the " + psql + " date part")
+		dateCase = raise(fname+" does not support the "+psql+" date part", "BIGINT")
 	default:
 		dateCase = datetimeDiff(part, dt("a"), dt("b"))
 	}
-	tsCase := raise(fname + " does not support the " + psql + " date part when the argument is TIMESTAMP type")
+	tsCase := raise(fname+" does not support the "+psql+" date part when the argument is TIMESTAMP type", "BIGINT")
 	if us, ok := microsPer[part]; ok {
 		tsCase = fmt.Sprintf("((epoch_us(%s) - epoch_us(%s)) // %s)", ts("a"), ts("b"), us)
 	}
 	return fmt.Sprintf(`CREATE OR REPLACE TEMP MACRO bq_%s_diff_%s(a, b) AS CASE
 	WHEN typeof(a) NOT IN %s OR typeof(b) NOT IN %s
-		THEN error('No matching signature for function %s for argument types: ' || typeof(a) || ', ' || typeof(b))
+		THEN CAST('No matching signature for function %s for argument types: ' || typeof(a) || ', ' || typeof(b) AS BIGINT)
 	WHEN typeof(a) IN (%s, %s) AND typeof(b) IN (%s, %s) THEN %s
 	WHEN (typeof(a) = %s AND typeof(b) = %s) OR (typeof(a) = %s AND typeof(b) = %s)
-		THEN error('No matching signature for function %s for argument types: DATETIME, TIMESTAMP')
+		THEN CAST('No matching signature for function %s for argument types: DATETIME, TIMESTAMP' AS BIGINT)
 	WHEN typeof(a) = %s OR typeof(b) = %s THEN %s
 	ELSE %s END;
 `, fam, strings.ToLower(part), tTimes, tTimes, fname,
@@ -279,6 +303,10 @@ func diffMacro(fam, part string) string {
 func extractMacro(part string) string {
 	y := "TRY_CAST(x AS TIMESTAMP)"
 	generic := extractExpr(part, y)
+	typ := map[string]string{"DATE": "DATE", "TIME": "TIME", "DATETIME": "TIMESTAMP"}[part]
+	if typ == "" {
+		typ = "BIGINT"
+	}
 	switch part {
 	case "DATE":
 		generic = "CAST(" + y + " AS DATE)"
@@ -289,18 +317,18 @@ func extractMacro(part string) string {
 	}
 	dateCase := generic
 	if !dateLevel(part) || part == "TIME" {
-		dateCase = raise("EXTRACT from DATE does not support the " + partSQL(part) + " date part")
+		dateCase = raise("EXTRACT from DATE does not support the "+partSQL(part)+" date part", typ)
 	}
 	if part == "DATETIME" {
-		dateCase = raise("EXTRACT DATETIME from DATE is not supported")
+		dateCase = raise("EXTRACT DATETIME from DATE is not supported", typ)
 	}
 	// INTERVAL: BigQuery keeps months, days and sub-day nanoseconds apart and
 	// extracts from those; DuckDB's datetime subtraction leaves all in
 	// microseconds, so the day part is recomputed from the total.
 	iv := "TRY_CAST(x AS INTERVAL)"
 	us := "bq_interval_micros(" + iv + ")"
-	ivCase := raise("EXTRACT from INTERVAL does not support the " + partSQL(part) + " date part")
-	timeCase := raise("EXTRACT from TIME does not support the " + partSQL(part) + " date part")
+	ivCase := raise("EXTRACT from INTERVAL does not support the "+partSQL(part)+" date part", typ)
+	timeCase := raise("EXTRACT from TIME does not support the "+partSQL(part)+" date part", typ)
 	switch part {
 	case "YEAR":
 		ivCase = "date_part('year', " + iv + ")"
@@ -329,9 +357,9 @@ func extractMacro(part string) string {
 	WHEN typeof(x) = 'TIME' THEN %s
 	WHEN typeof(x) = %s THEN %s
 	WHEN typeof(x) NOT IN %s
-		THEN error('No matching signature for function EXTRACT for argument types: DATE_TIME_PART FROM ' || typeof(x))
+		THEN CAST('No matching signature for function EXTRACT for argument types: DATE_TIME_PART FROM ' || typeof(x) AS %s)
 	ELSE %s END;
-`, strings.ToLower(part), ivCase, timeCase, tDate, dateCase, tTimes, generic)
+`, strings.ToLower(part), ivCase, timeCase, tDate, dateCase, tTimes, typ, generic)
 }
 
 // buildMacros generates the date/time macro families.
@@ -355,7 +383,7 @@ func buildMacros() string {
 			case fam == "date" && dateLevel(part):
 				over = append(over, "(x DATE) AS "+dateTrunc(part, "x"))
 			case fam == "date":
-				over = append(over, "(x DATE) AS "+raise(fname+"_TRUNC does not support the "+psql+" date part"))
+				over = append(over, "(x DATE) AS "+raise(fname+"_TRUNC does not support the "+psql+" date part", "DATE"))
 			case dateLevel(part):
 				over = append(over, "(x DATE) AS CAST("+dateTrunc(part, "x")+" AS TIMESTAMP)")
 			default:
@@ -381,7 +409,7 @@ func buildMacros() string {
 			if dateLevel(part) {
 				over = append(over, "(x DATE, n BIGINT) AS CAST(x + n * "+unit+" AS DATE)")
 			} else {
-				over = append(over, "(x DATE, n BIGINT) AS "+raise("DATE_ADD does not support the "+psql+" date part"))
+				over = append(over, "(x DATE, n BIGINT) AS "+raise("DATE_ADD does not support the "+psql+" date part", "DATE"))
 			}
 			over = append(over, "(x TIMESTAMP, n BIGINT) AS x + n * "+unit, "(x TIMESTAMPTZ, n BIGINT) AS x + n * "+unit)
 			fmt.Fprintf(&b, "CREATE OR REPLACE TEMP MACRO bq_date_add_%s%s;\n", p, strings.Join(over, ",\n\t"))

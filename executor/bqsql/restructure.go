@@ -14,6 +14,59 @@ func (e *emitter) restructure(items []*item) []*item {
 	items = e.mergePaths(items)
 	items = e.subscripts(items)
 	items = e.divisions(items)
+	items = e.quantifiedLike(items)
+	return items
+}
+
+// quantifiedLike rewrites x [NOT] LIKE ANY|SOME|ALL (p1, p2, …) into a
+// disjunction (ANY, SOME) or conjunction (ALL) of plain LIKEs, which has the
+// same three-valued result.
+func (e *emitter) quantifiedLike(items []*item) []*item {
+	for i := 0; i < len(items); i++ {
+		if !items[i].is("LIKE") {
+			continue
+		}
+		q := at(items, i+1)
+		g := at(items, i+2)
+		if !(q.is("ANY") || q.is("SOME") || q.is("ALL")) {
+			continue
+		}
+		if !g.isGroup("(") || isSubquery(g) || len(g.kids) == 0 {
+			e.unsupported(q, "LIKE %s with an array or subquery is not supported", q.upper())
+			return items
+		}
+		op := "LIKE"
+		end := i // exclusive end of the left operand
+		if at(items, i-1).is("NOT") {
+			op = "NOT LIKE"
+			end = i - 1
+		}
+		start := end
+		for start > 0 && !boundary(items, start-1) && !at(items, start-1).is("NOT") {
+			start--
+		}
+		if start == end {
+			continue
+		}
+		left := e.text(items[start:end])
+		join := " OR "
+		if q.is("ALL") {
+			join = " AND "
+		}
+		var parts []string
+		for _, p := range splitTop(g.kids) {
+			pat := e.text(p)
+			if v, ok := e.literalString(p); ok && strings.Contains(v, `\`) {
+				pat += ` ESCAPE '\'`
+			}
+			parts = append(parts, "("+left+" "+op+" "+pat+")")
+		}
+		node := &item{tok: items[start].tok, nl: items[start].nl, sp: items[start].sp, isRaw: true,
+			raw: "(" + strings.Join(parts, join) + ")"}
+		rest := append([]*item{node}, items[i+3:]...)
+		items = append(items[:start:start], rest...)
+		i = start
+	}
 	return items
 }
 
@@ -129,6 +182,20 @@ var mimicDatasets = map[string]string{
 	"mimiciv_derived": "mimiciv_3_1_derived",
 }
 
+// otherDatasets are datasets of physionet-data that the embedded database
+// does not hold (queries on them are unsupported, not wrong).
+var otherDatasets = wordSetLower(`mimiciv_ed mimiciv_note mimiciv_cxr mimiciv_3_1_ed mimiciv_3_1_note
+	mimiciii_clinical mimiciii_derived mimiciii_notes eicu_crd eicu_crd_derived mimic_core mimic_hosp
+	mimic_icu mimic_derived mimic_ed mimic_note`)
+
+func wordSetLower(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
 // Project is the BigQuery project holding MIMIC-IV.
 const Project = "physionet-data"
 
@@ -176,16 +243,12 @@ func (e *emitter) resolvePath(first *item, parts []pathPart) string {
 func (e *emitter) tableRef(first *item, dataset, table string, rest []string) string {
 	schema, ok := mimicDatasets[dataset]
 	if !ok {
-		low := strings.ToLower(dataset)
-		if strings.HasPrefix(low, "mimic") || strings.HasPrefix(low, "eicu") {
-			if _, known := mimicDatasets[low]; known {
-				// Dataset names are case-sensitive in BigQuery.
-				e.invalid(first, "Not found: Dataset %s:%s was not found in location US", Project, dataset)
-			} else {
-				e.unsupported(first, "dataset %s.%s is not in the embedded database", Project, dataset)
-			}
+		if otherDatasets[dataset] {
+			e.unsupported(first, "dataset %s.%s is not in the embedded database", Project, dataset)
 		} else {
-			e.invalid(first, "Not found: Dataset %s:%s was not found in location US", Project, dataset)
+			// BigQuery answers Access Denied for names physionet-data
+			// does not have; dataset names are case-sensitive.
+			e.invalid(first, "Access Denied: Table %s:%s.%s: no such dataset in %s", Project, dataset, table, Project)
 		}
 		return ""
 	}

@@ -117,14 +117,34 @@ func wordByte(c byte) bool {
 // seq translates a sequence of sibling items (the top level or the inside
 // of one bracket group).
 func (e *emitter) seq(items []*item) string {
+	if e.err != nil {
+		// The first error decides; stop working (some rules repeat their
+		// operands, and hostile nesting must not cost more).
+		return ""
+	}
 	items = e.restructure(items)
 	e.checkSequence(items)
+	e.checkClauses(items)
+	e.checkJoinIn(items)
+	e.checkRangeVarRefs(items)
+	e.checkBoolOperands(items)
 	var w writer
 	for i := 0; i < len(items); {
 		i += e.one(&w, items, i)
+		if w.b.Len() > maxTranslated && e.err == nil {
+			e.unsupported(items[0], "the query is too complex to translate (over %d bytes of DuckDB SQL)", maxTranslated)
+		}
+	}
+	if e.err != nil {
+		return ""
 	}
 	return w.String()
 }
+
+// maxTranslated bounds the translated text: a few rules repeat an operand
+// (GREATEST's NULL checks, REGEXP_EXTRACT), so deliberately deep nesting
+// could otherwise grow the output exponentially.
+const maxTranslated = 1 << 20
 
 // text translates items with the layout of its first item dropped, for use
 // inside generated function calls.
@@ -237,6 +257,10 @@ func (e *emitter) ident(w *writer, items []*item, i int) int {
 		}
 	case "INTERVAL":
 		return e.interval(w, items, i)
+	case "STRUCT", "ARRAY":
+		if next.isPunct("<") {
+			return e.typedConstructor(w, items, i)
+		}
 	case "EXCEPT":
 		if prev.isPunct("*") || (prev != nil && prev.path != nil && strings.HasSuffix(prev.path.out, ".*")) {
 			if next.isGroup("(") {
@@ -258,7 +282,11 @@ func (e *emitter) ident(w *writer, items []*item, i int) int {
 			e.invalid(it, "Syntax error: Expected keyword AS but got keyword FILTER")
 		}
 	case "ILIKE", "GLOB", "SIMILAR", "REGEXP", "RLIKE":
-		e.invalid(it, "Syntax error: Unexpected identifier %q", it.tok.Text)
+		// DuckDB's pattern operators; as operators (between two operands)
+		// they are syntax errors in BigQuery, as names they are names.
+		if endsOperand(prev) && next != nil && (next.tok.Kind == String || next.is("TO")) {
+			e.invalid(it, "Syntax error: Unexpected identifier %q", it.tok.Text)
+		}
 	case "IN":
 		if next.is("UNNEST") && at(items, i+2).isGroup("(") {
 			w.lead(it)
@@ -280,8 +308,9 @@ func (e *emitter) ident(w *writer, items []*item, i int) int {
 			e.invalid(next, "Syntax error: Unexpected keyword ALL")
 		}
 	case "OFFSET":
-		// LIMIT n OFFSET m and WITH OFFSET keep the keyword.
-		if prev.is("WITH") || (prev != nil && !prev.is("AS") && !prev.isPunct(",") && !prev.isPunct(".")) {
+		// LIMIT n OFFSET m and WITH OFFSET keep the keyword; elsewhere it is
+		// a name, which DuckDB reserves.
+		if prev.is("WITH") || at(items, i-2).is("LIMIT") {
 			w.lead(it)
 			w.write("OFFSET")
 			return 1
@@ -476,10 +505,6 @@ func (e *emitter) like(w *writer, items []*item, i int) int {
 	w.lead(it)
 	w.write("LIKE")
 	next := at(items, i+1)
-	if next.is("ANY") || next.is("ALL") || next.is("SOME") {
-		e.unsupported(next, "quantified LIKE is not supported")
-		return 1
-	}
 	if next != nil && next.tok.Kind == String && !next.synthetic() && !next.group {
 		v, _ := next.tok.Value()
 		w.lead(next)
@@ -490,4 +515,59 @@ func (e *emitter) like(w *writer, items []*item, i int) int {
 		return 2
 	}
 	return 1
+}
+
+// typedConstructor translates STRUCT<a T, …>(v, …) and ARRAY<T>[v, …].
+func (e *emitter) typedConstructor(w *writer, items []*item, i int) int {
+	it := items[i]
+	// The type runs to the matching >; the value group follows it.
+	depth, j := 0, i+1
+	for ; j < len(items); j++ {
+		switch {
+		case items[j].isPunct("<"):
+			depth++
+		case items[j].isPunct(">"):
+			depth--
+		case items[j].isPunct(">>"):
+			depth -= 2
+		}
+		if depth <= 0 {
+			break
+		}
+	}
+	vals := at(items, j+1)
+	if depth != 0 || vals == nil || !vals.group {
+		e.invalid(it, "Syntax error: malformed %s type", it.upper())
+		return 1
+	}
+	p := &typeParser{e: e, items: items[i : j+1]}
+	duck, _, ok := p.parse()
+	if !ok {
+		return j + 2 - i
+	}
+	w.lead(it)
+	if it.is("ARRAY") {
+		if !vals.isGroup("[") {
+			e.invalid(vals, "Syntax error: Expected \"[\" after %s", duck)
+			return j + 2 - i
+		}
+		w.write("CAST([" + e.text(vals.kids) + "] AS " + duck + ")")
+		return j + 2 - i
+	}
+	if !vals.isGroup("(") {
+		e.invalid(vals, "Syntax error: Expected \"(\" after STRUCT type")
+		return j + 2 - i
+	}
+	args := splitTop(vals.kids)
+	if len(args) != len(p.names) {
+		e.invalid(vals, "STRUCT type has %d fields but %d values", len(p.names), len(args))
+		return j + 2 - i
+	}
+	// The type names the fields, by position.
+	parts := make([]string, len(args))
+	for k, a := range args {
+		parts[k] = quoteIdent(p.names[k]) + " := " + e.text(a)
+	}
+	w.write("CAST(struct_pack(" + strings.Join(parts, ", ") + ") AS " + duck + ")")
+	return j + 2 - i
 }

@@ -12,6 +12,9 @@ type typeParser struct {
 	items []*item
 	pos   int
 	split bool // the current >> has had one > consumed
+	// names are the field names of the outermost STRUCT parsed.
+	names []string
+	depth int
 }
 
 func (p *typeParser) peek() *item { return at(p.items, p.pos) }
@@ -66,6 +69,9 @@ func (p *typeParser) parse() (duck, base string, ok bool) {
 			return "", "", false
 		}
 		p.pos++
+		p.depth++
+		defer func() { p.depth-- }()
+		outer := p.depth == 1
 		var fields []string
 		for k := 1; ; k++ {
 			f := p.peek()
@@ -84,6 +90,9 @@ func (p *typeParser) parse() (duck, base string, ok bool) {
 				return "", "", false
 			}
 			fields = append(fields, quoteIdent(fname)+" "+ft)
+			if outer {
+				p.names = append(p.names, fname)
+			}
 			if p.peek().isPunct(",") {
 				p.pos++
 				continue
@@ -110,7 +119,7 @@ func (p *typeParser) parse() (duck, base string, ok bool) {
 		params := splitTop(g.kids)
 		switch name {
 		case "NUMERIC", "DECIMAL", "BIGNUMERIC", "BIGDECIMAL":
-			prec, ok1 := literalInt(at2(params, 0))
+			prec, ok1 := literalInt(argAt(params, 0))
 			scale := int64(0)
 			ok2 := true
 			if len(params) > 1 {
