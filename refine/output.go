@@ -54,6 +54,9 @@ type TaskDetail struct {
 	RunID        string    `json:"run_id"`
 	Settings     Settings  `json:"settings"`
 	ExcludedNote string    `json:"excluded,omitempty"`
+	// Recorded is the recorded run's own outcome for a replayed task (see
+	// Replay): for the released runs, what BigQuery did with the same query.
+	Recorded *datasets.ExecutionSummary `json:"recorded,omitempty"`
 }
 
 // UsageJSON totals a task's model calls.

@@ -209,54 +209,34 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 			continue
 		}
 		a.SQL, a.Extraction = x.SQL, x.Method
-		res, tries, took, err := s.execute(ctx, x.SQL)
-		a.ExecRetries, a.ExecMS = tries, ms(took)
+		res, err := s.runAttempt(ctx, &a)
 		if err != nil {
-			class := executor.ClassOf(err)
-			a.ErrorClass, a.Error = class, message(err)
-			if !class.ModelFault() {
-				if class == executor.ClassUnsupported {
-					a.Status = AttemptUnsupported
-					rec.Attempts = append(rec.Attempts, a)
-					rec.Final = len(rec.Attempts) - 1
-					rec.Status = StatusUnsupported
-					rec.Stopped = "the engine cannot run this query faithfully: " + a.Error
-					rec.SuccessAttempt = firstSuccess(rec.Attempts)
-					return rec
-				}
-				rec.Status = StatusInfraError
-				if ctx.Err() != nil {
-					rec.Status = StatusInterrupted
-				}
-				rec.Stopped = fmt.Sprintf("engine failed after %d retries: %s", tries, a.Error)
-				return rec
+			rec.Status = StatusInfraError
+			if ctx.Err() != nil {
+				rec.Status = StatusInterrupted
 			}
-			a.Status = AttemptError
-			rec.Attempts = append(rec.Attempts, a)
+			rec.Stopped = fmt.Sprintf("engine failed after %d retries: %s", a.ExecRetries, a.Error)
+			return rec
+		}
+		rec.Attempts = append(rec.Attempts, a)
+		switch a.Status {
+		case AttemptUnsupported:
+			rec.Final = len(rec.Attempts) - 1
+			rec.Status = StatusUnsupported
+			rec.Stopped = "the engine cannot run this query faithfully: " + a.Error
+			rec.SuccessAttempt = firstSuccess(rec.Attempts)
+			return rec
+		case AttemptError:
 			shown = append(shown, Shown{SQL: x.SQL, Outcome: outcomeError, Error: a.Error})
 			continue
 		}
-		a.RowCount = int64(len(res.Rows))
-		if res.Truncated && res.TotalRows >= 0 {
-			a.RowCount = res.TotalRows
-		}
-		a.Truncated = res.Truncated
-		a.Columns = make([]string, len(res.Columns))
-		for i, c := range res.Columns {
-			a.Columns[i] = c.Name
-		}
-		results[len(rec.Attempts)] = res
-		if a.RowCount == 0 && !res.Truncated {
-			a.Status = AttemptEmpty
-			rec.Attempts = append(rec.Attempts, a)
+		results[len(rec.Attempts)-1] = res
+		if a.Status == AttemptEmpty {
 			shown = append(shown, Shown{SQL: x.SQL, Outcome: outcomeEmpty})
 			if s.Model.RefineOnEmpty {
 				continue
 			}
-			break
 		}
-		a.Status = AttemptOK
-		rec.Attempts = append(rec.Attempts, a)
 		break
 	}
 	rec.Final = chooseFinal(rec.Attempts)
@@ -309,6 +289,44 @@ func firstSuccess(as []Attempt) int {
 // execute runs sql, repeating it after infrastructure errors (never after
 // the model's own errors), and returns how many repeats it took and the wall
 // time of the last try.
+// runAttempt executes a.SQL and records in a what became of it: status,
+// error class and message, rows, columns and timings. It returns the result
+// when the query ran. The error is not nil only when the engine failed for a
+// reason that is not the query's (executor.ClassInfra, after retries); a
+// failure that is the model's, or a query the engine cannot run faithfully,
+// is a status of a.
+func (s *Solver) runAttempt(ctx context.Context, a *Attempt) (*executor.Result, error) {
+	res, tries, took, err := s.execute(ctx, a.SQL)
+	a.ExecRetries, a.ExecMS = tries, ms(took)
+	if err != nil {
+		class := executor.ClassOf(err)
+		a.ErrorClass, a.Error = class, message(err)
+		switch {
+		case class == executor.ClassUnsupported:
+			a.Status = AttemptUnsupported
+		case !class.ModelFault():
+			return nil, err
+		default:
+			a.Status = AttemptError
+		}
+		return nil, nil
+	}
+	a.RowCount = int64(len(res.Rows))
+	if res.Truncated && res.TotalRows >= 0 {
+		a.RowCount = res.TotalRows
+	}
+	a.Truncated = res.Truncated
+	a.Columns = make([]string, len(res.Columns))
+	for i, c := range res.Columns {
+		a.Columns[i] = c.Name
+	}
+	a.Status = AttemptOK
+	if a.RowCount == 0 && !res.Truncated {
+		a.Status = AttemptEmpty
+	}
+	return res, nil
+}
+
 func (s *Solver) execute(ctx context.Context, sql string) (*executor.Result, int, time.Duration, error) {
 	retries := s.ExecRetries
 	if retries == 0 {

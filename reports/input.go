@@ -81,6 +81,11 @@ const (
 type BenchmarkSummary struct {
 	Model  string                       `json:"model"`
 	Splits map[string]BenchmarkSplitRow `json:"splits"`
+	// Clinsql is present in runs clinsql wrote: tasks the engine could not
+	// run faithfully are not counted against the model.
+	Clinsql struct {
+		Excluded []string `json:"excluded_unsupported"`
+	} `json:"clinsql"`
 }
 
 // BenchmarkSplitRow is one split's attempt-wise success.

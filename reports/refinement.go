@@ -13,8 +13,11 @@ import (
 type RefinementRow struct {
 	Model string `json:"model"`
 	Split string `json:"split"`
-	// Tasks is the number of task outputs in the run for the split.
-	Tasks int `json:"tasks"`
+	// Tasks is the number of task outputs in the run for the split, less
+	// those the engine could not run faithfully (Excluded), which the run's
+	// benchmark_summary.json does not count against the model either.
+	Tasks    int `json:"tasks"`
+	Excluded int `json:"excluded_unsupported,omitempty"`
 	// NoSQL counts tasks where generation returned no SQL (no attempt).
 	NoSQL int `json:"no_sql"`
 	// Cumulative[k] counts tasks whose SQL ran by attempt k+1;
@@ -60,10 +63,21 @@ func firstSuccess(s datasets.ExecutionSummary) int {
 func refinement(m *Model, splits []string) ([]RefinementRow, []error) {
 	var rows []RefinementRow
 	var warns []error
+	excluded := map[string]bool{}
+	if m.Bench != nil {
+		for _, k := range m.Bench.Clinsql.Excluded {
+			excluded[k] = true
+		}
+	}
 	for _, split := range splits {
 		var outs []*datasets.Output
+		skipped := 0
 		for _, o := range m.Outputs {
-			if o.Key.Split == split {
+			switch {
+			case o.Key.Split != split:
+			case excluded[o.Key.String()]:
+				skipped++
+			default:
 				outs = append(outs, o)
 			}
 		}
@@ -71,7 +85,7 @@ func refinement(m *Model, splits []string) ([]RefinementRow, []error) {
 			continue
 		}
 		sort.Slice(outs, func(i, j int) bool { return outs[i].Key.Less(outs[j].Key) })
-		r := RefinementRow{Model: m.Name, Split: split, Tasks: len(outs)}
+		r := RefinementRow{Model: m.Name, Split: split, Tasks: len(outs), Excluded: skipped}
 		maxAttempts := 3
 		for _, o := range outs {
 			maxAttempts = max(maxAttempts, len(o.Summary.RefinementAttempts))

@@ -1,28 +1,68 @@
 #!/usr/bin/env bash
-# make demo: the main job on the embedded default, offline when the licensed
-# data sits in ../shared, otherwise after downloading the public ClinSQL
-# release. Usage: scripts/demo.sh BIN SHARED OUT
+# make demo: the main job end to end on the embedded default engine.
+#
+#   1. the MIMIC-IV demo database (DuckDB), built from ../shared/mimic-iv-demo
+#      or downloaded from PhysioNet;
+#   2. a released model run (gpt-5-chat by default) executed again on it;
+#   3. judged: results leaves decided in code where code can, the rest by the
+#      published judge decisions (replay), or by a live LLM judge when
+#      CLINSQL_JUDGE_CONFIG names a judge configuration;
+#   4. a report (Markdown, CSV, JSON, HTML) beside the 16 released models.
+#
+# Offline when ../shared (or $CLINSQL_SHARED) holds the data; otherwise the
+# public ClinSQL release and the MIMIC-IV demo are downloaded first.
+# Usage: scripts/demo.sh BIN SHARED OUT
 set -euo pipefail
 bin=${1:?binary}; shared=${2:?shared folder}; out=${3:?output folder}
+model=${DEMO_MODEL:-gpt-5-chat}
 mkdir -p "$out"
 
 data="$shared/clinsql-data"
 if [ ! -d "$data/data/splits" ]; then
 	data="$out/clinsql-data"
 	if [ ! -d "$data/data/splits" ]; then
-		echo "no ClinSQL data in $shared; downloading the public release into $data" >&2
+		echo "== no ClinSQL data in $shared: downloading the public release into $data"
 		"$bin" datasets fetch clinsql --out "$data" --outputs
 	fi
 fi
 
-echo "Rescoring the published judge decisions of every released model (validation split)."
-echo "Left: the published scorer (reference mode, reproduced exactly). Right: strict mode"
-echo "(judge errors are invalid, not passes; critical leaves count under every parent;"
-echo "tasks the grading lacks stay in the denominator). Scores x100."
+db="$out/mimic-iv-demo.duckdb"
+if [ ! -f "$db" ]; then
+	mimic="$shared/mimic-iv-demo"
+	if [ ! -d "$mimic/hosp" ]; then
+		mimic="$out/mimic-iv-demo"
+		echo "== no MIMIC-IV demo in $shared: downloading it from PhysioNet into $mimic"
+		"$bin" db fetch-demo --out "$mimic"
+	fi
+	echo "== building the embedded MIMIC-IV database from $mimic"
+	"$bin" db build --mimic "$mimic" --out "$db"
+fi
+
+recorded="$data/outputs/inference/$model"
+grading="$data/outputs/evaluation/$model/validation/detailed_grading.json"
+run="$out/runs/$model"
 echo
-for grading in "$data"/outputs/evaluation/*/validation/detailed_grading.json; do
-	model=$(basename "$(dirname "$(dirname "$grading")")")
-	"$bin" rescore --grading "$grading" --tasks "$data" --out "$out/$model" --mode strict --brief 2>/dev/null
+echo "== executing $model's released SQL (BigQuery) again on the embedded engine"
+"$bin" exec --db "$db" --tasks "$data" --run "$recorded" --out "$run" --name "$model on the demo" --concurrency 2 2>/dev/null
+
+echo
+if [ -n "${CLINSQL_JUDGE_CONFIG:-}" ]; then
+	echo "== judging with code checks and the live judge in $CLINSQL_JUDGE_CONFIG"
+	judge=(--judge-config "$CLINSQL_JUDGE_CONFIG")
+else
+	echo "== judging with code checks, and the published judge decisions for the rest (replay)"
+	judge=(--judge "replay:$grading")
+fi
+"$bin" judge --tasks "$data" --run "$run" "${judge[@]}" 2>/dev/null
+
+echo
+echo "== report: the re-executed run beside the 16 released models (published decisions)"
+args=()
+for g in "$data"/outputs/evaluation/*/validation/detailed_grading.json; do
+	args+=(--grading "$g")
 done
+"$bin" report --tasks "$data" --run "$run" "${args[@]}" --out "$out/report" 2>/dev/null
 echo
-echo "Per-model summaries (strict) written under $out/<model>/."
+echo "Note: the demo database holds 100 patients, not the whole of MIMIC-IV, so values computed"
+echo "on it miss the acceptable bands written for the full data: execution scores of the run"
+echo "executed on the demo are far lower than on BigQuery. The pipeline is what the demo shows."

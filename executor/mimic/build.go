@@ -117,6 +117,9 @@ func Build(ctx context.Context, opts BuildOptions) (*Report, error) {
 	if _, err := os.Stat(opts.Out); err == nil && !opts.Force {
 		return nil, fmt.Errorf("build: %s already exists (use force to replace it)", opts.Out)
 	}
+	if err := os.MkdirAll(filepath.Dir(opts.Out), 0o755); err != nil {
+		return nil, fmt.Errorf("build: %w", err)
+	}
 	tmp := opts.Out + ".building"
 	for _, p := range []string{tmp, tmp + ".wal"} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {

@@ -208,7 +208,8 @@ func TestExecBigQueryUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"exec", "--db", "x", "--dry-run", "--sql", "SELECT 1"}, 2, "--dry-run needs --engine bigquery"},
-		{[]string{"exec", "--engine", "bigquery", "--run", "x"}, 2, "--run needs --dry-run"},
+		{[]string{"exec", "--engine", "bigquery", "--run", "x"}, 2, "--run needs --tasks and --out (or --dry-run)"},
+		{[]string{"exec", "--db", "x", "--tasks", "t", "--run", "x", "--gold", "--out", "o"}, 2, "give either --gold or --run, not both"},
 		{[]string{"exec", "--engine", "bigquery", "--sql", "SELECT 1"}, 1, "default: project: required"},
 		{[]string{"exec", "--engine", "bigquery", "--bq-config", "testdata/missing.yaml", "--sql", "SELECT 1"}, 1, "missing.yaml"},
 		{[]string{"exec", "--engine", "bigquery", "--bq-project", "clinsql-cli-test", "--bq-timeout", "-1s", "--sql", "SELECT 1"}, 1, "flag --bq-timeout: timeout: must be positive"},

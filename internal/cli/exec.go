@@ -17,6 +17,7 @@ import (
 	"github.com/clinsql/clinsql/executor/batch"
 	"github.com/clinsql/clinsql/executor/bigquery"
 	"github.com/clinsql/clinsql/executor/duckdb"
+	"github.com/clinsql/clinsql/refine"
 )
 
 // classExitCodes are the exit codes of a failed query, one per class, so that
@@ -110,13 +111,15 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	memory := fs.String("memory", duckdb.DefaultMemoryLimit, "engine memory limit")
 	threads := fs.Int("threads", duckdb.DefaultThreads, "engine threads per query")
 	conc := fs.Int("concurrency", 1, "with --tasks: queries run at once")
+	runName := fs.String("name", "", "with --run: the new run's model name (default: the recorded one)")
 	bqFlags := bigquery.AddFlags(fs)
 	dryRun := fs.Bool("dry-run", false, "bigquery engine: estimate bytes and cost with free dry runs, run nothing")
-	runDir := fs.String("run", "", "with --dry-run: a model run folder (execution_summary.json files); estimates its final SQL")
+	runDir := fs.String("run", "", "a model run folder (execution_summary.json files): with --tasks and --out, runs its final SQL again into a new run folder; with --dry-run, estimates its cost")
 	fs.Usage = func() {
 		w := env.Stderr
 		fmt.Fprintln(w, "usage: clinsql exec --db FILE --sql 'SQL'")
 		fmt.Fprintln(w, "       clinsql exec --db FILE --tasks DIR --gold --out DIR")
+		fmt.Fprintln(w, "       clinsql exec --db FILE --tasks DIR --run DIR --out DIR")
 		fmt.Fprintln(w, "       clinsql exec --engine bigquery --bq-config FILE (--sql 'SQL' | --tasks DIR --gold --out DIR)")
 		fmt.Fprintln(w, "       clinsql exec --engine bigquery --bq-config FILE --dry-run (--sql 'SQL' | --tasks DIR --gold | --run DIR) [--out DIR]")
 		fmt.Fprintln(w, "\nRuns BigQuery-dialect SQL on an engine (default: the embedded DuckDB database, through the")
@@ -124,6 +127,9 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(w, "its result as CSV on standard output (NULL empty, floats as Python repr; see package executor);")
 		fmt.Fprintln(w, "--tasks --gold runs every task's gold query, writes OUT/<task>/result_<id>.csv for each success")
 		fmt.Fprintln(w, "and OUT/summary.json (total, succeeded, failures as {task, class, error}, latency).")
+		fmt.Fprintln(w, "--tasks --run runs a recorded model run's final SQL again (for example a released BigQuery run on")
+		fmt.Fprintln(w, "the embedded engine) and writes OUT as a run folder that clinsql judge and report read; each task's")
+		fmt.Fprintln(w, "recorded outcome is kept beside the new one.")
 		fmt.Fprintln(w, "\n--engine bigquery runs on real MIMIC-IV in BigQuery (see executor/bigquery/README.md): --bq-config")
 		fmt.Fprintln(w, "names its YAML configuration, the --bq-* flags override it, and --timeout/--max-rows override it when")
 		fmt.Fprintln(w, "given. --dry-run prints each query's bytes and cost and the cost of a model run, and runs nothing.")
@@ -146,18 +152,20 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	switch {
 	case single && (*tasks != "" || *runDir != ""):
 		return usagef("give either --sql/--sql-file or --tasks/--run, not both")
-	case *tasks != "" && *runDir != "":
-		return usagef("give either --tasks or --run, not both")
+	case *dryRun && *tasks != "" && *runDir != "":
+		return usagef("with --dry-run give either --tasks or --run, not both")
 	case *query != "" && *sqlFile != "":
 		return usagef("give either --sql or --sql-file, not both")
 	case !single && *tasks == "" && *runDir == "":
 		return usagef("nothing to run: give --sql, --sql-file or --tasks")
-	case *runDir != "" && !*dryRun:
-		return usagef("--run needs --dry-run (model outputs are run by other commands)")
+	case *runDir != "" && !*dryRun && (*tasks == "" || *out == ""):
+		return usagef("--run needs --tasks and --out (or --dry-run)")
+	case *runDir != "" && *gold:
+		return usagef("give either --gold or --run, not both")
 	case *dryRun && *engine != bigquery.Name:
 		return usagef("--dry-run needs --engine bigquery")
-	case *tasks != "" && !*gold:
-		return usagef("--tasks needs --gold (model outputs are run by other commands)")
+	case *tasks != "" && *runDir == "" && !*gold:
+		return usagef("--tasks needs --gold or --run")
 	case *tasks != "" && *out == "" && !*dryRun:
 		return usagef("--tasks needs --out")
 	case *timeout <= 0 || *maxRows <= 0:
@@ -186,7 +194,39 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 		defer ex.Close()
 		return execOne(ctx, env, ex, text)
 	}
+	if *runDir != "" {
+		return execReplay(ctx, env, open, cfg, *tasks, *runDir, *out, *runName, *conc)
+	}
 	return execGold(ctx, env, open, cfg, *tasks, *out, *conc)
+}
+
+// execReplay runs a recorded run's final SQL again into a new run folder.
+func execReplay(ctx context.Context, env *Env, open func(engineConfig) (executor.Executor, error), cfg engineConfig, root, recorded, out, name string, conc int) error {
+	tasks, err := loadTasks(env, root)
+	if err != nil {
+		return err
+	}
+	ex, err := open(cfg)
+	if err != nil {
+		return err
+	}
+	defer ex.Close()
+	status := map[string]int{}
+	mr, err := refine.Replay(ctx, refine.ReplayOptions{
+		Recorded: recorded, Out: out, Tasks: tasks, Executor: ex, Model: name, Concurrency: max(conc, 1),
+		Events: func(ev refine.Event) { status[ev.Status]++ },
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "%s on %s: %d tasks run, %d already done; ok %d, empty %d, failed %d, no SQL %d, unsupported %d\n",
+		mr.Model, ex.Name(), mr.Done, mr.Resumed, status[refine.StatusOK], status[refine.StatusEmpty], status[refine.StatusFailed],
+		status[refine.StatusNoSQL], status[refine.StatusUnsupported])
+	for _, p := range mr.Pending {
+		fmt.Fprintf(env.Stdout, "  pending: %s\n", p)
+	}
+	fmt.Fprintf(env.Stdout, "run folder: %s\n", out)
+	return nil
 }
 
 func readSQLFile(env *Env, name string) (string, error) {

@@ -248,3 +248,30 @@ func TestExecHostileWithBridge(t *testing.T) {
 		t.Error("database file changed")
 	}
 }
+
+// TestExecReplayRun re-executes a recorded run on the fixture database and
+// checks the run folder it writes can be judged.
+func TestExecReplayRun(t *testing.T) {
+	dir, grading := fixtureRun(t)
+	db := buildMini(t)
+	rec := filepath.Join(dir, "recorded")
+	for _, task := range fixtures.Tasks() {
+		d := filepath.Join(rec, task.Path())
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		sum := `{"query":"q","final_sql":"SELECT gender, COUNT(*) AS n FROM ` + "`physionet-data.mimiciv_3_1_hosp.patients`" + ` GROUP BY gender","execution_success":true,"row_count":2,"final_error":null,"model":"recorded","refinement_attempts":[]}`
+		if err := os.WriteFile(filepath.Join(d, "execution_summary.json"), []byte(sum), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "replayed")
+	code, stdout, stderr := runCLI(t, dir, "exec", "--db", db, "--tasks", dir, "--run", rec, "--out", out, "--name", "again")
+	if code != 0 || !strings.Contains(stdout, "again on duckdb: 4 tasks run, 0 already done; ok 4") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr = runCLI(t, dir, "judge", "--tasks", dir, "--run", out, "--judge", "replay:"+grading)
+	if code != 0 || !strings.Contains(stdout, "validation: 3 tasks") {
+		t.Fatalf("judge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}

@@ -1,0 +1,196 @@
+package refine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/executor"
+)
+
+// RequestRecorded marks an attempt whose query came from a recorded run, not
+// from a model call.
+const RequestRecorded = "recorded"
+
+// ReplayOptions configure [Replay].
+type ReplayOptions struct {
+	// Recorded is a model's run folder in the reference inference layout
+	// (the released runs, or one clinsql wrote on another engine).
+	Recorded string
+	// Out is the new run folder.
+	Out   string
+	Tasks []*datasets.Task
+	// Executor runs every query; its Name goes into the run settings.
+	Executor executor.Executor
+	// Model names the run in its summaries; default: the name the recorded
+	// summaries carry.
+	Model string
+	// Concurrency bounds the queries in flight (default 4).
+	Concurrency int
+	RunID       string
+	// Events, if set, is called once per task, one call at a time.
+	Events func(Event)
+}
+
+// Replay runs a recorded run's final SQL again on another engine and writes
+// the outcome as a run folder, in the same layout and with the same writer
+// as [Generate]: one attempt per task (the recorded query; no model is
+// called), the result CSV when it ran, execution_summary.json, and
+// benchmark_summary.json. It is how released BigQuery runs are re-executed
+// on the embedded engine, to be judged and reported offline. The recorded
+// outcome of each task is kept beside the new one, under
+// clinsql.recorded in its execution_summary.json.
+//
+// Tasks already replayed in Out are not run again; a task the recorded run
+// lacks gets no answer and is listed in the result's Pending. An engine
+// failure that is not the query's fault (after retries) also leaves the
+// task pending; only failures to read or write files, or ctx ending, stop
+// the replay.
+func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
+	if o.Executor == nil {
+		return nil, errors.New("replay: no executor")
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 4
+	}
+	if o.RunID == "" {
+		o.RunID = fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid())
+	}
+	outs, err := datasets.LoadRun(o.Recorded)
+	if err != nil {
+		return nil, fmt.Errorf("replay: recorded run: %w", err)
+	}
+	recorded := make(map[datasets.Key]*datasets.Output, len(outs))
+	names := map[string]int{}
+	for _, out := range outs {
+		recorded[out.Key] = out
+		names[out.Summary.Model]++
+	}
+	if o.Model == "" {
+		o.Model = majority(names, "recorded")
+	}
+	set := Settings{Model: o.Model, Kind: RequestRecorded, Engine: o.Executor.Name()}
+	if err := checkSettings(o.Out, set); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+		return nil, err
+	}
+	if err := writeSettings(o.Out, set); err != nil {
+		return nil, err
+	}
+
+	mr := &ModelResult{Model: o.Model, Dir: o.Out}
+	s := &Solver{Exec: o.Executor}
+	var mu sync.Mutex
+	emit := func(ev Event) {
+		if o.Events == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		o.Events(ev)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.Concurrency)
+	var keys []datasets.Key
+	for _, t := range o.Tasks {
+		keys = append(keys, t.Key)
+		rec := recorded[t.Key]
+		if rec == nil {
+			mu.Lock()
+			mr.Pending = append(mr.Pending, t.Key.String()+": not in the recorded run")
+			mu.Unlock()
+			continue
+		}
+		if sum, done, err := ReadTask(o.Out, t.Key); err != nil {
+			return nil, err
+		} else if done && sum.Clinsql != nil && Finished(sum.Clinsql.Status) {
+			mu.Lock()
+			mr.Resumed++
+			mu.Unlock()
+			emit(Event{Model: o.Model, Key: t.Key, Status: sum.Clinsql.Status, Resumed: true, Attempts: 1})
+			continue
+		}
+		g.Go(func() error {
+			r := replayTask(gctx, s, t, rec)
+			ev := Event{Model: o.Model, Key: t.Key, Status: r.Status, Attempts: len(r.Attempts), Detail: r.Stopped}
+			if !Finished(r.Status) {
+				mu.Lock()
+				mr.Pending = append(mr.Pending, t.Key.String()+": "+r.Stopped)
+				mu.Unlock()
+				emit(ev)
+				return nil
+			}
+			sum := Summary(r, t, set, o.RunID)
+			recSum := rec.Summary
+			sum.Clinsql.Recorded = &recSum
+			if err := WriteTask(o.Out, t, r, sum); err != nil {
+				return fmt.Errorf("task %s: %w", t.Key, err)
+			}
+			mu.Lock()
+			mr.Done++
+			mu.Unlock()
+			emit(ev)
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return mr, err
+	}
+	if err := ctx.Err(); err != nil {
+		return mr, err
+	}
+	sort.Strings(mr.Pending)
+	// The reference shape has attempts 1 to 3; a replay only ever uses the
+	// first.
+	b, err := WriteBenchmarkSummary(o.Out, o.Model, 3, keys)
+	if err != nil {
+		return mr, err
+	}
+	mr.Summary = b
+	return mr, nil
+}
+
+// replayTask runs one recorded final query as a single attempt.
+func replayTask(ctx context.Context, s *Solver, t *datasets.Task, out *datasets.Output) *Record {
+	rec := &Record{Key: t.Key, Question: t.Question, Final: -1, Started: time.Now()}
+	defer func() { rec.Duration = time.Since(rec.Started) }()
+	a := Attempt{Attempt: 1, Request: RequestRecorded, SQL: out.Summary.FinalSQL}
+	if a.SQL == "" {
+		a.Status, a.Error = AttemptNoSQL, "the recorded run has no query for this task"
+		rec.Attempts = []Attempt{a}
+		rec.Final, rec.Status = 0, StatusNoSQL
+		return rec
+	}
+	res, err := s.runAttempt(ctx, &a)
+	if err != nil {
+		rec.Status = StatusInfraError
+		if ctx.Err() != nil {
+			rec.Status = StatusInterrupted
+		}
+		rec.Stopped = fmt.Sprintf("engine failed after %d retries: %s", a.ExecRetries, a.Error)
+		return rec
+	}
+	rec.Attempts, rec.Final = []Attempt{a}, 0
+	rec.SuccessAttempt = firstSuccess(rec.Attempts)
+	switch a.Status {
+	case AttemptOK:
+		rec.Status, rec.Result = StatusOK, res
+	case AttemptEmpty:
+		rec.Status, rec.Result = StatusEmpty, res
+	case AttemptUnsupported:
+		rec.Status = StatusUnsupported
+		rec.Stopped = "the engine cannot run this query faithfully: " + a.Error
+	default:
+		rec.Status = StatusFailed
+	}
+	return rec
+}
