@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,14 @@ type Options struct {
 	// does not queue behind a crowd (BenchmarkJudge190: 1.34 x the ideal
 	// wall time with 128 tasks at once, 1.06 with 40).
 	Tasks, Leaves int
+	// Group is how many leaves one backend call decides (see GroupMode):
+	// the zero value judges each leaf alone. Grouping needs a GroupBackend.
+	Group GroupMode
+	// GroupGated also puts in a group the leaves that wait on an undecided
+	// gate in the same group (a critical sibling, an earlier sequential
+	// sibling): fewer calls, but verdicts the gate may make uncounted are
+	// paid for. Without it a group holds only leaves that are ready.
+	GroupGated bool
 	// RetryInvalid judges again the leaves whose recorded verdict is
 	// invalid; their new record supersedes the old one.
 	RetryInvalid bool
@@ -144,6 +153,18 @@ func Run(ctx context.Context, items []Item, ledger *Ledger, opts Options) (*Outc
 	if opts.Leaves <= 0 {
 		opts.Leaves = 16
 	}
+	opts.Group = opts.Group.orLeaf()
+	if _, err := ParseGroupMode(string(opts.Group)); err != nil {
+		return nil, err
+	}
+	if opts.Group != GroupLeaf && opts.Backend != nil {
+		if _, ok := opts.Backend.(GroupBackend); !ok {
+			return nil, fmt.Errorf("judge: the backend %s cannot judge leaves in groups (grouping %s)", opts.Backend.Name(), opts.Group)
+		}
+	}
+	if opts.GroupGated && opts.Group == GroupLeaf {
+		return nil, errors.New("judge: gated grouping needs a grouping of category or tree")
+	}
 	e := &engine{opts: opts, ledger: ledger}
 	if opts.Backend != nil {
 		e.judge = opts.Backend.Name()
@@ -230,12 +251,33 @@ func (e *engine) fromLedger(it Item) *ItemResult {
 	return r
 }
 
-// done is one backend decision coming back to a task's loop.
+// done is one backend call coming back to a task's loop: a leaf's
+// decision, or a group's.
 type done struct {
 	ts   *treeState
 	leaf *rubric.Node
 	d    Decision
-	err  error
+	// group is set for a grouped call: its request and decision.
+	group *GroupRequest
+	gd    GroupDecision
+	err   error
+}
+
+// leaves are the leaves the call decided.
+func (r *done) leaves() []*rubric.Node {
+	if r.group != nil {
+		return r.group.Leaves
+	}
+	return []*rubric.Node{r.leaf}
+}
+
+// calls are the chat completions the call requested and served from the
+// cache.
+func (r *done) calls() (calls, hits int) {
+	if r.group != nil {
+		return r.gd.Calls, r.gd.CacheHits
+	}
+	return r.d.Calls, r.d.CacheHits
 }
 
 func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
@@ -271,7 +313,7 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 				}
 				rec := Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: v.Status, Score: v.Score, Source: SourceCode,
 					Kind: cd.Kind, Explanation: cd.Explanation, Evidence: cd.Evidence, Judge: "code", ReferenceGuided: e.opts.ReferenceGuided}
-				if err := e.record(ts, l, v, rec); err != nil {
+				if err := e.record(ts, rec); err != nil {
 					return nil, err
 				}
 			}
@@ -280,6 +322,7 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 
 	results := make(chan done, len(trees[0].plan.leaves)+len(trees[1].plan.leaves))
 	inflight := map[*rubric.Node]bool{}
+	pending := 0 // calls in flight
 	var g errgroup.Group
 	g.SetLimit(e.opts.Leaves)
 	var ledgerErr error
@@ -288,6 +331,9 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 			return nil
 		}
 		for _, ts := range trees {
+			var groups [][]*rubric.Node // one per unit, in plan order of their first leaf
+			unitGroup := map[*rubric.Node]int{}
+			picked := map[*rubric.Node]*rubric.Node{} // leaf -> its unit, this pass
 			for _, l := range ts.plan.leaves {
 				if ts.d[l.ID].Status != rubric.Missing || inflight[l] {
 					continue
@@ -300,14 +346,48 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 						continue
 					}
 				}
-				if !ts.plan.ready(l, ts.d) {
+				u := e.opts.Group.unit(l)
+				ready := ts.plan.ready(l, ts.d)
+				if !ready && e.opts.GroupGated {
+					// Waiting only on gates that are in this unit's group
+					// being formed: judge it in the same call.
+					ready = ts.plan.readyWith(l, ts.d, func(b *rubric.Node) bool { return picked[b] == u })
+				}
+				if !ready {
 					continue
 				}
 				inflight[l] = true
-				req := &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: ts.tree, Leaf: l, ReferenceGuided: e.opts.ReferenceGuided}
+				picked[l] = u
+				i, ok := unitGroup[u]
+				if !ok {
+					i = len(groups)
+					unitGroup[u] = i
+					groups = append(groups, nil)
+				}
+				groups[i] = append(groups[i], l)
+			}
+			for _, leaves := range groups {
+				pending++
+				if e.opts.Group == GroupLeaf {
+					l := leaves[0]
+					req := &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: ts.tree, Leaf: l, ReferenceGuided: e.opts.ReferenceGuided}
+					g.Go(func() error {
+						d, err := e.opts.Backend.Decide(ctx, req)
+						results <- done{ts: ts, leaf: l, d: d, err: err}
+						return nil
+					})
+					continue
+				}
+				sort.Slice(leaves, func(i, j int) bool { return ts.plan.file[leaves[i]] < ts.plan.file[leaves[j]] })
+				req := &GroupRequest{ID: groupID(key, ts.tree, leaves), Task: it.Task, Answer: it.Answer, Tree: ts.tree,
+					Leaves: leaves, ReferenceGuided: e.opts.ReferenceGuided}
+				gb := e.opts.Backend.(GroupBackend)
 				g.Go(func() error {
-					d, err := e.opts.Backend.Decide(ctx, req)
-					results <- done{ts: ts, leaf: l, d: d, err: err}
+					gd, err := gb.DecideGroup(ctx, req)
+					if err == nil && len(gd.Leaves) != len(req.Leaves) {
+						err = fmt.Errorf("backend %s returned %d decisions for %d leaves", gb.Name(), len(gd.Leaves), len(req.Leaves))
+					}
+					results <- done{ts: ts, group: req, gd: gd, err: err}
 					return nil
 				})
 			}
@@ -318,25 +398,40 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 		g.Wait()
 		return nil, err
 	}
-	for len(inflight) > 0 {
+	for pending > 0 {
 		r := <-results
-		delete(inflight, r.leaf)
+		pending--
+		for _, l := range r.leaves() {
+			delete(inflight, l)
+		}
 		if r.err != nil {
-			e.halt(fmt.Errorf("%s %s:%s: %w", key, r.ts.tree, r.leaf.ID, r.err))
-			e.add(func(c *RunCounts) { c.LLMCalls += r.d.Calls - r.d.CacheHits; c.CacheHits += r.d.CacheHits })
+			what := r.leaves()[0].ID
+			if r.group != nil {
+				what = fmt.Sprintf("[%s]", strings.Join(r.group.IDs(), " "))
+			}
+			e.halt(fmt.Errorf("%s %s:%s: %w", key, r.ts.tree, what, r.err))
+			calls, hits := r.calls()
+			e.add(func(c *RunCounts) { c.LLMCalls += calls - hits; c.CacheHits += hits })
 			continue
 		}
-		rec := e.backendRecord(key, r.ts, r.leaf, r.d, it.Answer)
-		if err := e.record(r.ts, r.leaf, r.d.Verdict, rec); err != nil {
+		if ledgerErr != nil {
+			continue
+		}
+		var err error
+		if r.group != nil {
+			err = e.recordGroup(key, r.ts, r.group, r.gd)
+		} else {
+			err = e.record(r.ts, e.backendRecord(key, r.ts, r.leaf, r.d))
+		}
+		if err == nil {
+			// Every leaf of the call is recorded before the next ones are
+			// chosen, so that a group's verdicts gate (and group) the
+			// leaves after it together.
+			err = launch()
+		}
+		if err != nil {
 			ledgerErr = err
 			e.halt(err)
-			continue
-		}
-		if ledgerErr == nil {
-			if err := launch(); err != nil {
-				ledgerErr = err
-				e.halt(err)
-			}
 		}
 	}
 	g.Wait()
@@ -355,7 +450,7 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 	return res, nil
 }
 
-func (e *engine) backendRecord(key string, ts *treeState, l *rubric.Node, d Decision, a *Answer) Record {
+func (e *engine) backendRecord(key string, ts *treeState, l *rubric.Node, d Decision) Record {
 	return Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: d.Verdict.Status, Score: d.Verdict.Score,
 		Source: e.opts.Backend.Source(), Kind: leafKind(ts.tree, l), Explanation: d.Explanation, ErrorKind: d.ErrorKind,
 		Judge: e.judge, ReferenceGuided: e.opts.ReferenceGuided, Samples: d.Samples, Votes: d.Votes,
@@ -368,7 +463,7 @@ func (e *engine) skip(key string, ts *treeState, l, by *rubric.Node) error {
 	why := fmt.Sprintf("skipped: cannot change the score, %s", gateReason(l, by, ts.d, e.opts.Mode))
 	rec := Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: rubric.Skipped, Source: SourceSkip,
 		Kind: leafKind(ts.tree, l), Explanation: why, BlockedBy: by.ID, ReferenceGuided: e.opts.ReferenceGuided}
-	return e.record(ts, l, rubric.Verdict{Status: rubric.Skipped}, rec)
+	return e.record(ts, rec)
 }
 
 // gateReason says why blocker by gates l.
@@ -385,26 +480,49 @@ func gateReason(l, by *rubric.Node, d rubric.Decisions, mode rubric.Mode) string
 	return fmt.Sprintf("the critical requirement %q %s", by.ID, what)
 }
 
-func (e *engine) record(ts *treeState, l *rubric.Node, v rubric.Verdict, rec Record) error {
+func (e *engine) record(ts *treeState, rec Record) error {
 	if err := e.ledger.Append(rec); err != nil {
 		return err
 	}
-	ts.d[l.ID] = v
+	e.decided(ts, []Record{rec})
+	return nil
+}
+
+// recordGroup records every leaf of a group with one ledger write, so a
+// process killed while recording leaves the group whole or (a torn last
+// line) its first records only; the rest is judged again on resume.
+func (e *engine) recordGroup(key string, ts *treeState, req *GroupRequest, gd GroupDecision) error {
+	recs := make([]Record, len(req.Leaves))
+	for i, l := range req.Leaves {
+		recs[i] = e.backendRecord(key, ts, l, gd.Leaves[i])
+	}
+	groupRecords(recs, req.ID, gd)
+	if err := e.ledger.Append(recs...); err != nil {
+		return err
+	}
+	e.decided(ts, recs)
+	return nil
+}
+
+// decided applies recorded decisions to the tree and the counts.
+func (e *engine) decided(ts *treeState, recs []Record) {
 	var n int
-	e.add(func(c *RunCounts) {
-		c.Recorded++
-		c.LLMCalls += rec.Calls - rec.CacheHits
-		c.CacheHits += rec.CacheHits
-		c.HTTPAttempts += rec.Attempts
-		c.PromptTokens += rec.PromptTokens
-		c.CompletionTokens += rec.CompletionTokens
-		c.CostUSD += rec.CostUSD
-		n = c.Recorded
-	})
+	for _, rec := range recs {
+		ts.d[rec.Leaf] = rubric.Verdict{Status: rec.Verdict, Score: rec.Score}
+		e.add(func(c *RunCounts) {
+			c.Recorded++
+			c.LLMCalls += rec.Calls - rec.CacheHits
+			c.CacheHits += rec.CacheHits
+			c.HTTPAttempts += rec.Attempts
+			c.PromptTokens += rec.PromptTokens
+			c.CompletionTokens += rec.CompletionTokens
+			c.CostUSD += rec.CostUSD
+			n = c.Recorded
+		})
+	}
 	if e.opts.Progress != nil {
 		e.opts.Progress(n)
 	}
-	return nil
 }
 
 func (e *engine) add(f func(*RunCounts)) {

@@ -148,7 +148,8 @@ func newTestJudge(t testing.TB, srv *llmtest.Server, mod func(*llm.Endpoint), op
 // openLedger opens a ledger in dir with the settings of opts.
 func openLedger(t testing.TB, dir string, opts Options) *Ledger {
 	t.Helper()
-	h := LedgerHeader{Mode: opts.Mode, CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, ReferenceGuided: opts.ReferenceGuided, Samples: 1}
+	h := LedgerHeader{Mode: opts.Mode, CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, ReferenceGuided: opts.ReferenceGuided, Samples: 1,
+		Group: opts.Group, GroupGated: opts.GroupGated}
 	if opts.Backend != nil {
 		h.Judge = opts.Backend.Name()
 		if s, ok := opts.Backend.(interface{ Samples() int }); ok {

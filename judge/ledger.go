@@ -112,6 +112,14 @@ type Record struct {
 	PerCall []llm.Usage `json:"per_call,omitempty"`
 	// LatencyMS is the wall time of the backend call(s).
 	LatencyMS int64 `json:"latency_ms"`
+	// Group identifies the grouped call that decided this leaf together
+	// with others (see GroupMode); GroupSize is the number of leaves it
+	// decided. Both are empty for a leaf judged alone. The group's calls,
+	// cache hits, attempts and PerCall are on its first record, its tokens
+	// and dollars shared among its records (see groupRecords): summing the
+	// records of one group rebuilds the call.
+	Group     string `json:"group,omitempty"`
+	GroupSize int    `json:"group_size,omitempty"`
 	// Time is when the decision was recorded (UTC).
 	Time time.Time `json:"time"`
 }
@@ -137,7 +145,11 @@ type LedgerHeader struct {
 	CodeChecks      bool        `json:"code_checks"`
 	Skipping        bool        `json:"skipping"`
 	Samples         int         `json:"samples"`
-	Created         time.Time   `json:"created"`
+	// Group and GroupGated are the grouping (Options.Group and
+	// GroupGated); a ledger without them was judged leaf by leaf.
+	Group      GroupMode `json:"group,omitempty"`
+	GroupGated bool      `json:"group_gated,omitempty"`
+	Created    time.Time `json:"created"`
 }
 
 func (h LedgerHeader) compatible(o LedgerHeader) error {
@@ -156,6 +168,9 @@ func (h LedgerHeader) compatible(o LedgerHeader) error {
 	}
 	if h.Skipping != o.Skipping {
 		diffs = append(diffs, fmt.Sprintf("skipping %v, not %v", h.Skipping, o.Skipping))
+	}
+	if h.Group.orLeaf() != o.Group.orLeaf() || h.GroupGated != o.GroupGated {
+		diffs = append(diffs, fmt.Sprintf("grouping %s, not %s", h.Group.describe(h.GroupGated), o.Group.describe(o.GroupGated)))
 	}
 	if h.Samples != o.Samples {
 		diffs = append(diffs, fmt.Sprintf("samples %d, not %d", h.Samples, o.Samples))
@@ -367,18 +382,31 @@ func (l *Ledger) Len() int {
 	return len(l.last)
 }
 
-// Append writes one record as one line with a single write, so a process
-// killed at any moment leaves whole lines and at most one torn last line.
-func (l *Ledger) Append(r Record) error {
-	if r.Time.IsZero() {
-		r.Time = time.Now().UTC()
+// Append writes records, one line each, with a single write, so a
+// process killed at any moment leaves whole lines and at most one torn
+// last line: the records of a group are written together.
+func (l *Ledger) Append(rs ...Record) error {
+	now := time.Now().UTC()
+	var buf []byte
+	for i := range rs {
+		if rs[i].Time.IsZero() {
+			rs[i].Time = now
+		}
+		b, err := json.Marshal(rs[i])
+		if err != nil {
+			return err
+		}
+		buf = append(append(buf, b...), '\n')
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := l.writeLine(r); err != nil {
-		return err
+	if _, err := l.f.Write(buf); err != nil {
+		return fmt.Errorf("%s: %w", l.path, err)
 	}
-	l.last[r.Key()] = &r
+	for i := range rs {
+		r := rs[i]
+		l.last[r.Key()] = &r
+	}
 	return nil
 }
 

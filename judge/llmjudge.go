@@ -129,21 +129,14 @@ func (j *LLMJudge) Prompt(req *LeafRequest) []llm.Message { return BuildPrompt(r
 func (j *LLMJudge) Decide(ctx context.Context, req *LeafRequest) (Decision, error) {
 	start := time.Now()
 	msgs := BuildPrompt(req, j.prompt)
-	need := j.samples/2 + 1
 	var d Decision
-	var v Votes
-	var reasons [2][]string // fail, pass
-	var lastErr *llm.Error
+	var t tally
 	for s := 0; s < j.samples; s++ {
 		resp, err := j.c.Complete(ctx, llm.Request{Messages: msgs, Schema: verdictSchema, Sample: s, Tag: req.Tag(), Validate: validateVerdict})
 		d.Calls++
 		if err != nil {
-			var le *llm.Error
-			if !errors.As(err, &le) {
-				le = &llm.Error{Kind: llm.KindOf(err), Message: err.Error()}
-			}
-			switch le.Kind {
-			case llm.KindBudget, llm.KindCanceled:
+			le, stop := j.failed(err)
+			if stop {
 				// Nothing to record: the leaf is judged when the run resumes
 				// (samples already drawn come back from the cache).
 				return d, err
@@ -151,11 +144,8 @@ func (j *LLMJudge) Decide(ctx context.Context, req *LeafRequest) (Decision, erro
 			d.Attempts += le.Attempts
 			d.Usage = d.Usage.Add(le.Usage)
 			d.PerCall = append(d.PerCall, le.Usage)
-			if c, ok := j.prices.Cost(j.c.Endpoint().Model, le.Usage); ok {
-				d.CostUSD += c
-			}
-			v.Invalid++
-			lastErr = le
+			d.CostUSD += j.cost(le.Usage)
+			t.invalid(le)
 		} else {
 			d.Attempts += resp.Attempts
 			d.Usage = d.Usage.Add(resp.Usage)
@@ -166,52 +156,195 @@ func (j *LLMJudge) Decide(ctx context.Context, req *LeafRequest) (Decision, erro
 			}
 			r, perr := ParseVerdict(resp.Text)
 			if perr != nil { // cannot happen: Validate checked it
-				v.Invalid++
-				lastErr = &llm.Error{Kind: llm.KindMalformed, Message: perr.Error()}
-			} else if r.Verdict == "pass" {
-				v.Pass++
-				reasons[1] = append(reasons[1], r.Reasoning)
+				t.invalid(&llm.Error{Kind: llm.KindMalformed, Message: perr.Error()})
 			} else {
-				v.Fail++
-				reasons[0] = append(reasons[0], r.Reasoning)
+				t.vote(r)
 			}
 		}
-		left := j.samples - s - 1
-		if v.Pass >= need || v.Fail >= need || (v.Pass+left < need && v.Fail+left < need) {
+		if t.settled(j.samples, s+1) {
 			break
 		}
 	}
-	d.Samples = v.Pass + v.Fail + v.Invalid
 	d.Latency = time.Since(start)
 	if len(d.PerCall) < 2 {
 		d.PerCall = nil
 	}
-	if j.samples > 1 {
+	t.decide(&d, j.samples)
+	return d, nil
+}
+
+// failed reads a Complete error: stop reports the errors that must stop
+// the run with the leaf undecided (the budget is spent, the context
+// ended); every other error is a failed sample.
+func (j *LLMJudge) failed(err error) (le *llm.Error, stop bool) {
+	if !errors.As(err, &le) {
+		le = &llm.Error{Kind: llm.KindOf(err), Message: err.Error()}
+	}
+	return le, le.Kind == llm.KindBudget || le.Kind == llm.KindCanceled
+}
+
+// cost prices the tokens of a failed call (successful calls are priced by
+// the client's meter).
+func (j *LLMJudge) cost(u llm.Usage) float64 {
+	c, _ := j.prices.Cost(j.c.Endpoint().Model, u)
+	return c
+}
+
+// tally is one leaf's votes over the samples drawn for it.
+type tally struct {
+	v       Votes
+	reasons [2][]string // fail, pass
+	lastErr *llm.Error
+	done    bool
+}
+
+func (t *tally) vote(r Reply) {
+	if r.Verdict == "pass" {
+		t.v.Pass++
+		t.reasons[1] = append(t.reasons[1], r.Reasoning)
+	} else {
+		t.v.Fail++
+		t.reasons[0] = append(t.reasons[0], r.Reasoning)
+	}
+}
+
+func (t *tally) invalid(le *llm.Error) {
+	t.v.Invalid++
+	t.lastErr = le
+}
+
+// settled reports, after drawn of k samples, whether one verdict has a
+// majority or none can get one: no further sample could change the
+// outcome. It latches, so a leaf's later samples in a group are not
+// counted.
+func (t *tally) settled(k, drawn int) bool {
+	need, left := k/2+1, k-drawn
+	if t.v.Pass >= need || t.v.Fail >= need || (t.v.Pass+left < need && t.v.Fail+left < need) {
+		t.done = true
+	}
+	return t.done
+}
+
+// decide writes the outcome of the vote into d: the majority verdict with
+// its first reasoning, or invalid with the last error (k = 1) or
+// "no_majority".
+func (t *tally) decide(d *Decision, k int) {
+	need := k/2 + 1
+	v := t.v
+	d.Samples = v.Pass + v.Fail + v.Invalid
+	if k > 1 {
 		d.Votes = &v
 	}
 	switch {
 	case v.Pass >= need:
 		d.Verdict = rubric.Verdict{Status: rubric.Pass, Score: 1}
-		d.Explanation = reasons[1][0]
+		d.Explanation = t.reasons[1][0]
 	case v.Fail >= need:
 		d.Verdict = rubric.Verdict{Status: rubric.Fail, Score: 0}
-		d.Explanation = reasons[0][0]
+		d.Explanation = t.reasons[0][0]
 	default:
 		d.Verdict = rubric.Verdict{Status: rubric.Invalid}
 		switch {
-		case j.samples == 1 && lastErr != nil:
-			d.ErrorKind = string(lastErr.Kind)
-			d.Explanation = "Error: " + lastErr.Error()
+		case k == 1 && t.lastErr != nil:
+			d.ErrorKind = string(t.lastErr.Kind)
+			d.Explanation = "Error: " + t.lastErr.Error()
 		default:
 			d.ErrorKind = "no_majority"
-			d.Explanation = fmt.Sprintf("Error: no majority of %d samples (pass %d, fail %d, invalid %d)", j.samples, v.Pass, v.Fail, v.Invalid)
-			if lastErr != nil {
-				d.Explanation += "; last error: " + lastErr.Error()
+			d.Explanation = fmt.Sprintf("Error: no majority of %d samples (pass %d, fail %d, invalid %d)", k, v.Pass, v.Fail, v.Invalid)
+			if t.lastErr != nil {
+				d.Explanation += "; last error: " + t.lastErr.Error()
 			}
 		}
 	}
-	if j.samples > 1 && v.Pass > 0 && v.Fail > 0 {
+	if k > 1 && v.Pass > 0 && v.Fail > 0 {
 		d.Explanation += fmt.Sprintf(" [vote: pass %d, fail %d, invalid %d]", v.Pass, v.Fail, v.Invalid)
 	}
-	return d, nil
+}
+
+// GroupPrompt returns the messages a group is judged with.
+func (j *LLMJudge) GroupPrompt(req *GroupRequest) []llm.Message {
+	return BuildGroupPrompt(req, j.prompt)
+}
+
+// DecideGroup asks the model about every leaf of the group in one call,
+// with a reply schema naming exactly the group's ids. The endpoint's
+// max_tokens is per leaf: a group of n leaves may use n times it.
+//
+// With k samples, sample s is the s-th draw of the same group prompt (so
+// each is cached under its own key) and each leaf keeps its own vote: a
+// leaf's votes stop counting once it has a majority or can get none, and
+// sampling stops when every leaf is settled. A sample that fails (an
+// infrastructure error after its retries, a reply that stayed unreadable)
+// is an invalid vote for every leaf still voting; so with k = 1 every leaf
+// of a failed call is invalid, never pass or fail.
+func (j *LLMJudge) DecideGroup(ctx context.Context, req *GroupRequest) (GroupDecision, error) {
+	start := time.Now()
+	msgs := BuildGroupPrompt(req, j.prompt)
+	ids := req.IDs()
+	schema := groupSchema(ids)
+	validate := func(text string) error {
+		_, err := ParseGroupVerdicts(text, ids)
+		return err
+	}
+	var sampling llm.Sampling
+	if mt := j.c.Endpoint().Sampling.MaxTokens; mt > 0 {
+		sampling.MaxTokens = mt * len(ids)
+	}
+	var gd GroupDecision
+	tallies := make([]tally, len(ids))
+	for s := 0; s < j.samples; s++ {
+		resp, err := j.c.Complete(ctx, llm.Request{Messages: msgs, Schema: schema, Sampling: sampling, Sample: s, Tag: req.Tag(), Validate: validate})
+		gd.Calls++
+		if err != nil {
+			le, stop := j.failed(err)
+			if stop {
+				return gd, err
+			}
+			gd.Attempts += le.Attempts
+			gd.Usage = gd.Usage.Add(le.Usage)
+			gd.PerCall = append(gd.PerCall, le.Usage)
+			gd.CostUSD += j.cost(le.Usage)
+			for i := range tallies {
+				if !tallies[i].done {
+					tallies[i].invalid(le)
+				}
+			}
+		} else {
+			gd.Attempts += resp.Attempts
+			gd.Usage = gd.Usage.Add(resp.Usage)
+			gd.PerCall = append(gd.PerCall, resp.Usage)
+			gd.CostUSD += resp.CostUSD
+			if resp.FromCache {
+				gd.CacheHits++
+			}
+			replies, perr := ParseGroupVerdicts(resp.Text, ids)
+			for i, id := range ids {
+				switch {
+				case tallies[i].done:
+				case perr != nil: // cannot happen: Validate checked it
+					tallies[i].invalid(&llm.Error{Kind: llm.KindMalformed, Message: perr.Error()})
+				default:
+					tallies[i].vote(replies[id])
+				}
+			}
+		}
+		all := true
+		for i := range tallies {
+			if !tallies[i].settled(j.samples, s+1) {
+				all = false
+			}
+		}
+		if all {
+			break
+		}
+	}
+	gd.Latency = time.Since(start)
+	if len(gd.PerCall) < 2 {
+		gd.PerCall = nil
+	}
+	gd.Leaves = make([]Decision, len(ids))
+	for i := range tallies {
+		tallies[i].decide(&gd.Leaves[i], j.samples)
+	}
+	return gd, nil
 }

@@ -55,6 +55,7 @@ type TaskCost struct {
 	Task             string  `json:"task"`
 	Leaves           int     `json:"leaves"`
 	BackendLeaves    int     `json:"backend_leaves"`
+	BackendCalls     int     `json:"backend_calls"`
 	LLMCalls         int     `json:"llm_calls"`
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
@@ -83,6 +84,8 @@ type Summary struct {
 	CodeChecks      bool        `json:"code_checks"`
 	Skipping        bool        `json:"skipping"`
 	Samples         int         `json:"samples"`
+	Group           GroupMode   `json:"group"`
+	GroupGated      bool        `json:"group_gated"`
 	Complete        bool        `json:"complete"`
 	StoppedBy       string      `json:"stopped_by,omitempty"`
 	Tasks           int         `json:"tasks"`
@@ -105,6 +108,17 @@ type Summary struct {
 	CostUSD              float64 `json:"cost_usd"`
 	LLMCallsPerTask      float64 `json:"llm_calls_per_task"`
 	BackendLeavesPerTask float64 `json:"backend_leaves_per_task"`
+	// BackendCalls counts the requests that decided the backend leaves:
+	// one per leaf judged alone, one per group. It is what an LLM judge
+	// with one sample and no cache would call, and what a replay of
+	// recorded decisions simulates.
+	BackendCalls        int     `json:"backend_calls"`
+	BackendCallsPerTask float64 `json:"backend_calls_per_task"`
+	// BackendLeavesUncounted are backend leaves whose verdict cannot change
+	// the score given every other decision: paid for, not counted. Gate
+	// skipping keeps them few; gated grouping (GroupGated) adds the
+	// leaves judged beside a gate that then failed.
+	BackendLeavesUncounted int `json:"backend_leaves_uncounted"`
 	// FlipRate is the share of leaves decided by a k-sample vote whose
 	// samples disagreed (k > 1 only).
 	FlipRate   *float64       `json:"flip_rate,omitempty"`
@@ -132,6 +146,7 @@ func Score(o *Outcome, model string) *Scored {
 	mode := o.Opts.Mode
 	s := &Summary{Model: model, Mode: mode, Judge: o.Judge, ReferenceGuided: o.Opts.ReferenceGuided,
 		CodeChecks: o.Opts.CodeChecks, Skipping: o.Opts.Skipping, Samples: 1, Complete: o.Complete(),
+		Group: o.Opts.Group.orLeaf(), GroupGated: o.Opts.GroupGated,
 		ByTree: map[Tree]Counts{}, ByKind: map[LeafKind]Counts{}, Splits: map[string]SplitScores{},
 		ErrorKinds: map[string]int{}, This: o.This, Scores: map[datasets.Key][2]float64{}}
 	if sp, ok := o.Opts.Backend.(interface{ Samples() int }); ok {
@@ -157,10 +172,12 @@ func Score(o *Outcome, model string) *Scored {
 		split.Tasks = append(split.Tasks, ts)
 		s.Scores[key] = [2]float64{ts.SQL.Value, ts.Results.Value}
 		tc := TaskCost{Task: key.String(), SQLScore: ts.SQL.Value, ResultsScore: ts.Results.Value, InvalidLeaves: ts.Invalid()}
+		groups := map[string]bool{}
 		for _, t := range []struct {
 			tree Tree
 			root *rubric.Node
-		}{{TreeSQL, it.Task.SQLRubric.Root}, {TreeResults, it.Task.ResultsRubric.Root}} {
+			d    rubric.Decisions
+		}{{TreeSQL, it.Task.SQLRubric.Root, it.SQL}, {TreeResults, it.Task.ResultsRubric.Root, it.Results}} {
 			bt := s.ByTree[t.tree]
 			for _, l := range t.root.Leaves() {
 				r := it.Records[LeafKey{Task: key.String(), Tree: t.tree, Leaf: l.ID}]
@@ -178,6 +195,16 @@ func Score(o *Outcome, model string) *Scored {
 				}
 				if r.Source == SourceLLM || r.Source == SourceReplay {
 					tc.BackendLeaves++
+					switch {
+					case r.Group == "":
+						tc.BackendCalls++
+					case !groups[r.Group]:
+						groups[r.Group] = true
+						tc.BackendCalls++
+					}
+					if uncounted(l, t.d, mode) {
+						s.BackendLeavesUncounted++
+					}
 				}
 				tc.LLMCalls += r.Calls - r.CacheHits
 				tc.PromptTokens += r.PromptTokens
@@ -198,6 +225,7 @@ func Score(o *Outcome, model string) *Scored {
 		}
 		s.Detail = append(s.Detail, tc)
 		s.LLMCalls += tc.LLMCalls
+		s.BackendCalls += tc.BackendCalls
 		s.PromptTokens += tc.PromptTokens
 		s.CompletionTokens += tc.CompletionTokens
 		s.CostUSD += tc.CostUSD
@@ -215,6 +243,7 @@ func Score(o *Outcome, model string) *Scored {
 	if s.Tasks > 0 {
 		s.LLMCallsPerTask = float64(s.LLMCalls) / float64(s.Tasks)
 		s.BackendLeavesPerTask = float64(s.LeavesLLM+s.LeavesReplay) / float64(s.Tasks)
+		s.BackendCallsPerTask = float64(s.BackendCalls) / float64(s.Tasks)
 	}
 	if voted > 0 {
 		f := float64(flipped) / float64(voted)
@@ -229,6 +258,19 @@ func Score(o *Outcome, model string) *Scored {
 			AverageResultsScore: scoring.Round6(b.All.Results), TasksWithInvalid: b.All.InvalidTasks}
 	}
 	return out
+}
+
+// uncounted reports whether leaf l's verdict cannot change the score,
+// given every other decision of its tree.
+func uncounted(l *rubric.Node, d rubric.Decisions, mode rubric.Mode) bool {
+	others := make(rubric.Decisions, len(d))
+	for id, v := range d {
+		if id != l.ID {
+			others[id] = v
+		}
+	}
+	skip, _ := rubric.Skippable(l, others, mode)
+	return skip
 }
 
 // WriteFiles writes, per split, detailed_grading.json and the three

@@ -19,13 +19,17 @@ import "github.com/clinsql/clinsql/rubric"
 // first in the file goes first), which is what keeps the plan free of
 // deadlock: the earliest undecided leaf is always ready.
 type plan struct {
-	leaves   []*rubric.Node // in judging order
-	index    map[*rubric.Node]int
+	leaves   []*rubric.Node                  // in judging order
+	index    map[*rubric.Node]int            // in judging order
+	file     map[*rubric.Node]int            // in file order
 	blockers map[*rubric.Node][]*rubric.Node // earlier in the order only
 }
 
 func newPlan(root *rubric.Node, mode rubric.Mode) *plan {
-	p := &plan{index: map[*rubric.Node]int{}, blockers: map[*rubric.Node][]*rubric.Node{}}
+	p := &plan{index: map[*rubric.Node]int{}, file: map[*rubric.Node]int{}, blockers: map[*rubric.Node][]*rubric.Node{}}
+	for i, l := range root.Leaves() {
+		p.file[l] = i
+	}
 	var visit func(n *rubric.Node)
 	visit = func(n *rubric.Node) {
 		if n.IsLeaf() {
@@ -93,8 +97,14 @@ func criticalApplies(n *rubric.Node, mode rubric.Mode) bool {
 
 // ready reports whether every earlier blocker of l has a verdict.
 func (p *plan) ready(l *rubric.Node, d rubric.Decisions) bool {
+	return p.readyWith(l, d, nil)
+}
+
+// readyWith reports whether every earlier blocker of l has a verdict or,
+// when with is set, is one of the leaves with accepts.
+func (p *plan) readyWith(l *rubric.Node, d rubric.Decisions, with func(*rubric.Node) bool) bool {
 	for _, b := range p.blockers[l] {
-		if d[b.ID].Status == rubric.Missing {
+		if d[b.ID].Status == rubric.Missing && (with == nil || !with(b)) {
 			return false
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/llm"
 )
 
@@ -88,17 +89,26 @@ func BuildPrompt(req *LeafRequest, o PromptOptions) []llm.Message {
 		target = "the SQL query"
 	}
 	fmt.Fprintf(&b, "\n## Evaluation target\n%s\n", target)
+	writeAnswer(&b, req.Task, req.Answer, req.Tree, req.ReferenceGuided, o)
+	b.WriteString("\nReply with the JSON object only.")
+	return []llm.Message{{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: b.String()}}
+}
 
+// writeAnswer writes what every leaf of a task's tree is judged on: the
+// question, the candidate SQL, the execution status and error, a bounded
+// preview of the result (fewer rows for the SQL tree, where the result is
+// context only) and, reference-guided, the gold SQL and result. Each
+// section starts with a blank line.
+func writeAnswer(b *strings.Builder, task *datasets.Task, a *Answer, tree Tree, guided bool, o PromptOptions) {
 	b.WriteString("\n## Question\n")
-	b.WriteString(strings.TrimSpace(req.Task.Question))
+	b.WriteString(strings.TrimSpace(task.Question))
 	b.WriteString("\n")
 
-	a := req.Answer
 	b.WriteString("\n## Candidate SQL\n")
 	if strings.TrimSpace(a.SQL) == "" {
 		b.WriteString("(none: the model produced no SQL)\n")
 	} else {
-		writeFenced(&b, "sql", clip(a.SQL, o.MaxSQL))
+		writeFenced(b, "sql", clip(a.SQL, o.MaxSQL))
 	}
 
 	b.WriteString("\n## Execution\n")
@@ -106,26 +116,24 @@ func BuildPrompt(req *LeafRequest, o PromptOptions) []llm.Message {
 	b.WriteString("\n")
 	if a.HasResult() && a.Table != nil {
 		rows := o.MaxRows
-		if req.Tree == TreeSQL {
+		if tree == TreeSQL {
 			rows = o.SQLRows
 		}
 		b.WriteString("\n## Candidate result\n")
-		writePreview(&b, a.Table, rows, o)
+		writePreview(b, a.Table, rows, o)
 	}
 
-	if req.ReferenceGuided {
+	if guided {
 		b.WriteString("\n## Reference SQL (gold)\n")
-		writeFenced(&b, "sql", clip(req.Task.GoldSQL, o.MaxSQL))
+		writeFenced(b, "sql", clip(task.GoldSQL, o.MaxSQL))
 		b.WriteString("\n## Reference result (gold)\n")
-		gold, err := ReadCSV(bytes.NewReader(req.Task.GoldResult), MaxTableRows)
+		gold, err := ReadCSV(bytes.NewReader(task.GoldResult), MaxTableRows)
 		if err != nil {
-			fmt.Fprintf(&b, "(unreadable: %v)\n", err)
+			fmt.Fprintf(b, "(unreadable: %v)\n", err)
 		} else {
-			writePreview(&b, gold, o.MaxRows, o)
+			writePreview(b, gold, o.MaxRows, o)
 		}
 	}
-	b.WriteString("\nReply with the JSON object only.")
-	return []llm.Message{{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: b.String()}}
 }
 
 func writeFenced(b *strings.Builder, lang, s string) {

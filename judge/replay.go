@@ -78,3 +78,19 @@ func (r *Replay) Decide(_ context.Context, req *LeafRequest) (Decision, error) {
 	}
 	return d, nil
 }
+
+// DecideGroup returns the recorded decision of every leaf of the group. It
+// simulates grouped judging for measurement: decisions are the recorded
+// ones, whatever the grouping, and each group is one backend call in the
+// summary (Summary.BackendCalls), though no LLM is called.
+func (r *Replay) DecideGroup(ctx context.Context, req *GroupRequest) (GroupDecision, error) {
+	gd := GroupDecision{Leaves: make([]Decision, len(req.Leaves))}
+	for i, l := range req.Leaves {
+		d, err := r.Decide(ctx, &LeafRequest{Task: req.Task, Answer: req.Answer, Tree: req.Tree, Leaf: l, ReferenceGuided: req.ReferenceGuided})
+		if err != nil {
+			return GroupDecision{}, err
+		}
+		gd.Leaves[i] = d
+	}
+	return gd, nil
+}

@@ -26,7 +26,7 @@ func runReplay(t testing.TB, tasks map[datasets.Key]*datasets.Task, m *releasedM
 	}
 	opts.Backend = rp
 	l, err := OpenLedger(filepath.Join(t.TempDir(), LedgerFile), LedgerHeader{Mode: opts.Mode, Judge: rp.Name(),
-		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1})
+		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1, Group: opts.Group, GroupGated: opts.GroupGated})
 	if err != nil {
 		t.Fatal(err)
 	}
