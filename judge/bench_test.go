@@ -48,9 +48,16 @@ func benchItems(b *testing.B) ([]Item, string) {
 }
 
 // BenchmarkJudge190 judges 190 tasks through the fake endpoint with 300 ms
-// per call at concurrency 32, with code checks and gate skipping, and
-// reports the wall time against the ideal calls x latency / concurrency.
+// per call at concurrency 32, with code checks and gate skipping, once per
+// grouping, and reports the wall time against the ideal calls x latency /
+// concurrency, the calls and the tokens.
 func BenchmarkJudge190(b *testing.B) {
+	for _, g := range []groupOpt{{GroupLeaf, false}, {GroupCategory, false}, {GroupTree, false}, {GroupTree, true}} {
+		b.Run("group="+g.String(), func(b *testing.B) { benchJudge190(b, g) })
+	}
+}
+
+func benchJudge190(b *testing.B, g groupOpt) {
 	const (
 		latency     = 300 * time.Millisecond
 		concurrency = 32
@@ -68,7 +75,7 @@ func BenchmarkJudge190(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true}
+	opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true, Group: g.mode, GroupGated: g.gated}
 	var wall time.Duration
 	var calls, prompt, completion int
 	var s *Summary
@@ -103,10 +110,12 @@ func BenchmarkJudge190(b *testing.B) {
 	b.ReportMetric(perCalls/float64(len(items)), "calls/task")
 	b.ReportMetric(float64(prompt)/float64(b.N), "prompt-tokens")
 	b.ReportMetric(float64(completion)/float64(b.N), "completion-tokens")
+	b.ReportMetric(float64(prompt+completion)/float64(b.N)/float64(len(items)), "tokens/task")
 	b.ReportMetric(ideal.Seconds(), "ideal-s")
 	b.ReportMetric((wall/n).Seconds()/ideal.Seconds(), "wall/ideal")
 	b.ReportMetric(float64(srv.MaxInFlight()), "max-in-flight")
-	b.Logf("%d tasks (%s): %d leaves, %d by code, %d by the judge, %d skipped", len(items), what, s.LeavesTotal, s.LeavesCode, s.LeavesLLM, s.LeavesSkipped)
+	b.Logf("%d tasks (%s), grouping %s: %d leaves, %d by code, %d by the judge in %d calls, %d skipped, %d judged but uncounted",
+		len(items), what, g, s.LeavesTotal, s.LeavesCode, s.LeavesLLM, s.BackendCalls, s.LeavesSkipped, s.BackendLeavesUncounted)
 	if srv.MaxInFlight() > concurrency {
 		b.Errorf("max in flight %d above the limit %d", srv.MaxInFlight(), concurrency)
 	}

@@ -86,9 +86,39 @@ func hashVerdict(req string) string {
 	return "pass"
 }
 
-// verdictReply answers a judge prompt with a well-formed verdict.
+// groupRequirements extracts the graded requirements of a group prompt:
+// id and first line, in prompt order.
+func groupRequirements(prompt string) (ids, reqs []string) {
+	_, rest, ok := strings.Cut(prompt, "## Requirements to grade\n")
+	if !ok {
+		return nil, nil
+	}
+	for _, line := range strings.Split(rest, "\n") {
+		line = strings.TrimLeft(line, " ")
+		if !strings.HasPrefix(line, "- [") {
+			continue
+		}
+		id, req, ok := strings.Cut(line[3:], "] ")
+		if ok {
+			ids = append(ids, id)
+			reqs = append(reqs, req)
+		}
+	}
+	return ids, reqs
+}
+
+// verdictReply answers a judge prompt with a well-formed verdict, or a
+// group prompt with a well-formed verdict per requirement: a leaf gets
+// the same verdict alone or in a group.
 func verdictReply(decide func(req string) string) llmtest.Handler {
 	return func(c *llmtest.Call) llmtest.Reply {
+		if ids, reqs := groupRequirements(c.LastUser()); ids != nil {
+			out := map[string]map[string]string{}
+			for i, id := range ids {
+				out[id] = map[string]string{"reasoning": "stand-in judge on: " + reqs[i], "verdict": decide(reqs[i])}
+			}
+			return llmtest.JSON(out)
+		}
 		req := requirementOf(c.LastUser())
 		return llmtest.JSON(map[string]string{"reasoning": "stand-in judge on: " + req, "verdict": decide(req)})
 	}

@@ -39,7 +39,7 @@ func killItems(t testing.TB) []Item {
 	return items
 }
 
-func killJudge(t testing.TB, url, cacheDir string) (*LLMJudge, Options) {
+func killJudge(t testing.TB, url, cacheDir string, group GroupMode) (*LLMJudge, Options) {
 	cache, err := llm.OpenCache(cacheDir)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +55,7 @@ func killJudge(t testing.TB, url, cacheDir string) (*LLMJudge, Options) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return j, Options{Mode: rubric.Strict, Backend: j, Skipping: true, Tasks: 8, Leaves: 4}
+	return j, Options{Mode: rubric.Strict, Backend: j, Skipping: true, Tasks: 8, Leaves: 4, Group: group}
 }
 
 // TestKillChild is the child of TestKillResume: it judges until killed.
@@ -64,7 +64,7 @@ func TestKillChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestKillResume")
 	}
-	_, opts := killJudge(t, os.Getenv("JUDGE_KILL_URL"), filepath.Join(dir, "cache"))
+	_, opts := killJudge(t, os.Getenv("JUDGE_KILL_URL"), filepath.Join(dir, "cache"), GroupMode(os.Getenv("JUDGE_KILL_GROUP")))
 	l := openLedger(t, dir, opts)
 	if _, err := Run(context.Background(), killItems(t), l, opts); err != nil {
 		t.Fatal(err)
@@ -76,18 +76,25 @@ func TestKillChild(t *testing.T) {
 // judging run, resumes in this process, and checks that every leaf is
 // decided exactly once, that no finished call is made again (beyond the
 // few in flight at the kill), and that the scores equal an uninterrupted
-// run's.
+// run's; judging leaf by leaf, and in groups (a group in flight at the
+// kill is judged again, its leaves once).
 func TestKillResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns a child process")
 	}
+	for _, g := range []GroupMode{GroupLeaf, GroupTree} {
+		t.Run(string(g), func(t *testing.T) { killResume(t, g) })
+	}
+}
+
+func killResume(t *testing.T, group GroupMode) {
 	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{Latency: 15 * time.Millisecond})
 	dir := t.TempDir()
 	items := killItems(t)
 	total := leafCount(items)
 
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKillChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "JUDGE_KILL_DIR="+dir, "JUDGE_KILL_URL="+srv.OpenAIBaseURL())
+	cmd.Env = append(os.Environ(), "JUDGE_KILL_DIR="+dir, "JUDGE_KILL_URL="+srv.OpenAIBaseURL(), "JUDGE_KILL_GROUP="+string(group))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
@@ -123,7 +130,7 @@ func TestKillResume(t *testing.T) {
 		t.Fatalf("killed after %d of %d leaves", len(before.Records), total)
 	}
 
-	j, opts := killJudge(t, srv.OpenAIBaseURL(), filepath.Join(dir, "cache"))
+	j, opts := killJudge(t, srv.OpenAIBaseURL(), filepath.Join(dir, "cache"), group)
 	l := openLedger(t, dir, opts)
 	o := mustRun(t, items, l, opts)
 	if !o.Complete() {
@@ -146,11 +153,17 @@ func TestKillResume(t *testing.T) {
 	if len(count) != total || len(after.Records) != total {
 		t.Errorf("%d records for %d leaves, want %d", len(after.Records), len(count), total)
 	}
-	llmLeaves := 0
+	llmLeaves, grouped := 0, 0
 	for _, r := range after.Records {
 		if r.Source == SourceLLM {
 			llmLeaves++
+			if r.GroupSize > 1 {
+				grouped++
+			}
 		}
+	}
+	if group != GroupLeaf && grouped == 0 {
+		t.Error("no leaf was judged in a group")
 	}
 	// Every call the child finished is in the cache: the resume repeats at
 	// most the calls in flight when it died (the endpoint allows 2). Calls
@@ -170,8 +183,8 @@ func TestKillResume(t *testing.T) {
 	if len(repeated) > 2 {
 		t.Errorf("%d prompts the child had sent were sent again after the resume (at most 2 were in flight)", len(repeated))
 	}
-	t.Logf("killed after %d of %d leaves (%d calls); resumed with %d more calls, %d cache hits; %d LLM leaves in all",
-		len(before.Records), total, callsAtKill, srv.Calls()-callsAtKill, o.This.CacheHits, llmLeaves)
+	t.Logf("%s: killed after %d of %d leaves (%d calls); resumed with %d more calls, %d cache hits; %d LLM leaves in all, %d in groups",
+		group, len(before.Records), total, callsAtKill, srv.Calls()-callsAtKill, o.This.CacheHits, llmLeaves, grouped)
 
 	// Scores equal an uninterrupted run's.
 	opts.Backend = j
