@@ -189,17 +189,17 @@ func TestGroupRequest(t *testing.T) {
 	}
 	user := r.LastUser()
 	for s, n := range map[string]int{
-		"## Question\n":                                  1,
-		"## Candidate SQL\n":                             1,
-		"succeeded, returned 1 row(s) x 1 column(s)":     1,
-		"- SQL Query Evaluation\n":                       1,
-		"  - Patient Cohort Construction\n":              1,
-		"    - [gender-selection] Filters to female":     1,
-		"    - [age-range-selection] Restricts ages":     1,
-		"  - Clinical Analytics\n":                       1,
+		"## Question\n":      1,
+		"## Candidate SQL\n": 1,
+		"succeeded, returned 1 row(s) x 1 column(s)":    1,
+		"- SQL Query Evaluation\n":                      1,
+		"  - Patient Cohort Construction\n":             1,
+		"    - [gender-selection] Filters to female":    1,
+		"    - [age-range-selection] Restricts ages":    1,
+		"  - Clinical Analytics\n":                      1,
 		"    - [percentile-calculation] Takes the 75th": 1,
-		"Database Integration":                           0, // no leaf of it in the group
-		"Counts distinct procedures":                     0,
+		"Database Integration":                          0, // no leaf of it in the group
+		"Counts distinct procedures":                    0,
 		`exactly these 3 member(s): "gender-selection", "age-range-selection", "percentile-calculation".`: 1,
 	} {
 		if got := strings.Count(user, s); got != n {
