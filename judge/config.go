@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"gopkg.in/yaml.v3"
 
@@ -29,9 +30,16 @@ import (
 //	prices: prices.yaml    # price table, relative to this file
 //	budget_usd: 20         # stop cleanly when the next call could pass it
 //	cache: ""              # cache folder ("" = <out>/llm-cache, "off" = none)
+//	group: tree            # leaves per call: leaf, category or tree (see GroupMode)
+//	group_gated: false     # also group leaves waiting on a gate in the call
+//
+// The endpoint's sampling.max_tokens is per leaf: a group of n leaves may
+// use n times it.
 type Config struct {
 	Endpoint        llm.Endpoint `yaml:"endpoint"`
 	Samples         int          `yaml:"samples,omitempty"`
+	Group           GroupMode    `yaml:"group,omitempty"`
+	GroupGated      bool         `yaml:"group_gated,omitempty"`
 	ReferenceGuided bool         `yaml:"reference_guided,omitempty"`
 	Prompt          PromptConfig `yaml:"prompt,omitempty"`
 	Prices          string       `yaml:"prices,omitempty"`
@@ -78,6 +86,14 @@ func LoadConfig(path string) (*Config, error) {
 	if c.Samples < 0 || (c.Samples > 0 && c.Samples%2 == 0) {
 		bad("samples", "must be a positive odd number, not %d", c.Samples)
 	}
+	if c.Group != "" {
+		if _, err := ParseGroupMode(string(c.Group)); err != nil {
+			bad("group", "%v", err)
+		}
+	}
+	if c.GroupGated && c.Group == GroupLeaf {
+		bad("group_gated", "needs group: category or tree")
+	}
 	if c.BudgetUSD < 0 {
 		bad("budget_usd", "must not be negative")
 	}
@@ -114,18 +130,28 @@ type Estimate struct {
 	// BackendLeaves need the backend (an upper bound: gate skipping saves
 	// some, about a third on the released runs).
 	Leaves, CodeLeaves, BackendLeaves int
-	// Calls is BackendLeaves x samples, an upper bound (votes stop early).
+	// Calls is the backend calls x samples, leaves judged alone or in the
+	// groups of the run's grouping, assuming no leaf is skipped (votes stop
+	// early). Grouped, it counts the waves of ready leaves the plan
+	// allows; calls that return at different times can split a wave.
 	Calls int
 	// PromptTokens is the estimated prompt size of those calls;
-	// CompletionTokens assumes each reply uses max_tokens, or 200 when
-	// unset.
+	// CompletionTokens assumes each leaf's verdict uses max_tokens (per
+	// leaf), or 200 when unset.
 	PromptTokens, CompletionTokens int
 }
 
+// Prompter builds an LLM backend's prompts; EstimateRun measures them.
+// *LLMJudge is one.
+type Prompter interface {
+	Prompt(*LeafRequest) []llm.Message
+	GroupPrompt(*GroupRequest) []llm.Message
+}
+
 // EstimateRun counts what a run would do: leaves the ledger lacks, those
-// code decides, and the prompt tokens of the rest (prompt may be nil for
-// a backend without prompts).
-func EstimateRun(items []Item, ledger *Ledger, opts Options, prompt func(*LeafRequest) []llm.Message, samples, maxTokens int) Estimate {
+// code decides, the backend calls for the rest under opts.Group, and their
+// prompt tokens (p may be nil for a backend without prompts).
+func EstimateRun(items []Item, ledger *Ledger, opts Options, p Prompter, samples, maxTokens int) Estimate {
 	var e Estimate
 	if samples < 1 {
 		samples = 1
@@ -134,13 +160,24 @@ func EstimateRun(items []Item, ledger *Ledger, opts Options, prompt func(*LeafRe
 	if completion <= 0 {
 		completion = 200
 	}
+	group := opts.Group.orLeaf()
 	for _, it := range items {
 		key := it.Task.Key.String()
 		for _, t := range []struct {
 			tree Tree
 			root *rubric.Node
 		}{{TreeSQL, it.Task.SQLRubric.Root}, {TreeResults, it.Task.ResultsRubric.Root}} {
-			for _, l := range t.root.Leaves() {
+			pl := newPlan(t.root, opts.Mode)
+			// wave numbers the backend calls a leaf waits for (1 = the
+			// first); 0 for a leaf already decided or decided by code.
+			wave := map[*rubric.Node]int{}
+			type unitWave struct {
+				unit *rubric.Node
+				wave int
+			}
+			var order []unitWave
+			groups := map[unitWave][]*rubric.Node{}
+			for _, l := range pl.leaves {
 				if ledger != nil {
 					r := ledger.Get(LeafKey{Task: key, Tree: t.tree, Leaf: l.ID})
 					if r != nil && !(opts.RetryInvalid && r.Verdict == rubric.Invalid) {
@@ -153,14 +190,46 @@ func EstimateRun(items []Item, ledger *Ledger, opts Options, prompt func(*LeafRe
 					continue
 				}
 				e.BackendLeaves++
-				e.Calls += samples
-				if prompt != nil {
-					req := &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: t.tree, Leaf: l, ReferenceGuided: opts.ReferenceGuided}
-					e.PromptTokens += samples * llm.EstimateTokens(prompt(req))
-					e.CompletionTokens += samples * completion
+				u := group.unit(l)
+				w := 1
+				for _, b := range pl.blockers[l] {
+					if wb := wave[b]; wb > 0 {
+						if !(opts.GroupGated && group.unit(b) == u) {
+							wb++
+						}
+						w = max(w, wb)
+					}
 				}
+				wave[l] = w
+				k := unitWave{u, w}
+				if group == GroupLeaf {
+					k.unit = l
+				}
+				if groups[k] == nil {
+					order = append(order, k)
+				}
+				groups[k] = append(groups[k], l)
+			}
+			e.Calls += samples * len(order)
+			e.CompletionTokens += samples * completion * len(wave)
+			if p == nil {
+				continue
+			}
+			for _, k := range order {
+				leaves := groups[k]
+				var msgs []llm.Message
+				if group == GroupLeaf {
+					msgs = p.Prompt(&LeafRequest{Task: it.Task, Answer: it.Answer, Tree: t.tree, Leaf: leaves[0], ReferenceGuided: opts.ReferenceGuided})
+				} else {
+					sort.Slice(leaves, func(i, j int) bool { return pl.file[leaves[i]] < pl.file[leaves[j]] })
+					msgs = p.GroupPrompt(&GroupRequest{Task: it.Task, Answer: it.Answer, Tree: t.tree, Leaves: leaves, ReferenceGuided: opts.ReferenceGuided})
+				}
+				e.PromptTokens += samples * llm.EstimateTokens(msgs)
 			}
 		}
+	}
+	if p == nil {
+		e.CompletionTokens = 0
 	}
 	return e
 }

@@ -450,3 +450,33 @@ func TestGroupShares(t *testing.T) {
 		t.Errorf("prompt shares %d %d %d", recs[0].PromptTokens, recs[1].PromptTokens, recs[2].PromptTokens)
 	}
 }
+
+// TestEstimateGrouped: without skipping, the estimate's calls and prompt
+// tokens are exactly what the run sends, for every grouping.
+func TestEstimateGrouped(t *testing.T) {
+	_, _, items := fixtureRun(t)
+	for _, gr := range []groupOpt{{GroupLeaf, false}, {GroupCategory, false}, {GroupTree, false}, {GroupCategory, true}, {GroupTree, true}} {
+		srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
+		j := newTestJudge(t, srv, nil, llm.Options{}, 1)
+		opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Group: gr.mode, GroupGated: gr.gated}
+		l := openLedger(t, t.TempDir(), opts)
+		e := EstimateRun(items, l, opts, j, 1, 300)
+		o := mustRun(t, items, l, opts)
+		s := Score(o, "m").Summary
+		sent := 0
+		for _, r := range srv.Requests() {
+			var msgs []llm.Message
+			for _, m := range r.Request.Messages {
+				msgs = append(msgs, llm.Message{Role: m.Role, Content: m.Content})
+			}
+			sent += llm.EstimateTokens(msgs)
+		}
+		if e.Calls != srv.Calls() || e.BackendLeaves != s.LeavesLLM || e.CodeLeaves != s.LeavesCode || e.PromptTokens != sent || e.CompletionTokens != 300*s.LeavesLLM {
+			t.Errorf("%s: estimate %+v; the run: %d calls, %d LLM and %d code leaves, %d prompt tokens", gr, e, srv.Calls(), s.LeavesLLM, s.LeavesCode, sent)
+		}
+		// Resumed, nothing is left to estimate.
+		if e := EstimateRun(items, l, opts, j, 1, 300); e.Leaves != 0 || e.Calls != 0 {
+			t.Errorf("%s: estimate of a finished run %+v", gr, e)
+		}
+	}
+}

@@ -145,7 +145,7 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 	// the scores show what the outputs themselves decide. A task whose
 	// query never ran has no result file, and its results score is 0 (the
 	// reference's placeholder CSV gave such tasks up to 0.889).
-	judgeSrv := llmtest.Start(t, llmtest.Fixed(llmtest.JSON(map[string]string{"reasoning": "ok", "verdict": "pass"})), llmtest.Options{APIKey: genKey})
+	judgeSrv := llmtest.Start(t, fakeJudge(func(string) string { return "pass" }), llmtest.Options{APIKey: genKey})
 	judgeCfg := filepath.Join(dir, "judge.yaml")
 	if err := os.WriteFile(judgeCfg, []byte("endpoint:\n  name: judge\n  kind: openai\n  base_url: "+judgeSrv.OpenAIBaseURL()+
 		"\n  model: fake-judge\n  api_key_env: GEN_TEST_KEY\n  sampling: {temperature: 0, max_tokens: 300}\n"+

@@ -92,16 +92,37 @@ func TestJudgeReplay(t *testing.T) {
 	}
 }
 
+// fakeJudge answers the judge's prompts with well-formed replies: a
+// verdict for a leaf judged alone, a verdict per id for a group (clinsql
+// judge's default). decide gets the requirement's text.
+func fakeJudge(decide func(requirement string) string) llmtest.Handler {
+	return func(c *llmtest.Call) llmtest.Reply {
+		user := c.LastUser()
+		if _, rest, ok := strings.Cut(user, "## Requirements to grade\n"); ok {
+			out := map[string]map[string]string{}
+			for _, line := range strings.Split(rest, "\n") {
+				line = strings.TrimLeft(line, " ")
+				if id, req, ok := strings.Cut(strings.TrimPrefix(line, "- ["), "] "); ok && strings.HasPrefix(line, "- [") {
+					out[id] = map[string]string{"reasoning": "stand-in", "verdict": decide(req)}
+				}
+			}
+			return llmtest.JSON(out)
+		}
+		_, rest, _ := strings.Cut(user, "## Requirement to grade\n")
+		req, _, _ := strings.Cut(rest, "\n")
+		return llmtest.JSON(map[string]string{"reasoning": "stand-in", "verdict": decide(req)})
+	}
+}
+
 func TestJudgeLLM(t *testing.T) {
 	dir, _ := fixtureRun(t)
 	runDir := writeModelRun(t, dir)
-	srv := llmtest.Start(t, func(c *llmtest.Call) llmtest.Reply {
-		verdict := "pass"
-		if strings.Contains(c.LastUser(), "percentile") {
-			verdict = "fail"
+	srv := llmtest.Start(t, fakeJudge(func(req string) string {
+		if strings.Contains(req, "percentile") {
+			return "fail"
 		}
-		return llmtest.JSON(map[string]string{"reasoning": "stand-in", "verdict": verdict})
-	}, llmtest.Options{APIKey: "secret"})
+		return "pass"
+	}), llmtest.Options{APIKey: "secret"})
 	cfg := filepath.Join(dir, "judge.yaml")
 	os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte("prices:\n  judge-test: {prompt: 1000, completion: 1000}\n"), 0o644)
 	os.WriteFile(cfg, []byte(`endpoint:
@@ -167,15 +188,33 @@ func TestJudgeUsage(t *testing.T) {
 		{[]string{"judge", "--tasks", dir, "--run", runDir, "--judge", "replay:" + grading, "--mode", "lenient"}, 2, `unknown mode "lenient"`},
 		{[]string{"judge", "--tasks", dir, "--run", runDir, "--judge", "replay:" + grading, "--samples", "3"}, 2, "need an LLM judge"},
 		{[]string{"judge", "--tasks", dir, "--run", runDir, "--judge-config", filepath.Join(dir, "missing.yaml")}, 1, "missing.yaml"},
+		{[]string{"judge", "--tasks", dir, "--run", runDir, "--judge", "replay:" + grading, "--group", "task"}, 2, `grouping "task": want leaf, category or tree`},
+		{[]string{"judge", "--tasks", dir, "--run", runDir, "--judge", "replay:" + grading, "--group", "leaf", "--group-gated"}, 2, "--group-gated needs --group category or tree"},
 	} {
 		code, _, stderr := runCLI(t, dir, tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
 		}
 	}
+	// Leaf by leaf, each judged leaf is a call; into the same folder with
+	// another grouping is refused.
+	out := filepath.Join(dir, "out-leaf")
+	code, stdout, stderr := runCLI(t, dir, "judge", "--tasks", dir, "--run", runDir, "--out", out, "--judge", "replay:"+grading, "--group", "leaf")
+	if code != 0 || !strings.Contains(stdout, "judge calls 13 (4.33 per task, grouping leaf) for 13 leaves") {
+		t.Errorf("--group leaf: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, _, stderr = runCLI(t, dir, "judge", "--tasks", dir, "--run", runDir, "--out", out, "--judge", "replay:"+grading, "--group-gated")
+	if code != 1 || !strings.Contains(stderr, "grouping leaf, not tree+gated") {
+		t.Errorf("other grouping: exit %d: %s", code, stderr)
+	}
+	badGroup := filepath.Join(dir, "bad-group.yaml")
+	os.WriteFile(badGroup, []byte("endpoint: {name: x, kind: openai, model: m, api_key_env: K}\ngroup: leaves\n"), 0o644)
+	if code, _, stderr := runCLI(t, dir, "judge", "--tasks", dir, "--run", runDir, "--judge-config", badGroup); code != 1 || !strings.Contains(stderr, "bad-group.yaml") || !strings.Contains(stderr, "group") {
+		t.Errorf("bad group in the config: exit %d: %s", code, stderr)
+	}
 	bad := filepath.Join(dir, "bad.yaml")
 	os.WriteFile(bad, []byte("endpoint:\n  name: x\n  kind: openai\n  model: m\n  temprature: 1\nsamples: 2\n"), 0o644)
-	code, _, stderr := runCLI(t, dir, "judge", "--tasks", dir, "--run", runDir, "--judge-config", bad)
+	code, _, stderr = runCLI(t, dir, "judge", "--tasks", dir, "--run", runDir, "--judge-config", bad)
 	if code != 1 || !strings.Contains(stderr, "bad.yaml") || !strings.Contains(stderr, "temprature") {
 		t.Errorf("bad config: exit %d: %s", code, stderr)
 	}

@@ -24,13 +24,12 @@ func TestRunBenchmark(t *testing.T) {
 	reply := llmtest.Text("Reasoning: count.\n```sql\n" + sql + "\n```")
 	alpha := llmtest.Start(t, llmtest.Fixed(reply), llmtest.Options{APIKey: genKey})
 	beta := llmtest.Start(t, llmtest.Fixed(reply), llmtest.Options{APIKey: genKey})
-	judgeSrv := llmtest.Start(t, func(c *llmtest.Call) llmtest.Reply {
-		verdict := "pass"
-		if strings.Contains(c.Prompt(), "percentile") {
-			verdict = "fail"
+	judgeSrv := llmtest.Start(t, fakeJudge(func(req string) string {
+		if strings.Contains(req, "percentile") {
+			return "fail"
 		}
-		return llmtest.JSON(map[string]string{"reasoning": "checked", "verdict": verdict})
-	}, llmtest.Options{APIKey: genKey})
+		return "pass"
+	}), llmtest.Options{APIKey: genKey})
 	writeModels(t, dir, map[string]string{"alpha": alpha.OpenAIBaseURL(), "beta": beta.OpenAIBaseURL()})
 	write := func(name, text string) {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
