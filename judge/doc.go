@@ -32,8 +32,10 @@
 // feed the skipping); the remaining leaves go to the backend in a plan
 // order that puts gates first (critical children before their siblings,
 // sequential children in order), each as soon as the gates before it are
-// decided, concurrently within and across tasks (errgroup limits; the
-// endpoint's own concurrency, RPM and TPM limits bound the calls).
+// decided (it is then "ready"), concurrently within and across tasks
+// (errgroup limits; the endpoint's own concurrency, RPM and TPM limits
+// bound the calls). Ready leaves go to the backend one per call or several
+// per call: see "Grouped judging".
 //
 // # Code checks
 //
@@ -92,6 +94,84 @@
 // samples ([LLMOptions.Samples], odd) the majority decides, sampling stops
 // as soon as a verdict has a majority (or none can), and the summary
 // reports the flip rate.
+//
+// # Grouped judging
+//
+// [Options.Group] sets the unit whose ready leaves share a backend call:
+// [GroupLeaf] (the zero value) judges each leaf alone, [GroupCategory] the
+// ready leaves under one top-level category of a tree together,
+// [GroupTree] the ready leaves of one tree together (clinsql judge's
+// default, [DefaultGroup]). Whenever a call returns, all its leaves are
+// recorded first; then leaves that became skippable are skipped, and the
+// leaves of each unit that are now ready go out as one call. A group thus
+// holds only ready leaves, which leaf-by-leaf judging would judge too (on
+// the released runs, exactly the same leaves).
+// With [Options.GroupGated] a group also takes the leaves that wait only
+// on gates in the same group (a critical sibling, an earlier sequential
+// sibling): fewer calls, but when the gate fails their verdicts are paid
+// for and cannot count. Scores never depend on the grouping: a leaf gets
+// the same kind of decision alone or in a group, and a verdict behind a
+// failed gate is not counted (rubric.Evaluate).
+//
+// TestReplayGrouping measures the options on the 16 released models'
+// validation runs (3,040 tasks), replaying their recorded decisions with
+// code checks and skipping, one call per group. Tokens are estimated from
+// the prompts the LLM judge would send (llm.EstimateTokens) with 75
+// completion tokens per verdict; "uncounted" are judged leaves whose
+// verdict the score does not use (rubric.Score.Counted), "wasted" the
+// tokens they cost (a call of such leaves only, or their share of a
+// group's prompt and reply). Reference mode (strict mode differs by at
+// most 0.01 uncounted leaves and 4 wasted tokens per task):
+//
+//	grouping         calls/task  leaves/call  judged leaves  uncounted  tokens/task  wasted
+//	leaf                9.52        1.00          9.52          0.90       10,766     1,027
+//	category            8.67        1.10          9.52          0.90       10,776     1,130
+//	tree                3.73        2.55          9.52          0.90        5,345       157
+//	category+gated      4.81        3.05         14.68          5.43        7,084       667
+//	tree+gated          1.56        9.39         14.68          5.43        3,521       667
+//
+// Tree is the default: it meets the target of at most 9 calls per task
+// (the reference judge made 23.3) with the fewest wasted tokens, judges
+// exactly the leaves leaf-by-leaf judging does, halves the tokens (the
+// answer is sent once per call, not once per leaf) and keeps groups small,
+// so each requirement keeps the judge's attention and a failed call
+// invalidates few leaves. Category grouping hardly groups: the leaves of a
+// category mostly gate one another (critical siblings, sequential steps).
+// Gated tree grouping makes the fewest calls and even spends fewer tokens
+// in all, but pays for 4.5 more verdicts per task that cannot count (54%
+// more completion tokens, the dearer kind) in groups of 9 or more: worth
+// it for an endpoint limited by requests rather than tokens.
+//
+// [BuildGroupPrompt] gives the shared context once and first (question,
+// candidate SQL, execution status and error, bounded result preview, and
+// the gold SQL and result when reference-guided), so a task's calls share
+// a long prefix that providers cache; then the evaluation target and the
+// requirements as an outline of the tree, each enclosing requirement once
+// and each leaf to grade with its id. The reply must be one JSON object
+// whose members are exactly the group's ids, each {"reasoning",
+// "verdict": "pass"|"fail"}, sent as a JSON schema that requires those
+// ids and no others. [ParseGroupVerdicts] enforces it in every case: a
+// missing leaf, an unknown or duplicated id, a verdict outside pass/fail,
+// prose, fenced or truncated JSON are retried by the client and, still
+// wrong after the retries, make every leaf of the call invalid; a partial
+// reply gives no leaf a verdict. The endpoint's max_tokens is per leaf: a
+// group of n leaves may use n times it. With k samples each sample is a
+// draw of the same group prompt, each leaf keeps its own vote (which stops
+// counting once it has a majority or can get none), and sampling stops
+// when every leaf of the group is settled.
+//
+// The ledger keeps one record per leaf. The records of a group carry its
+// id ([Record.Group], a hash of the task, tree and leaf ids) and size, and
+// are written with one write. The call's calls, cache hits, attempts and
+// per-call usage are on the group's first record; its tokens and dollars
+// are split evenly among the records, the remainder to the first ones, so
+// totals over records are exact and summing one group's records rebuilds
+// its call. The cache key is the group prompt (with its schema and sample
+// index). A group in flight when the process dies has no record: on resume
+// its leaves are judged again, in the group the ready leaves then form
+// (its reply comes from the cache if it had arrived). [Replay] simulates
+// grouping: decisions are the recorded ones, and each group counts as one
+// call in [Summary.BackendCalls].
 //
 // # Ledger, resume and cost
 //

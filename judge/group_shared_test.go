@@ -38,17 +38,18 @@ const completionPerVerdict = 75
 func callTokens(o *Outcome) (prompt, completion, wasted, calls int) {
 	for _, it := range o.Items {
 		type call struct {
-			tree   Tree
-			d      rubric.Decisions
-			leaves []*rubric.Node
+			tree      Tree
+			uncounted map[string]bool
+			leaves    []*rubric.Node
 		}
 		var list []*call
 		groups := map[string]*call{}
 		for _, t := range []struct {
-			tree Tree
-			root *rubric.Node
-			d    rubric.Decisions
-		}{{TreeSQL, it.Task.SQLRubric.Root, it.SQL}, {TreeResults, it.Task.ResultsRubric.Root, it.Results}} {
+			tree      Tree
+			root      *rubric.Node
+			uncounted map[string]bool
+		}{{TreeSQL, it.Task.SQLRubric.Root, uncountedLeaves(rubric.Evaluate(it.Task.SQLRubric.Root, it.SQL, o.Opts.Mode))},
+			{TreeResults, it.Task.ResultsRubric.Root, uncountedLeaves(rubric.Evaluate(it.Task.ResultsRubric.Root, it.Results, o.Opts.Mode))}} {
 			for _, l := range t.root.Leaves() {
 				r := it.Records[LeafKey{Task: it.Task.Key.String(), Tree: t.tree, Leaf: l.ID}]
 				if r == nil || (r.Source != SourceReplay && r.Source != SourceLLM) {
@@ -56,7 +57,7 @@ func callTokens(o *Outcome) (prompt, completion, wasted, calls int) {
 				}
 				c := groups[r.Group]
 				if r.Group == "" || c == nil {
-					c = &call{tree: t.tree, d: t.d}
+					c = &call{tree: t.tree, uncounted: t.uncounted}
 					list = append(list, c)
 					if r.Group != "" {
 						groups[r.Group] = c
@@ -82,7 +83,7 @@ func callTokens(o *Outcome) (prompt, completion, wasted, calls int) {
 			prompt += all - len(c.leaves)*completionPerVerdict
 			var counted []*rubric.Node
 			for _, l := range c.leaves {
-				if !uncounted(l, c.d, o.Opts.Mode) {
+				if !c.uncounted[l.ID] {
 					counted = append(counted, l)
 				}
 			}

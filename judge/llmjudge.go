@@ -107,10 +107,11 @@ func NewLLMJudge(c Completer, o LLMOptions) (*LLMJudge, error) {
 	return &LLMJudge{c: c, samples: o.Samples, prompt: o.Prompt, prices: o.Prices}, nil
 }
 
-// Name is "llm:<endpoint>/<model>@<prompt version>".
+// Name is "llm:<endpoint>/<model>@<prompt version>+<group prompt
+// version>": a ledger is resumed only by a judge with the same prompts.
 func (j *LLMJudge) Name() string {
 	ep := j.c.Endpoint()
-	return fmt.Sprintf("llm:%s/%s@%s", ep.Name, ep.Model, PromptVersion)
+	return fmt.Sprintf("llm:%s/%s@%s+%s", ep.Name, ep.Model, PromptVersion, GroupPromptVersion)
 }
 
 // Source is SourceLLM.

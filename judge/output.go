@@ -114,10 +114,11 @@ type Summary struct {
 	// recorded decisions simulates.
 	BackendCalls        int     `json:"backend_calls"`
 	BackendCallsPerTask float64 `json:"backend_calls_per_task"`
-	// BackendLeavesUncounted are backend leaves whose verdict cannot change
-	// the score given every other decision: paid for, not counted. Gate
-	// skipping keeps them few; gated grouping (GroupGated) adds the
-	// leaves judged beside a gate that then failed.
+	// BackendLeavesUncounted are backend leaves whose verdict the score
+	// does not use (after a failed sequential sibling, beside a failed
+	// critical one: see rubric.Score.Counted): paid for, not counted. Gate
+	// skipping keeps them few; gated grouping (GroupGated) adds the leaves
+	// judged beside a gate that then failed.
 	BackendLeavesUncounted int `json:"backend_leaves_uncounted"`
 	// FlipRate is the share of leaves decided by a k-sample vote whose
 	// samples disagreed (k > 1 only).
@@ -174,10 +175,10 @@ func Score(o *Outcome, model string) *Scored {
 		tc := TaskCost{Task: key.String(), SQLScore: ts.SQL.Value, ResultsScore: ts.Results.Value, InvalidLeaves: ts.Invalid()}
 		groups := map[string]bool{}
 		for _, t := range []struct {
-			tree Tree
-			root *rubric.Node
-			d    rubric.Decisions
-		}{{TreeSQL, it.Task.SQLRubric.Root, it.SQL}, {TreeResults, it.Task.ResultsRubric.Root, it.Results}} {
+			tree      Tree
+			root      *rubric.Node
+			uncounted map[string]bool
+		}{{TreeSQL, it.Task.SQLRubric.Root, uncountedLeaves(ts.SQL)}, {TreeResults, it.Task.ResultsRubric.Root, uncountedLeaves(ts.Results)}} {
 			bt := s.ByTree[t.tree]
 			for _, l := range t.root.Leaves() {
 				r := it.Records[LeafKey{Task: key.String(), Tree: t.tree, Leaf: l.ID}]
@@ -202,7 +203,7 @@ func Score(o *Outcome, model string) *Scored {
 						groups[r.Group] = true
 						tc.BackendCalls++
 					}
-					if uncounted(l, t.d, mode) {
+					if t.uncounted[l.ID] {
 						s.BackendLeavesUncounted++
 					}
 				}
@@ -260,17 +261,26 @@ func Score(o *Outcome, model string) *Scored {
 	return out
 }
 
-// uncounted reports whether leaf l's verdict cannot change the score,
-// given every other decision of its tree.
-func uncounted(l *rubric.Node, d rubric.Decisions, mode rubric.Mode) bool {
-	others := make(rubric.Decisions, len(d))
-	for id, v := range d {
-		if id != l.ID {
-			others[id] = v
+// uncountedLeaves returns the leaves of a scored tree whose verdicts the
+// score does not use: the leaf or an ancestor comes after a failed
+// sequential sibling or beside a failed critical one (Score.Counted).
+func uncountedLeaves(s *rubric.Score) map[string]bool {
+	out := map[string]bool{}
+	var walk func(s *rubric.Score, counted bool)
+	walk = func(s *rubric.Score, counted bool) {
+		counted = counted && s.Counted
+		if s.Node.IsLeaf() {
+			if !counted {
+				out[s.Node.ID] = true
+			}
+			return
+		}
+		for _, c := range s.Children {
+			walk(c, counted)
 		}
 	}
-	skip, _ := rubric.Skippable(l, others, mode)
-	return skip
+	walk(s, true)
+	return out
 }
 
 // WriteFiles writes, per split, detailed_grading.json and the three
