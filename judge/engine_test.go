@@ -158,12 +158,18 @@ func TestRerun(t *testing.T) {
 // for the refused calls, the outcome says why, and a resumed run with more
 // budget finishes the job with every leaf decided exactly once.
 func TestBudgetStop(t *testing.T) {
+	for _, g := range []GroupMode{GroupLeaf, GroupTree} {
+		t.Run(string(g), func(t *testing.T) { budgetStop(t, g) })
+	}
+}
+
+func budgetStop(t *testing.T, g GroupMode) {
 	_, _, items := fixtureRun(t)
 	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
 	prices := llm.Prices{"judge-test": {Prompt: 1000, Completion: 1000}} // $1000 per million: about $1 a call
 	dir := t.TempDir()
 	j := newTestJudge(t, srv, nil, llm.Options{Meter: llm.NewMeter(prices, 3)}, 1)
-	opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true, Tasks: 1, Leaves: 1}
+	opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true, Tasks: 1, Leaves: 1, Group: g}
 	l := openLedger(t, dir, opts)
 	o := mustRun(t, items, l, opts)
 	if o.Stopped == nil || llm.KindOf(errors.Unwrap(o.Stopped)) != llm.KindBudget || o.Complete() {

@@ -245,6 +245,25 @@ func TestGroupVote(t *testing.T) {
 	if a.Verdict.Status != rubric.Pass || a.Samples != 3 || *a.Votes != (Votes{Pass: 2, Fail: 1}) || !strings.Contains(a.Explanation, "[vote: pass 2, fail 1") {
 		t.Errorf("age: %s after %d samples, votes %+v (%s)", a.Verdict.Status, a.Samples, a.Votes, a.Explanation)
 	}
+	// Through the engine, grouped, the flip rate is reported.
+	flip := llmtest.Start(t, func(c *llmtest.Call) llmtest.Reply {
+		ids, reqs := groupRequirements(c.LastUser())
+		out := map[string]map[string]string{}
+		for i, id := range ids {
+			v := "pass"
+			if strings.HasPrefix(reqs[i], "Restricts ages") && *c.Request.Seed == 1 {
+				v = "fail"
+			}
+			out[id] = map[string]string{"reasoning": "r", "verdict": v}
+		}
+		return llmtest.JSON(out)
+	}, llmtest.Options{})
+	jf := newTestJudge(t, flip, func(ep *llm.Endpoint) { ep.Sampling.Seed = new(0) }, llm.Options{}, 3)
+	opts := Options{Mode: rubric.Strict, Backend: jf, CodeChecks: true, Group: GroupTree}
+	o := mustRun(t, []Item{{Task: req.Task, Answer: req.Answer}}, openLedger(t, t.TempDir(), opts), opts)
+	if s := Score(o, "m").Summary; s.FlipRate == nil || *s.FlipRate <= 0 || s.Samples != 3 || s.BackendCalls >= s.LeavesLLM {
+		t.Errorf("grouped vote through the engine: flip rate %v, samples %d, %d calls for %d leaves", s.FlipRate, s.Samples, s.BackendCalls, s.LeavesLLM)
+	}
 	// Both settle after two agreeing samples: two calls.
 	srv2 := llmtest.Start(t, verdictReply(func(string) string { return "fail" }), llmtest.Options{})
 	j2 := newTestJudge(t, srv2, nil, llm.Options{}, 3)
