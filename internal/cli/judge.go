@@ -50,7 +50,10 @@ validation runs (code checks, skipping, reference mode) the judge makes
 per task 9.52 calls leaf by leaf, 8.67 by category, 3.73 by tree, 1.56 by
 tree with --group-gated. Scores are the same whatever the grouping. With
 --judge replay:FILE the grouping is simulated: each group counts as one
-call. The config file may set group: and group_gated: too.
+call. The config file may set group: and group_gated: too; its endpoint's
+max_tokens is per leaf (a call of n leaves may use n times it). With
+--samples K each leaf of a group keeps its own majority vote over K draws
+of the group prompt.
 
 --out (default <run>/judge) receives ledger.jsonl (one line per leaf,
 appended as soon as it is decided), detailed_grading.json and the three
@@ -80,7 +83,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	samples := fs.Int("samples", 0, "k-sample majority vote per leaf, odd (overrides the config)")
 	codeChecks := fs.Bool("code-checks", true, "let code decide the results leaves it can")
 	skip := fs.Bool("skip", true, "skip leaves that cannot change the score")
-	groupName := fs.String("group", string(judge.DefaultGroup), "leaves per judge call: `leaf`, category or tree")
+	groupName := fs.String("group", string(judge.DefaultGroup), "`grouping` of leaves into judge calls: leaf, category or tree")
 	groupGated := fs.Bool("group-gated", false, "also group the leaves waiting on a gate in the same call")
 	budget := fs.Float64("budget", -1, "stop cleanly before spending more than `USD` (overrides the config)")
 	prices := fs.String("prices", "", "price table `file` (overrides the config)")
