@@ -98,12 +98,13 @@ type Record struct {
 	Samples int    `json:"samples,omitempty"`
 	Votes   *Votes `json:"votes,omitempty"`
 	// Calls counts chat completions requested for this leaf, CacheHits
-	// those served from the cache, Attempts the HTTP requests sent.
+	// those served from the cache, Attempts the HTTP requests sent. For a
+	// group they are the group's, on its first record (see Group).
 	Calls     int `json:"calls"`
 	CacheHits int `json:"cache_hits"`
 	Attempts  int `json:"attempts"`
 	// Tokens and dollars this leaf consumed in the run that decided it
-	// (zero when served from the cache).
+	// (zero when served from the cache); for a group, the leaf's share.
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
 	CostUSD          float64 `json:"cost_usd"`
