@@ -10,12 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"cloud.google.com/go/civil"
 
 	"github.com/clinsql/clinsql/internal/pyfmt"
+	"github.com/clinsql/clinsql/internal/pyval"
 )
 
 // WriteCSV writes r as CSV: a header row of column names, then one line per
@@ -171,9 +170,9 @@ func writeRepr(b *strings.Builder, v any) error {
 	case float64:
 		b.WriteString(pyfmt.Float(x))
 	case string:
-		b.WriteString(pyStringRepr(x))
+		b.WriteString(pyval.Repr(x))
 	case []byte:
-		b.WriteString(pyBytesRepr(x))
+		b.WriteString(pyval.Repr(x))
 	case *big.Rat:
 		if x == nil {
 			b.WriteString("None")
@@ -207,7 +206,7 @@ func writeRepr(b *strings.Builder, v any) error {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(pyStringRepr(f.Name))
+			b.WriteString(pyval.Repr(f.Name))
 			b.WriteString(": ")
 			if err := writeRepr(b, f.Value); err != nil {
 				return err
@@ -235,79 +234,4 @@ func timeArgs(t civil.Time) string {
 		return fmt.Sprintf("%d, %d, %d", t.Hour, t.Minute, t.Second)
 	}
 	return fmt.Sprintf("%d, %d", t.Hour, t.Minute)
-}
-
-// pyStringRepr is Python 3's repr(str): single quotes unless the text holds a
-// single quote and no double quote; backslash escapes for the quote, the
-// backslash, \t \n \r and non-printable characters.
-func pyStringRepr(s string) string {
-	q := byte('\'')
-	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			// Not valid UTF-8: Python would never hold such a str; show the byte.
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-			i++
-			continue
-		}
-		i += size
-		switch {
-		case r == rune(q) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x80 || unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x10000:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
-}
-
-// pyBytesRepr is Python 3's repr(bytes).
-func pyBytesRepr(p []byte) string {
-	q := byte('\'')
-	if strings.Contains(string(p), "'") && !strings.Contains(string(p), `"`) {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteString("b")
-	b.WriteByte(q)
-	for _, c := range p {
-		switch {
-		case c == q || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c == '\t':
-			b.WriteString(`\t`)
-		case c == '\n':
-			b.WriteString(`\n`)
-		case c == '\r':
-			b.WriteString(`\r`)
-		case c < 0x20 || c >= 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/internal/pyjson"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
@@ -306,7 +307,7 @@ func (sc *Scored) WriteFiles(dir string, o *Outcome) error {
 		if err != nil {
 			return err
 		}
-		if err := writeAtomic(filepath.Join(sub, GradingFile), b); err != nil {
+		if err := atomicfile.Write(filepath.Join(sub, GradingFile), b); err != nil {
 			return err
 		}
 	}
@@ -314,7 +315,7 @@ func (sc *Scored) WriteFiles(dir string, o *Outcome) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, SummaryFile), append(b, '\n'))
+	return atomicfile.Write(filepath.Join(dir, SummaryFile), append(b, '\n'))
 }
 
 // gradingJSON renders detailed_grading.json in the reference shape, leaves
@@ -397,22 +398,4 @@ func leafEntries(root *rubric.Node, recs map[LeafKey]*Record, key string, t Tree
 		}})
 	}
 	return o
-}
-
-// writeAtomic writes through a temporary file and a rename.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

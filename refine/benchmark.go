@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/internal/pyjson"
 )
 
@@ -103,7 +104,7 @@ func WriteBenchmarkSummary(run, model string, attempts int, expected []datasets.
 	if err != nil {
 		return nil, err
 	}
-	if err := writeAtomic(filepath.Join(run, BenchmarkSummaryFile), b); err != nil {
+	if err := atomicfile.Write(filepath.Join(run, BenchmarkSummaryFile), b); err != nil {
 		return nil, err
 	}
 	return bs, nil

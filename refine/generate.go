@@ -20,6 +20,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/mimic"
+	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/llm"
 )
 
@@ -370,5 +371,5 @@ func writeSettings(dir string, s Settings) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, SettingsFile), append(b, '\n'))
+	return atomicfile.Write(filepath.Join(dir, SettingsFile), append(b, '\n'))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/duckdb"
+	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 )
@@ -168,7 +169,7 @@ func TestKilledAndResumed(t *testing.T) {
 	// Temporary files the kill left are cleaned when their task is redone,
 	// and never named like an output.
 	filepath.WalkDir(run, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && strings.Contains(d.Name(), tempMark) && !strings.HasPrefix(d.Name(), ".") {
+		if err == nil && strings.Contains(d.Name(), atomicfile.TempMark) && !strings.HasPrefix(d.Name(), ".") {
 			t.Errorf("temporary file with an output-like name: %s", path)
 		}
 		return nil

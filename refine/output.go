@@ -8,11 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/llm"
 )
 
@@ -178,12 +178,12 @@ func WriteTask(run string, t *datasets.Task, rec *Record, sum *TaskSummary) erro
 			return err
 		}
 	}
-	removeTemps(dir)
-	if err := writeAtomic(filepath.Join(dir, datasets.QuestionFile(t.ID)), []byte(t.Question)); err != nil {
+	atomicfile.RemoveTemps(dir)
+	if err := atomicfile.Write(filepath.Join(dir, datasets.QuestionFile(t.ID)), []byte(t.Question)); err != nil {
 		return err
 	}
 	if sum.FinalSQL != "" {
-		if err := writeAtomic(sqlPath, []byte(sum.FinalSQL)); err != nil {
+		if err := atomicfile.Write(sqlPath, []byte(sum.FinalSQL)); err != nil {
 			return err
 		}
 	}
@@ -192,7 +192,7 @@ func WriteTask(run string, t *datasets.Task, rec *Record, sum *TaskSummary) erro
 		if err := executor.WriteCSV(&b, rec.Result); err != nil {
 			return fmt.Errorf("%s: %w", csvPath, err)
 		}
-		if err := writeAtomic(csvPath, b.Bytes()); err != nil {
+		if err := atomicfile.Write(csvPath, b.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -200,7 +200,7 @@ func WriteTask(run string, t *datasets.Task, rec *Record, sum *TaskSummary) erro
 	if err != nil {
 		return err
 	}
-	return writeAtomic(sumPath, append(b, '\n'))
+	return atomicfile.Write(sumPath, append(b, '\n'))
 }
 
 // ReadTask reads a task's execution_summary.json from a run folder. ok is
@@ -220,42 +220,4 @@ func ReadTask(run string, k datasets.Key) (sum *TaskSummary, ok bool, err error)
 		return nil, false, fmt.Errorf("%s: %v", path, err)
 	}
 	return sum, true, nil
-}
-
-const tempMark = ".tmp-"
-
-// writeAtomic writes data to a temporary file beside path, syncs it and
-// renames it into place.
-func writeAtomic(path string, data []byte) error {
-	dir, base := filepath.Split(path)
-	f, err := os.CreateTemp(dir, "."+base+tempMark+"*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-// removeTemps deletes temporary files a killed writer left in dir.
-func removeTemps(dir string) {
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		if strings.HasPrefix(e.Name(), ".") && strings.Contains(e.Name(), tempMark) {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
 }

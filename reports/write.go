@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/scoring"
 )
@@ -47,7 +48,7 @@ func (r *Report) Write(dir string) ([]string, error) {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		p := filepath.Join(dir, name)
-		if err := writeAtomic(p, buf.Bytes()); err != nil {
+		if err := atomicfile.Write(p, buf.Bytes()); err != nil {
 			return err
 		}
 		written = append(written, p)
@@ -128,28 +129,6 @@ func (r *Report) writeModelSummaries(dir string) ([]string, error) {
 		}
 	}
 	return written, nil
-}
-
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	// CreateTemp makes the file private; reports are for reading.
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // JSON shapes of report.json. Scores are fractions: score is the published

@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/internal/pyfmt"
 	"github.com/clinsql/clinsql/internal/pyjson"
 )
@@ -221,28 +222,9 @@ func (r *Rescored) WriteFiles(dir string) error {
 		return err
 	}
 	for name, b := range map[string][]byte{ScoringFile: f.Scoring, DifficultyFile: f.Difficulty, ScenarioFile: f.Scenario} {
-		if err := writeAtomic(filepath.Join(dir, name), b); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, name), b); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// writeAtomic writes through a temporary file and a rename, so a reader
-// never sees half a file.
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/internal/atomicfile"
 )
 
 // Item is one query to run.
@@ -142,7 +143,7 @@ func Run(ctx context.Context, ex executor.Executor, items []Item, loadErrors []s
 	if err != nil {
 		return s, fmt.Errorf("batch: %w", err)
 	}
-	if err := writeAtomic(filepath.Join(opts.Out, SummaryFile), append(b, '\n')); err != nil {
+	if err := atomicfile.Write(filepath.Join(opts.Out, SummaryFile), append(b, '\n')); err != nil {
 		return s, fmt.Errorf("batch: %w", err)
 	}
 	if writeErr != nil {
@@ -197,7 +198,7 @@ func runOne(ctx context.Context, ex executor.Executor, it Item, out string) resu
 	if err := os.MkdirAll(filepath.Dir(csvPath), 0o755); err != nil {
 		return result{Outcome: o, writeErr: err}
 	}
-	if err := writeAtomic(csvPath, buf.Bytes()); err != nil {
+	if err := atomicfile.Write(csvPath, buf.Bytes()); err != nil {
 		return result{Outcome: o, writeErr: err}
 	}
 	o.CSV = it.CSV
@@ -218,12 +219,4 @@ func latency(ds []float64) *Latency {
 	}
 	at := func(q float64) float64 { return s[int(q*float64(len(s)-1)+0.5)] }
 	return &Latency{Mean: sum / float64(len(s)), Median: at(0.5), P95: at(0.95), Max: s[len(s)-1]}
-}
-
-func writeAtomic(p string, b []byte) error {
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/clinsql/clinsql/internal/atomicfile"
 	"io"
 	"net/http"
 	"net/url"
@@ -135,7 +136,7 @@ func FetchDemo(ctx context.Context, opts FetchOptions) (*FetchReport, error) {
 	if err := errors.Join(failures...); err != nil {
 		return rep, fmt.Errorf("fetch: %w", err)
 	}
-	if err := writeAtomic(filepath.Join(opts.Out, ChecksumFile), sums.Bytes()); err != nil {
+	if err := atomicfile.Write(filepath.Join(opts.Out, ChecksumFile), sums.Bytes()); err != nil {
 		return rep, fmt.Errorf("fetch: %w", err)
 	}
 	return rep, nil
@@ -309,12 +310,4 @@ func fileSHA256(p string) ([32]byte, error) {
 	}
 	copy(sum[:], h.Sum(nil))
 	return sum, nil
-}
-
-func writeAtomic(p string, b []byte) error {
-	tmp := p + ".part"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/bigquery"
 	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
@@ -25,6 +27,7 @@ import (
 //	tasks: data/clinsql        # ClinSQL tasks (folder or manifest)
 //	split: validation          # optional: one split
 //	engine: {name: duckdb, db: demo.duckdb, timeout: 300s, max_rows: 100000}
+//	                           # or {name: bigquery, bq_config: bq.yaml}
 //	out: runs/bench1           # one run folder per model below it
 //	prices: prices.yaml        # optional, for costs and the budget
 //	budget_usd: 50             # optional cap over generation and judging
@@ -56,6 +59,9 @@ type benchEngine struct {
 	MaxRows int           `yaml:"max_rows,omitempty"`
 	Memory  string        `yaml:"memory,omitempty"`
 	Threads int           `yaml:"threads,omitempty"`
+	// BQConfig is the bigquery engine's configuration file
+	// (executor/bigquery/README.md).
+	BQConfig string `yaml:"bq_config,omitempty"`
 }
 
 // loadBenchConfig reads and checks a benchmark config and the models file
@@ -80,7 +86,7 @@ func loadBenchConfig(path string) (*benchConfig, error) {
 		}
 	}
 	c.judgeRaw = c.Judge
-	for _, p := range []*string{&c.Models, &c.Tasks, &c.Out, &c.Prices, &c.Cache, &c.Report, &c.Engine.DB} {
+	for _, p := range []*string{&c.Models, &c.Tasks, &c.Out, &c.Prices, &c.Cache, &c.Report, &c.Engine.DB, &c.Engine.BQConfig} {
 		rel(p)
 	}
 	if !strings.HasPrefix(c.Judge, "replay:") {
@@ -100,6 +106,9 @@ func loadBenchConfig(path string) (*benchConfig, error) {
 	}
 	if _, ok := engines[c.Engine.Name]; !ok {
 		bad("engine.name", "%q is not an engine (available: %s)", c.Engine.Name, engineNames())
+	}
+	if c.Engine.Name == bigquery.Name && c.Engine.BQConfig == "" {
+		bad("engine.bq_config", "is required for the bigquery engine")
 	}
 	switch {
 	case c.Engine.Timeout < 0:
@@ -143,9 +152,16 @@ func loadBenchConfig(path string) (*benchConfig, error) {
 // generateConfig is the generation part of the benchmark.
 func (c *benchConfig) generateConfig(quiet bool) generateConfig {
 	e := c.Engine
-	return generateConfig{
+	g := generateConfig{
 		Models: c.models, Tasks: c.Tasks, Split: c.Split, Out: c.Out, Cache: c.Cache,
 		Prices: c.Prices, Budget: c.BudgetUSD, Concurrency: c.Concurrency, Engine: e.Name, Quiet: quiet,
 		EngineCfg: engineConfig{DB: e.DB, Limits: executor.Limits{Timeout: e.Timeout, MaxRows: e.MaxRows}, Memory: e.Memory, Threads: e.Threads},
 	}
+	if e.Name == bigquery.Name {
+		// No flags are given: the configuration file says everything.
+		f := bigquery.AddFlags(flag.NewFlagSet("run", flag.ContinueOnError))
+		f.ConfigPath = e.BQConfig
+		g.EngineCfg.BigQuery = f
+	}
+	return g
 }

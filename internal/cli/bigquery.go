@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/clinsql/clinsql/internal/atomicfile"
 	"io"
 	"log/slog"
 	"os"
@@ -229,7 +230,7 @@ func runBigQueryDryRun(ctx context.Context, env *Env, eng *bigquery.Engine, sour
 			return err
 		}
 		path := filepath.Join(out, "dry_run.json")
-		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		if err := atomicfile.Write(path, append(b, '\n')); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "details: %s\n", path)

@@ -3,10 +3,9 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/clinsql/clinsql/internal/atomicfile"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -171,26 +170,12 @@ func printEHRSQLScores(w io.Writer, out ehrsqlScoreOutput) {
 	}
 }
 
-// ehrsqlWriteJSON writes v to path through a temporary file in the same
-// folder, so an interrupted run never leaves a half-written file.
+// ehrsqlWriteJSON writes v to path atomically, so an interrupted run never
+// leaves a half-written file.
 func ehrsqlWriteJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, werr := tmp.Write(append(b, '\n'))
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	return atomicfile.Write(path, append(b, '\n'))
 }

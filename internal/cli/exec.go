@@ -171,8 +171,7 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	case *timeout <= 0 || *maxRows <= 0:
 		return usagef("--timeout and --max-rows must be positive")
 	}
-	explicit := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+	explicit := explicitFlags(fs)
 	cfg := engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows}, Memory: *memory, Threads: *threads, Conns: max(*conc, 1),
 		BigQuery: bqFlags, Explicit: explicit, Log: env.Stderr}
 	if *dryRun {
@@ -227,6 +226,13 @@ func execReplay(ctx context.Context, env *Env, open func(engineConfig) (executor
 	}
 	fmt.Fprintf(env.Stdout, "run folder: %s\n", out)
 	return nil
+}
+
+// explicitFlags names the flags given on the command line.
+func explicitFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
 }
 
 func readSQLFile(env *Env, name string) (string, error) {

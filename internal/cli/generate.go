@@ -12,6 +12,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/bigquery"
 	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/internal/progress"
@@ -76,6 +77,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	maxRows := fs.Int("max-rows", duckdb.DefaultMaxRows, "rows kept per result (the true count is still recorded)")
 	memory := fs.String("memory", duckdb.DefaultMemoryLimit, "engine memory limit")
 	threads := fs.Int("threads", duckdb.DefaultThreads, "engine threads per query")
+	bqFlags := bigquery.AddFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -99,7 +101,8 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	cfg := generateConfig{
 		Models: models, Tasks: *tasks, Split: *split, Limit: *limit, Out: *out, Cache: *cache, Prices: *prices,
 		Budget: *budget, Concurrency: *conc, Engine: *engine, Quiet: *quiet,
-		EngineCfg: engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows}, Memory: *memory, Threads: *threads},
+		EngineCfg: engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows}, Memory: *memory, Threads: *threads,
+			BigQuery: bqFlags, Explicit: explicitFlags(fs), Log: env.Stderr},
 	}
 	if *estimate {
 		return estimateGenerate(env, cfg)

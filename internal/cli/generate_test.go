@@ -165,3 +165,50 @@ func assertNoKeyIn(t *testing.T, dir string) {
 	})
 	t.Logf("%d files checked for the API key", files)
 }
+
+// TestGenerateOnBigQuery runs generation on the BigQuery engine (the fake
+// REST API): a model that always answers the gold query gets the fake's
+// outcome for it, the analysis error of the first task fed back for a fix
+// until the rounds are used up.
+func TestGenerateOnBigQuery(t *testing.T) {
+	srv, cfg := bqSetup(t, "")
+	root, tasks := goldTasks(t, srv)
+	gold := map[string]string{}
+	for _, tk := range tasks {
+		gold[tk.Question] = tk.GoldSQL
+	}
+	model := llmtest.Start(t, func(c *llmtest.Call) llmtest.Reply {
+		for q, sql := range gold {
+			if strings.Contains(c.LastUser(), q) {
+				return llmtest.Text("```sql\n" + sql + "\n```")
+			}
+		}
+		return llmtest.Text("no idea")
+	}, llmtest.Options{APIKey: genKey})
+	dir := t.TempDir()
+	models := writeModels(t, dir, map[string]string{"alpha": model.OpenAIBaseURL()})
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runGen(t, "generate", "--models", models, "--tasks", root, "--engine", "bigquery", "--bq-config", cfg, "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	outs, err := datasets.LoadRun(filepath.Join(out, "alpha"))
+	if err != nil || len(outs) != len(tasks) {
+		t.Fatalf("%d outputs, %v", len(outs), err)
+	}
+	ok := 0
+	for _, o := range outs {
+		if o.Summary.ExecutionSuccess {
+			ok++
+			continue
+		}
+		// The first task's SQL fails analysis every time: three attempts, the
+		// model's error (syntax) with BigQuery's message.
+		if n := len(o.Summary.RefinementAttempts); n != 3 || o.Summary.FinalError == nil || !strings.Contains(*o.Summary.FinalError, "Unrecognized name: hadm_idx") {
+			t.Errorf("%s: %d attempts, error %v", o.Key, n, o.Summary.FinalError)
+		}
+	}
+	if ok != len(tasks)-1 {
+		t.Errorf("%d tasks ran, want %d", ok, len(tasks)-1)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/clinsql/clinsql/internal/pyfmt"
 )
@@ -84,7 +85,15 @@ func writeStrRepr(b *strings.Builder, s string) {
 		quote = '"'
 	}
 	b.WriteByte(quote)
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			// Not valid UTF-8: a Python str never holds it; show the byte.
+			fmt.Fprintf(b, `\x%02x`, s[i])
+			i++
+			continue
+		}
+		i += size
 		switch {
 		case r == rune(quote) || r == '\\':
 			b.WriteByte('\\')
