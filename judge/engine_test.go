@@ -116,7 +116,14 @@ func TestConcurrencyLimit(t *testing.T) {
 
 // TestRerun: re-running a finished run makes zero calls; judging again into
 // a new folder with the same cache makes zero HTTP calls too.
+// Grouped, the group prompt is the cache key.
 func TestRerun(t *testing.T) {
+	for _, g := range []GroupMode{GroupLeaf, GroupTree} {
+		t.Run(string(g), func(t *testing.T) { rerun(t, g) })
+	}
+}
+
+func rerun(t *testing.T, g GroupMode) {
 	_, _, items := fixtureRun(t)
 	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
 	cache, err := llm.OpenCache(filepath.Join(t.TempDir(), "cache"))
@@ -124,7 +131,7 @@ func TestRerun(t *testing.T) {
 		t.Fatal(err)
 	}
 	j := newTestJudge(t, srv, nil, llm.Options{Cache: cache}, 1)
-	opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true}
+	opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true, Group: g}
 	dir := t.TempDir()
 	l := openLedger(t, dir, opts)
 	first := mustRun(t, items, l, opts)
@@ -148,7 +155,7 @@ func TestRerun(t *testing.T) {
 	// A ledger refuses other settings.
 	other := opts
 	other.Mode = rubric.Reference
-	h := LedgerHeader{Mode: other.Mode, Judge: j.Name(), CodeChecks: true, Skipping: true, Samples: 1}
+	h := LedgerHeader{Mode: other.Mode, Judge: j.Name(), CodeChecks: true, Skipping: true, Samples: 1, Group: g}
 	if _, err := OpenLedger(filepath.Join(dir, LedgerFile), h); err == nil || !strings.Contains(err.Error(), "mode strict, not reference") {
 		t.Errorf("ledger opened with another mode: %v", err)
 	}
