@@ -22,6 +22,31 @@ func FuzzParseVerdict(f *testing.F) {
 	})
 }
 
+func FuzzParseGroupVerdicts(f *testing.F) {
+	for _, s := range []string{`{"a":{"reasoning":"r","verdict":"pass"},"b":{"reasoning":"s","verdict":"fail"}}`,
+		`{"a":{"reasoning":"r","verdict":"pass"}}`, `{"a":{"reasoning":"r","verdict":"pass"},"a":{"reasoning":"r","verdict":"pass"}}`,
+		"Score: 1", `{"a":{"reasoning":"r","verdict":"pass"},"b":{"reasoning":"s","verd`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := ParseGroupVerdicts(s, []string{"a", "b"})
+		if err != nil {
+			if got != nil {
+				t.Fatalf("rejected reply %q gave verdicts %v", s, got)
+			}
+			return
+		}
+		if len(got) != 2 {
+			t.Fatalf("accepted %q with %d verdicts", s, len(got))
+		}
+		for id, r := range got {
+			if (id != "a" && id != "b") || (r.Verdict != "pass" && r.Verdict != "fail") {
+				t.Fatalf("accepted %q: %s = %+v", s, id, r)
+			}
+		}
+	})
+}
+
 func FuzzParseBands(f *testing.F) {
 	for _, s := range []string{"Clinically Plausible (0-20)", "between 5 and 90", "(>0.01 and <0.1)", "Home: 60-95%, Facility: 30-70%", "(-80 to -10)"} {
 		f.Add(s)
