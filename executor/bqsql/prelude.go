@@ -32,14 +32,13 @@ var Prelude = Settings + Macros
 const staticMacros = `
 -- a / b: BigQuery raises an error on division by zero where DuckDB returns
 -- NULL or infinity (a NULL operand still gives NULL); INT64 / INT64 is
--- FLOAT64 in both. error() is evaluated only for the rows that reach its
--- branch, and its message is BigQuery's ("division by zero: 1 / 0").
+-- FLOAT64 in both.
 CREATE OR REPLACE TEMP MACRO bq_safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;
 CREATE OR REPLACE TEMP MACRO bq_mod(a BIGINT, b BIGINT) AS CASE WHEN b = 0 AND a IS NOT NULL
-	THEN error('division by zero: MOD(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')')
+	THEN CAST('division by zero: MOD(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')' AS BIGINT)
 	ELSE a % b END;
 CREATE OR REPLACE TEMP MACRO bq_intdiv(a BIGINT, b BIGINT) AS CASE WHEN b = 0 AND a IS NOT NULL
-	THEN error('division by zero: DIV(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')')
+	THEN CAST('division by zero: DIV(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')' AS BIGINT)
 	ELSE a // b END;
 
 -- Typed identities: they make DuckDB reject what BigQuery rejects (a STRING
@@ -146,7 +145,7 @@ CREATE OR REPLACE TEMP MACRO bq_timestamp_micros(n BIGINT) AS CAST(make_timestam
 -- a / b. Each operand is repeated as few times as possible: nested
 -- divisions multiply the copies DuckDB binds.
 CREATE OR REPLACE TEMP MACRO bq_div(a, b) AS CASE WHEN b = 0 AND a IS NOT NULL
-	THEN error('division by zero: ' || CAST(a AS VARCHAR) || ' / 0')
+	THEN CAST('division by zero: ' || CAST(a AS VARCHAR) || ' / 0' AS DOUBLE)
 	ELSE a / b END;
 `
 
