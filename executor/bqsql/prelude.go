@@ -2,6 +2,7 @@ package bqsql
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -435,4 +436,22 @@ func roundMacro(d int) string {
 		return fmt.Sprintf("bq_round_m%d", -d)
 	}
 	return fmt.Sprintf("bq_round_%d", d)
+}
+
+// raised finds, in a DuckDB error message, the BigQuery error a prelude
+// macro raised. The macros raise errors by casting BigQuery's message to a
+// number or a date (DuckDB's error() would mark every expression using it
+// as side-effecting, which DuckDB then refuses to reference by alias), so
+// DuckDB reports "Could not convert string '<message>' to DOUBLE" or a
+// date-format complaint quoting it.
+var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) cannot be negative)[^'"]*)['"]`)
+
+// RaisedMessage returns the BigQuery message ("division by zero: 1 / 0")
+// that a prelude macro raised, if msg is such an error.
+func RaisedMessage(msg string) (string, bool) {
+	m := raised.FindStringSubmatch(msg)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
 }

@@ -66,6 +66,12 @@ type Options struct {
 	// may only create temporary objects: the database is read-only and the
 	// configuration locked.
 	Prelude string
+	// Message, when set, rewrites the message of an error DuckDB raised
+	// while running a query into the one the user's engine would have
+	// given (the bridge's macros raise BigQuery's errors through failed
+	// casts, which DuckDB reports as conversion errors quoting them). It
+	// returns the message unchanged when it has nothing to say.
+	Message func(msg string) string
 }
 
 // Engine is an executor.Executor over a DuckDB database file, opened
@@ -402,7 +408,11 @@ func (e *Engine) classify(parent, ctx context.Context, err error) error {
 	case ctx.Err() != nil:
 		return e.errorf(executor.ClassTimeout, err, "query exceeded the %s timeout and was interrupted", e.opts.Limits.Timeout)
 	case errors.As(err, &de):
-		return e.errorf(classOfDuckError(de.Type), err, "%s", de.Msg)
+		msg := de.Msg
+		if e.opts.Message != nil {
+			msg = e.opts.Message(msg)
+		}
+		return e.errorf(classOfDuckError(de.Type), err, "%s", msg)
 	}
 	return e.errorf(executor.ClassInfra, err, "%v", err)
 }

@@ -36,6 +36,15 @@ func bridgeDialect() dialect {
 		Settings: bqsql.Settings,
 		Prelude:  strings.TrimPrefix(bqsql.Prelude, bqsql.Settings),
 		Shape:    shapeForParser,
+		// A macro's failed cast reads "Could not convert string 'division
+		// by zero: 1 / 0' to DOUBLE"; users (and the refinement loop, which
+		// feeds the message back to the model) get BigQuery's own words.
+		Message: func(msg string) string {
+			if m, ok := bqsql.RaisedMessage(msg); ok {
+				return m
+			}
+			return msg
+		},
 	}
 }
 
