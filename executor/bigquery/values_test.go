@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"reflect"
 	"testing"
 	"time"
 
 	"cloud.google.com/go/civil"
 
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/executortest"
 	"github.com/clinsql/clinsql/internal/bqfake"
 )
 
@@ -96,47 +96,11 @@ func TestValueTypes(t *testing.T) {
 				t.Errorf("type %s, want %s", res.Columns[0].Type, c.wantType)
 			}
 			got := res.Rows[0][0]
-			if !equalValue(got, c.want) {
+			if !executortest.EqualValue(got, c.want) {
 				t.Errorf("value %#v (%T), want %#v (%T)", got, got, c.want, c.want)
 			}
 		})
 	}
-}
-
-// equalValue compares exactly: big.Rat by value, time.Time by instant and
-// location, everything else by deep equality.
-func equalValue(a, b any) bool {
-	switch x := a.(type) {
-	case *big.Rat:
-		y, ok := b.(*big.Rat)
-		return ok && x.Cmp(y) == 0
-	case time.Time:
-		y, ok := b.(time.Time)
-		return ok && x.Equal(y) && x.Location() == time.UTC
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) || (x == nil) != (y == nil) {
-			return false
-		}
-		for i := range x {
-			if !equalValue(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case executor.Struct:
-		y, ok := b.(executor.Struct)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if x[i].Name != y[i].Name || !equalValue(x[i].Value, y[i].Value) {
-				return false
-			}
-		}
-		return true
-	}
-	return reflect.DeepEqual(a, b)
 }
 
 // Timestamps decode to the microsecond whichever side of the epoch.

@@ -20,6 +20,7 @@ import (
 	duck "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/executortest"
 )
 
 // makeDB creates a DuckDB file holding the tables the statements create.
@@ -119,7 +120,7 @@ func TestQueryValuesAndTypes(t *testing.T) {
 	}
 	for i, w := range want {
 		got := res.Rows[0][i]
-		if !equalValue(got, w) {
+		if !executortest.EqualValue(got, w) {
 			t.Errorf("column %s: got %#v, want %#v", res.Columns[i].Name, got, w)
 		}
 	}
@@ -129,43 +130,6 @@ func TestQueryValuesAndTypes(t *testing.T) {
 	if res.Stats.Duration <= 0 {
 		t.Error("no duration recorded")
 	}
-}
-
-func equalValue(a, b any) bool {
-	switch x := a.(type) {
-	case *big.Rat:
-		y, ok := b.(*big.Rat)
-		return ok && x.Cmp(y) == 0
-	case []byte:
-		y, ok := b.([]byte)
-		return ok && string(x) == string(y)
-	case time.Time:
-		y, ok := b.(time.Time)
-		return ok && x.Equal(y) && x.Location() == time.UTC
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equalValue(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case executor.Struct:
-		y, ok := b.(executor.Struct)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if x[i].Name != y[i].Name || !equalValue(x[i].Value, y[i].Value) {
-				return false
-			}
-		}
-		return true
-	}
-	return a == b
 }
 
 func TestHostileSQLRefused(t *testing.T) {
@@ -357,7 +321,7 @@ func TestTranslateHookAndPrelude(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		go func() {
 			res, err := e.Query(ctx, "SELECT twice(safe_divide(4, 2)) AS x, (SELECT list(v ORDER BY v) FROM (VALUES (2), (NULL), (1)) t(v)) AS l")
-			if err == nil && (res.Rows[0][0] != 4.0 || !equalValue(res.Rows[0][1], []any{nil, int64(1), int64(2)})) {
+			if err == nil && (res.Rows[0][0] != 4.0 || !executortest.EqualValue(res.Rows[0][1], []any{nil, int64(1), int64(2)})) {
 				err = fmt.Errorf("got %v", res.Rows[0])
 			}
 			results <- err
@@ -387,7 +351,7 @@ func TestMapAndUUIDValues(t *testing.T) {
 		t.Errorf("map type %s", got)
 	}
 	want := []any{executor.Struct{{Name: "key", Value: "b"}, {Name: "value", Value: int64(2)}}, executor.Struct{{Name: "key", Value: "a"}, {Name: "value", Value: int64(1)}}}
-	if !equalValue(res.Rows[0][0], want) {
+	if !executortest.EqualValue(res.Rows[0][0], want) {
 		t.Errorf("map value %#v", res.Rows[0][0])
 	}
 	if res.Columns[1].Type != "STRING" || res.Rows[0][1] != "00112233-4455-6677-8899-aabbccddeeff" {
