@@ -446,12 +446,12 @@ func roundMacro(d int) string {
 // date-format complaint quoting it.
 var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) cannot be negative)[^'"]*)['"]`)
 
-// RaisedMessage returns the BigQuery message ("division by zero: 1 / 0")
-// that a prelude macro raised, if msg is such an error.
-func RaisedMessage(msg string) (string, bool) {
-	m := raised.FindStringSubmatch(msg)
-	if m == nil {
-		return "", false
+// Message returns the BigQuery message ("division by zero: 1 / 0") that a
+// prelude macro raised, if msg is such an error, and msg unchanged
+// otherwise. It is the DuckDB engine's Options.Message for the bridge.
+func Message(msg string) string {
+	if m := raised.FindStringSubmatch(msg); m != nil {
+		return m[1]
 	}
-	return m[1], true
+	return msg
 }

@@ -39,12 +39,7 @@ func bridgeDialect() dialect {
 		// A macro's failed cast reads "Could not convert string 'division
 		// by zero: 1 / 0' to DOUBLE"; users (and the refinement loop, which
 		// feeds the message back to the model) get BigQuery's own words.
-		Message: func(msg string) string {
-			if m, ok := bqsql.RaisedMessage(msg); ok {
-				return m
-			}
-			return msg
-		},
+		Message: bqsql.Message,
 	}
 }
 
