@@ -122,8 +122,8 @@ func TestGroupFaults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			last := tc.replies[len(tc.replies)-1]
 			srv := llmtest.Start(t, llmtest.Then(llmtest.Fixed(last), tc.replies[:len(tc.replies)-1]...), llmtest.Options{})
-			sl := &sleeper{}
-			j := newTestJudge(t, srv, nil, llm.Options{Sleep: sl.sleep}, 1)
+			sl := &llmtest.Sleeper{}
+			j := newTestJudge(t, srv, nil, llm.Options{Sleep: sl.Sleep}, 1)
 			gd, err := j.DecideGroup(context.Background(), req)
 			if err != nil {
 				t.Fatalf("DecideGroup: %v", err)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -122,25 +121,6 @@ func verdictReply(decide func(req string) string) llmtest.Handler {
 		req := requirementOf(c.LastUser())
 		return llmtest.JSON(map[string]string{"reasoning": "stand-in judge on: " + req, "verdict": decide(req)})
 	}
-}
-
-// sleeper records the waits the client asks for without waiting.
-type sleeper struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *sleeper) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	s.d = append(s.d, d)
-	s.mu.Unlock()
-	return ctx.Err()
-}
-
-func (s *sleeper) waits() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.d...)
 }
 
 // testEndpoint is an endpoint of srv with quick timeouts.

@@ -83,8 +83,8 @@ func TestLLMFaults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			last := tc.replies[len(tc.replies)-1]
 			srv := llmtest.Start(t, llmtest.Then(llmtest.Fixed(last), tc.replies[:len(tc.replies)-1]...), llmtest.Options{})
-			sl := &sleeper{}
-			j := newTestJudge(t, srv, func(ep *llm.Endpoint) { ep.Limits.Timeout = 200 * time.Millisecond }, llm.Options{Sleep: sl.sleep}, 1)
+			sl := &llmtest.Sleeper{}
+			j := newTestJudge(t, srv, func(ep *llm.Endpoint) { ep.Limits.Timeout = 200 * time.Millisecond }, llm.Options{Sleep: sl.Sleep}, 1)
 			d, err := j.Decide(context.Background(), req)
 			if err != nil {
 				t.Fatalf("Decide: %v", err)
@@ -96,7 +96,7 @@ func TestLLMFaults(t *testing.T) {
 				t.Errorf("invalid verdict scored %v, explanation %q", d.Verdict.Score, d.Explanation)
 			}
 			if tc.minWait > 0 {
-				w := sl.waits()
+				w := sl.Waits()
 				if len(w) == 0 || w[0] < tc.minWait {
 					t.Errorf("waits %v, want the first at least %v (Retry-After)", w, tc.minWait)
 				}

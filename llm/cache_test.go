@@ -172,9 +172,9 @@ func TestNoKeyLeaks(t *testing.T) {
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	meter := llm.NewMeter(llm.Prices{"gpt-test": {Prompt: 1, Completion: 2}}, 0)
-	var sl sleeper
+	var sl llmtest.Sleeper
 	ep := endpoint(srv, nil)
-	c := newClient(t, ep, llm.Options{Cache: cache, Logger: logger, Meter: meter, Sleep: sl.sleep})
+	c := newClient(t, ep, llm.Options{Cache: cache, Logger: logger, Meter: meter, Sleep: sl.Sleep})
 	var texts []string
 	for _, p := range []string{"hello", "leak", "busy", "broken", "hello"} {
 		resp, err := c.Complete(context.Background(), ask(p))

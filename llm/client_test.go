@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -35,25 +34,6 @@ func endpoint(srv *llmtest.Server, mod func(*llm.Endpoint)) llm.Endpoint {
 		mod(&ep)
 	}
 	return ep
-}
-
-// sleeper records requested waits without waiting.
-type sleeper struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *sleeper) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	s.d = append(s.d, d)
-	s.mu.Unlock()
-	return ctx.Err()
-}
-
-func (s *sleeper) waits() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.d...)
 }
 
 func newClient(t testing.TB, ep llm.Endpoint, opts llm.Options) *llm.Client {
@@ -130,8 +110,8 @@ func TestFaults(t *testing.T) {
 				rest = *tt.forever
 			}
 			srv := llmtest.Start(t, llmtest.Then(llmtest.Fixed(rest), tt.script...), llmtest.Options{})
-			var sl sleeper
-			c := newClient(t, endpoint(srv, tt.mod), llm.Options{Sleep: sl.sleep})
+			var sl llmtest.Sleeper
+			c := newClient(t, endpoint(srv, tt.mod), llm.Options{Sleep: sl.Sleep})
 			req := ask("Judge this. Answer in JSON.")
 			if tt.schema {
 				req.Schema = verdictSchema
@@ -166,7 +146,7 @@ func TestFaults(t *testing.T) {
 					t.Errorf("Attempts = %d, want %d", resp.Attempts, tt.wantCalls)
 				}
 			}
-			waits := sl.waits()
+			waits := sl.Waits()
 			if len(waits) != tt.wantCalls-1 && err == nil {
 				t.Errorf("%d waits for %d calls: %v", len(waits), tt.wantCalls, waits)
 			}
@@ -191,20 +171,20 @@ func TestFaults(t *testing.T) {
 
 func TestBackoffGrowsWithJitter(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Fixed(llmtest.ServerError(500)), llmtest.Options{})
-	var sl sleeper
+	var sl llmtest.Sleeper
 	c := newClient(t, endpoint(srv, func(e *llm.Endpoint) {
 		e.Retry = llm.Retry{MaxAttempts: 8, Budget: time.Hour, BaseDelay: 100 * time.Millisecond, MaxDelay: 800 * time.Millisecond}
-	}), llm.Options{Sleep: sl.sleep})
+	}), llm.Options{Sleep: sl.Sleep})
 	// Many calls so the jitter's spread shows.
 	var sum [7]time.Duration
 	const calls = 30
 	for range calls {
-		sl = sleeper{}
+		sl = llmtest.Sleeper{}
 		_, err := c.Complete(context.Background(), ask("x"))
 		if llm.KindOf(err) != llm.KindServer {
 			t.Fatalf("err = %v", err)
 		}
-		w := sl.waits()
+		w := sl.Waits()
 		if len(w) != 7 {
 			t.Fatalf("%d waits, want 7", len(w))
 		}
@@ -227,14 +207,14 @@ func TestConnectionRefused(t *testing.T) {
 	srv := llmtest.New(llmtest.Fixed(llmtest.Text("x")), llmtest.Options{})
 	ep := endpoint(srv, nil)
 	srv.Close()
-	var sl sleeper
-	c := newClient(t, ep, llm.Options{Sleep: sl.sleep})
+	var sl llmtest.Sleeper
+	c := newClient(t, ep, llm.Options{Sleep: sl.Sleep})
 	_, err := c.Complete(context.Background(), ask("x"))
 	if llm.KindOf(err) != llm.KindNetwork {
 		t.Fatalf("err = %v, want network", err)
 	}
-	if len(sl.waits()) != 3 {
-		t.Errorf("waits = %v, want 3 retries", sl.waits())
+	if len(sl.Waits()) != 3 {
+		t.Errorf("waits = %v, want 3 retries", sl.Waits())
 	}
 }
 
@@ -271,8 +251,8 @@ func TestLengthWithoutSchemaIsAReply(t *testing.T) {
 
 func TestValidateRejects(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Queue(llmtest.JSON(map[string]string{"verdict": "maybe"}), llmtest.JSON(map[string]string{"verdict": "fail"})), llmtest.Options{})
-	var sl sleeper
-	c := newClient(t, endpoint(srv, nil), llm.Options{Sleep: sl.sleep})
+	var sl llmtest.Sleeper
+	c := newClient(t, endpoint(srv, nil), llm.Options{Sleep: sl.Sleep})
 	req := ask("json please")
 	req.Schema = verdictSchema
 	req.Validate = func(text string) error {
@@ -298,8 +278,8 @@ func TestErrorUsageCountsMalformedReplies(t *testing.T) {
 	r := llmtest.Text("not json")
 	r.PromptTokens, r.CompletionTokens = 100, 7
 	srv := llmtest.Start(t, llmtest.Fixed(r), llmtest.Options{})
-	var sl sleeper
-	c := newClient(t, endpoint(srv, func(e *llm.Endpoint) { e.Retry.MaxAttempts = 3 }), llm.Options{Sleep: sl.sleep})
+	var sl llmtest.Sleeper
+	c := newClient(t, endpoint(srv, func(e *llm.Endpoint) { e.Retry.MaxAttempts = 3 }), llm.Options{Sleep: sl.Sleep})
 	req := ask("json")
 	req.Schema = verdictSchema
 	_, err := c.Complete(context.Background(), req)

@@ -22,8 +22,8 @@ func TestMeterCountsTokensAndDollars(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Then(llmtest.Fixed(r), llmtest.ServerError(500)), llmtest.Options{})
 	meter := llm.NewMeter(llm.Prices{"gpt-test": {Prompt: 2, Completion: 10}}, 0)
 	cache, _ := llm.OpenCache(t.TempDir())
-	var sl sleeper
-	c := newClient(t, endpoint(srv, nil), llm.Options{Meter: meter, Cache: cache, Sleep: sl.sleep})
+	var sl llmtest.Sleeper
+	c := newClient(t, endpoint(srv, nil), llm.Options{Meter: meter, Cache: cache, Sleep: sl.Sleep})
 	resp, err := c.Complete(context.Background(), ask("a"))
 	if err != nil {
 		t.Fatal(err)
