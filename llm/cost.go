@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
-	"sort"
+	"slices"
 	"sync"
 
 	"gopkg.in/yaml.v3"
@@ -56,7 +57,7 @@ func LoadPrices(path string) (Prices, error) {
 		return nil, &ConfigError{File: path, Field: "prices", Problem: "no prices"}
 	}
 	var errs []error
-	for _, m := range sortedKeys(f.Prices) {
+	for _, m := range slices.Sorted(maps.Keys(f.Prices)) {
 		p := f.Prices[m]
 		if p.Prompt < 0 || math.IsNaN(p.Prompt) {
 			errs = append(errs, &ConfigError{File: path, Field: "prices." + m + ".prompt", Problem: "must be a non-negative number"})
@@ -227,13 +228,4 @@ func (m *Meter) ByEndpoint() map[string]Tally {
 		out[k] = *v
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

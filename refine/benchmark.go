@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -191,7 +193,7 @@ func BuildBenchmarkSummary(run, model string, attempts int, expected []datasets.
 	}
 
 	splitObj := pyjson.Object{}
-	for _, sp := range sortedKeys(splits) {
+	for _, sp := range slices.Sorted(maps.Keys(splits)) {
 		st := splits[sp]
 		domObj := pyjson.Object{}
 		var doms []string
@@ -244,7 +246,7 @@ func BuildBenchmarkSummary(run, model string, attempts int, expected []datasets.
 	}...)
 	top = append(top, all.attemptFields(attempts)...)
 	statuses := pyjson.Object{}
-	for _, s := range sortedKeys(bs.Statuses) {
+	for _, s := range slices.Sorted(maps.Keys(bs.Statuses)) {
 		statuses = append(statuses, pyjson.Member{Key: s, Value: bs.Statuses[s]})
 	}
 	top = append(top, pyjson.Member{Key: "clinsql", Value: pyjson.Object{
@@ -263,7 +265,7 @@ func BuildBenchmarkSummary(run, model string, attempts int, expected []datasets.
 // a tie), or def when counts is empty.
 func majority(counts map[string]int, def string) string {
 	best, n := def, 0
-	for _, k := range sortedKeys(counts) {
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		if counts[k] > n {
 			best, n = k, counts[k]
 		}
@@ -299,15 +301,6 @@ func anySlice(list []string) []any {
 		out[i] = s
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // ReadBenchmarkSummary reads the reference fields of a benchmark_summary.json

@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -353,7 +355,7 @@ func checkSettings(dir string, want Settings) error {
 	}
 	h, w := compared(have), compared(want)
 	var diffs []string
-	for _, k := range sortedKeys(w) {
+	for _, k := range slices.Sorted(maps.Keys(w)) {
 		if h[k] != w[k] {
 			diffs = append(diffs, fmt.Sprintf("%s %s (folder) vs %s (now)", k, h[k], w[k]))
 		}

@@ -3,7 +3,6 @@ package refine
 import (
 	"context"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -140,33 +139,9 @@ func TestGenerateTwoModels(t *testing.T) {
 		t.Errorf("changed prompt mode accepted: %v", err)
 	}
 
-	assertNoKey(t, out)
+	llmtest.AssertNoSecret(t, out, testKey)
 	if os.Getenv("REFINE_KEEP") != "" {
 		os.CopyFS(os.Getenv("REFINE_KEEP"), os.DirFS(out))
-	}
-}
-
-// assertNoKey fails if the test API key appears in any file below dir.
-func assertNoKey(t *testing.T, dir string) {
-	t.Helper()
-	files := 0
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		files++
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Error(err)
-			return nil
-		}
-		if strings.Contains(string(b), testKey) || strings.Contains(string(b), testKey[len(testKey)-12:]) {
-			t.Errorf("%s contains the API key", path)
-		}
-		return nil
-	})
-	if files == 0 {
-		t.Error("no files to check")
 	}
 }
 

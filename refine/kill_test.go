@@ -174,7 +174,7 @@ func TestKilledAndResumed(t *testing.T) {
 		}
 		return nil
 	})
-	assertNoKey(t, out)
+	llmtest.AssertNoSecret(t, out, testKey)
 }
 
 func countSummaries(dir string) int {

@@ -60,11 +60,11 @@ func TestTimeoutCancelsJob(t *testing.T) {
 	if len(jobs) != 1 {
 		t.Fatalf("%d jobs, want 1 (a timeout is not retried)", len(jobs))
 	}
-	jobID := field(jobs[0].Body, "jobReference", "jobId").(string)
+	jobID := bqfake.BodyAt(jobs[0].Body, "jobReference", "jobId").(string)
 	if fl.JobID != jobID {
 		t.Errorf("failure names job %q, want %q", fl.JobID, jobID)
 	}
-	if got := field(jobs[0].Body, "configuration", "jobTimeoutMs"); got != "10150" {
+	if got := bqfake.BodyAt(jobs[0].Body, "configuration", "jobTimeoutMs"); got != "10150" {
 		t.Errorf("jobTimeoutMs %v, want the per-query timeout plus the grace", got)
 	}
 	cancelAfterExpiry(t, f.srv, jobID, start.Add(150*time.Millisecond))
@@ -93,7 +93,7 @@ func TestCallerCancelCancelsJob(t *testing.T) {
 	if xe.Class.ModelFault() || !errors.Is(err, context.Canceled) {
 		t.Errorf("caller cancel: model fault %v, is canceled %v", xe.Class.ModelFault(), errors.Is(err, context.Canceled))
 	}
-	jobID := field(jobInserts(f.srv)[0].Body, "jobReference", "jobId").(string)
+	jobID := bqfake.BodyAt(jobInserts(f.srv)[0].Body, "jobReference", "jobId").(string)
 	cancelAfterExpiry(t, f.srv, jobID, expired)
 }
 
@@ -105,7 +105,7 @@ func TestCallerDeadlineCancelsJob(t *testing.T) {
 	defer cancel()
 	_, err := f.eng.Query(ctx, hangSQL)
 	xerr(t, err, executor.ClassTimeout)
-	jobID := field(jobInserts(f.srv)[0].Body, "jobReference", "jobId").(string)
+	jobID := bqfake.BodyAt(jobInserts(f.srv)[0].Body, "jobReference", "jobId").(string)
 	if !f.srv.WaitCancelled(context.Background(), testProject, jobID) {
 		t.Fatal("job not cancelled")
 	}
@@ -125,7 +125,7 @@ func TestTimeoutDuringInsert(t *testing.T) {
 	if len(jobs) != 1 {
 		t.Fatalf("%d job inserts", len(jobs))
 	}
-	jobID := field(jobs[0].Body, "jobReference", "jobId").(string)
+	jobID := bqfake.BodyAt(jobs[0].Body, "jobReference", "jobId").(string)
 	if len(f.srv.Calls("jobs.get")) == 0 {
 		t.Error("no lookup of the job")
 	}

@@ -6,10 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -251,7 +252,7 @@ func (c *Config) Validate() error {
 	default:
 		add(c.errf("credentials", "%q is not one of adc, key_file, none", c.Credentials))
 	}
-	for _, from := range sortedKeys(c.Datasets) {
+	for _, from := range slices.Sorted(maps.Keys(c.Datasets)) {
 		to := c.Datasets[from]
 		if err := checkDatasetName(from); err != nil {
 			add(c.errf("datasets", "%q: %v", from, err))
@@ -279,7 +280,7 @@ func (c *Config) Validate() error {
 	if len(c.Labels) > 64 {
 		add(c.errf("labels", "at most 64 labels (got %d)", len(c.Labels)))
 	}
-	for _, k := range sortedKeys(c.Labels) {
+	for _, k := range slices.Sorted(maps.Keys(c.Labels)) {
 		if !labelKey.MatchString(k) {
 			add(c.errf("labels", "key %q: lower-case letters, digits, '_' and '-', starting with a letter, at most 63", k))
 		}
@@ -366,15 +367,6 @@ func (c Config) Describe() map[string]any {
 		"labels":           c.Labels,
 		"price_per_tib":    c.PricePerTiB,
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // ByteSize is a number of bytes written as an integer or with a unit: B, KB,
@@ -540,7 +532,7 @@ func (l *kvList) String() string {
 		return ""
 	}
 	var parts []string
-	for _, k := range sortedKeys(l.m) {
+	for _, k := range slices.Sorted(maps.Keys(l.m)) {
 		parts = append(parts, k+"="+l.m[k])
 	}
 	return strings.Join(parts, ",")

@@ -76,17 +76,17 @@ func TestQueryDryRunThenJob(t *testing.T) {
 		{[]string{"jobReference", "location"}, "US"},
 	}
 	for _, c := range checks {
-		if got := field(body, c.path...); fmt.Sprint(got) != fmt.Sprint(c.want) {
+		if got := bqfake.BodyAt(body, c.path...); fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%s = %v, want %v", strings.Join(c.path, "."), got, c.want)
 		}
 	}
-	if field(body, "configuration", "dryRun") == true {
+	if bqfake.BodyAt(body, "configuration", "dryRun") == true {
 		t.Error("job insert is a dry run")
 	}
-	if v := field(body, "configuration", "query", "useQueryCache"); v != nil && v != true {
+	if v := bqfake.BodyAt(body, "configuration", "query", "useQueryCache"); v != nil && v != true {
 		t.Errorf("useQueryCache %v with the cache on", v)
 	}
-	jobID, _ := field(body, "jobReference", "jobId").(string)
+	jobID, _ := bqfake.BodyAt(body, "jobReference", "jobId").(string)
 	if !strings.HasPrefix(jobID, "clinsql_") {
 		t.Errorf("job id %q", jobID)
 	}
@@ -121,12 +121,12 @@ func TestQueryCacheOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range f.srv.Calls("jobs.insert") {
-		if v := field(r.Body, "configuration", "query", "useQueryCache"); v != false {
+		if v := bqfake.BodyAt(r.Body, "configuration", "query", "useQueryCache"); v != false {
 			t.Errorf("useQueryCache %v, want false", v)
 		}
 	}
 	body := jobInserts(f.srv)[0].Body
-	if l := field(body, "configuration", "labels"); fmt.Sprint(l) != "map[model:gpt-5 run:r1]" {
+	if l := bqfake.BodyAt(body, "configuration", "labels"); fmt.Sprint(l) != "map[model:gpt-5 run:r1]" {
 		t.Errorf("labels %v", l)
 	}
 }

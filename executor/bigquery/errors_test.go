@@ -191,7 +191,7 @@ func TestInfraRetries(t *testing.T) {
 			// after a job failed on the server.
 			ids := map[string]bool{}
 			for _, r := range jobInserts(f.srv) {
-				ids[field(r.Body, "jobReference", "jobId").(string)] = true
+				ids[bqfake.BodyAt(r.Body, "jobReference", "jobId").(string)] = true
 			}
 			wantIDs := 1
 			if c.jobError != nil {

@@ -111,19 +111,6 @@ func isDryRun(r bqfake.Request) bool {
 	return cfg["dryRun"] == true
 }
 
-// field walks a decoded JSON body: field(body, "configuration", "query", "query").
-func field(m map[string]any, path ...string) any {
-	var cur any = m
-	for _, p := range path {
-		mm, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = mm[p]
-	}
-	return cur
-}
-
 // syncBuffer is a bytes.Buffer safe for concurrent writers.
 type syncBuffer struct {
 	mu sync.Mutex

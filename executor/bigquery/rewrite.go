@@ -1,6 +1,8 @@
 package bigquery
 
 import (
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -20,7 +22,7 @@ func newDatasetMap(m map[string]string) *datasetMap {
 		return nil
 	}
 	d := &datasetMap{to: make(map[string]string, len(m))}
-	for _, from := range sortedKeys(m) {
+	for _, from := range slices.Sorted(maps.Keys(m)) {
 		to := m[from]
 		d.to[from] = to
 		fp, fd := splitDataset(from)

@@ -88,7 +88,7 @@ func TestDatasetMappingEndToEnd(t *testing.T) {
 		t.Errorf("rows %v", res.Rows)
 	}
 	for _, r := range f.srv.Calls("jobs.insert") {
-		if got := field(r.Body, "configuration", "query", "query"); got != sent {
+		if got := bqfake.BodyAt(r.Body, "configuration", "query", "query"); got != sent {
 			t.Errorf("sent %q", got)
 		}
 	}

@@ -1048,3 +1048,18 @@ func (s *Server) WaitCancelled(ctx context.Context, project, jobID string) bool 
 		}
 	}
 }
+
+// BodyAt walks a decoded JSON body, BodyAt(r.Body, "configuration", "query",
+// "query"), and returns nil where the path leaves the body: tests check what
+// the client sent without a type assertion at every level.
+func BodyAt(body map[string]any, path ...string) any {
+	var cur any = body
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}

@@ -80,7 +80,7 @@ func TestExecBigQuerySQL(t *testing.T) {
 	}
 	// The file's limits apply unless exec's flags are given.
 	job := lastJobInsert(t, srv)
-	if got := nested(job.Body, "configuration", "jobTimeoutMs"); got != "310000" {
+	if got := bqfake.BodyAt(job.Body, "configuration", "jobTimeoutMs"); got != "310000" {
 		t.Errorf("jobTimeoutMs %v with the file's default timeout", got)
 	}
 	srv.Script("SELECT 1", bqfake.Query{Schema: []bqfake.Field{{Name: "x", Type: "INTEGER"}}, Rows: [][]any{{"1"}}})
@@ -88,10 +88,10 @@ func TestExecBigQuerySQL(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	job = lastJobInsert(t, srv)
-	if got := nested(job.Body, "configuration", "jobTimeoutMs"); got != "30000" {
+	if got := bqfake.BodyAt(job.Body, "configuration", "jobTimeoutMs"); got != "30000" {
 		t.Errorf("jobTimeoutMs %v, want --timeout 20s plus the grace", got)
 	}
-	if got := nested(job.Body, "configuration", "query", "maximumBytesBilled"); got != "1073741824" {
+	if got := bqfake.BodyAt(job.Body, "configuration", "query", "maximumBytesBilled"); got != "1073741824" {
 		t.Errorf("maximumBytesBilled %v, want --bq-max-bytes-billed", got)
 	}
 
@@ -143,7 +143,7 @@ func TestExecBigQueryDryRunGold(t *testing.T) {
 		t.Errorf("a dry run polled %d times: something ran", n)
 	}
 	for _, r := range srv.Calls("jobs.insert") {
-		if nested(r.Body, "configuration", "dryRun") != true {
+		if bqfake.BodyAt(r.Body, "configuration", "dryRun") != true {
 			t.Fatal("a job ran during --dry-run")
 		}
 	}
@@ -299,22 +299,10 @@ func lastJobInsert(t *testing.T, srv *bqfake.Server) bqfake.Request {
 	t.Helper()
 	calls := srv.Calls("jobs.insert")
 	for i := len(calls) - 1; i >= 0; i-- {
-		if nested(calls[i].Body, "configuration", "dryRun") != true {
+		if bqfake.BodyAt(calls[i].Body, "configuration", "dryRun") != true {
 			return calls[i]
 		}
 	}
 	t.Fatal("no job inserted")
 	return bqfake.Request{}
-}
-
-func nested(m map[string]any, path ...string) any {
-	var cur any = m
-	for _, p := range path {
-		mm, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = mm[p]
-	}
-	return cur
 }
