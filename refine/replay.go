@@ -172,12 +172,7 @@ func replayTask(ctx context.Context, s *Solver, t *datasets.Task, out *datasets.
 	}
 	res, err := s.runAttempt(ctx, &a)
 	if err != nil {
-		rec.Status = StatusInfraError
-		if ctx.Err() != nil {
-			rec.Status = StatusInterrupted
-		}
-		rec.Stopped = fmt.Sprintf("engine failed after %d retries: %s", a.ExecRetries, a.Error)
-		return rec
+		return rec.engineFailed(ctx, a)
 	}
 	rec.Attempts, rec.Final = []Attempt{a}, 0
 	rec.SuccessAttempt = firstSuccess(rec.Attempts)

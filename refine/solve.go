@@ -211,12 +211,7 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 		a.SQL, a.Extraction = x.SQL, x.Method
 		res, err := s.runAttempt(ctx, &a)
 		if err != nil {
-			rec.Status = StatusInfraError
-			if ctx.Err() != nil {
-				rec.Status = StatusInterrupted
-			}
-			rec.Stopped = fmt.Sprintf("engine failed after %d retries: %s", a.ExecRetries, a.Error)
-			return rec
+			return rec.engineFailed(ctx, a)
 		}
 		rec.Attempts = append(rec.Attempts, a)
 		switch a.Status {
@@ -374,3 +369,15 @@ func message(err error) string {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// engineFailed ends a record whose engine failed even after retries: an
+// infrastructure error (or an interruption, if the run was stopped), never
+// the model's fault, so the task is left to be retried on resume.
+func (rec *Record) engineFailed(ctx context.Context, a Attempt) *Record {
+	rec.Status = StatusInfraError
+	if ctx.Err() != nil {
+		rec.Status = StatusInterrupted
+	}
+	rec.Stopped = fmt.Sprintf("engine failed after %d retries: %s", a.ExecRetries, a.Error)
+	return rec
+}

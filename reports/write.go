@@ -186,25 +186,12 @@ type jsonReport struct {
 		Lenient   bool    `json:"lenient_abstention"`
 		Threshold float64 `json:"correct_threshold"`
 	} `json:"reliability"`
-	Splits []string `json:"splits"`
-	Models []struct {
-		Name     string   `json:"name"`
-		Gradings []string `json:"gradings"`
-		Run      string   `json:"run,omitempty"`
-	} `json:"models"`
-	Rankings    []Ranking  `json:"rankings"`
-	Leaderboard []jsonCell `json:"leaderboard"`
-	Comparisons []struct {
-		A          string       `json:"model_a"`
-		B          string       `json:"model_b"`
-		Mode       string       `json:"mode"`
-		Split      string       `json:"split"`
-		Difficulty string       `json:"difficulty"`
-		N          int          `json:"n_paired"`
-		SQL        jsonInterval `json:"sql_diff"`
-		Exec       jsonInterval `json:"results_diff"`
-	} `json:"comparisons"`
-	Taxonomy struct {
+	Splits      []string         `json:"splits"`
+	Models      []jsonModel      `json:"models"`
+	Rankings    []Ranking        `json:"rankings"`
+	Leaderboard []jsonCell       `json:"leaderboard"`
+	Comparisons []jsonComparison `json:"comparisons"`
+	Taxonomy    struct {
 		Rules          []RuleRow         `json:"rules"`
 		TemporalRegexp string            `json:"temporal_regexp"`
 		Rows           []TaxonomyCSVRow  `json:"buckets"`
@@ -213,6 +200,25 @@ type jsonReport struct {
 	Refinement []RefinementRow `json:"refinement"`
 	Health     []HealthRow     `json:"judge_health"`
 	Warnings   []string        `json:"warnings"`
+}
+
+// jsonModel is a model of report.json and the files it was read from.
+type jsonModel struct {
+	Name     string   `json:"name"`
+	Gradings []string `json:"gradings"`
+	Run      string   `json:"run,omitempty"`
+}
+
+// jsonComparison is a paired difference between two models in report.json.
+type jsonComparison struct {
+	A          string       `json:"model_a"`
+	B          string       `json:"model_b"`
+	Mode       string       `json:"mode"`
+	Split      string       `json:"split"`
+	Difficulty string       `json:"difficulty"`
+	N          int          `json:"n_paired"`
+	SQL        jsonInterval `json:"sql_diff"`
+	Exec       jsonInterval `json:"results_diff"`
 }
 
 // WriteJSON writes report.json: every table of the report in one document.
@@ -225,11 +231,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	j.Reliability.Marker, j.Reliability.Lenient, j.Reliability.Threshold = r.Reliability.Abstention.Marker, r.Reliability.Abstention.Lenient, r.Reliability.Threshold
 	j.Splits = r.Splits
 	for _, m := range r.Models {
-		j.Models = append(j.Models, struct {
-			Name     string   `json:"name"`
-			Gradings []string `json:"gradings"`
-			Run      string   `json:"run,omitempty"`
-		}{m.Name, m.Gradings, m.Run})
+		j.Models = append(j.Models, jsonModel{m.Name, m.Gradings, m.Run})
 	}
 	j.Rankings = r.Rankings
 	for _, mode := range r.Modes() {
@@ -242,16 +244,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		}
 	}
 	for _, c := range r.Comparisons {
-		j.Comparisons = append(j.Comparisons, struct {
-			A          string       `json:"model_a"`
-			B          string       `json:"model_b"`
-			Mode       string       `json:"mode"`
-			Split      string       `json:"split"`
-			Difficulty string       `json:"difficulty"`
-			N          int          `json:"n_paired"`
-			SQL        jsonInterval `json:"sql_diff"`
-			Exec       jsonInterval `json:"results_diff"`
-		}{c.A, c.B, modeName(c.Mode), c.Split, c.Difficulty, c.N, jsonDiff(c.SQL), jsonDiff(c.Exec)})
+		j.Comparisons = append(j.Comparisons, jsonComparison{c.A, c.B, modeName(c.Mode), c.Split, c.Difficulty, c.N, jsonDiff(c.SQL), jsonDiff(c.Exec)})
 	}
 	j.Taxonomy.Rows, j.Taxonomy.TopLeaves, j.Taxonomy.Rules = r.taxonomyRows()
 	j.Taxonomy.TemporalRegexp = temporalText
