@@ -177,7 +177,7 @@ func (h LedgerHeader) compatible(o LedgerHeader) error {
 		diffs = append(diffs, fmt.Sprintf("samples %d, not %d", h.Samples, o.Samples))
 	}
 	if len(diffs) > 0 {
-		return fmt.Errorf("the ledger was written with %s; judge into a new output folder to change them", joinAnd(diffs))
+		return fmt.Errorf("the ledger was written with %s; resume with those settings, or judge into a new output folder (--out) to change them", joinAnd(diffs))
 	}
 	return nil
 }

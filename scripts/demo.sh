@@ -15,7 +15,19 @@
 set -euo pipefail
 bin=${1:?binary}; shared=${2:?shared folder}; out=${3:?output folder}
 model=${DEMO_MODEL:-gpt-5-chat}
-mkdir -p "$out"
+mkdir -p "$out/logs"
+
+# quietly runs a step with its warnings and progress in $out/logs/NAME.log,
+# and shows that log if the step fails: a failed demo says why.
+quietly() {
+	local name=$1
+	shift
+	if ! "$@" 2>"$out/logs/$name.log"; then
+		echo "clinsql demo: step '$name' failed; its log ($out/logs/$name.log) ends:" >&2
+		tail -n 20 "$out/logs/$name.log" >&2
+		exit 1
+	fi
+}
 
 data="$shared/clinsql-data"
 if [ ! -d "$data/data/splits" ]; then
@@ -43,7 +55,7 @@ grading="$data/outputs/evaluation/$model/validation/detailed_grading.json"
 run="$out/runs/$model"
 echo
 echo "== executing $model's released SQL (BigQuery) again on the embedded engine"
-"$bin" exec --db "$db" --tasks "$data" --run "$recorded" --out "$run" --name "$model on the demo" --concurrency 2 2>/dev/null
+quietly exec "$bin" exec --db "$db" --tasks "$data" --run "$recorded" --out "$run" --name "$model on the demo" --concurrency 2
 
 echo
 if [ -n "${CLINSQL_JUDGE_CONFIG:-}" ]; then
@@ -53,7 +65,7 @@ else
 	echo "== judging with code checks, and the published judge decisions for the rest (replay)"
 	judge=(--judge "replay:$grading")
 fi
-"$bin" judge --tasks "$data" --run "$run" "${judge[@]}" 2>/dev/null
+quietly judge "$bin" judge --tasks "$data" --run "$run" "${judge[@]}"
 
 echo
 echo "== report: the re-executed run beside the 16 released models (published decisions)"
@@ -61,7 +73,7 @@ args=()
 for g in "$data"/outputs/evaluation/*/validation/detailed_grading.json; do
 	args+=(--grading "$g")
 done
-"$bin" report --tasks "$data" --run "$run" "${args[@]}" --out "$out/report" 2>/dev/null
+quietly report "$bin" report --tasks "$data" --run "$run" "${args[@]}" --out "$out/report"
 echo
 echo "Note: the demo database holds 100 patients, not the whole of MIMIC-IV, so values computed"
 echo "on it miss the acceptable bands written for the full data: execution scores of the run"
