@@ -184,9 +184,16 @@ func truncate(s string, n int) string {
 // redactor removes secrets from any text the package emits.
 type redactor []string
 
+// minSecret is the shortest key treated as a secret. Local
+// OpenAI-compatible servers (vLLM, llama.cpp, Ollama) take any key, and
+// users give them "x" or "EMPTY"; replacing every "x" would garble the very
+// messages that say what went wrong ("conte[REDACTED]t canceled"). Real
+// provider keys are far longer.
+const minSecret = 8
+
 func (r redactor) apply(s string) string {
 	for _, secret := range r {
-		if secret != "" {
+		if len(secret) >= minSecret {
 			s = strings.ReplaceAll(s, secret, "[REDACTED]")
 		}
 	}

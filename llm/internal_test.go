@@ -241,3 +241,23 @@ func cacheWriter(dir string) {
 
 // Large entries make a kill in the middle of a write likely.
 var killPad = strings.Repeat("x", 64<<10)
+
+func TestRedactor(t *testing.T) {
+	cases := []struct {
+		secrets  []string
+		in, want string
+	}{
+		{[]string{"sk-abcdef0123456789"}, "bad key sk-abcdef0123456789 given", "bad key [REDACTED] given"},
+		{[]string{"sk-abcdef0123456789"}, "nothing secret here", "nothing secret here"},
+		// A placeholder key for a local server is not a secret, and
+		// replacing it would garble the message.
+		{[]string{"x"}, "context canceled", "context canceled"},
+		{[]string{"EMPTY"}, "EMPTY reply", "EMPTY reply"},
+		{[]string{""}, "context canceled", "context canceled"},
+	}
+	for _, c := range cases {
+		if got := redactor(c.secrets).apply(c.in); got != c.want {
+			t.Errorf("redactor(%q).apply(%q) = %q, want %q", c.secrets, c.in, got, c.want)
+		}
+	}
+}
