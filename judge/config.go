@@ -45,6 +45,8 @@ type Config struct {
 	Prices          string       `yaml:"prices,omitempty"`
 	BudgetUSD       float64      `yaml:"budget_usd,omitempty"`
 	Cache           string       `yaml:"cache,omitempty"`
+	// MaxConsecutiveFailures is LLMOptions.MaxConsecutiveFailures.
+	MaxConsecutiveFailures int `yaml:"max_consecutive_failures,omitempty"`
 	// File is the path the config was read from.
 	File string `yaml:"-"`
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/clinsql/clinsql/llm"
@@ -83,6 +84,10 @@ type LLMJudge struct {
 	samples int
 	prompt  PromptOptions
 	prices  llm.Prices
+	// down counts the calls in a row that failed on the endpoint's side
+	// even after the client's retries; maxDown of them stop the run.
+	down    atomic.Int64
+	maxDown int64
 }
 
 // LLMOptions configure an LLMJudge.
@@ -94,7 +99,16 @@ type LLMOptions struct {
 	// Prices, if set, prices the tokens of failed calls in the ledger
 	// (successful calls are priced by the client's meter).
 	Prices llm.Prices
+	// MaxConsecutiveFailures stops the run when that many calls in a row
+	// fail on the endpoint's side (unreachable, 5xx, timeouts, rate limits
+	// that outlast the retries): the endpoint is down, and going on would
+	// only record every remaining leaf as invalid. Zero means 8; negative
+	// never stops.
+	MaxConsecutiveFailures int
 }
+
+// DefaultMaxConsecutiveFailures is LLMOptions.MaxConsecutiveFailures' default.
+const DefaultMaxConsecutiveFailures = 8
 
 // NewLLMJudge returns a judge over c.
 func NewLLMJudge(c Completer, o LLMOptions) (*LLMJudge, error) {
@@ -104,7 +118,10 @@ func NewLLMJudge(c Completer, o LLMOptions) (*LLMJudge, error) {
 	if o.Samples < 0 || o.Samples%2 == 0 {
 		return nil, fmt.Errorf("judge: samples must be a positive odd number, not %d", o.Samples)
 	}
-	return &LLMJudge{c: c, samples: o.Samples, prompt: o.Prompt, prices: o.Prices}, nil
+	if o.MaxConsecutiveFailures == 0 {
+		o.MaxConsecutiveFailures = DefaultMaxConsecutiveFailures
+	}
+	return &LLMJudge{c: c, samples: o.Samples, prompt: o.Prompt, prices: o.Prices, maxDown: int64(o.MaxConsecutiveFailures)}, nil
 }
 
 // Name is "llm:<endpoint>/<model>@<prompt version>+<group prompt
@@ -137,10 +154,10 @@ func (j *LLMJudge) Decide(ctx context.Context, req *LeafRequest) (Decision, erro
 		d.Calls++
 		if err != nil {
 			le, stop := j.failed(err)
-			if stop {
+			if stop != nil {
 				// Nothing to record: the leaf is judged when the run resumes
 				// (samples already drawn come back from the cache).
-				return d, err
+				return d, stop
 			}
 			d.Attempts += le.Attempts
 			d.Usage = d.Usage.Add(le.Usage)
@@ -148,6 +165,7 @@ func (j *LLMJudge) Decide(ctx context.Context, req *LeafRequest) (Decision, erro
 			d.CostUSD += j.cost(le.Usage)
 			t.invalid(le)
 		} else {
+			j.down.Store(0)
 			d.Attempts += resp.Attempts
 			d.Usage = d.Usage.Add(resp.Usage)
 			d.PerCall = append(d.PerCall, resp.Usage)
@@ -175,14 +193,43 @@ func (j *LLMJudge) Decide(ctx context.Context, req *LeafRequest) (Decision, erro
 }
 
 // failed reads a Complete error: stop reports the errors that must stop
-// the run with the leaf undecided (the budget is spent, the context
-// ended); every other error is a failed sample.
-func (j *LLMJudge) failed(err error) (le *llm.Error, stop bool) {
+// the run with the leaf undecided; every other error is a failed sample,
+// recorded as invalid. The run stops when the budget is spent or the
+// context ended, when the endpoint refuses the key or the quota is used up
+// (every later call would fail the same way), and when the endpoint has
+// failed maxDown calls in a row.
+func (j *LLMJudge) failed(err error) (le *llm.Error, stop error) {
 	if !errors.As(err, &le) {
 		le = &llm.Error{Kind: llm.KindOf(err), Message: err.Error()}
 	}
-	return le, le.Kind == llm.KindBudget || le.Kind == llm.KindCanceled
+	switch le.Kind {
+	case llm.KindBudget, llm.KindCanceled, llm.KindAuth, llm.KindQuota:
+		return le, err
+	case llm.KindRateLimited, llm.KindServer, llm.KindTimeout, llm.KindNetwork:
+		if n := j.down.Add(1); j.maxDown > 0 && n >= j.maxDown {
+			return le, &EndpointDownError{Calls: n, Last: err}
+		}
+	default:
+		// A malformed reply or a refused request: the endpoint answered.
+		j.down.Store(0)
+	}
+	return le, nil
 }
+
+// EndpointDownError stops a run whose judge endpoint failed call after
+// call even with retries. The leaves it failed before are recorded as
+// invalid; --retry-invalid judges them again.
+type EndpointDownError struct {
+	Calls int64 // calls in a row that failed
+	Last  error
+}
+
+func (e *EndpointDownError) Error() string {
+	return fmt.Sprintf("the judge endpoint failed %d calls in a row, each after its retries (last: %v); "+
+		"the leaves it failed are recorded as invalid: resume with --retry-invalid once the endpoint is back", e.Calls, e.Last)
+}
+
+func (e *EndpointDownError) Unwrap() error { return e.Last }
 
 // cost prices the tokens of a failed call (successful calls are priced by
 // the client's meter).
@@ -298,8 +345,8 @@ func (j *LLMJudge) DecideGroup(ctx context.Context, req *GroupRequest) (GroupDec
 		gd.Calls++
 		if err != nil {
 			le, stop := j.failed(err)
-			if stop {
-				return gd, err
+			if stop != nil {
+				return gd, stop
 			}
 			gd.Attempts += le.Attempts
 			gd.Usage = gd.Usage.Add(le.Usage)
@@ -311,6 +358,7 @@ func (j *LLMJudge) DecideGroup(ctx context.Context, req *GroupRequest) (GroupDec
 				}
 			}
 		} else {
+			j.down.Store(0)
 			gd.Attempts += resp.Attempts
 			gd.Usage = gd.Usage.Add(resp.Usage)
 			gd.PerCall = append(gd.PerCall, resp.Usage)

@@ -60,6 +60,7 @@ func TestLLMFaults(t *testing.T) {
 		kind     string
 		attempts int
 		minWait  time.Duration
+		stop     bool // Decide returns the error: the run stops
 	}{
 		{name: "ok", replies: []llmtest.Reply{good}, status: rubric.Pass, attempts: 1},
 		{name: "429 with Retry-After then ok", replies: []llmtest.Reply{llmtest.RateLimited("2"), good}, status: rubric.Pass, attempts: 2, minWait: 2 * time.Second},
@@ -77,7 +78,10 @@ func TestLLMFaults(t *testing.T) {
 		{name: "fenced json", replies: []llmtest.Reply{llmtest.Text("```json\n{\"reasoning\":\"ok\",\"verdict\":\"pass\"}\n```")}, status: rubric.Invalid, kind: string(llm.KindMalformed), attempts: 3},
 		{name: "unknown verdict", replies: []llmtest.Reply{llmtest.JSON(map[string]string{"reasoning": "ok", "verdict": "1"})}, status: rubric.Invalid, kind: string(llm.KindMalformed), attempts: 3},
 		{name: "context length", replies: []llmtest.Reply{llmtest.ContextLengthExceeded()}, status: rubric.Invalid, kind: string(llm.KindContextLength), attempts: 1},
-		{name: "401", replies: []llmtest.Reply{llmtest.HTTPError(http.StatusUnauthorized, "invalid_api_key", "Incorrect API key provided")}, status: rubric.Invalid, kind: string(llm.KindAuth), attempts: 1},
+		// A refused key or a spent quota stops the run, the leaf undecided:
+		// every later call would fail the same way.
+		{name: "401", replies: []llmtest.Reply{llmtest.HTTPError(http.StatusUnauthorized, "invalid_api_key", "Incorrect API key provided")}, kind: string(llm.KindAuth), attempts: 1, stop: true},
+		{name: "quota", replies: []llmtest.Reply{llmtest.QuotaExceeded()}, kind: string(llm.KindQuota), attempts: 1, stop: true},
 		{name: "400", replies: []llmtest.Reply{llmtest.HTTPError(http.StatusBadRequest, "invalid_request", "bad")}, status: rubric.Invalid, kind: string(llm.KindBadRequest), attempts: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,6 +90,12 @@ func TestLLMFaults(t *testing.T) {
 			sl := &llmtest.Sleeper{}
 			j := newTestJudge(t, srv, func(ep *llm.Endpoint) { ep.Limits.Timeout = 200 * time.Millisecond }, llm.Options{Sleep: sl.Sleep}, 1)
 			d, err := j.Decide(context.Background(), req)
+			if tc.stop {
+				if llm.KindOf(err) != llm.ErrorKind(tc.kind) || srv.Calls() != tc.attempts {
+					t.Fatalf("Decide: %v after %d requests, want a %s error after %d", err, srv.Calls(), tc.kind, tc.attempts)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatalf("Decide: %v", err)
 			}

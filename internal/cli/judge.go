@@ -207,7 +207,8 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if llmJudge, err = judge.NewLLMJudge(client, judge.LLMOptions{Samples: cfg.Samples, Prompt: cfg.Prompt.Options(), Prices: table}); err != nil {
+		if llmJudge, err = judge.NewLLMJudge(client, judge.LLMOptions{Samples: cfg.Samples, Prompt: cfg.Prompt.Options(), Prices: table,
+			MaxConsecutiveFailures: cfg.MaxConsecutiveFailures}); err != nil {
 			return usageError{err.Error()}
 		}
 		opts.Backend = llmJudge
