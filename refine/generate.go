@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -229,6 +230,10 @@ func runModel(ctx context.Context, dir string, set Settings, s *Solver, opts Opt
 			return false
 		}
 	}
+	// down counts the tasks in a row whose calls failed on the endpoint's
+	// side: an endpoint that is down stops the model, its tasks left
+	// pending, rather than failing them one by one, each after its retries.
+	var down atomic.Int64
 	var mu sync.Mutex
 	g, tctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.Model.TasksOrDefault())
@@ -259,11 +264,20 @@ func runModel(ctx context.Context, dir string, set Settings, s *Solver, opts Opt
 				return nil
 			}
 			rec := s.Solve(tctx, t)
+			if !endpointFailed(rec) {
+				down.Store(0)
+			}
 			u, usd, _ := rec.Usage()
 			ev := Event{Model: s.Model.Name, Key: t.Key, Status: rec.Status, Attempts: len(rec.Attempts), Usage: u, CostUSD: usd}
 			if !Finished(rec.Status) {
 				ev.Detail = rec.Stopped
-				if reason := fatalFor(rec); reason != "" {
+				reason := fatalFor(rec)
+				if reason == "" && endpointFailed(rec) {
+					if n := down.Add(1); n >= maxEndpointFailures {
+						reason = fmt.Sprintf("stopped: the endpoint failed %d tasks in a row, each after its retries (last: %s); the tasks stay pending: run again once it is back", n, rec.Stopped)
+					}
+				}
+				if reason != "" {
 					stopOnce.Do(func() { close(stopped) })
 					mu.Lock()
 					if mr.Stopped == "" {
@@ -301,6 +315,23 @@ func fatalFor(rec *Record) string {
 		return fmt.Sprintf("stopped after %s: %s", rec.LLMError, rec.Stopped)
 	}
 	return ""
+}
+
+// maxEndpointFailures is how many tasks in a row may fail on the endpoint's
+// side before the model is stopped.
+const maxEndpointFailures = 8
+
+// endpointFailed reports whether rec failed because the endpoint did (down,
+// 5xx, timeouts, rate limits outlasting the retries).
+func endpointFailed(rec *Record) bool {
+	if rec.Status != StatusLLMError {
+		return false
+	}
+	switch rec.LLMError {
+	case llm.KindNetwork, llm.KindServer, llm.KindTimeout, llm.KindRateLimited:
+		return true
+	}
+	return false
 }
 
 func statusOf(s *TaskSummary) string {

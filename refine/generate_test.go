@@ -207,6 +207,53 @@ func TestGenerateStopsModelOnAuthError(t *testing.T) {
 	}
 }
 
+// TestGenerateStopsModelWhenEndpointDown: a model whose endpoint fails
+// every call (503 after retries) is stopped after maxEndpointFailures tasks
+// in a row, its tasks left pending (never failed); the other model is not
+// held up, and a resumed run against the endpoint once it is back finishes
+// every task.
+func TestGenerateStopsModelWhenEndpointDown(t *testing.T) {
+	ex := miniEngine(t)
+	tasks := syntheticTasks(40)
+	down := llmtest.Start(t, llmtest.Fixed(llmtest.ServerError(503)), llmtest.Options{})
+	ok := syntheticSchedule(tasks)
+	srvOK := llmtest.Start(t, ok.Handler(), llmtest.Options{})
+	out := t.TempDir()
+	res, err := Generate(context.Background(), Options{
+		Out: out, Tasks: tasks, Models: []Model{testModel("down", down), testModel("good", srvOK)}, Executor: ex,
+		LLM: llm.Options{Getenv: getenv, Sleep: noSleep},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, good := res.Models[0], res.Models[1]
+	if !strings.Contains(bad.Stopped, "in a row") || len(bad.Pending) != 40 || bad.Done != 0 {
+		t.Errorf("down model: stopped %q, pending %d, done %d", bad.Stopped, len(bad.Pending), bad.Done)
+	}
+	// Each failed task made the client's attempts; at most the tasks in
+	// flight when the model stopped add to those that stopped it.
+	m := testModel("down", down)
+	perTask := m.Endpoint.WithDefaults().Retry.MaxAttempts
+	if maxCalls := (maxEndpointFailures + m.TasksOrDefault()) * perTask; down.Calls() > maxCalls {
+		t.Errorf("the down endpoint got %d calls, want at most %d", down.Calls(), maxCalls)
+	}
+	if good.Done != 40 || len(good.Pending) != 0 {
+		t.Errorf("good model: done %d pending %d", good.Done, len(good.Pending))
+	}
+	back := syntheticSchedule(tasks)
+	srvBack := llmtest.Start(t, back.Handler(), llmtest.Options{})
+	res, err = Generate(context.Background(), Options{
+		Out: out, Tasks: tasks, Models: []Model{testModel("down", srvBack)}, Executor: ex,
+		LLM: llm.Options{Getenv: getenv, Sleep: noSleep},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Models[0]; r.Done != 40 || len(r.Pending) != 0 || r.Stopped != "" {
+		t.Errorf("resumed: done %d pending %d stopped %q", r.Done, len(r.Pending), r.Stopped)
+	}
+}
+
 func TestSettingsFileRecordsNoKey(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text("x")), llmtest.Options{})
 	m := testModel("m", srv)
