@@ -99,6 +99,28 @@ func (e *emitter) dateArg(items []*item, typ string) string {
 	return e.text(items)
 }
 
+// typedMacro names the macro to call on the date/time argument items:
+// name itself (overloaded by argument type), or, when the catalog or a CTE
+// gives the argument's type, the single-typed macro for it, which DuckDB
+// can bind when the argument is a column of an outer query (see
+// overloaded).
+func (e *emitter) typedMacro(name string, items []*item) string {
+	if _, lit := e.literalString(items); lit {
+		return name
+	}
+	switch t := e.exprType(items); t {
+	case "DATE", "DATETIME", "TIMESTAMP":
+		return name + "__" + strings.ToLower(t)
+	}
+	return name
+}
+
+// isName reports whether it is a plain or backticked identifier.
+func isName(it *item) bool {
+	return it != nil && !it.group && !it.synthetic() &&
+		((it.tok.Kind == Ident && !bqReserved[it.upper()]) || it.tok.Kind == QuotedIdent)
+}
+
 var familyType = map[string]string{"date": "DATE", "datetime": "DATETIME", "timestamp": "TIMESTAMP"}
 
 func diffFn(fam string) func(c *call) string {
@@ -124,7 +146,7 @@ func truncTimeFn(fam string) func(c *call) string {
 			return ""
 		}
 		x := c.e.dateArg(c.args[0], familyType[fam])
-		return fmt.Sprintf("bq_%s_trunc_%s(%s)", fam, strings.ToLower(part), x)
+		return fmt.Sprintf("%s(%s)", c.e.typedMacro(fmt.Sprintf("bq_%s_trunc_%s", fam, strings.ToLower(part)), c.args[0]), x)
 	}
 }
 
@@ -175,7 +197,7 @@ func addFn(fam string, sign int) func(c *call) string {
 			}
 			return fmt.Sprintf("(%s + %s * %s)", x, n, intervalUnit(part))
 		}
-		return fmt.Sprintf("bq_date_add_%s(%s, %s)", strings.ToLower(part), x, n)
+		return fmt.Sprintf("%s(%s, %s)", c.e.typedMacro("bq_date_add_"+strings.ToLower(part), c.args[0]), x, n)
 	}
 }
 

@@ -80,7 +80,7 @@ func openDemo(mimicDir string) error {
 		Translate: func(sql string) (string, error) { return tr.Translate(sql) },
 		Settings:  Settings,
 		Prelude:   Macros,
-		Message:   Message,
+		Explain:   Explain,
 	})
 	if err != nil {
 		return err

@@ -35,7 +35,12 @@
 // DATE and DATETIME arguments count part boundaries, TIMESTAMP arguments
 // whole elapsed units; the macros dispatch on typeof() rather than on typed
 // overloads, because DuckDB cannot pick an overload for a correlated
-// argument. Checks that BigQuery makes at analysis but DuckDB would let pass
+// argument. DATE_ADD and the *_TRUNC family, whose result type follows the
+// argument's, are typed overloads; where the catalog or a CTE's select list
+// gives the argument's type the translator calls the single-typed macro
+// instead (bq_date_add_day__datetime), which binds when the argument is a
+// column of an outer query, and otherwise such a query is reported
+// unsupported (Explain), not blamed on the model. Checks that BigQuery makes at analysis but DuckDB would let pass
 // (unknown functions such as MEDIAN, WITHIN GROUP, a table name used as a
 // value, IN subqueries in join conditions, …) reject the query before it
 // runs; type errors found only by the macros surface when the query runs.
@@ -43,7 +48,11 @@
 // With a Catalog (LoadCatalog reads it from the database), Translate also
 // checks table names with BigQuery's case sensitivity and rejects the
 // comparisons BigQuery refuses but DuckDB would coerce, such as
-// icd_version = '10' (INT64 = STRING), for operands whose type is certain.
+// icd_version = '10' (INT64 = STRING), for operands whose type is certain:
+// MIMIC columns through their table aliases, and CTE columns whose select
+// list names a typed column, literal, CAST or MIN/MAX/ANY_VALUE of one. The
+// alias map is flat over the query; an alias bound to two tables is typed
+// nowhere.
 //
 // Choices where BigQuery is approximate or DuckDB lacks a type:
 // APPROX_QUANTILES(x, n)[OFFSET(k)] is the exact discrete quantile (the

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/duckdb/duckdb-go/v2"
@@ -80,11 +79,4 @@ func readFile(tb testing.TB, path string) string {
 		tb.Fatal(err)
 	}
 	return string(b)
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

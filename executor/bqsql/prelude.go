@@ -363,6 +363,27 @@ func extractMacro(part string) string {
 `, strings.ToLower(part), ivCase, timeCase, tDate, dateCase, tTimes, typ, generic)
 }
 
+// overloaded writes a macro with one overload per argument type, and each
+// overload again as a macro of its own, named for the BigQuery type it
+// takes (bq_date_add_day__datetime). DuckDB cannot choose an overload for an
+// argument from an outer query (a correlated column): it binds macro
+// arguments without the outer scope. Where the translator knows the
+// argument's type it calls the single-typed macro, which binds.
+func overloaded(b *strings.Builder, name string, over []string) {
+	fmt.Fprintf(b, "CREATE OR REPLACE TEMP MACRO %s%s;\n", name, strings.Join(over, ",\n\t"))
+	for _, o := range over {
+		param, _, _ := strings.Cut(strings.TrimPrefix(o, "(x "), ")")
+		param, _, _ = strings.Cut(param, ",")
+		if suffix, ok := typedSuffix[param]; ok {
+			fmt.Fprintf(b, "CREATE OR REPLACE TEMP MACRO %s__%s%s;\n", name, suffix, o)
+		}
+	}
+}
+
+// typedSuffix names the single-typed macros by the DuckDB type of their
+// first parameter: the BigQuery type it stands for.
+var typedSuffix = map[string]string{"DATE": "date", "TIMESTAMP": "datetime", "TIMESTAMPTZ": "timestamp"}
+
 // buildMacros generates the date/time macro families.
 func buildMacros() string {
 	var b strings.Builder
@@ -378,7 +399,7 @@ func buildMacros() string {
 			b.WriteString(diffMacro(fam, part))
 
 			// _TRUNC: the result type follows the argument type, so these
-			// stay overloaded (correlated arguments fail to bind).
+			// are overloaded (see overloaded for correlated arguments).
 			var over []string
 			switch {
 			case fam == "date" && dateLevel(part):
@@ -397,7 +418,7 @@ func buildMacros() string {
 				over = append(over, "(x TIMESTAMP) AS date_trunc('"+p+"', x)",
 					"(x TIMESTAMPTZ) AS date_trunc('"+p+"', x)")
 			}
-			fmt.Fprintf(&b, "CREATE OR REPLACE TEMP MACRO bq_%s_trunc_%s%s;\n", fam, p, strings.Join(over, ",\n\t"))
+			overloaded(&b, fmt.Sprintf("bq_%s_trunc_%s", fam, p), over)
 
 			// DATE_ADD / DATE_SUB keep DATE results for DATE arguments;
 			// DATETIME_ADD and TIMESTAMP_ADD are plain interval arithmetic,
@@ -413,7 +434,7 @@ func buildMacros() string {
 				over = append(over, "(x DATE, n BIGINT) AS "+raise("DATE_ADD does not support the "+psql+" date part", "DATE"))
 			}
 			over = append(over, "(x TIMESTAMP, n BIGINT) AS x + n * "+unit, "(x TIMESTAMPTZ, n BIGINT) AS x + n * "+unit)
-			fmt.Fprintf(&b, "CREATE OR REPLACE TEMP MACRO bq_date_add_%s%s;\n", p, strings.Join(over, ",\n\t"))
+			overloaded(&b, "bq_date_add_"+p, over)
 		}
 	}
 	// ROUND(x, d) for literal d: round the decimal value of the double half
@@ -446,12 +467,28 @@ func roundMacro(d int) string {
 // date-format complaint quoting it.
 var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) cannot be negative)[^'"]*)['"]`)
 
-// Message returns the BigQuery message ("division by zero: 1 / 0") that a
-// prelude macro raised, if msg is such an error, and msg unchanged
-// otherwise. It is the DuckDB engine's Options.Message for the bridge.
-func Message(msg string) string {
+// overloads finds DuckDB's complaint that it cannot choose between the
+// typed overloads of a bridge macro: it does not know the type of a
+// correlated argument (an outer query's column) when it binds a macro.
+var overloads = regexp.MustCompile(`Macro bq_([a-z]+)_([a-z]+)_[a-z0-9]+\(\) has multiple overloads`)
+
+// Explain is the DuckDB engine's Options.Explain for the bridge. It returns
+// the BigQuery message ("division by zero: 1 / 0") that a prelude macro
+// raised, if msg is such an error; for the bridge's own limits, a message
+// saying so and unsupported true; msg unchanged otherwise.
+func Explain(msg string) (out string, unsupported bool) {
 	if m := raised.FindStringSubmatch(msg); m != nil {
-		return m[1]
+		return m[1], false
 	}
-	return msg
+	if m := overloads.FindStringSubmatch(msg); m != nil {
+		fn := strings.ToUpper(m[1] + "_" + m[2])
+		return fmt.Sprintf("%s on a column of an outer query (a correlated reference) is not supported by the embedded engine: "+
+			"it cannot tell whether the column is a DATE or a DATETIME (%s)", fn, firstLine(msg)), true
+	}
+	return msg, false
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
 }

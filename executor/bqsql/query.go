@@ -95,6 +95,10 @@ func isStructArrayLiteral(items []*item) bool {
 func (e *emitter) scan(items []*item) {
 	e.aliases = map[string]string{}
 	e.redefined = map[string]bool{}
+	e.ambiguous = map[string]bool{}
+	e.cteOf = map[string]string{}
+	e.cteCols = map[string]map[string]string{}
+	var ctes []cteDef
 	var walk func([]*item)
 	walk = func(seq []*item) {
 		for i := 0; i < len(seq); i++ {
@@ -102,6 +106,9 @@ func (e *emitter) scan(items []*item) {
 			if it.group {
 				walk(it.kids)
 				continue
+			}
+			if it.is("WITH") {
+				ctes = append(ctes, cteDefs(seq, i)...)
 			}
 			if it.is("AS") {
 				if nx := at(seq, i+1); nx != nil && !nx.group && (nx.tok.Kind == Ident || nx.tok.Kind == QuotedIdent) {
@@ -159,18 +166,135 @@ func (e *emitter) scan(items []*item) {
 			if a := at(seq, k); a != nil && !a.group && (a.tok.Kind == Ident && !bqReserved[a.upper()] || a.tok.Kind == QuotedIdent) {
 				alias = strings.Trim(a.tok.Text, "`")
 			}
-			e.aliases[strings.ToLower(alias)] = table
+			e.bind(strings.ToLower(alias), table, parts)
 		}
 	}
 	walk(items)
+	for _, c := range ctes {
+		if _, dup := e.cteCols[c.name]; dup {
+			e.cteCols[c.name] = nil // defined twice (nested WITHs): unknown
+			continue
+		}
+		e.cteCols[c.name] = e.selectTypes(c.body)
+	}
+}
+
+// bind records that alias names table (a MIMIC "dataset.table", or "" for
+// anything else, with the FROM path in parts). The alias map is flat over
+// the whole query, so an alias bound to two different things is marked
+// ambiguous and typed nowhere.
+func (e *emitter) bind(alias, table string, parts []string) {
+	cte := ""
+	if table == "" && len(parts) == 1 {
+		cte = strings.ToLower(parts[0])
+	}
+	if old, ok := e.aliases[alias]; ok && (old != table || e.cteOf[alias] != cte) {
+		e.ambiguous[alias] = true
+	}
+	e.aliases[alias] = table
+	e.cteOf[alias] = cte
+}
+
+// cteDef is a WITH clause's named subquery.
+type cteDef struct {
+	name string
+	body []*item
+}
+
+// cteDefs reads the definitions of the WITH clause at seq[i]:
+// WITH [RECURSIVE] name AS (body) [, name AS (body)]...
+func cteDefs(seq []*item, i int) []cteDef {
+	var out []cteDef
+	j := i + 1
+	if at(seq, j).is("RECURSIVE") {
+		j++
+	}
+	for {
+		name, as, body := at(seq, j), at(seq, j+1), at(seq, j+2)
+		if !isName(name) || !as.is("AS") || !body.isGroup("(") {
+			return out
+		}
+		v, err := name.tok.Value()
+		if err != nil {
+			return out
+		}
+		out = append(out, cteDef{name: strings.ToLower(v), body: body.kids})
+		j += 3
+		if !at(seq, j).isPunct(",") {
+			return out
+		}
+		j++
+	}
+}
+
+// selectTypes types the output columns of a subquery's select list where
+// the expression is a column, a literal, a CAST or MIN/MAX/ANY_VALUE of
+// one, keyed by lower-case output name. A set operation, whose column types
+// BigQuery coerces across its branches, is left untyped.
+func (e *emitter) selectTypes(body []*item) map[string]string {
+	sel := -1
+	for k, it := range body {
+		switch {
+		case it.is("UNION") || it.is("INTERSECT") || (it.is("EXCEPT") && !at(body, k-1).isPunct("*")):
+			return nil
+		case it.is("SELECT") && sel < 0:
+			sel = k
+		}
+	}
+	if sel < 0 {
+		return nil
+	}
+	k := sel + 1
+	for at(body, k).is("DISTINCT") || at(body, k).is("ALL") {
+		k++
+	}
+	end := k
+	for end < len(body) && !body[end].is("FROM") && !body[end].is("WHERE") {
+		end++
+	}
+	cols := map[string]string{}
+	for _, expr := range splitTop(body[k:end]) {
+		n := len(expr)
+		var name string
+		switch {
+		case n >= 3 && expr[n-2].is("AS") && isName(expr[n-1]):
+			name, expr = e.identValue(expr[n-1]), expr[:n-2]
+		case n == 1 && expr[0].path != nil:
+			name = expr[0].path.parts[len(expr[0].path.parts)-1]
+		case n == 1 && isName(expr[0]):
+			name = e.identValue(expr[0])
+		case n == 3 && expr[1].isPunct(".") && isName(expr[0]) && isName(expr[2]):
+			name = e.identValue(expr[2])
+		default:
+			continue
+		}
+		if t := baseType(e.exprType(expr)); t != "" {
+			cols[strings.ToLower(name)] = t
+		}
+	}
+	return cols
+}
+
+// exprType is operandType, also for alias.column written as three tokens
+// (inside function arguments and select lists, dotted names are not yet
+// paths) and for MIN, MAX and ANY_VALUE of a typed operand.
+func (e *emitter) exprType(items []*item) string {
+	switch {
+	case len(items) == 3 && items[1].isPunct(".") && isName(items[0]) && isName(items[2]):
+		return e.columnType(&item{path: &pathNode{parts: []string{e.identValue(items[0]), e.identValue(items[2])}}})
+	case len(items) == 2 && items[1].isGroup("(") && (items[0].is("MIN") || items[0].is("MAX") || items[0].is("ANY_VALUE")):
+		args := splitTop(items[1].kids)
+		if len(args) == 1 && !at(args[0], 0).is("DISTINCT") {
+			return baseType(e.exprType(args[0]))
+		}
+		return ""
+	}
+	return e.operandType(items)
 }
 
 // columnType returns the BigQuery type of a column reference (a path or a
 // lone identifier) when the catalog and the query's aliases determine it.
 func (e *emitter) columnType(it *item) string {
-	if e.cat == nil {
-		return ""
-	}
 	var parts []string
 	switch {
 	case it.path != nil:
@@ -182,15 +306,23 @@ func (e *emitter) columnType(it *item) string {
 	}
 	switch len(parts) {
 	case 2:
-		table, ok := e.aliases[strings.ToLower(parts[0])]
-		if !ok || table == "" {
+		alias := strings.ToLower(parts[0])
+		table, ok := e.aliases[alias]
+		if !ok || e.ambiguous[alias] {
+			return ""
+		}
+		if table == "" {
+			// A CTE's column, typed where its select list says.
+			return e.cteCols[e.cteOf[alias]][strings.ToLower(parts[1])]
+		}
+		if e.cat == nil {
 			return ""
 		}
 		schema, name, _ := strings.Cut(table, ".")
 		return e.cat.ColumnType(schema, name, parts[1])
 	case 1:
 		col := strings.ToLower(parts[0])
-		if e.redefined[col] {
+		if e.cat == nil || e.redefined[col] {
 			return ""
 		}
 		typ := ""

@@ -189,6 +189,15 @@ func TestDateTimeRules(t *testing.T) {
 		{name: "TIMESTAMP_ADD on DATETIME keeps DATETIME", bq: `SELECT TIMESTAMP_ADD(DATETIME '2150-01-01 10:00:00', INTERVAL 2 DAY)`, want: "2150-01-03 10:00:00", types: "TIMESTAMP"},
 		{name: "INTERVAL amount must be INT64", bq: `SELECT DATE_ADD(DATE '2020-01-01', INTERVAL x DAY) FROM (SELECT 1.5 AS x)`, err: errRuntime},
 		{name: "INTERVAL plural part", bq: `SELECT DATE_ADD(DATE '2020-01-01', INTERVAL 1 DAYS)`, err: ErrInvalid},
+		// A column of an outer query: DuckDB cannot choose a macro overload
+		// for it, so the bridge calls the one for the type the CTE gives.
+		{name: "DATE_ADD on a correlated DATETIME column", bq: `WITH f AS (SELECT DATETIME '2020-01-31 10:00:00' AS dt, DATE '2020-01-31' AS d)
+			SELECT (SELECT DATE_ADD(f.dt, INTERVAL 1 DAY) FROM (SELECT 1 AS one) AS o), (SELECT DATE_SUB(f.d, INTERVAL 1 MONTH) FROM (SELECT 1 AS one) AS o) FROM f`,
+			want: "2020-02-01 10:00:00 | 2019-12-31", types: "TIMESTAMP | DATE"},
+		{name: "DATE_TRUNC on a correlated column of MIN over a CTE", bq: `WITH t AS (SELECT DATETIME '2020-03-15 08:00:00' AS ts),
+			f AS (SELECT MIN(t.ts) AS first_t FROM t)
+			SELECT (SELECT DATE_TRUNC(f.first_t, MONTH) FROM (SELECT 1 AS one) AS o) FROM f`,
+			want: "2020-03-01 00:00:00", types: "TIMESTAMP"},
 		{name: "interval arithmetic", bq: `SELECT DATETIME '2020-01-01 00:00:00' + INTERVAL 36 HOUR`, want: "2020-01-02 12:00:00"},
 		{name: "EXTRACT weeks and ISO", bq: `SELECT d, EXTRACT(ISOYEAR FROM d), EXTRACT(ISOWEEK FROM d), EXTRACT(YEAR FROM d), EXTRACT(WEEK FROM d) FROM UNNEST([DATE '2005-01-03', DATE '2007-12-31', DATE '2009-01-01', DATE '2009-12-31', DATE '2017-01-02', DATE '2017-05-26']) AS d ORDER BY d`,
 			want: "2005-01-03 | 2005 | 1 | 2005 | 1\n2007-12-31 | 2008 | 1 | 2007 | 52\n2009-01-01 | 2009 | 1 | 2009 | 0\n2009-12-31 | 2009 | 53 | 2009 | 52\n2017-01-02 | 2017 | 1 | 2017 | 1\n2017-05-26 | 2017 | 21 | 2017 | 21"},

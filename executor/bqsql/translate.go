@@ -64,6 +64,11 @@ type emitter struct {
 	aliases    map[string]string // lower-case table alias -> "dataset.table"
 	redefined  map[string]bool   // lower-case names defined by AS somewhere
 	mimicTabls []string          // MIMIC tables referenced
+	// ambiguous marks aliases bound to different tables or CTEs in
+	// different parts of the query: the flat alias map cannot type them.
+	ambiguous map[string]bool
+	cteOf     map[string]string            // lower-case alias -> lower-case CTE name
+	cteCols   map[string]map[string]string // CTE -> column -> BigQuery type, where known
 }
 
 func (e *emitter) fail(it *item, kind ErrorKind, format string, args ...any) {

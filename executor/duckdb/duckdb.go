@@ -66,12 +66,14 @@ type Options struct {
 	// may only create temporary objects: the database is read-only and the
 	// configuration locked.
 	Prelude string
-	// Message, when set, rewrites the message of an error DuckDB raised
+	// Explain, when set, rewrites the message of an error DuckDB raised
 	// while running a query into the one the user's engine would have
 	// given (the bridge's macros raise BigQuery's errors through failed
-	// casts, which DuckDB reports as conversion errors quoting them). It
-	// returns the message unchanged when it has nothing to say.
-	Message func(msg string) string
+	// casts, which DuckDB reports as conversion errors quoting them), and
+	// says whether the failure is the translation's limit rather than the
+	// query's fault: such a query is classed unsupported. It returns the
+	// message unchanged when it has nothing to say.
+	Explain func(msg string) (out string, unsupported bool)
 }
 
 // Engine is an executor.Executor over a DuckDB database file, opened
@@ -408,11 +410,14 @@ func (e *Engine) classify(parent, ctx context.Context, err error) error {
 	case ctx.Err() != nil:
 		return e.errorf(executor.ClassTimeout, err, "query exceeded the %s timeout and was interrupted", e.opts.Limits.Timeout)
 	case errors.As(err, &de):
-		msg := de.Msg
-		if e.opts.Message != nil {
-			msg = e.opts.Message(msg)
+		msg, class := de.Msg, classOfDuckError(de.Type)
+		if e.opts.Explain != nil {
+			var unsupported bool
+			if msg, unsupported = e.opts.Explain(msg); unsupported {
+				class = executor.ClassUnsupported
+			}
 		}
-		return e.errorf(classOfDuckError(de.Type), err, "%s", msg)
+		return e.errorf(class, err, "%s", msg)
 	}
 	return e.errorf(executor.ClassInfra, err, "%v", err)
 }

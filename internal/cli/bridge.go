@@ -38,8 +38,10 @@ func bridgeDialect() dialect {
 		Shape:    shapeForParser,
 		// A macro's failed cast reads "Could not convert string 'division
 		// by zero: 1 / 0' to DOUBLE"; users (and the refinement loop, which
-		// feeds the message back to the model) get BigQuery's own words.
-		Message: bqsql.Message,
+		// feeds the message back to the model) get BigQuery's own words, and
+		// the bridge's own limits are reported as unsupported, not blamed
+		// on the query.
+		Explain: bqsql.Explain,
 	}
 }
 
