@@ -35,7 +35,10 @@
 // DATE and DATETIME arguments count part boundaries, TIMESTAMP arguments
 // whole elapsed units; the macros dispatch on typeof() rather than on typed
 // overloads, because DuckDB cannot pick an overload for a correlated
-// argument. DATE_ADD and the *_TRUNC family, whose result type follows the
+// argument. GROUP BY and ORDER BY names resolve to SELECT aliases before
+// FROM columns, as in BigQuery (aliases.go): an item that is an alias
+// becomes its ordinal, an alias inside an ORDER BY expression the aliased
+// expression. DATE_ADD and the *_TRUNC family, whose result type follows the
 // argument's, are typed overloads; where the catalog or a CTE's select list
 // gives the argument's type the translator calls the single-typed macro
 // instead (bq_date_add_day__datetime), which binds when the argument is a

@@ -256,6 +256,29 @@ func TestAggregateRules(t *testing.T) {
 	})
 }
 
+// TestNameResolutionRules: GROUP BY and ORDER BY names resolve to SELECT
+// aliases before FROM columns ("If a query contains aliases in the SELECT
+// clause, those aliases override names in the corresponding FROM clause",
+// GoogleSQL query syntax, GROUP BY); DuckDB binds the FROM column first.
+func TestNameResolutionRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "GROUP BY an alias that shadows a column", bq: `SELECT MOD(x, 2) AS x, COUNT(*) AS n FROM UNNEST([1, 2, 3]) AS x GROUP BY x ORDER BY x`,
+			want: "0 | 1\n1 | 2"},
+		{name: "ORDER BY expression on an implicit alias, the name in two joined tables",
+			bq: `WITH s AS (SELECT 'b' AS k, 1 AS v UNION ALL SELECT 'a', 2), p AS (SELECT 'b' AS k UNION ALL SELECT 'a')
+			SELECT s.k, s.v FROM s JOIN p ON s.k = p.k ORDER BY CASE k WHEN 'a' THEN 1 ELSE 2 END`,
+			want: "a | 2\nb | 1"},
+		{name: "ORDER BY expression on an explicit alias after a FULL JOIN",
+			bq: `WITH f AS (SELECT 'x' AS r, 1 AS a), g AS (SELECT 'y' AS r, 2 AS b)
+			SELECT COALESCE(f.r, g.r) AS r, COALESCE(a, b) AS v FROM f FULL OUTER JOIN g ON f.r = g.r ORDER BY CASE r WHEN 'y' THEN 0 ELSE 1 END`,
+			want: "y | 2\nx | 1"},
+		{name: "ORDER BY alias after a star", bq: `SELECT *, x * 10 AS y FROM UNNEST([2, 1]) AS x ORDER BY y`, want: "1 | 10\n2 | 20"},
+		{name: "ORDER BY alias with direction", bq: `SELECT -x AS y FROM UNNEST([1, 3, 2]) AS x ORDER BY y DESC`, want: "-1\n-2\n-3"},
+		{name: "window ORDER BY is not the query's", bq: `SELECT x AS y, ROW_NUMBER() OVER (ORDER BY x DESC) AS rn FROM UNNEST([1, 2]) AS x ORDER BY y`,
+			want: "1 | 2\n2 | 1"},
+	})
+}
+
 func TestScalarRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
 		{name: "division returns FLOAT64", bq: `SELECT 5 / 2, 4 / 2`, want: "2.5 | 2", types: "DOUBLE | DOUBLE"},
