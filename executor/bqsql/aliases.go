@@ -186,3 +186,73 @@ func endsClause(it *item) bool {
 func isOrderModifier(it *item) bool {
 	return it.is("ASC") || it.is("DESC") || it.is("NULLS")
 }
+
+// wrapSetOperationOrder gives ORDER BY after a set operation BigQuery's
+// meaning: it sorts the set operation's output, by expressions over its
+// column names (ORDER BY CASE period WHEN … END). DuckDB accepts only
+// output columns there and refuses expressions ("Could not ORDER BY column
+// …: add the expression to every SELECT"), so the set operation is moved
+// into a FROM clause, where its columns are names like any other:
+//
+//	[WITH …] a UNION ALL b ORDER BY f(x) LIMIT n
+//	[WITH …] SELECT * FROM (a UNION ALL b) AS bq_setop ORDER BY f(x) LIMIT n
+//
+// Plain names and ordinals are left alone: DuckDB sorts by them as is.
+func wrapSetOperationOrder(items []*item) []*item {
+	for _, it := range items {
+		if it.group {
+			it.kids = wrapSetOperationOrder(it.kids)
+		}
+	}
+	body := 0
+	if at(items, 0).is("WITH") {
+		body = 1
+		if at(items, body).is("RECURSIVE") {
+			body++
+		}
+		for isName(at(items, body)) && at(items, body+1).is("AS") && at(items, body+2).isGroup("(") {
+			body += 3
+			if !at(items, body).isPunct(",") {
+				break
+			}
+			body++
+		}
+	}
+	setop, order := -1, -1
+	for k := body; k < len(items); k++ {
+		it := items[k]
+		switch {
+		case it.is("UNION") || it.is("INTERSECT") || (it.is("EXCEPT") && !at(items, k-1).isPunct("*") && !at(items, k-1).isPunct(".")):
+			setop = k
+		case it.is("ORDER") && at(items, k+1).is("BY") && setop >= 0:
+			order = k
+		}
+	}
+	if order < 0 {
+		return items
+	}
+	end := order + 2
+	for end < len(items) && !items[end].is("LIMIT") && !items[end].is("OFFSET") && !items[end].isPunct(";") {
+		end++
+	}
+	plain := true
+	for _, el := range splitTop(items[order+2 : end]) {
+		n := len(el)
+		for n > 1 && (isOrderModifier(el[n-1]) || el[n-1].is("FIRST") || el[n-1].is("LAST")) {
+			n--
+		}
+		if n != 1 || !(isName(el[0]) || el[0].tok.Kind == Number) {
+			plain = false
+		}
+	}
+	if plain {
+		return items
+	}
+	pos := items[order].tok.Pos
+	word := func(text string, kind Kind) *item { return &item{tok: Token{Kind: kind, Text: text, Pos: pos}, sp: true} }
+	inner := &item{group: true, tok: Token{Kind: Punct, Text: "(", Pos: pos}, close: Token{Kind: Punct, Text: ")"},
+		kids: append([]*item(nil), items[body:order]...), sp: true}
+	out := append([]*item(nil), items[:body]...)
+	out = append(out, word("SELECT", Ident), word("*", Punct), word("FROM", Ident), inner, word("AS", Ident), word("bq_setop", Ident))
+	return append(out, items[order:]...)
+}

@@ -522,6 +522,10 @@ func percentile(c *call) string {
 // quantile_disc computes. offset is the 0-based index into the n+1
 // boundaries when the call is subscripted with a literal, nil otherwise.
 func (e *emitter) approxQuantiles(c *call, offset *int64) string {
+	if len(c.args) != 2 {
+		e.invalid(c.it, "No matching signature for aggregate function APPROX_QUANTILES with %d argument(s)", len(c.args))
+		return ""
+	}
 	n, ok := literalInt(c.args[1])
 	if !ok {
 		e.unsupported(c.it, "APPROX_QUANTILES with a non-literal number of quantiles is not supported")

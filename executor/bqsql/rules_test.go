@@ -272,6 +272,11 @@ func TestNameResolutionRules(t *testing.T) {
 			bq: `WITH f AS (SELECT 'x' AS r, 1 AS a), g AS (SELECT 'y' AS r, 2 AS b)
 			SELECT COALESCE(f.r, g.r) AS r, COALESCE(a, b) AS v FROM f FULL OUTER JOIN g ON f.r = g.r ORDER BY CASE r WHEN 'y' THEN 0 ELSE 1 END`,
 			want: "y | 2\nx | 1"},
+		// ORDER BY after a set operation sorts its output, by expressions
+		// over its column names too.
+		{name: "ORDER BY expression after UNION ALL", bq: `SELECT 'b' AS k UNION ALL SELECT 'a' ORDER BY CASE k WHEN 'a' THEN 1 ELSE 2 END`, want: "a\nb"},
+		{name: "ORDER BY expression after UNION ALL, LIMIT", bq: `SELECT 'b' AS k UNION ALL SELECT 'a' ORDER BY CASE k WHEN 'a' THEN 1 ELSE 2 END LIMIT 1`, want: "a"},
+		{name: "ORDER BY expression after UNION ALL in a WITH query", bq: `WITH t AS (SELECT 1 AS x) SELECT x FROM t UNION ALL SELECT 2 ORDER BY -x`, want: "2\n1"},
 		{name: "ORDER BY alias after a star", bq: `SELECT *, x * 10 AS y FROM UNNEST([2, 1]) AS x ORDER BY y`, want: "1 | 10\n2 | 20"},
 		{name: "ORDER BY alias with direction", bq: `SELECT -x AS y FROM UNNEST([1, 3, 2]) AS x ORDER BY y DESC`, want: "-1\n-2\n-3"},
 		{name: "window ORDER BY is not the query's", bq: `SELECT x AS y, ROW_NUMBER() OVER (ORDER BY x DESC) AS rn FROM UNNEST([1, 2]) AS x ORDER BY y`,

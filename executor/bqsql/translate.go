@@ -46,6 +46,7 @@ func (t *Translator) Translate(sql string) (_ string, err error) {
 	e := &emitter{src: sql, cat: t.Catalog}
 	e.scan(items)
 	items = e.nameOutputColumns(items)
+	items = wrapSetOperationOrder(items)
 	e.resolveOutputAliases(items)
 	out := e.seq(items)
 	if e.err != nil {
