@@ -249,7 +249,9 @@ func wrapSetOperationOrder(items []*item) []*item {
 		return items
 	}
 	pos := items[order].tok.Pos
-	word := func(text string, kind Kind) *item { return &item{tok: Token{Kind: kind, Text: text, Pos: pos}, sp: true} }
+	word := func(text string, kind Kind) *item {
+		return &item{tok: Token{Kind: kind, Text: text, Pos: pos}, sp: true}
+	}
 	inner := &item{group: true, tok: Token{Kind: Punct, Text: "(", Pos: pos}, close: Token{Kind: Punct, Text: ")"},
 		kids: append([]*item(nil), items[body:order]...), sp: true}
 	out := append([]*item(nil), items[:body]...)
