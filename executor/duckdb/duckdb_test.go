@@ -583,3 +583,26 @@ func BenchmarkQueryOverhead(b *testing.B) {
 		}
 	}
 }
+
+// TestDeterministicByDefault: with the default of one thread per query, a
+// floating-point sum over millions of rows and the row order of a GROUP BY
+// without ORDER BY are the same on every run. (With several threads both
+// vary, with the order in which threads finish.)
+func TestDeterministicByDefault(t *testing.T) {
+	path := makeDB(t, `CREATE TABLE t AS SELECT 1.0 / (i + 1) + 1e-9 * (i % 13) AS x, i % 97 AS g FROM range(3000000) r(i)`)
+	e := openEngine(t, path, Options{})
+	const q = `SELECT g, SUM(x) AS s FROM t GROUP BY g`
+	var first string
+	for run := range 4 {
+		res, err := e.Query(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := fmt.Sprint(res.Rows)
+		if run == 0 {
+			first = got
+		} else if got != first {
+			t.Fatalf("run %d differs from run 0 with the default threads", run)
+		}
+	}
+}
