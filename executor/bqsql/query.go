@@ -575,21 +575,9 @@ func (e *emitter) nameOutputColumns(items []*item) []*item {
 		return items // SELECT AS STRUCT / VALUE
 	}
 	end := start
-	for end < len(items) {
-		switch items[end].upper() {
-		case "FROM", "WHERE", "GROUP", "HAVING", "QUALIFY", "WINDOW", "ORDER", "LIMIT", "UNION", "INTERSECT":
-			goto done
-		case "EXCEPT":
-			if !at(items, end-1).isPunct("*") && !at(items, end-1).isPunct(".") {
-				goto done
-			}
-		}
-		if items[end].isPunct(";") {
-			goto done
-		}
+	for end < len(items) && !endsSelectList(items, end) {
 		end++
 	}
-done:
 	out := append([]*item(nil), items[:start]...)
 	anon := 0
 	list := items[start:end]
