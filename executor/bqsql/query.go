@@ -249,7 +249,7 @@ func (e *emitter) selectTypes(body []*item) map[string]string {
 		k++
 	}
 	end := k
-	for end < len(body) && !body[end].is("FROM") && !body[end].is("WHERE") {
+	for end < len(body) && !endsSelectList(body, end) {
 		end++
 	}
 	cols := map[string]string{}
