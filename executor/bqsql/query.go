@@ -118,45 +118,13 @@ func (e *emitter) scan(items []*item) {
 			if !(it.is("FROM") || it.is("JOIN")) {
 				continue
 			}
-			// A table path follows: `a.b.c`, a.b.c, physionet-data.b.c.
-			j := i + 1
-			var parts []string
-			for j < len(seq) {
-				t := seq[j]
-				if t.group || (t.tok.Kind != Ident && t.tok.Kind != QuotedIdent && !t.isPunct(".") && !t.isPunct("-")) {
-					break
-				}
-				if t.tok.Kind == Ident && bqReserved[t.upper()] {
-					break
-				}
-				if t.tok.Kind == QuotedIdent {
-					v, _ := t.tok.Value()
-					parts = append(parts, strings.Split(v, ".")...)
-				} else if t.tok.Kind == Ident {
-					if len(parts) > 0 && at(seq, j-1).isPunct("-") {
-						parts[len(parts)-1] += "-" + t.tok.Text
-					} else {
-						parts = append(parts, t.tok.Text)
-					}
-				}
-				j++
-				if nx := at(seq, j); nx == nil || !(nx.isPunct(".") || (nx.isPunct("-") && !nx.sp)) {
-					// The path ends unless a dot (or a dash inside a
-					// project name) follows.
-					if !t.isPunct(".") && !t.isPunct("-") {
-						break
-					}
-				}
-			}
+			parts, j := readTablePath(seq, i+1)
 			if len(parts) == 0 {
 				continue
 			}
-			table := ""
-			if len(parts) >= 3 && parts[0] == Project {
-				if schema, ok := mimicDatasets[parts[1]]; ok {
-					table = schema + "." + parts[2]
-					e.mimicTabls = append(e.mimicTabls, table)
-				}
+			table := mimicTable(parts)
+			if table != "" {
+				e.mimicTabls = append(e.mimicTabls, table)
 			}
 			alias := parts[len(parts)-1]
 			k := j
@@ -177,6 +145,52 @@ func (e *emitter) scan(items []*item) {
 		}
 		e.cteCols[c.name] = e.selectTypes(c.body)
 	}
+}
+
+// readTablePath reads the table path that starts at seq[j] (`a.b.c`,
+// a.b.c, physionet-data.b.c, a CTE's name) into its components, and returns
+// the index after it; no components if none starts there.
+func readTablePath(seq []*item, j int) ([]string, int) {
+	var parts []string
+	for j < len(seq) {
+		t := seq[j]
+		if t.group || (t.tok.Kind != Ident && t.tok.Kind != QuotedIdent && !t.isPunct(".") && !t.isPunct("-")) {
+			break
+		}
+		if t.tok.Kind == Ident && bqReserved[t.upper()] {
+			break
+		}
+		if t.tok.Kind == QuotedIdent {
+			v, _ := t.tok.Value()
+			parts = append(parts, strings.Split(v, ".")...)
+		} else if t.tok.Kind == Ident {
+			if len(parts) > 0 && at(seq, j-1).isPunct("-") {
+				parts[len(parts)-1] += "-" + t.tok.Text
+			} else {
+				parts = append(parts, t.tok.Text)
+			}
+		}
+		j++
+		if nx := at(seq, j); nx == nil || !(nx.isPunct(".") || (nx.isPunct("-") && !nx.sp)) {
+			// The path ends unless a dot (or a dash inside a project
+			// name) follows.
+			if !t.isPunct(".") && !t.isPunct("-") {
+				break
+			}
+		}
+	}
+	return parts, j
+}
+
+// mimicTable returns "dataset.table" for a path naming a MIMIC-IV table in
+// any spelling the bridge accepts, or "".
+func mimicTable(parts []string) string {
+	if len(parts) >= 3 && parts[0] == Project {
+		if schema, ok := mimicDatasets[parts[1]]; ok {
+			return schema + "." + parts[2]
+		}
+	}
+	return ""
 }
 
 // bind records that alias names table (a MIMIC "dataset.table", or "" for
