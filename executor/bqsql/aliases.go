@@ -56,10 +56,12 @@ func (e *emitter) resolveOutputAliases(items []*item) {
 		}
 		n := len(el)
 		var name string
+		explicit := false
 		switch {
 		case n >= 3 && el[n-2].is("AS") && isName(el[n-1]):
 			name = strings.ToLower(e.identValue(el[n-1]))
 			el = el[:n-2]
+			explicit = true
 		case n >= 3 && el[n-2].isPunct(".") && isName(el[n-1]):
 			// t.col: its implicit alias is col.
 			name = strings.ToLower(e.identValue(el[n-1]))
@@ -74,11 +76,12 @@ func (e *emitter) resolveOutputAliases(items []*item) {
 		if len(expr) == 1 && isName(expr[0]) && strings.EqualFold(e.identValue(expr[0]), name) {
 			continue // x AS x: the same name either way
 		}
-		aliases[name] = outputAlias{ordinal: k + 1, expr: expr}
+		aliases[name] = outputAlias{ordinal: k + 1, expr: expr, explicit: explicit}
 	}
 	if len(aliases) == 0 {
 		return
 	}
+	e.checkWhereAliases(items, end, aliases)
 	lookup := func(it *item) (outputAlias, bool) {
 		if !isName(it) {
 			return outputAlias{}, false
@@ -135,8 +138,9 @@ func (e *emitter) resolveOutputAliases(items []*item) {
 // outputAlias is a SELECT list item with an explicit alias: its 1-based
 // position and its expression.
 type outputAlias struct {
-	ordinal int
-	expr    []*item
+	ordinal  int
+	expr     []*item
+	explicit bool // written with AS, not the implicit col of t.col
 }
 
 // substituteAliases replaces, in an ORDER BY expression, the bare names
@@ -257,4 +261,100 @@ func wrapSetOperationOrder(items []*item) []*item {
 	out := append([]*item(nil), items[:body]...)
 	out = append(out, word("SELECT", Ident), word("*", Punct), word("FROM", Ident), inner, word("AS", Ident), word("bq_setop", Ident))
 	return append(out, items[order:]...)
+}
+
+// checkWhereAliases rejects, as BigQuery does ("Unrecognized name"), a
+// SELECT alias used in the WHERE clause of its own query block, which
+// DuckDB would accept. It decides only when it is certain: every FROM
+// source of the block is a MIMIC table, none of the query's MIMIC tables
+// has a column of that name, and no other SELECT list in the query defines
+// it (so it cannot be an outer query's column either).
+func (e *emitter) checkWhereAliases(items []*item, selectEnd int, aliases map[string]outputAlias) {
+	if e.cat == nil || !at(items, selectEnd).is("FROM") {
+		return
+	}
+	where := -1
+	for k := selectEnd + 1; k < len(items); k++ {
+		it := items[k]
+		if it.is("WHERE") {
+			where = k
+			break
+		}
+		if endsClause(it) || it.is("GROUP") {
+			return
+		}
+		// Every source follows FROM, JOIN or a comma: a MIMIC table path.
+		if prev := items[k-1]; prev.is("FROM") || prev.is("JOIN") || (prev.isPunct(",") && k > selectEnd+1) {
+			parts, _ := readTablePath(items, k)
+			if mimicTable(parts) == "" {
+				return
+			}
+		}
+	}
+	if where < 0 {
+		return
+	}
+	to := where + 1
+	for to < len(items) && !endsClause(items[to]) && !items[to].is("GROUP") {
+		to++
+	}
+	var check func(seq []*item)
+	check = func(seq []*item) {
+		for i, it := range seq {
+			if e.err != nil {
+				return
+			}
+			if it.group {
+				if !isSubquery(it) {
+					check(it.kids)
+				}
+				continue
+			}
+			if !isName(it) || at(seq, i-1).isPunct(".") || at(seq, i+1).isPunct(".") || at(seq, i+1).isGroup("(") {
+				continue
+			}
+			name := strings.ToLower(e.identValue(it))
+			if o, ok := aliases[name]; !ok || !o.explicit || e.outputNames[name] != 1 || e.anyMimicColumn(name) {
+				continue
+			}
+			e.invalid(it, "Unrecognized name: %s", it.tok.Text)
+		}
+	}
+	check(items[where+1 : to])
+}
+
+// anyMimicColumn reports whether a MIMIC table the query reads has the
+// column.
+func (e *emitter) anyMimicColumn(name string) bool {
+	for _, t := range e.mimicTabls {
+		schema, table, _ := strings.Cut(t, ".")
+		if e.cat.ColumnType(schema, table, name) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// countOutputNames counts, over every SELECT list of the query, the names
+// given with AS.
+func (e *emitter) countOutputNames(items []*item) {
+	for k, it := range items {
+		if it.group {
+			e.countOutputNames(it.kids)
+			continue
+		}
+		if !it.is("SELECT") {
+			continue
+		}
+		start := k + 1
+		end := start
+		for end < len(items) && !endsSelectList(items, end) {
+			end++
+		}
+		for _, el := range splitTop(items[start:end]) {
+			if n := len(el); n >= 3 && el[n-2].is("AS") && isName(el[n-1]) {
+				e.outputNames[strings.ToLower(e.identValue(el[n-1]))]++
+			}
+		}
+	}
 }

@@ -55,7 +55,9 @@
 // MIMIC columns through their table aliases, and CTE columns whose select
 // list names a typed column, literal, CAST or MIN/MAX/ANY_VALUE of one. The
 // alias map is flat over the query; an alias bound to two tables is typed
-// nowhere.
+// nowhere. A SELECT alias used in its own block's WHERE is rejected
+// ("Unrecognized name") where the block reads only MIMIC tables and the
+// name can be nothing else.
 //
 // Choices where BigQuery is approximate or DuckDB lacks a type:
 // APPROX_QUANTILES(x, n)[OFFSET(k)] is the exact discrete quantile (the

@@ -47,6 +47,8 @@ func (t *Translator) Translate(sql string) (_ string, err error) {
 	e.scan(items)
 	items = e.nameOutputColumns(items)
 	items = wrapSetOperationOrder(items)
+	e.outputNames = map[string]int{}
+	e.countOutputNames(items)
 	e.resolveOutputAliases(items)
 	out := e.seq(items)
 	if e.err != nil {
@@ -71,6 +73,8 @@ type emitter struct {
 	ambiguous map[string]bool
 	cteOf     map[string]string            // lower-case alias -> lower-case CTE name
 	cteCols   map[string]map[string]string // CTE -> column -> BigQuery type, where known
+	// outputNames counts the names SELECT lists give with AS.
+	outputNames map[string]int
 }
 
 func (e *emitter) fail(it *item, kind ErrorKind, format string, args ...any) {

@@ -78,6 +78,10 @@ func TestTranslateRejects(t *testing.T) {
 		{"STRING column compared with a number", "SELECT * FROM `physionet-data.mimiciv_icu.chartevents` ce WHERE ce.value > 100", ErrInvalid, "STRING, INT64"},
 		{"INT64 column as a condition", "SELECT COUNTIF(hospital_expire_flag) FROM `physionet-data.mimiciv_3_1_hosp.admissions` WHERE hospital_expire_flag AND TRUE", ErrInvalid, "must be BOOL"},
 		{"CASE WHEN on an INT64 column", "SELECT CASE WHEN a.hospital_expire_flag THEN 1 END FROM `physionet-data.mimiciv_3_1_hosp.admissions` a", ErrInvalid, "must be BOOL"},
+		// WHERE is evaluated before the SELECT list: its aliases are not in
+		// scope there (BigQuery's reusable column aliases are off by default).
+		{"SELECT alias in WHERE", "SELECT d.hadm_id, CASE WHEN d.icd_code LIKE 'A41%' THEN 'Sepsis' END AS sepsis_type FROM `physionet-data.mimiciv_3_1_hosp.diagnoses_icd` d WHERE sepsis_type IS NOT NULL", ErrInvalid, "Unrecognized name: sepsis_type at [1:146]"},
+		{"SELECT alias in WHERE, inside a function", "SELECT p.anchor_age + 1 AS older FROM `physionet-data.mimiciv_3_1_hosp.patients` p JOIN `physionet-data.mimiciv_3_1_hosp.admissions` a ON a.subject_id = p.subject_id WHERE ABS(older) > 3", ErrInvalid, "Unrecognized name: older"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -99,6 +103,15 @@ func TestTranslateAcceptsCompatibleComparisons(t *testing.T) {
 		"WITH x AS (SELECT CAST(icd_version AS STRING) AS icd_version FROM `physionet-data.mimiciv_3_1_hosp.diagnoses_icd`) SELECT * FROM x WHERE icd_version = '10'",
 		// BETWEEN's AND is not a condition.
 		"SELECT * FROM `physionet-data.mimiciv_3_1_hosp.patients` p WHERE p.anchor_age BETWEEN 63 AND 73",
+		// An alias named like a column of the table: WHERE reads the column.
+		"SELECT p.anchor_age + 1 AS anchor_age FROM `physionet-data.mimiciv_3_1_hosp.patients` p WHERE anchor_age > 3",
+		// An alias that an outer query also defines may be a correlated
+		// reference: not decided.
+		"SELECT * FROM (SELECT 1 AS k) AS o WHERE EXISTS (SELECT p.subject_id AS k FROM `physionet-data.mimiciv_3_1_hosp.patients` p WHERE k = 1)",
+		// A source that is not a MIMIC table (a CTE): not decided.
+		"WITH c AS (SELECT subject_id AS sid FROM `physionet-data.mimiciv_3_1_hosp.patients`) SELECT sid AS s2 FROM c WHERE sid > 1",
+		// The alias in GROUP BY and HAVING is fine.
+		"SELECT p.gender AS g, COUNT(*) AS n FROM `physionet-data.mimiciv_3_1_hosp.patients` p GROUP BY g HAVING n > 1",
 	} {
 		if _, err := (&Translator{Catalog: testCatalog}).Translate(sql); err != nil {
 			t.Errorf("Translate(%q): %v", sql, err)
