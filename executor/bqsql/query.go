@@ -267,6 +267,7 @@ func (e *emitter) selectTypes(body []*item) map[string]string {
 		end++
 	}
 	cols := map[string]string{}
+	vars, named := rangeVars(body)
 	for _, expr := range splitTop(body[k:end]) {
 		n := len(expr)
 		var name string
@@ -280,6 +281,12 @@ func (e *emitter) selectTypes(body []*item) map[string]string {
 		case n == 3 && expr[1].isPunct(".") && isName(expr[0]) && isName(expr[2]):
 			name = e.identValue(expr[2])
 		default:
+			continue
+		}
+		if len(expr) == 1 && isName(expr[0]) && vars[strings.ToLower(name)] && !named[strings.ToLower(name)] {
+			// The name of a FROM source is its whole row (see
+			// checkRangeVarRefs), even where a column shares the name.
+			cols[strings.ToLower(name)] = "STRUCT"
 			continue
 		}
 		if t := baseType(e.exprType(expr)); t != "" {
@@ -363,6 +370,9 @@ func (e *emitter) operandType(items []*item) string {
 	switch len(items) {
 	case 1:
 		it := items[0]
+		if isSubquery(it) && selectsRow(it.kids) {
+			return "STRUCT"
+		}
 		if it.synthetic() || it.group {
 			if it.path != nil {
 				return e.columnType(it)
@@ -415,6 +425,35 @@ func (e *emitter) operandType(items []*item) string {
 	return ""
 }
 
+// selectsRow reports whether a subquery's SELECT list is the bare name of
+// one of its FROM sources: BigQuery then returns the whole row, a STRUCT
+// (SELECT p75 FROM p75 is STRUCT<p75 INT64>, not the column p75).
+func selectsRow(body []*item) bool {
+	sel := indexWord(body, "SELECT")
+	if sel < 0 {
+		return false
+	}
+	end := sel + 1
+	for end < len(body) && !endsSelectList(body, end) {
+		end++
+	}
+	list := body[sel+1 : end]
+	if len(list) != 1 || !isName(list[0]) {
+		return false
+	}
+	vars, named := rangeVars(body)
+	name := strings.ToLower(strings.Trim(list[0].tok.Text, "`"))
+	return vars[name] && !named[name]
+}
+
+// orUnknown names an operand type in a message.
+func orUnknown(t string) string {
+	if t == "" {
+		return "(unknown)"
+	}
+	return t
+}
+
 var numericTypes = map[string]bool{"INT64": true, "FLOAT64": true, "NUMERIC": true, "BIGNUMERIC": true}
 var timeTypes = map[string]bool{"DATE": true, "DATETIME": true, "TIMESTAMP": true, "TIME": true}
 
@@ -451,7 +490,7 @@ func boundary(items []*item, k int) bool {
 	if it == nil {
 		return true
 	}
-	if it.isPunct(",") {
+	if it.isPunct(",") || it.isPunct(";") {
 		return true
 	}
 	switch it.upper() {
@@ -488,8 +527,19 @@ func (e *emitter) checkSequence(items []*item) {
 			}
 			l := e.sideType(items, i, -1)
 			r := e.sideType(items, i, +1)
+			// BigQuery places the error at the start of the comparison.
+			start := at(items, i-1)
+			if !boundary(items, i-2) && i >= 2 {
+				start = items[i-2]
+			}
+			if (l == "STRUCT" || r == "STRUCT") && it.tok.Text != "=" && it.tok.Text != "!=" && it.tok.Text != "<>" {
+				// STRUCTs have no order, whatever the other side.
+				e.invalid(start, "No matching signature for operator %s for argument types: %s, %s", it.tok.Text,
+					orUnknown(baseType(l)), orUnknown(baseType(r)))
+				return
+			}
 			if !compatible(l, r) {
-				e.invalid(it, "No matching signature for operator %s for argument types: %s, %s", it.tok.Text,
+				e.invalid(start, "No matching signature for operator %s for argument types: %s, %s", it.tok.Text,
 					baseType(l), baseType(r))
 				return
 			}

@@ -78,6 +78,12 @@ func TestTranslateRejects(t *testing.T) {
 		{"STRING column compared with a number", "SELECT * FROM `physionet-data.mimiciv_icu.chartevents` ce WHERE ce.value > 100", ErrInvalid, "STRING, INT64"},
 		{"INT64 column as a condition", "SELECT COUNTIF(hospital_expire_flag) FROM `physionet-data.mimiciv_3_1_hosp.admissions` WHERE hospital_expire_flag AND TRUE", ErrInvalid, "must be BOOL"},
 		{"CASE WHEN on an INT64 column", "SELECT CASE WHEN a.hospital_expire_flag THEN 1 END FROM `physionet-data.mimiciv_3_1_hosp.admissions` a", ErrInvalid, "must be BOOL"},
+		// SELECT p75 FROM p75 returns the row of p75, a STRUCT, which has
+		// no order (BigQuery: INT64, STRUCT<p75 INT64>).
+		{"scalar subquery of a row", "WITH p75 AS (SELECT 3 AS p75) SELECT a.hadm_id FROM `physionet-data.mimiciv_3_1_hosp.admissions` a WHERE a.hadm_id > (SELECT p75 FROM p75);",
+			ErrInvalid, "No matching signature for operator > for argument types: INT64, STRUCT at [1:106]"},
+		{"CTE column holding a row", "WITH t AS (SELECT 3 AS t), v AS (SELECT t FROM t) SELECT a.hadm_id FROM `physionet-data.mimiciv_3_1_hosp.admissions` a CROSS JOIN v WHERE a.hadm_id >= v.t",
+			ErrInvalid, "operator >= for argument types: INT64, STRUCT"},
 		// WHERE is evaluated before the SELECT list: its aliases are not in
 		// scope there (BigQuery's reusable column aliases are off by default).
 		{"SELECT alias in WHERE", "SELECT d.hadm_id, CASE WHEN d.icd_code LIKE 'A41%' THEN 'Sepsis' END AS sepsis_type FROM `physionet-data.mimiciv_3_1_hosp.diagnoses_icd` d WHERE sepsis_type IS NOT NULL", ErrInvalid, "Unrecognized name: sepsis_type at [1:146]"},
@@ -110,7 +116,10 @@ func TestTranslateAcceptsCompatibleComparisons(t *testing.T) {
 		"SELECT * FROM (SELECT 1 AS k) AS o WHERE EXISTS (SELECT p.subject_id AS k FROM `physionet-data.mimiciv_3_1_hosp.patients` p WHERE k = 1)",
 		// A source that is not a MIMIC table (a CTE): not decided.
 		"WITH c AS (SELECT subject_id AS sid FROM `physionet-data.mimiciv_3_1_hosp.patients`) SELECT sid AS s2 FROM c WHERE sid > 1",
-		// The alias in GROUP BY and HAVING is fine.
+		// A subquery selecting a column, not the row.
+		"WITH t AS (SELECT 3 AS x) SELECT a.hadm_id FROM `physionet-data.mimiciv_3_1_hosp.admissions` a WHERE a.hadm_id > (SELECT x FROM t)",
+		"WITH t AS (SELECT 3 AS t) SELECT a.hadm_id FROM `physionet-data.mimiciv_3_1_hosp.admissions` a WHERE a.hadm_id > (SELECT q.t FROM t AS q)",
+				// The alias in GROUP BY and HAVING is fine.
 		"SELECT p.gender AS g, COUNT(*) AS n FROM `physionet-data.mimiciv_3_1_hosp.patients` p GROUP BY g HAVING n > 1",
 	} {
 		if _, err := (&Translator{Catalog: testCatalog}).Translate(sql); err != nil {
