@@ -119,7 +119,7 @@ func TestTranslateAcceptsCompatibleComparisons(t *testing.T) {
 		// A subquery selecting a column, not the row.
 		"WITH t AS (SELECT 3 AS x) SELECT a.hadm_id FROM `physionet-data.mimiciv_3_1_hosp.admissions` a WHERE a.hadm_id > (SELECT x FROM t)",
 		"WITH t AS (SELECT 3 AS t) SELECT a.hadm_id FROM `physionet-data.mimiciv_3_1_hosp.admissions` a WHERE a.hadm_id > (SELECT q.t FROM t AS q)",
-				// The alias in GROUP BY and HAVING is fine.
+		// The alias in GROUP BY and HAVING is fine.
 		"SELECT p.gender AS g, COUNT(*) AS n FROM `physionet-data.mimiciv_3_1_hosp.patients` p GROUP BY g HAVING n > 1",
 	} {
 		if _, err := (&Translator{Catalog: testCatalog}).Translate(sql); err != nil {
