@@ -110,7 +110,7 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	timeout := fs.Duration("timeout", duckdb.DefaultTimeout, "per-query timeout")
 	maxRows := fs.Int("max-rows", duckdb.DefaultMaxRows, "rows kept per result (the true count is still reported)")
 	memory := fs.String("memory", duckdb.DefaultMemoryLimit, "engine memory limit")
-	threads := fs.Int("threads", duckdb.DefaultThreads, "engine threads per query")
+	threads := fs.Int("threads", duckdb.DefaultThreads, "engine threads per query (1, the default, gives identical results run to run)")
 	conc := fs.Int("concurrency", 1, "with --tasks: queries run at once")
 	runName := fs.String("name", "", "with --run: the new run's model name (default: the recorded one)")
 	bqFlags := bigquery.AddFlags(fs)

@@ -76,7 +76,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	timeout := fs.Duration("timeout", duckdb.DefaultTimeout, "per-query timeout")
 	maxRows := fs.Int("max-rows", duckdb.DefaultMaxRows, "rows kept per result (the true count is still recorded)")
 	memory := fs.String("memory", duckdb.DefaultMemoryLimit, "engine memory limit")
-	threads := fs.Int("threads", duckdb.DefaultThreads, "engine threads per query")
+	threads := fs.Int("threads", duckdb.DefaultThreads, "engine threads per query (1, the default, gives identical results run to run)")
 	bqFlags := bigquery.AddFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
