@@ -81,6 +81,9 @@ func openDemo(mimicDir string) error {
 		Settings:  Settings,
 		Prelude:   Macros,
 		Explain:   Explain,
+		BindChecks: func(sql string) []string {
+			return tr.BindChecks(sql)
+		},
 	})
 	if err != nil {
 		return err

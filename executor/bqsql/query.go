@@ -211,8 +211,9 @@ func (e *emitter) bind(alias, table string, parts []string) {
 
 // cteDef is a WITH clause's named subquery.
 type cteDef struct {
-	name string
-	body []*item
+	name  string
+	body  []*item
+	group *item // the bracketed body
 }
 
 // cteDefs reads the definitions of the WITH clause at seq[i]:
@@ -232,7 +233,7 @@ func cteDefs(seq []*item, i int) []cteDef {
 		if err != nil {
 			return out
 		}
-		out = append(out, cteDef{name: strings.ToLower(v), body: body.kids})
+		out = append(out, cteDef{name: strings.ToLower(v), body: body.kids, group: body})
 		j += 3
 		if !at(seq, j).isPunct(",") {
 			return out

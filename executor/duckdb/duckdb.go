@@ -82,6 +82,12 @@ type Options struct {
 	// query's fault: such a query is classed unsupported. It returns the
 	// message unchanged when it has nothing to say.
 	Explain func(msg string) (out string, unsupported bool)
+	// BindChecks, when set with Translate, returns for a submitted query
+	// further statements that must bind for it to be valid in the user's
+	// dialect: parts DuckDB would not bind itself (BigQuery analyses every
+	// CTE; DuckDB only those the query reads). Each is prepared, never run,
+	// before the query; an error fails the query as the query's own.
+	BindChecks func(sql string) []string
 }
 
 // Engine is an executor.Executor over a DuckDB database file, opened
@@ -242,12 +248,16 @@ func (e *Engine) query(parent context.Context, query string, translate bool) (*e
 			return nil, e.errorf(executor.ClassRefused, err, "%s", ref.msg)
 		}
 	}
+	var checks []string
 	if translate && e.opts.Translate != nil {
 		t, err := e.opts.Translate(query)
 		if err != nil {
 			return nil, e.translateError(err)
 		}
 		translated = t
+		if e.opts.BindChecks != nil {
+			checks = e.opts.BindChecks(query)
+		}
 	}
 	if strings.TrimSpace(translated) == "" {
 		return nil, e.errorf(executor.ClassSyntax, nil, "empty query")
@@ -266,6 +276,13 @@ func (e *Engine) query(parent context.Context, query string, translate bool) (*e
 		c, ok := dc.(*duck.Conn)
 		if !ok {
 			return fmt.Errorf("unexpected driver connection %T", dc)
+		}
+		for _, check := range checks {
+			s, err := prepareOne(ctx, c, check)
+			if err != nil {
+				return err
+			}
+			s.Close()
 		}
 		stmt, err := prepareOne(ctx, c, translated)
 		if err != nil {

@@ -606,3 +606,38 @@ func TestDeterministicByDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestBindChecks: the statements BindChecks returns are prepared before
+// the query and never run; one that fails to bind fails the query as a
+// syntax error, and one that is not a single SELECT is refused.
+func TestBindChecks(t *testing.T) {
+	path := makeDB(t, fixture...)
+	check := ""
+	e := openEngine(t, path, Options{
+		Translate:  func(s string) (string, error) { return s, nil },
+		BindChecks: func(string) []string { return []string{check} },
+	})
+	const q = `SELECT count(*) AS n FROM mimiciv_3_1_hosp.patients`
+	for _, c := range []struct {
+		check string
+		class executor.Class
+	}{
+		{`SELECT subject_id FROM mimiciv_3_1_hosp.patients`, ""},
+		{`SELECT nope FROM mimiciv_3_1_hosp.patients`, executor.ClassSyntax},
+		{`DELETE FROM mimiciv_3_1_hosp.patients`, executor.ClassRefused},
+	} {
+		check = c.check
+		res, err := e.Query(context.Background(), q)
+		switch {
+		case c.class == "" && (err != nil || res.Rows[0][0] != int64(3)):
+			t.Errorf("check %q: %v, %v", c.check, res, err)
+		case c.class != "" && (err == nil || classOf(t, err) != c.class):
+			t.Errorf("check %q: error %v, want class %s", c.check, err, c.class)
+		}
+	}
+	// Nothing a check names was executed.
+	res, err := e.QueryNative(context.Background(), q)
+	if err != nil || res.Rows[0][0] != int64(3) {
+		t.Errorf("after the checks: %v, %v", res, err)
+	}
+}

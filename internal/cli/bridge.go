@@ -42,6 +42,8 @@ func bridgeDialect() dialect {
 		// the bridge's own limits are reported as unsupported, not blamed
 		// on the query.
 		Explain: bqsql.Explain,
+		// BigQuery analyses CTEs the query never reads; DuckDB does not.
+		BindChecks: tr.BindChecks,
 	}
 }
 

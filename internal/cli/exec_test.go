@@ -67,6 +67,8 @@ func TestExecSQL(t *testing.T) {
 		{"unknown column", "SELECT nope FROM `physionet-data.mimiciv_3_1_hosp.patients`", 3, "", "syntax_error: "},
 		{"runtime", "SELECT CAST(gender AS INT64) FROM `physionet-data.mimiciv_3_1_hosp.patients`", 4, "", "runtime_error: "},
 		{"division by zero", "SELECT 1 / (anchor_age - anchor_age) FROM `physionet-data.mimiciv_3_1_hosp.patients`", 4, "", "runtime_error: division by zero: 1 / 0"},
+		// BigQuery analyses every CTE, read or not.
+		{"error in an unread CTE", "WITH a AS (SELECT 1 AS x), b AS (SELECT nope FROM a) SELECT x FROM a", 3, "", "syntax_error: Binder Error: Referenced column \"nope\" not found"},
 		{"refused", "DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`", 8, "", "refused: only a single read-only SELECT"},
 		{"hidden delete", "SELECT 1; # x\nDELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE", 8, "", "refused: "},
 		{"copy", "COPY (SELECT 1) TO '/tmp/clinsql-x.csv'", 8, "", "refused: "},

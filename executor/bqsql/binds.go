@@ -1,0 +1,83 @@
+package bqsql
+
+import (
+	"strings"
+)
+
+// BindChecks returns DuckDB statements that must bind for sql to be valid
+// BigQuery, beyond the translated query itself: BigQuery analyses every CTE
+// of a WITH clause, DuckDB binds only those the query reads, so an error
+// inside an unread CTE (a misspelled column, a name out of scope) passes
+// DuckDB silently. For a query with unread CTEs the check is
+//
+//	WITH <the same CTEs> SELECT 1 FROM unread1 CROSS JOIN unread2 …
+//
+// translated like any query; the engine prepares it (never runs it) before
+// the query. It returns nil when there is nothing to check or the query
+// does not translate (the translation reports that).
+func (t *Translator) BindChecks(sql string) []string {
+	toks, err := Tokenize(sql)
+	if err != nil {
+		return nil
+	}
+	items, err := buildTree(sql, toks)
+	if err != nil || !at(items, 0).is("WITH") {
+		return nil
+	}
+	defs := cteDefs(items, 0)
+	if len(defs) == 0 {
+		return nil
+	}
+	read := map[string]bool{}
+	var walk func([]*item)
+	walk = func(seq []*item) {
+		for i, it := range seq {
+			if it.group {
+				walk(it.kids)
+				continue
+			}
+			if it.is("FROM") || it.is("JOIN") || (it.isPunct(",") && inFromList(seq, i)) {
+				if parts, _ := readTablePath(seq, i+1); len(parts) == 1 {
+					read[strings.ToLower(parts[0])] = true
+				}
+			}
+		}
+	}
+	walk(items)
+	var unread []string
+	for _, d := range defs {
+		if !read[d.name] {
+			unread = append(unread, "`"+d.name+"`")
+		}
+	}
+	if len(unread) == 0 {
+		return nil
+	}
+	// The WITH clause ends with the last definition's closing bracket.
+	last := defs[len(defs)-1].group
+	end := last.close.Pos + len(last.close.Text)
+	if end <= items[0].tok.Pos || end > len(sql) {
+		return nil
+	}
+	check := sql[items[0].tok.Pos:end] + "\nSELECT 1 FROM " + strings.Join(unread, " CROSS JOIN ")
+	out, err := t.Translate(check)
+	if err != nil {
+		return nil
+	}
+	return []string{out}
+}
+
+// inFromList reports whether the comma at seq[i] separates FROM items
+// (FROM a, b), not select-list or GROUP BY elements: the nearest clause
+// keyword before it is FROM.
+func inFromList(seq []*item, i int) bool {
+	for k := i - 1; k >= 0; k-- {
+		switch seq[k].upper() {
+		case "FROM":
+			return !seq[k].group
+		case "SELECT", "WHERE", "GROUP", "HAVING", "ORDER", "QUALIFY", "WINDOW", "LIMIT", "ON", "USING":
+			return false
+		}
+	}
+	return false
+}
