@@ -344,7 +344,10 @@ func (e *emitter) columnType(it *item) string {
 		return e.cat.ColumnType(schema, name, parts[1])
 	case 1:
 		col := strings.ToLower(parts[0])
-		if e.cat == nil || e.redefined[col] {
+		if e.redefined[col] {
+			return e.cteColumn(col)
+		}
+		if e.cat == nil {
 			return ""
 		}
 		typ := ""
@@ -362,6 +365,28 @@ func (e *emitter) columnType(it *item) string {
 		return typ
 	}
 	return ""
+}
+
+// cteColumn types a bare name that only a CTE defines: one AS in the whole
+// query gives it, no MIMIC table the query reads has such a column, and
+// every CTE that outputs it agrees on its type. Anything less certain is
+// unknown.
+func (e *emitter) cteColumn(col string) string {
+	if e.outputNames[col] != 1 || (e.cat != nil && e.anyMimicColumn(col)) {
+		return ""
+	}
+	typ := ""
+	for _, cols := range e.cteCols {
+		t, ok := cols[col]
+		if !ok {
+			continue
+		}
+		if typ != "" && typ != t {
+			return ""
+		}
+		typ = t
+	}
+	return typ
 }
 
 // operandType infers the BigQuery type of a one-item operand: a literal, a

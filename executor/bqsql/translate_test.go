@@ -84,6 +84,9 @@ func TestTranslateRejects(t *testing.T) {
 			ErrInvalid, "No matching signature for operator > for argument types: INT64, STRUCT at [1:106]"},
 		{"CTE column holding a row", "WITH t AS (SELECT 3 AS t), v AS (SELECT t FROM t) SELECT a.hadm_id FROM `physionet-data.mimiciv_3_1_hosp.admissions` a CROSS JOIN v WHERE a.hadm_id >= v.t",
 			ErrInvalid, "operator >= for argument types: INT64, STRUCT"},
+		// A bare name that only a CTE defines has that CTE's type.
+		{"CASE WHEN on a CTE's INT64 column", "WITH c AS (SELECT a.hospital_expire_flag AS died FROM `physionet-data.mimiciv_3_1_hosp.admissions` a) SELECT SUM(CASE WHEN died THEN 1 ELSE 0 END) AS n FROM c",
+			ErrInvalid, "must be BOOL"},
 		// WHERE is evaluated before the SELECT list: its aliases are not in
 		// scope there (BigQuery's reusable column aliases are off by default).
 		{"SELECT alias in WHERE", "SELECT d.hadm_id, CASE WHEN d.icd_code LIKE 'A41%' THEN 'Sepsis' END AS sepsis_type FROM `physionet-data.mimiciv_3_1_hosp.diagnoses_icd` d WHERE sepsis_type IS NOT NULL", ErrInvalid, "Unrecognized name: sepsis_type at [1:146]"},
@@ -119,6 +122,8 @@ func TestTranslateAcceptsCompatibleComparisons(t *testing.T) {
 		// A subquery selecting a column, not the row.
 		"WITH t AS (SELECT 3 AS x) SELECT a.hadm_id FROM `physionet-data.mimiciv_3_1_hosp.admissions` a WHERE a.hadm_id > (SELECT x FROM t)",
 		"WITH t AS (SELECT 3 AS t) SELECT a.hadm_id FROM `physionet-data.mimiciv_3_1_hosp.admissions` a WHERE a.hadm_id > (SELECT q.t FROM t AS q)",
+		// A bare name two SELECT lists define, with different types: unknown.
+		"WITH c AS (SELECT a.hospital_expire_flag AS died FROM `physionet-data.mimiciv_3_1_hosp.admissions` a), d AS (SELECT died = 1 AS died FROM c) SELECT COUNTIF(died) AS n FROM d",
 		// The alias in GROUP BY and HAVING is fine.
 		"SELECT p.gender AS g, COUNT(*) AS n FROM `physionet-data.mimiciv_3_1_hosp.patients` p GROUP BY g HAVING n > 1",
 	} {
