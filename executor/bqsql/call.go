@@ -234,6 +234,14 @@ func (e *emitter) safeCall(c *call, spec fnSpec) string {
 	case "LN", "LOG10":
 		x := c.arg(0)
 		return "(CASE WHEN " + x + " <= 0 THEN NULL ELSE " + strings.ToLower(c.name) + "(" + x + ") END)"
+	case "LOG":
+		// LOG(X [, Y]) fails for X <= 0, Y <= 0 and Y = 1.
+		x := c.arg(0)
+		if len(c.args) == 1 {
+			return "(CASE WHEN " + x + " <= 0 THEN NULL ELSE ln(" + x + ") END)"
+		}
+		y := c.arg(1)
+		return "(CASE WHEN " + x + " <= 0 OR " + y + " <= 0 OR " + y + " = 1 THEN NULL ELSE ln(" + x + ") / ln(" + y + ") END)"
 	case "DATE_DIFF", "DATETIME_DIFF", "TIMESTAMP_DIFF", "SUBSTR", "SUBSTRING", "DATE", "DATETIME",
 		"LOWER", "UPPER", "CONCAT", "ABS", "ROUND", "SAFE_DIVIDE", "COALESCE", "IFNULL":
 		// These cannot fail on valid arguments except by overflow.

@@ -286,6 +286,10 @@ func TestNameResolutionRules(t *testing.T) {
 
 func TestScalarRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
+		// SAFE. turns the function's errors into NULL: SQRT and LN of a
+		// negative, LOG with X <= 0, Y <= 0 or Y = 1.
+		{name: "SAFE math", bq: `SELECT SAFE.SQRT(-4), SAFE.LN(0), SAFE.LOG(-1, 2), SAFE.LOG(8, 1), SAFE.LOG(8, 2), SAFE.LOG10(100)`,
+			want: "NULL | NULL | NULL | NULL | 3 | 2"},
 		{name: "division returns FLOAT64", bq: `SELECT 5 / 2, 4 / 2`, want: "2.5 | 2", types: "DOUBLE | DOUBLE"},
 		{name: "division precedence", bq: `SELECT 2 * 3 / 4, 1 + 6 / 2, -6 / 4 * 2, 8 / 2 / 2, (10 - 4) / 3`, want: "1.5 | 4 | -3 | 2 | 2"},
 		{name: "division by zero fails", bq: `SELECT 1 / 0`, err: errRuntime},
