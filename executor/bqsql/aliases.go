@@ -358,3 +358,98 @@ func (e *emitter) countOutputNames(items []*item) {
 		}
 	}
 }
+
+// indexPunct returns the index of the first punctuation item p, or -2 (so
+// that the item after it is out of range too).
+func indexPunct(items []*item, p string) int {
+	for i, it := range items {
+		if it.isPunct(p) {
+			return i
+		}
+	}
+	return -2
+}
+
+// selectAsStruct rewrites, in subqueries, SELECT AS STRUCT a, f(b) AS c into
+// SELECT STRUCT(a AS a, f(b) AS c): one STRUCT per row with the select
+// list's names, which the STRUCT constructor's translation renders
+// (anonymous expressions become anonymous fields, as in BigQuery). It is
+// left alone (and reported unsupported) where another clause of the block
+// names one of the list's aliases, whose meaning the rewrite would change,
+// where the list has a star, and at the top level, where BigQuery returns a
+// value table.
+func selectAsStruct(items []*item, top bool) []*item {
+	for _, it := range items {
+		if it.group {
+			it.kids = selectAsStruct(it.kids, false)
+		}
+	}
+	if top {
+		return items
+	}
+	sel := indexWord(items, "SELECT")
+	if sel < 0 {
+		return items
+	}
+	as := sel + 1
+	for at(items, as).is("DISTINCT") || at(items, as).is("ALL") {
+		as++
+	}
+	if !at(items, as).is("AS") || !at(items, as+1).is("STRUCT") || at(items, as+2).isPunct("<") {
+		return items
+	}
+	start := as + 2
+	end := start
+	for end < len(items) && !endsSelectList(items, end) {
+		end++
+	}
+	named := map[string]bool{}
+	var kids []*item
+	for k, el := range splitTop(items[start:end]) {
+		n := len(el)
+		if n == 0 {
+			return items
+		}
+		if el[0].isPunct("*") || (n >= 2 && el[n-1].isPunct("*") && el[n-2].isPunct(".")) ||
+			at(el, indexPunct(el, "*")+1).is("EXCEPT") || at(el, indexPunct(el, "*")+1).is("REPLACE") {
+			return items // a star's fields are not known here
+		}
+		if k > 0 {
+			kids = append(kids, &item{tok: Token{Kind: Punct, Text: ",", Pos: el[0].tok.Pos}})
+		}
+		kids = append(kids, el...)
+		name := func(t Token) []*item {
+			return []*item{{tok: Token{Kind: Ident, Text: "AS", Pos: t.Pos}, sp: true}, {tok: t, sp: true}}
+		}
+		switch {
+		case n >= 3 && el[n-2].is("AS") && isName(el[n-1]):
+			named[strings.ToLower(strings.Trim(el[n-1].tok.Text, "`"))] = true
+		case n == 1 && isName(el[0]):
+			kids = append(kids, name(el[0].tok)...)
+		case n >= 3 && el[n-2].isPunct(".") && isName(el[n-1]):
+			kids = append(kids, name(el[n-1].tok)...)
+		}
+	}
+	// Another clause naming an alias of the list: leave it (unsupported).
+	var names func(seq []*item) bool
+	names = func(seq []*item) bool {
+		for _, x := range seq {
+			if x.group && !isSubquery(x) && names(x.kids) {
+				return true
+			}
+			if isName(x) && named[strings.ToLower(strings.Trim(x.tok.Text, "`"))] {
+				return true
+			}
+		}
+		return false
+	}
+	if names(items[end:]) {
+		return items
+	}
+	pos := items[as].tok.Pos
+	out := append([]*item(nil), items[:as]...)
+	out = append(out,
+		&item{tok: Token{Kind: Ident, Text: "STRUCT", Pos: pos}, sp: true},
+		&item{group: true, tok: Token{Kind: Punct, Text: "(", Pos: pos}, close: Token{Kind: Punct, Text: ")"}, kids: kids})
+	return append(out, items[end:]...)
+}

@@ -364,6 +364,11 @@ func TestArrayStructRules(t *testing.T) {
 		{name: "array functions", bq: `SELECT ARRAY_LENGTH([1, 2]), ARRAY_TO_STRING(['a', NULL, 'b'], '-'), ARRAY_REVERSE([1, 2, 3]), ARRAY_CONCAT([1], [2, 3]), GENERATE_ARRAY(1, 5, 2)`, want: "2 | a-b | [3, 2, 1] | [1, 2, 3] | [1, 3, 5]"},
 		{name: "IN UNNEST", bq: `SELECT 2 IN UNNEST([1, 2]), 5 IN UNNEST([1, 2])`, want: "true | false"},
 		{name: "ARRAY subquery", bq: `SELECT ARRAY(SELECT x * 2 FROM UNNEST([1, 2]) AS x ORDER BY x DESC)`, want: "[4, 2]"},
+		// SELECT AS STRUCT makes each row one STRUCT with the list's names.
+		{name: "SELECT AS STRUCT in a scalar subquery", bq: `SELECT s.a, s.c FROM (SELECT (SELECT AS STRUCT 1 AS a, 'z' AS c) AS s)`, want: "1 | z"},
+		{name: "ARRAY of SELECT AS STRUCT", bq: `SELECT e.x, e.b FROM UNNEST(ARRAY(SELECT AS STRUCT x, x * 2 AS b FROM UNNEST([2, 1]) AS x ORDER BY x)) AS e`,
+			want: "1 | 2\n2 | 4"},
+		{name: "SELECT AS STRUCT whose alias GROUP BY names", bq: `SELECT ARRAY(SELECT AS STRUCT MOD(x, 2) AS g, COUNT(*) AS n FROM UNNEST([1, 2, 3]) AS x GROUP BY g)`, err: ErrUnsupported},
 		{name: "UNNEST value table alias", bq: `SELECT t.x, t.y FROM UNNEST([STRUCT(1 AS x, 'a' AS y), STRUCT(2, 'b')]) AS t ORDER BY t.x`, want: "1 | a\n2 | b"},
 		{name: "UNNEST struct fields unqualified", bq: `SELECT x, y FROM UNNEST([STRUCT(1 AS x, 'a' AS y), STRUCT(2 AS x, 'b' AS y)]) ORDER BY x`, want: "1 | a\n2 | b"},
 		{name: "UNNEST scalar alias", bq: `SELECT v * 10 FROM UNNEST([1, 2]) AS v ORDER BY v`, want: "10\n20"},

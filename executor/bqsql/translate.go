@@ -46,6 +46,7 @@ func (t *Translator) Translate(sql string) (_ string, err error) {
 	e := &emitter{src: sql, cat: t.Catalog}
 	e.scan(items)
 	items = e.nameOutputColumns(items)
+	items = selectAsStruct(items, true)
 	items = wrapSetOperationOrder(items)
 	e.outputNames = map[string]int{}
 	e.countOutputNames(items)
