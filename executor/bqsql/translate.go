@@ -44,6 +44,9 @@ func (t *Translator) Translate(sql string) (_ string, err error) {
 		return "", err
 	}
 	e := &emitter{src: sql, cat: t.Catalog}
+	if err := reservedQualifier(sql, toks); err != nil {
+		return "", err
+	}
 	e.scan(items)
 	items = e.nameOutputColumns(items)
 	items = selectAsStruct(items, true)
@@ -56,6 +59,47 @@ func (t *Translator) Translate(sql string) (_ string, err error) {
 		return "", e.err
 	}
 	return strings.TrimSpace(out), nil
+}
+
+// reservedQualifier rejects a reserved keyword used as a qualifier (if.x,
+// end.y), which BigQuery's parser refuses and DuckDB takes for a table
+// alias. BigQuery reads IF, CAST and the like as a function call missing its
+// bracket, the others as a keyword out of place.
+func reservedQualifier(src string, toks []Token) error {
+	prev := -1 // index of the previous token that is not space or comment
+	for i, t := range toks {
+		if t.Kind == Space || t.Kind == Comment {
+			continue
+		}
+		if t.Kind == Punct && t.Text == "." && prev >= 0 {
+			q := toks[prev]
+			// A dot after a dot-less reserved word: the word qualifies.
+			if q.Kind == Ident && bqReserved[strings.ToUpper(q.Text)] && !afterDot(toks, prev) {
+				switch strings.ToUpper(q.Text) {
+				case "IF", "CAST", "EXTRACT", "EXISTS", "ARRAY", "STRUCT", "INTERVAL", "CASE":
+					return errAt(src, t.Pos, KindInvalid, `Syntax error: Expected "(" but got "."`)
+				}
+				return errAt(src, q.Pos, KindInvalid, "Syntax error: Unexpected keyword %s", strings.ToUpper(q.Text))
+			}
+		}
+		prev = i
+	}
+	return nil
+}
+
+// afterDot reports whether toks[i] follows a dot (a field name, not a
+// qualifier).
+func afterDot(toks []Token, i int) bool {
+	for k := i - 1; k >= 0; k-- {
+		switch toks[k].Kind {
+		case Space, Comment:
+			continue
+		case Punct:
+			return toks[k].Text == "."
+		}
+		return false
+	}
+	return false
 }
 
 // emitter holds the state of one translation. Rules record the first error

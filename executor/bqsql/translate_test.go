@@ -87,6 +87,10 @@ func TestTranslateRejects(t *testing.T) {
 		// A bare name that only a CTE defines has that CTE's type.
 		{"CASE WHEN on a CTE's INT64 column", "WITH c AS (SELECT a.hospital_expire_flag AS died FROM `physionet-data.mimiciv_3_1_hosp.admissions` a) SELECT SUM(CASE WHEN died THEN 1 ELSE 0 END) AS n FROM c",
 			ErrInvalid, "must be BOOL"},
+		// A reserved keyword cannot qualify a column (BigQuery's parser reads
+		// IF. as a call missing its bracket).
+		{"reserved keyword as a qualifier", "SELECT if.hadm_id FROM `physionet-data.mimiciv_3_1_hosp.admissions` if", ErrInvalid, `Expected "(" but got "." at [1:10]`},
+		{"END as a qualifier", "SELECT end.hadm_id FROM `physionet-data.mimiciv_3_1_hosp.admissions` AS `end`", ErrInvalid, "Unexpected keyword END at [1:8]"},
 		// WHERE is evaluated before the SELECT list: its aliases are not in
 		// scope there (BigQuery's reusable column aliases are off by default).
 		{"SELECT alias in WHERE", "SELECT d.hadm_id, CASE WHEN d.icd_code LIKE 'A41%' THEN 'Sepsis' END AS sepsis_type FROM `physionet-data.mimiciv_3_1_hosp.diagnoses_icd` d WHERE sepsis_type IS NOT NULL", ErrInvalid, "Unrecognized name: sepsis_type at [1:146]"},
@@ -124,6 +128,8 @@ func TestTranslateAcceptsCompatibleComparisons(t *testing.T) {
 		"WITH t AS (SELECT 3 AS t) SELECT a.hadm_id FROM `physionet-data.mimiciv_3_1_hosp.admissions` a WHERE a.hadm_id > (SELECT q.t FROM t AS q)",
 		// A bare name two SELECT lists define, with different types: unknown.
 		"WITH c AS (SELECT a.hospital_expire_flag AS died FROM `physionet-data.mimiciv_3_1_hosp.admissions` a), d AS (SELECT died = 1 AS died FROM c) SELECT COUNTIF(died) AS n FROM d",
+		// A reserved word quoted, or after a dot, is a name.
+		"SELECT `if`.hadm_id FROM `physionet-data.mimiciv_3_1_hosp.admissions` AS `if`",
 		// The alias in GROUP BY and HAVING is fine.
 		"SELECT p.gender AS g, COUNT(*) AS n FROM `physionet-data.mimiciv_3_1_hosp.patients` p GROUP BY g HAVING n > 1",
 	} {
