@@ -32,6 +32,12 @@ type Decision struct {
 	ErrorKind string
 	Samples   int
 	Votes     *Votes
+	CallStats
+}
+
+// CallStats is what a decision's chat completions cost: shared by a leaf's
+// Decision and a GroupDecision, and filled the same way for both.
+type CallStats struct {
 	// Calls, CacheHits and Attempts count chat completions requested,
 	// served from the cache, and HTTP requests sent.
 	Calls, CacheHits, Attempts int
@@ -40,6 +46,26 @@ type Decision struct {
 	PerCall []llm.Usage
 	CostUSD float64
 	Latency time.Duration
+}
+
+// addCall counts one completion: its HTTP attempts, tokens and cost.
+func (c *CallStats) addCall(attempts int, u llm.Usage, usd float64, cached bool) {
+	c.Attempts += attempts
+	c.Usage = c.Usage.Add(u)
+	c.PerCall = append(c.PerCall, u)
+	c.CostUSD += usd
+	if cached {
+		c.CacheHits++
+	}
+}
+
+// finish records the latency since start and drops PerCall when there was
+// a single call (Usage says it all).
+func (c *CallStats) finish(start time.Time) {
+	c.Latency = time.Since(start)
+	if len(c.PerCall) < 2 {
+		c.PerCall = nil
+	}
 }
 
 // Backend decides the leaves code does not. Implementations must be safe

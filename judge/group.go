@@ -6,10 +6,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 )
 
@@ -130,15 +128,9 @@ type GroupDecision struct {
 	// Leaves holds one decision per requested leaf, in request order. Their
 	// own call and usage fields are zero: the group's are below.
 	Leaves []Decision
-	// Calls, CacheHits and Attempts count chat completions requested (k
-	// samples of the group prompt at most), served from the cache, and
-	// HTTP requests sent.
-	Calls, CacheHits, Attempts int
-	Usage                      llm.Usage
-	// PerCall is each call's usage when there was more than one.
-	PerCall []llm.Usage
-	CostUSD float64
-	Latency time.Duration
+	// CallStats counts the group's calls (k samples of the group prompt
+	// at most).
+	CallStats
 }
 
 // GroupBackend is a Backend that can decide several leaves in one call.

@@ -449,8 +449,8 @@ func TestGroupOptions(t *testing.T) {
 // records add up to the call; calls go to the first record.
 func TestGroupShares(t *testing.T) {
 	recs := make([]Record, 3)
-	groupRecords(recs, "g1", GroupDecision{Calls: 2, CacheHits: 1, Attempts: 3, Usage: llm.Usage{PromptTokens: 1000, CompletionTokens: 200},
-		CostUSD: 0.01, Latency: 1500 * time.Millisecond, PerCall: []llm.Usage{{PromptTokens: 500}, {PromptTokens: 500}}})
+	groupRecords(recs, "g1", GroupDecision{CallStats: CallStats{Calls: 2, CacheHits: 1, Attempts: 3, Usage: llm.Usage{PromptTokens: 1000, CompletionTokens: 200},
+		CostUSD: 0.01, Latency: 1500 * time.Millisecond, PerCall: []llm.Usage{{PromptTokens: 500}, {PromptTokens: 500}}}})
 	var p, c, calls int
 	var usd float64
 	for i, r := range recs {

@@ -150,29 +150,15 @@ func (j *LLMJudge) Decide(ctx context.Context, req *LeafRequest) (Decision, erro
 	var d Decision
 	var t tally
 	for s := 0; s < j.samples; s++ {
-		resp, err := j.c.Complete(ctx, llm.Request{Messages: msgs, Schema: verdictSchema, Sample: s, Tag: req.Tag(), Validate: validateVerdict})
-		d.Calls++
-		if err != nil {
-			le, stop := j.failed(err)
-			if stop != nil {
-				// Nothing to record: the leaf is judged when the run resumes
-				// (samples already drawn come back from the cache).
-				return d, stop
-			}
-			d.Attempts += le.Attempts
-			d.Usage = d.Usage.Add(le.Usage)
-			d.PerCall = append(d.PerCall, le.Usage)
-			d.CostUSD += j.cost(le.Usage)
+		resp, le, stop := j.complete(ctx, llm.Request{Messages: msgs, Schema: verdictSchema, Sample: s, Tag: req.Tag(), Validate: validateVerdict}, &d.CallStats)
+		switch {
+		case stop != nil:
+			// Nothing to record: the leaf is judged when the run resumes
+			// (samples already drawn come back from the cache).
+			return d, stop
+		case le != nil:
 			t.invalid(le)
-		} else {
-			j.down.Store(0)
-			d.Attempts += resp.Attempts
-			d.Usage = d.Usage.Add(resp.Usage)
-			d.PerCall = append(d.PerCall, resp.Usage)
-			d.CostUSD += resp.CostUSD
-			if resp.FromCache {
-				d.CacheHits++
-			}
+		default:
 			r, perr := ParseVerdict(resp.Text)
 			if perr != nil { // cannot happen: Validate checked it
 				t.invalid(&llm.Error{Kind: llm.KindMalformed, Message: perr.Error()})
@@ -184,12 +170,29 @@ func (j *LLMJudge) Decide(ctx context.Context, req *LeafRequest) (Decision, erro
 			break
 		}
 	}
-	d.Latency = time.Since(start)
-	if len(d.PerCall) < 2 {
-		d.PerCall = nil
-	}
+	d.finish(start)
 	t.decide(&d, j.samples)
 	return d, nil
+}
+
+// complete asks for one sample and counts it in stats. It returns the
+// reply, or the failure to record as an invalid vote, or stop: an error
+// that must end the run with the leaves undecided (see failed). A reply
+// resets the endpoint's count of failures in a row.
+func (j *LLMJudge) complete(ctx context.Context, r llm.Request, stats *CallStats) (llm.Response, *llm.Error, error) {
+	resp, err := j.c.Complete(ctx, r)
+	stats.Calls++
+	if err != nil {
+		le, stop := j.failed(err)
+		if stop != nil {
+			return llm.Response{}, nil, stop
+		}
+		stats.addCall(le.Attempts, le.Usage, j.cost(le.Usage), false)
+		return llm.Response{}, le, nil
+	}
+	j.down.Store(0)
+	stats.addCall(resp.Attempts, resp.Usage, resp.CostUSD, resp.FromCache)
+	return resp, nil, nil
 }
 
 // failed reads a Complete error: stop reports the errors that must stop
@@ -341,44 +344,26 @@ func (j *LLMJudge) DecideGroup(ctx context.Context, req *GroupRequest) (GroupDec
 	var gd GroupDecision
 	tallies := make([]tally, len(ids))
 	for s := 0; s < j.samples; s++ {
-		resp, err := j.c.Complete(ctx, llm.Request{Messages: msgs, Schema: schema, Sampling: sampling, Sample: s, Tag: req.Tag(), Validate: validate})
-		gd.Calls++
-		if err != nil {
-			le, stop := j.failed(err)
-			if stop != nil {
-				return gd, stop
-			}
-			gd.Attempts += le.Attempts
-			gd.Usage = gd.Usage.Add(le.Usage)
-			gd.PerCall = append(gd.PerCall, le.Usage)
-			gd.CostUSD += j.cost(le.Usage)
-			for i := range tallies {
-				if !tallies[i].done {
-					tallies[i].invalid(le)
-				}
-			}
-		} else {
-			j.down.Store(0)
-			gd.Attempts += resp.Attempts
-			gd.Usage = gd.Usage.Add(resp.Usage)
-			gd.PerCall = append(gd.PerCall, resp.Usage)
-			gd.CostUSD += resp.CostUSD
-			if resp.FromCache {
-				gd.CacheHits++
-			}
-			replies, perr := ParseGroupVerdicts(resp.Text, ids)
-			for i, id := range ids {
-				switch {
-				case tallies[i].done:
-				case perr != nil: // cannot happen: Validate checked it
-					tallies[i].invalid(&llm.Error{Kind: llm.KindMalformed, Message: perr.Error()})
-				default:
-					tallies[i].vote(replies[id])
-				}
+		resp, le, stop := j.complete(ctx, llm.Request{Messages: msgs, Schema: schema, Sampling: sampling, Sample: s, Tag: req.Tag(), Validate: validate}, &gd.CallStats)
+		if stop != nil {
+			return gd, stop
+		}
+		var replies map[string]Reply
+		var perr error
+		if le == nil {
+			if replies, perr = ParseGroupVerdicts(resp.Text, ids); perr != nil { // cannot happen: Validate checked it
+				le = &llm.Error{Kind: llm.KindMalformed, Message: perr.Error()}
 			}
 		}
 		all := true
-		for i := range tallies {
+		for i, id := range ids {
+			switch {
+			case tallies[i].done:
+			case le != nil:
+				tallies[i].invalid(le)
+			default:
+				tallies[i].vote(replies[id])
+			}
 			if !tallies[i].settled(j.samples, s+1) {
 				all = false
 			}
@@ -387,10 +372,7 @@ func (j *LLMJudge) DecideGroup(ctx context.Context, req *GroupRequest) (GroupDec
 			break
 		}
 	}
-	gd.Latency = time.Since(start)
-	if len(gd.PerCall) < 2 {
-		gd.PerCall = nil
-	}
+	gd.finish(start)
 	gd.Leaves = make([]Decision, len(ids))
 	for i := range tallies {
 		tallies[i].decide(&gd.Leaves[i], j.samples)
