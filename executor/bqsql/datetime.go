@@ -318,10 +318,20 @@ func currentFn(expr string) func(c *call) string {
 	}
 }
 
+// int64Args renders the call's arguments as INT64s (the year, month, …
+// of the DATE, DATETIME and TIME constructors), comma-separated.
+func (c *call) int64Args() string {
+	parts := make([]string, len(c.args))
+	for k := range parts {
+		parts[k] = "bq_int64(" + c.arg(k) + ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
 func dateFn(c *call) string {
 	switch len(c.args) {
 	case 3:
-		return "make_date(bq_int64(" + c.arg(0) + "), bq_int64(" + c.arg(1) + "), bq_int64(" + c.arg(2) + "))"
+		return "make_date(" + c.int64Args() + ")"
 	case 2:
 		if !c.e.isUTC(c.args[1]) {
 			c.e.unsupported(c.it, "DATE with a time zone other than UTC is not supported")
@@ -337,11 +347,7 @@ func dateFn(c *call) string {
 func datetimeFn(c *call) string {
 	switch len(c.args) {
 	case 6:
-		parts := make([]string, 6)
-		for k := range parts {
-			parts[k] = "bq_int64(" + c.arg(k) + ")"
-		}
-		return "make_timestamp(" + strings.Join(parts, ", ") + ")"
+		return "make_timestamp(" + c.int64Args() + ")"
 	case 2:
 		if _, ok := c.e.literalString(c.args[1]); ok {
 			if !c.e.isUTC(c.args[1]) {
@@ -375,7 +381,7 @@ func timestampFn(c *call) string {
 func timeFn(c *call) string {
 	switch len(c.args) {
 	case 3:
-		return "make_time(bq_int64(" + c.arg(0) + "), bq_int64(" + c.arg(1) + "), bq_int64(" + c.arg(2) + "))"
+		return "make_time(" + c.int64Args() + ")"
 	case 1:
 		if lit, ok := c.e.literalString(c.args[0]); ok {
 			return "TIME " + duckString(lit)
