@@ -4,24 +4,20 @@ import (
 	"strings"
 )
 
-// BindChecks returns DuckDB statements that must bind for sql to be valid
-// BigQuery, beyond the translated query itself: BigQuery analyses every CTE
-// of a WITH clause, DuckDB binds only those the query reads, so an error
-// inside an unread CTE (a misspelled column, a name out of scope) passes
-// DuckDB silently. For a query with unread CTEs the check is
+// bindChecks returns the DuckDB statements that must bind for sql (parsed
+// into items) to be valid BigQuery, beyond its translation: BigQuery
+// analyses every CTE of a WITH clause, DuckDB binds only those the query
+// reads, so an error inside an unread CTE (a misspelled column, a name out
+// of scope) passes DuckDB silently. For a query with unread CTEs the check
+// is
 //
 //	WITH <the same CTEs> SELECT 1 FROM unread1 CROSS JOIN unread2 …
 //
-// translated like any query; the engine prepares it (never runs it) before
-// the query. It returns nil when there is nothing to check or the query
-// does not translate (the translation reports that).
-func (t *Translator) BindChecks(sql string) []string {
-	toks, err := Tokenize(sql)
-	if err != nil {
-		return nil
-	}
-	items, err := buildTree(sql, toks)
-	if err != nil || !at(items, 0).is("WITH") {
+// translated like any query (without checks of its own). It returns nil
+// when there is nothing to check or the check does not translate (the
+// query's own translation reports that).
+func (t *Translator) bindChecks(sql string, items []*item) []string {
+	if !at(items, 0).is("WITH") {
 		return nil
 	}
 	defs := cteDefs(items, 0)

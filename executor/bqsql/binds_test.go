@@ -22,12 +22,15 @@ func TestBindChecks(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := tr.BindChecks(c.sql)
+			_, got, err := tr.TranslateChecked(c.sql)
+			if err != nil {
+				t.Fatal(err)
+			}
 			switch {
 			case c.want == "" && got != nil:
-				t.Errorf("BindChecks = %q, want none", got)
+				t.Errorf("binds = %q, want none", got)
 			case c.want != "" && (len(got) != 1 || !strings.Contains(got[0], c.want) || !strings.HasPrefix(got[0], "WITH")):
-				t.Errorf("BindChecks = %q, want one check containing %q", got, c.want)
+				t.Errorf("binds = %q, want one check containing %q", got, c.want)
 			}
 		})
 	}

@@ -77,13 +77,10 @@ func openDemo(mimicDir string) error {
 		Limits:    executor.Limits{Timeout: queryTimeout, MaxRows: 10000},
 		MaxConns:  2,
 		Threads:   1,
-		Translate: func(sql string) (string, error) { return tr.Translate(sql) },
+		Translate: tr.TranslateChecked,
 		Settings:  Settings,
 		Prelude:   Macros,
 		Explain:   Explain,
-		BindChecks: func(sql string) []string {
-			return tr.BindChecks(sql)
-		},
 	})
 	if err != nil {
 		return err

@@ -58,7 +58,7 @@
 // nowhere. A SELECT alias used in its own block's WHERE is rejected
 // ("Unrecognized name") where the block reads only MIMIC tables and the
 // name can be nothing else. BigQuery analyses every CTE, DuckDB binds only
-// the CTEs a query reads: BindChecks gives the engine a statement over the
+// the CTEs a query reads: TranslateChecked gives the engine a statement over the
 // unread ones to prepare first, so an error inside them fails the query.
 //
 // Choices where BigQuery is approximate or DuckDB lacks a type:

@@ -27,7 +27,19 @@ func Translate(sql string) (string, error) {
 // Translate rewrites one BigQuery statement into DuckDB SQL. It returns an
 // *Error matching ErrInvalid when BigQuery would reject the statement and
 // ErrUnsupported when the embedded engine cannot reproduce BigQuery's result.
-func (t *Translator) Translate(sql string) (_ string, err error) {
+func (t *Translator) Translate(sql string) (string, error) {
+	out, _, err := t.translate(sql, false)
+	return out, err
+}
+
+// TranslateChecked is Translate, also returning the DuckDB statements that
+// must bind for sql to be valid BigQuery beyond the translation itself (see
+// bindChecks); the engine prepares them, never runs them, before the query.
+func (t *Translator) TranslateChecked(sql string) (query string, binds []string, err error) {
+	return t.translate(sql, true)
+}
+
+func (t *Translator) translate(sql string, withBinds bool) (_ string, binds []string, err error) {
 	defer func() {
 		// A rule that trips over input it did not anticipate must not
 		// take the engine down; the fuzz test keeps this path unused.
@@ -37,15 +49,18 @@ func (t *Translator) Translate(sql string) (_ string, err error) {
 	}()
 	toks, err := Tokenize(sql)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	items, err := buildTree(sql, toks)
 	if err != nil {
-		return "", err
+		return "", nil, err
+	}
+	if withBinds {
+		binds = t.bindChecks(sql, items)
 	}
 	e := &emitter{src: sql, cat: t.Catalog}
 	if err := reservedQualifier(sql, toks); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	e.scan(items)
 	items = e.nameOutputColumns(items)
@@ -56,9 +71,9 @@ func (t *Translator) Translate(sql string) (_ string, err error) {
 	e.resolveOutputAliases(items)
 	out := e.seq(items)
 	if e.err != nil {
-		return "", e.err
+		return "", nil, e.err
 	}
-	return strings.TrimSpace(out), nil
+	return strings.TrimSpace(out), binds, nil
 }
 
 // reservedQualifier rejects a reserved keyword used as a qualifier (if.x,

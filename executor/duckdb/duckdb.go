@@ -40,8 +40,12 @@ const (
 )
 
 // Translator rewrites the SQL a caller submits (BigQuery dialect) into SQL
-// DuckDB runs. The dialect bridge provides one; nil means identity.
-type Translator func(sql string) (string, error)
+// DuckDB runs. The dialect bridge provides one; nil means identity. binds
+// are further statements that must bind for the query to be valid in the
+// caller's dialect: parts DuckDB would not bind itself (BigQuery analyses
+// every CTE, DuckDB only those the query reads). Each is prepared, never
+// run, before the query; an error fails the query as the query's own.
+type Translator func(sql string) (query string, binds []string, err error)
 
 // Options configure an Engine. Zero fields take the defaults above.
 type Options struct {
@@ -82,12 +86,6 @@ type Options struct {
 	// query's fault: such a query is classed unsupported. It returns the
 	// message unchanged when it has nothing to say.
 	Explain func(msg string) (out string, unsupported bool)
-	// BindChecks, when set with Translate, returns for a submitted query
-	// further statements that must bind for it to be valid in the user's
-	// dialect: parts DuckDB would not bind itself (BigQuery analyses every
-	// CTE; DuckDB only those the query reads). Each is prepared, never run,
-	// before the query; an error fails the query as the query's own.
-	BindChecks func(sql string) []string
 }
 
 // Engine is an executor.Executor over a DuckDB database file, opened
@@ -250,14 +248,11 @@ func (e *Engine) query(parent context.Context, query string, translate bool) (*e
 	}
 	var checks []string
 	if translate && e.opts.Translate != nil {
-		t, err := e.opts.Translate(query)
+		t, binds, err := e.opts.Translate(query)
 		if err != nil {
 			return nil, e.translateError(err)
 		}
-		translated = t
-		if e.opts.BindChecks != nil {
-			checks = e.opts.BindChecks(query)
-		}
+		translated, checks = t, binds
 	}
 	if strings.TrimSpace(translated) == "" {
 		return nil, e.errorf(executor.ClassSyntax, nil, "empty query")

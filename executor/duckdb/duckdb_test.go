@@ -275,17 +275,17 @@ func TestTranslateHookAndPrelude(t *testing.T) {
 		Settings: "SET default_null_order = 'nulls_first_on_asc_last_on_desc';",
 		Prelude: `CREATE OR REPLACE TEMP MACRO safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;
 			CREATE OR REPLACE TEMP MACRO twice(a) AS 2 * a;`,
-		Translate: func(s string) (string, error) {
+		Translate: func(s string) (string, []string, error) {
 			mu.Lock()
 			seen = append(seen, s)
 			mu.Unlock()
 			switch {
 			case strings.Contains(s, "UNSUPPORTED"):
-				return "", unsupportedErr{}
+				return "", nil, unsupportedErr{}
 			case strings.Contains(s, "BROKEN"):
-				return "", errors.New("unterminated string literal at offset 7")
+				return "", nil, errors.New("unterminated string literal at offset 7")
 			}
-			return strings.ReplaceAll(s, "`physionet-data.mimiciv_3_1_hosp.patients`", "mimiciv_3_1_hosp.patients"), nil
+			return strings.ReplaceAll(s, "`physionet-data.mimiciv_3_1_hosp.patients`", "mimiciv_3_1_hosp.patients"), nil, nil
 		},
 	})
 	res, err := e.Query(context.Background(), "SELECT safe_divide(count(*), 0) AS a, safe_divide(6, 3) AS b FROM `physionet-data.mimiciv_3_1_hosp.patients`")
@@ -552,7 +552,7 @@ var _ = duck.Error{}
 // parse error must not turn a refusal into a syntax error.
 func TestShapeRefusesBeforeTranslation(t *testing.T) {
 	path := makeDB(t, fixture...)
-	garble := func(s string) (string, error) { return strings.ReplaceAll(s, "TABLE", `"TABLE"`), nil }
+	garble := func(s string) (string, []string, error) { return strings.ReplaceAll(s, "TABLE", `"TABLE"`), nil, nil }
 	shape := func(s string) string { return strings.ReplaceAll(s, "`", `"`) }
 	e := openEngine(t, path, Options{Translate: garble, Shape: shape})
 	for _, q := range []string{"DROP TABLE `mimiciv_3_1_hosp.patients`", "SELECT 1; DROP TABLE `x`"} {
@@ -566,7 +566,7 @@ func TestShapeRefusesBeforeTranslation(t *testing.T) {
 	if err == nil || classOf(t, err) != executor.ClassSyntax {
 		t.Errorf("unparsable: %v %v", res, err)
 	}
-	e2 := openEngine(t, makeDB(t, fixture...), Options{Translate: func(string) (string, error) { return "SELECT 2 AS y", nil }, Shape: func(string) string { return "SELEC garbage" }})
+	e2 := openEngine(t, makeDB(t, fixture...), Options{Translate: func(string) (string, []string, error) { return "SELECT 2 AS y", nil, nil }, Shape: func(string) string { return "SELEC garbage" }})
 	if res, err := e2.Query(context.Background(), "anything"); err != nil || res.Rows[0][0] != int64(2) {
 		t.Errorf("shape parse failure blocked the query: %v %v", res, err)
 	}
@@ -607,15 +607,14 @@ func TestDeterministicByDefault(t *testing.T) {
 	}
 }
 
-// TestBindChecks: the statements BindChecks returns are prepared before
+// TestBindChecks: the binds the translator returns are prepared before
 // the query and never run; one that fails to bind fails the query as a
 // syntax error, and one that is not a single SELECT is refused.
 func TestBindChecks(t *testing.T) {
 	path := makeDB(t, fixture...)
 	check := ""
 	e := openEngine(t, path, Options{
-		Translate:  func(s string) (string, error) { return s, nil },
-		BindChecks: func(string) []string { return []string{check} },
+		Translate: func(s string) (string, []string, error) { return s, []string{check}, nil },
 	})
 	const q = `SELECT count(*) AS n FROM mimiciv_3_1_hosp.patients`
 	for _, c := range []struct {

@@ -20,15 +20,17 @@ func init() { duckdbDialect = bridgeDialect }
 func bridgeDialect() dialect {
 	tr := &bqsql.Translator{Catalog: catalogOf(mimic.V31)}
 	return dialect{
-		Translate: func(sql string) (string, error) {
-			out, err := tr.Translate(sql)
+		// BigQuery analyses CTEs the query never reads, DuckDB does not:
+		// TranslateChecked returns them as statements to bind first.
+		Translate: func(sql string) (string, []string, error) {
+			out, binds, err := tr.TranslateChecked(sql)
 			switch {
 			case err == nil:
-				return out, nil
+				return out, binds, nil
 			case errors.Is(err, bqsql.ErrUnsupported):
-				return "", &executor.Error{Class: executor.ClassUnsupported, Engine: duckdb.EngineName, Message: err.Error(), Err: err}
+				return "", nil, &executor.Error{Class: executor.ClassUnsupported, Engine: duckdb.EngineName, Message: err.Error(), Err: err}
 			}
-			return "", &executor.Error{Class: executor.ClassSyntax, Engine: duckdb.EngineName, Message: err.Error(), Err: err}
+			return "", nil, &executor.Error{Class: executor.ClassSyntax, Engine: duckdb.EngineName, Message: err.Error(), Err: err}
 		},
 		// bqsql.Prelude starts with bqsql.Settings: the engine runs the
 		// (global) settings once before it locks the configuration, and the
@@ -42,8 +44,6 @@ func bridgeDialect() dialect {
 		// the bridge's own limits are reported as unsupported, not blamed
 		// on the query.
 		Explain: bqsql.Explain,
-		// BigQuery analyses CTEs the query never reads; DuckDB does not.
-		BindChecks: tr.BindChecks,
 	}
 }
 

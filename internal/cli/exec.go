@@ -73,7 +73,6 @@ type dialect struct {
 	Settings, Prelude string
 	Shape             func(string) string
 	Explain           func(string) (string, bool)
-	BindChecks        func(string) []string
 }
 
 // duckdbDialect returns the dialect bridge (identity until it is wired in).
@@ -86,7 +85,7 @@ func openDuckDB(cfg engineConfig) (executor.Executor, error) {
 	d := duckdbDialect()
 	return duckdb.Open(cfg.DB, duckdb.Options{
 		Limits: cfg.Limits, MemoryLimit: cfg.Memory, Threads: cfg.Threads, MaxConns: cfg.Conns,
-		Translate: d.Translate, Settings: d.Settings, Prelude: d.Prelude, Shape: d.Shape, Explain: d.Explain, BindChecks: d.BindChecks,
+		Translate: d.Translate, Settings: d.Settings, Prelude: d.Prelude, Shape: d.Shape, Explain: d.Explain,
 	})
 }
 
