@@ -108,7 +108,7 @@ type LLMOptions struct {
 }
 
 // DefaultMaxConsecutiveFailures is LLMOptions.MaxConsecutiveFailures' default.
-const DefaultMaxConsecutiveFailures = 8
+const DefaultMaxConsecutiveFailures = llm.MaxDownInARow
 
 // NewLLMJudge returns a judge over c.
 func NewLLMJudge(c Completer, o LLMOptions) (*LLMJudge, error) {
@@ -205,10 +205,10 @@ func (j *LLMJudge) failed(err error) (le *llm.Error, stop error) {
 	if !errors.As(err, &le) {
 		le = &llm.Error{Kind: llm.KindOf(err), Message: err.Error()}
 	}
-	switch le.Kind {
-	case llm.KindBudget, llm.KindCanceled, llm.KindAuth, llm.KindQuota:
+	switch k := le.Kind; {
+	case k == llm.KindBudget || k == llm.KindCanceled || k == llm.KindAuth || k == llm.KindQuota:
 		return le, err
-	case llm.KindRateLimited, llm.KindServer, llm.KindTimeout, llm.KindNetwork:
+	case k.EndpointDown():
 		if n := j.down.Add(1); j.maxDown > 0 && n >= j.maxDown {
 			return le, &EndpointDownError{Calls: n, Last: err}
 		}

@@ -35,12 +35,26 @@ const (
 
 // Retryable reports whether a failure of this kind is retried.
 func (k ErrorKind) Retryable() bool {
+	return k.EndpointDown() || k == KindMalformed
+}
+
+// EndpointDown reports whether a failure of this kind says the endpoint is
+// unavailable (unreachable, 5xx, timeouts, rate limits outlasting the
+// retries) rather than anything about the request or the reply. Callers
+// stop using an endpoint after MaxDownInARow such failures in a row.
+func (k ErrorKind) EndpointDown() bool {
 	switch k {
-	case KindRateLimited, KindServer, KindTimeout, KindNetwork, KindMalformed:
+	case KindRateLimited, KindServer, KindTimeout, KindNetwork:
 		return true
 	}
 	return false
 }
+
+// MaxDownInARow is how many calls in a row (the judge) or tasks in a row
+// (generation) may fail with EndpointDown kinds, each after its retries,
+// before the run stops using the endpoint: going on would only fail every
+// remaining item the same way, slowly.
+const MaxDownInARow = 8
 
 // RequestFault reports whether the request itself is at fault (it would fail
 // again unchanged: too long, or rejected as invalid). Every other kind is an

@@ -261,3 +261,19 @@ func TestRedactor(t *testing.T) {
 		}
 	}
 }
+
+func TestErrorKindClasses(t *testing.T) {
+	for _, c := range []struct {
+		k               ErrorKind
+		down, retryable bool
+	}{
+		{KindRateLimited, true, true}, {KindServer, true, true}, {KindTimeout, true, true}, {KindNetwork, true, true},
+		{KindMalformed, false, true},
+		{KindQuota, false, false}, {KindAuth, false, false}, {KindBudget, false, false}, {KindCanceled, false, false},
+		{KindContextLength, false, false}, {KindBadRequest, false, false},
+	} {
+		if c.k.EndpointDown() != c.down || c.k.Retryable() != c.retryable {
+			t.Errorf("%s: EndpointDown %v Retryable %v, want %v %v", c.k, c.k.EndpointDown(), c.k.Retryable(), c.down, c.retryable)
+		}
+	}
+}

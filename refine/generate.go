@@ -273,7 +273,7 @@ func runModel(ctx context.Context, dir string, set Settings, s *Solver, opts Opt
 				ev.Detail = rec.Stopped
 				reason := fatalFor(rec)
 				if reason == "" && endpointFailed(rec) {
-					if n := down.Add(1); n >= maxEndpointFailures {
+					if n := down.Add(1); n >= llm.MaxDownInARow {
 						reason = fmt.Sprintf("stopped: the endpoint failed %d tasks in a row, each after its retries (last: %s); the tasks stay pending: run again once it is back", n, rec.Stopped)
 					}
 				}
@@ -317,21 +317,10 @@ func fatalFor(rec *Record) string {
 	return ""
 }
 
-// maxEndpointFailures is how many tasks in a row may fail on the endpoint's
-// side before the model is stopped.
-const maxEndpointFailures = 8
-
 // endpointFailed reports whether rec failed because the endpoint did (down,
 // 5xx, timeouts, rate limits outlasting the retries).
 func endpointFailed(rec *Record) bool {
-	if rec.Status != StatusLLMError {
-		return false
-	}
-	switch rec.LLMError {
-	case llm.KindNetwork, llm.KindServer, llm.KindTimeout, llm.KindRateLimited:
-		return true
-	}
-	return false
+	return rec.Status == StatusLLMError && rec.LLMError.EndpointDown()
 }
 
 func statusOf(s *TaskSummary) string {

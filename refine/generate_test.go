@@ -208,7 +208,7 @@ func TestGenerateStopsModelOnAuthError(t *testing.T) {
 }
 
 // TestGenerateStopsModelWhenEndpointDown: a model whose endpoint fails
-// every call (503 after retries) is stopped after maxEndpointFailures tasks
+// every call (503 after retries) is stopped after llm.MaxDownInARow tasks
 // in a row, its tasks left pending (never failed); the other model is not
 // held up, and a resumed run against the endpoint once it is back finishes
 // every task.
@@ -234,7 +234,7 @@ func TestGenerateStopsModelWhenEndpointDown(t *testing.T) {
 	// flight when the model stopped add to those that stopped it.
 	m := testModel("down", down)
 	perTask := m.Endpoint.WithDefaults().Retry.MaxAttempts
-	if maxCalls := (maxEndpointFailures + m.TasksOrDefault()) * perTask; down.Calls() > maxCalls {
+	if maxCalls := (llm.MaxDownInARow + m.TasksOrDefault()) * perTask; down.Calls() > maxCalls {
 		t.Errorf("the down endpoint got %d calls, want at most %d", down.Calls(), maxCalls)
 	}
 	if good.Done != 40 || len(good.Pending) != 0 {
