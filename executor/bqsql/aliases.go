@@ -147,21 +147,35 @@ type outputAlias struct {
 // that are SELECT aliases by the aliased expressions in parentheses. It
 // does not enter subqueries, nor touch qualified names or function names.
 func substituteAliases(el []*item, lookup func(*item) (outputAlias, bool)) {
-	for i, it := range el {
+	bareNames(el, func(seq []*item, i int) bool {
+		if o, ok := lookup(seq[i]); ok {
+			it := seq[i]
+			seq[i] = &item{group: true, tok: Token{Kind: Punct, Text: "(", Pos: it.tok.Pos}, close: Token{Kind: Punct, Text: ")"},
+				kids: o.expr, sp: it.sp, nl: it.nl}
+		}
+		return false
+	})
+}
+
+// bareNames calls f(seq, i) for every bare name seq[i] in items and in the
+// brackets within them, except subqueries: not a qualifier or a qualified
+// name (t.x), not a function name. It stops, and returns true, when f does.
+func bareNames(items []*item, f func(seq []*item, i int) bool) bool {
+	for i, it := range items {
 		if it.group {
-			if !isSubquery(it) {
-				substituteAliases(it.kids, lookup)
+			if !isSubquery(it) && bareNames(it.kids, f) {
+				return true
 			}
 			continue
 		}
-		if at(el, i-1).isPunct(".") || at(el, i+1).isPunct(".") || at(el, i+1).isGroup("(") {
+		if !isName(it) || at(items, i-1).isPunct(".") || at(items, i+1).isPunct(".") || at(items, i+1).isGroup("(") {
 			continue
 		}
-		if o, ok := lookup(it); ok {
-			el[i] = &item{group: true, tok: Token{Kind: Punct, Text: "(", Pos: it.tok.Pos}, close: Token{Kind: Punct, Text: ")"},
-				kids: o.expr, sp: it.sp, nl: it.nl}
+		if f(items, i) {
+			return true
 		}
 	}
+	return false
 }
 
 // endsSelectList reports whether items[i] ends a SELECT list.
@@ -298,29 +312,15 @@ func (e *emitter) checkWhereAliases(items []*item, selectEnd int, aliases map[st
 	for to < len(items) && !endsClause(items[to]) && !items[to].is("GROUP") {
 		to++
 	}
-	var check func(seq []*item)
-	check = func(seq []*item) {
-		for i, it := range seq {
-			if e.err != nil {
-				return
-			}
-			if it.group {
-				if !isSubquery(it) {
-					check(it.kids)
-				}
-				continue
-			}
-			if !isName(it) || at(seq, i-1).isPunct(".") || at(seq, i+1).isPunct(".") || at(seq, i+1).isGroup("(") {
-				continue
-			}
-			name := strings.ToLower(e.identValue(it))
-			if o, ok := aliases[name]; !ok || !o.explicit || e.outputNames[name] != 1 || e.anyMimicColumn(name) {
-				continue
-			}
-			e.invalid(it, "Unrecognized name: %s", it.tok.Text)
+	bareNames(items[where+1:to], func(seq []*item, i int) bool {
+		it := seq[i]
+		name := strings.ToLower(e.identValue(it))
+		if o, ok := aliases[name]; !ok || !o.explicit || e.outputNames[name] != 1 || e.anyMimicColumn(name) {
+			return false
 		}
-	}
-	check(items[where+1 : to])
+		e.invalid(it, "Unrecognized name: %s", it.tok.Text)
+		return true
+	})
 }
 
 // anyMimicColumn reports whether a MIMIC table the query reads has the
@@ -431,19 +431,9 @@ func selectAsStruct(items []*item, top bool) []*item {
 		}
 	}
 	// Another clause naming an alias of the list: leave it (unsupported).
-	var names func(seq []*item) bool
-	names = func(seq []*item) bool {
-		for _, x := range seq {
-			if x.group && !isSubquery(x) && names(x.kids) {
-				return true
-			}
-			if isName(x) && named[strings.ToLower(strings.Trim(x.tok.Text, "`"))] {
-				return true
-			}
-		}
-		return false
-	}
-	if names(items[end:]) {
+	if bareNames(items[end:], func(seq []*item, i int) bool {
+		return named[strings.ToLower(strings.Trim(seq[i].tok.Text, "`"))]
+	}) {
 		return items
 	}
 	pos := items[as].tok.Pos
