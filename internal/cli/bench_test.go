@@ -16,8 +16,8 @@ import (
 
 // BenchmarkGoldQueriesDemo runs the 190 validation gold queries on the
 // embedded engine over the MIMIC-IV demo, wired as "clinsql exec" wires it
-// (dialect bridge included once it is), and reports per-query latency and
-// how many ran.
+// (dialect bridge included), and reports per-query latency and how many
+// ran.
 func BenchmarkGoldQueriesDemo(b *testing.B) {
 	demo := shared.Path(b, "mimic-iv-demo")
 	data := shared.Path(b, "clinsql-data")

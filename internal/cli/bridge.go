@@ -10,8 +10,6 @@ import (
 	"github.com/clinsql/clinsql/executor/mimic"
 )
 
-func init() { duckdbDialect = bridgeDialect }
-
 // bridgeDialect wires the BigQuery-to-DuckDB bridge into the DuckDB engine:
 // its translator, with a catalog of the MIMIC-IV schema so that table names
 // and literal comparisons are checked as BigQuery checks them, its global

@@ -61,8 +61,8 @@ type engineConfig struct {
 	Log io.Writer
 }
 
-// engines opens an executor by --engine name. The BigQuery and SQLite engines
-// are added here when they land.
+// engines opens an executor by --engine name; engines in their own files
+// (bigquery.go) add themselves.
 var engines = map[string]func(engineConfig) (executor.Executor, error){
 	duckdb.EngineName: openDuckDB,
 }
@@ -75,14 +75,11 @@ type dialect struct {
 	Explain           func(string) (string, bool)
 }
 
-// duckdbDialect returns the dialect bridge (identity until it is wired in).
-var duckdbDialect = func() dialect { return dialect{} }
-
 func openDuckDB(cfg engineConfig) (executor.Executor, error) {
 	if cfg.DB == "" {
 		return nil, usagef("--db is required for the duckdb engine")
 	}
-	d := duckdbDialect()
+	d := bridgeDialect()
 	return duckdb.Open(cfg.DB, duckdb.Options{
 		Limits: cfg.Limits, MemoryLimit: cfg.Memory, Threads: cfg.Threads, MaxConns: cfg.Conns,
 		Translate: d.Translate, Settings: d.Settings, Prelude: d.Prelude, Shape: d.Shape, Explain: d.Explain,
