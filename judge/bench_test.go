@@ -71,6 +71,7 @@ func benchJudge190(b *testing.B, g groupOpt) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(c.Close)
 	j, err := NewLLMJudge(c, LLMOptions{})
 	if err != nil {
 		b.Fatal(err)

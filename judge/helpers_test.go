@@ -148,6 +148,7 @@ func newTestJudge(t testing.TB, srv *llmtest.Server, mod func(*llm.Endpoint), op
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(c.Close)
 	j, err := NewLLMJudge(c, LLMOptions{Samples: samples})
 	if err != nil {
 		t.Fatal(err)

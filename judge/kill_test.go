@@ -51,6 +51,7 @@ func killJudge(t testing.TB, url, cacheDir string, group GroupMode) (*LLMJudge, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(c.Close)
 	j, err := NewLLMJudge(c, LLMOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"sync"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -100,6 +101,16 @@ type Client struct {
 	sleep  func(context.Context, time.Duration) error
 	redact redactor
 	host   string
+	close  sync.Once
+}
+
+// Close releases the client's share of its endpoint's process-wide load
+// limits; once every client of the endpoint is closed, the endpoint can be
+// configured again with other limits. Calls in flight are not interrupted.
+// Close is idempotent. A client that is never closed keeps its endpoint's
+// limits for the life of the process.
+func (c *Client) Close() {
+	c.close.Do(func() { releaseGate(c.gate) })
 }
 
 // New returns a client for ep. It fails if ep is invalid, if its key

@@ -45,6 +45,7 @@ func newClient(t testing.TB, ep llm.Endpoint, opts llm.Options) *llm.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(c.Close)
 	return c
 }
 

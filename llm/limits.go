@@ -11,6 +11,8 @@ import (
 // gate is the load limit of one endpoint, shared by every Client of the
 // process that talks to it.
 type gate struct {
+	key    string
+	refs   int // clients using it, under gatesMu
 	limits Limits
 	slots  chan struct{} // concurrency semaphore
 	rpm    *bucket       // nil = unlimited
@@ -40,9 +42,10 @@ func gateFor(e Endpoint) (*gate, error) {
 			return nil, fmt.Errorf("llm: endpoint %s (model %s) is already in use in this process with limits concurrency=%d rpm=%d tpm=%d; got concurrency=%d rpm=%d tpm=%d",
 				e.Name, e.Model, g.limits.Concurrency, g.limits.RPM, g.limits.TPM, e.Limits.Concurrency, e.Limits.RPM, e.Limits.TPM)
 		}
+		g.refs++
 		return g, nil
 	}
-	g := &gate{limits: e.Limits, slots: make(chan struct{}, e.Limits.Concurrency)}
+	g := &gate{key: k, refs: 1, limits: e.Limits, slots: make(chan struct{}, e.Limits.Concurrency)}
 	if e.Limits.RPM > 0 {
 		g.rpm = newBucket(e.Limits.RPM, time.Now)
 	}
@@ -51,6 +54,17 @@ func gateFor(e Endpoint) (*gate, error) {
 	}
 	gates[k] = g
 	return g, nil
+}
+
+// releaseGate drops a client's use of g; the last one forgets the gate, so
+// the endpoint may be configured afresh (a later client with other limits,
+// or a new server on the same address).
+func releaseGate(g *gate) {
+	gatesMu.Lock()
+	defer gatesMu.Unlock()
+	if g.refs--; g.refs == 0 && gates[g.key] == g {
+		delete(gates, g.key)
+	}
 }
 
 func (g *gate) acquire(ctx context.Context) error {

@@ -205,13 +205,28 @@ func TestConcurrencyLimit(t *testing.T) {
 	}
 }
 
+// TestConflictingLimits: two live clients of one endpoint must agree on its
+// limits; once every client of it is closed, it may be configured afresh.
 func TestConflictingLimits(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text("ok")), llmtest.Options{})
-	newClient(t, endpoint(srv, nil), llm.Options{})
-	_, err := llm.New(endpoint(srv, func(e *llm.Endpoint) { e.Limits.Concurrency = 9 }), llm.Options{Getenv: getenv})
+	nine := endpoint(srv, func(e *llm.Endpoint) { e.Limits.Concurrency = 9 })
+	a := newClient(t, endpoint(srv, nil), llm.Options{})
+	b := newClient(t, endpoint(srv, nil), llm.Options{})
+	_, err := llm.New(nine, llm.Options{Getenv: getenv})
 	if err == nil || !strings.Contains(err.Error(), "already in use") {
 		t.Fatalf("err = %v", err)
 	}
+	a.Close()
+	a.Close() // idempotent: b still holds the endpoint
+	if _, err := llm.New(nine, llm.Options{Getenv: getenv}); err == nil {
+		t.Fatal("one client still open, yet other limits were accepted")
+	}
+	b.Close()
+	c, err := llm.New(nine, llm.Options{Getenv: getenv})
+	if err != nil {
+		t.Fatalf("every client closed, new limits refused: %v", err)
+	}
+	c.Close()
 }
 
 // TestRequestsPerMinute: at 6 requests per minute the bucket holds one

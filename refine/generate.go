@@ -161,6 +161,15 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 		p.client = c
 		plans = append(plans, p)
 	}
+	// The clients give back their endpoints' shares of the process-wide
+	// load limits when the run ends (see llm.Client.Close).
+	defer func() {
+		for _, p := range plans {
+			if c, ok := p.client.(interface{ Close() }); ok {
+				c.Close()
+			}
+		}
+	}()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

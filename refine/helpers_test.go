@@ -138,6 +138,7 @@ func solver(t testing.TB, m Model, ex executor.Executor) *Solver {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(c.Close)
 	return &Solver{Model: m, LLM: c, Exec: ex, Prompter: NewPrompter(m.PromptOrDefault(), mimic.V31), Sleep: noSleep}
 }
 

@@ -207,6 +207,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
+		defer client.Close()
 		if llmJudge, err = judge.NewLLMJudge(client, judge.LLMOptions{Samples: cfg.Samples, Prompt: cfg.Prompt.Options(), Prices: table,
 			MaxConsecutiveFailures: cfg.MaxConsecutiveFailures}); err != nil {
 			return usageError{err.Error()}
