@@ -41,6 +41,7 @@ type Server struct {
 	seq      atomic.Int64
 	inFlight atomic.Int64
 	maxIn    atomic.Int64
+	aborted  atomic.Int64
 
 	mu       sync.Mutex
 	calls    []Call
@@ -102,6 +103,14 @@ func (s *Server) Problems() []string {
 	return append([]string(nil), s.problems...)
 }
 
+// statusClientClosed marks a request whose client went away before its body
+// arrived (nginx logs these as 499). It is never written to the wire.
+const statusClientClosed = 499
+
+// Aborted is the number of requests whose body was cut short because the
+// client went away; they are neither calls nor protocol problems.
+func (s *Server) Aborted() int { return int(s.aborted.Load()) }
+
 var azurePath = regexp.MustCompile(`^/openai/deployments/([^/]+)/chat/completions$`)
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -116,6 +125,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 
 	call, status, apiErr := s.decode(r)
+	if status == statusClientClosed {
+		s.aborted.Add(1)
+		return
+	}
 	if apiErr != nil {
 		s.mu.Lock()
 		s.problems = append(s.problems, fmt.Sprintf("request %d %s %s: HTTP %d: %s", seq, r.Method, r.URL.Path, status, apiErr.Message))
@@ -193,7 +206,9 @@ func (s *Server) decode(r *http.Request) (Call, int, *APIError) {
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	if err != nil {
-		return invalid(http.StatusBadRequest, "reading body: "+err.Error(), "", "")
+		// A body cut short is a client that went away mid-send (a cancelled
+		// context does this), not a malformed request: nothing to answer.
+		return c, statusClientClosed, &APIError{Message: "reading body: " + err.Error()}
 	}
 	c.Raw = body
 	dec := json.NewDecoder(bytes.NewReader(body))

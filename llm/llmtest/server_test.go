@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -145,5 +146,25 @@ func TestMaxInFlightAndLatency(t *testing.T) {
 	}
 	if srv.MaxInFlight() != 5 {
 		t.Errorf("max in flight = %d, want 5", srv.MaxInFlight())
+	}
+}
+
+// A client that goes away mid-body (a cancelled context does this) is not a
+// protocol violation: the fake neither records a problem nor a call.
+func TestBodyCutShort(t *testing.T) {
+	srv := llmtest.New(llmtest.Fixed(llmtest.Text("ok")), llmtest.Options{})
+	defer srv.Close()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer sk-x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(okBody), okBody[:10])
+	conn.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for srv.Aborted() == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if srv.Aborted() != 1 || len(srv.Problems()) != 0 || len(srv.Requests()) != 0 {
+		t.Errorf("aborted %d, problems %v, requests %d", srv.Aborted(), srv.Problems(), len(srv.Requests()))
 	}
 }
