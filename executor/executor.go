@@ -56,6 +56,10 @@ type Result struct {
 	Truncated bool
 	TotalRows int64
 	Stats     Stats
+	// Warnings say where the result may differ from what the dialect's own
+	// engine would have returned on the same data (the embedded engine on a
+	// sample database: a division by zero given NULL instead of raised).
+	Warnings []string
 }
 
 // Stats describes the cost of one query. Fields an engine cannot know are zero.

@@ -68,6 +68,9 @@ type Attempt struct {
 	RowCount   int64          `json:"row_count"`
 	Truncated  bool           `json:"truncated,omitempty"`
 	Columns    []string       `json:"columns,omitempty"`
+	// Warnings are the engine's (executor.Result.Warnings): the query ran,
+	// but not exactly as BigQuery would have.
+	Warnings []string `json:"warnings,omitempty"`
 	// ExecMS is the engine's wall time for the query (the last try);
 	// ExecRetries counts the tries repeated after infrastructure errors.
 	ExecMS      float64 `json:"exec_ms"`
@@ -311,6 +314,7 @@ func (s *Solver) runAttempt(ctx context.Context, a *Attempt) (*executor.Result, 
 		a.RowCount = res.TotalRows
 	}
 	a.Truncated = res.Truncated
+	a.Warnings = res.Warnings
 	a.Columns = make([]string, len(res.Columns))
 	for i, c := range res.Columns {
 		a.Columns[i] = c.Name

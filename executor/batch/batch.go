@@ -48,6 +48,8 @@ type Outcome struct {
 	Truncated  bool           `json:"truncated,omitempty"`
 	DurationMS float64        `json:"duration_ms"`
 	CSV        string         `json:"csv,omitempty"`
+	// Warnings are the result's (executor.Result.Warnings).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Failure is one failed item in the summary.
@@ -66,6 +68,10 @@ type Summary struct {
 	Interrupted bool                   `json:"interrupted,omitempty"`
 	ByClass     map[executor.Class]int `json:"by_class,omitempty"`
 	Failures    []Failure              `json:"failures"`
+	// Warned counts the successful items whose result carries a warning
+	// (see Outcome.Warnings): they ran, but not exactly as the dialect's
+	// own engine would have.
+	Warned int `json:"warned,omitempty"`
 	// LoadErrors are items that could not be run at all (for example a task
 	// folder that did not load); they are not counted in Total.
 	LoadErrors []string  `json:"load_errors,omitempty"`
@@ -128,6 +134,9 @@ func Run(ctx context.Context, ex executor.Executor, items []Item, loadErrors []s
 	for _, o := range outcomes {
 		if o.OK {
 			s.Succeeded++
+			if len(o.Warnings) > 0 {
+				s.Warned++
+			}
 			durations = append(durations, o.DurationMS)
 			continue
 		}
@@ -184,6 +193,7 @@ func runOne(ctx context.Context, ex executor.Executor, it Item, out string) resu
 	}
 	o.OK = true
 	o.Columns, o.Rows, o.TotalRows, o.Truncated = len(res.Columns), len(res.Rows), res.TotalRows, res.Truncated
+	o.Warnings = res.Warnings
 	if res.Stats.Duration > 0 {
 		o.DurationMS = ms(res.Stats.Duration)
 	}

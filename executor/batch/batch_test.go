@@ -27,6 +27,9 @@ func (f *fakeExec) Query(ctx context.Context, q string) (*executor.Result, error
 	case q == "slow":
 		<-ctx.Done()
 		return nil, &executor.Error{Class: executor.ClassInfra, Engine: "fake", Message: "cancelled"}
+	case q == "warned":
+		return &executor.Result{Columns: []executor.Column{{Name: "r", Type: "FLOAT64"}}, Rows: [][]any{{nil}}, TotalRows: 1,
+			Warnings: []string{"division by zero gave NULL"}}, nil
 	case q == "badvalue":
 		return &executor.Result{Columns: []executor.Column{{Name: "x", Type: "INT64"}}, Rows: [][]any{{int32(1)}}, TotalRows: 1}, nil
 	}
@@ -42,6 +45,7 @@ func TestRun(t *testing.T) {
 		{Key: "c", SQL: "fail:refused", CSV: "c/result.csv"},
 		{Key: "d", SQL: "badvalue", CSV: "d/result.csv"},
 		{Key: "e", SQL: "ok"},
+		{Key: "f", SQL: "warned", CSV: "f/result.csv"},
 	}
 	os.MkdirAll(filepath.Join(out, "a"), 0o755)
 	os.WriteFile(filepath.Join(out, "a", "result.csv"), []byte("stale\n"), 0o644)
@@ -50,7 +54,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Total != 5 || s.Succeeded != 2 || s.Failed != 3 || len(s.Failures) != 3 || seen.Load() != 5 {
+	if s.Total != 6 || s.Succeeded != 3 || s.Failed != 3 || len(s.Failures) != 3 || seen.Load() != 6 || s.Warned != 1 {
 		t.Fatalf("summary %+v", s)
 	}
 	if s.Failures[0].Task != "a" || s.Failures[0].Class != executor.ClassSyntax || s.Failures[2].Class != executor.ClassUnsupported {
@@ -70,13 +74,16 @@ func TestRun(t *testing.T) {
 	if err := json.Unmarshal(b, &disk); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{"total", "succeeded", "failures", "outcomes", "load_errors"} {
+	for _, k := range []string{"total", "succeeded", "failures", "outcomes", "load_errors", "warned"} {
 		if _, ok := disk[k]; !ok {
 			t.Errorf("summary.json lacks %q", k)
 		}
 	}
 	if o := s.Outcomes[1]; o.Task != "b" || o.TotalRows != 5 || !o.Truncated || o.CSV != "b/result.csv" {
 		t.Errorf("outcome %+v", o)
+	}
+	if o := s.Outcomes[5]; o.Task != "f" || !o.OK || len(o.Warnings) != 1 || len(s.Outcomes[1].Warnings) != 0 {
+		t.Errorf("warned outcome %+v", o)
 	}
 }
 

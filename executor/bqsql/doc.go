@@ -47,6 +47,9 @@
 // (unknown functions such as MEDIAN, WITHIN GROUP, a table name used as a
 // value, IN subqueries in join conditions, …) reject the query before it
 // runs; type errors found only by the macros surface when the query runs.
+// Division by zero raises BigQuery's error; RelaxDivision is the engine's
+// way to give NULL instead, with a warning, where the database is a sample
+// (the command line's --zero-division).
 //
 // With a Catalog (LoadCatalog reads it from the database), Translate also
 // checks table names with BigQuery's case sensitivity and rejects the

@@ -150,6 +150,29 @@ CREATE OR REPLACE TEMP MACRO bq_div(a, b) AS CASE WHEN b = 0 AND a IS NOT NULL
 	ELSE a / b END;
 `
 
+// nullOnZero redefines the prelude's division macros to give NULL where
+// BigQuery raises "division by zero" (DuckDB's own behaviour for a / 0).
+// Only RelaxDivision uses it, on one connection, for one query.
+const nullOnZero = `
+CREATE OR REPLACE TEMP MACRO bq_div(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;
+CREATE OR REPLACE TEMP MACRO bq_mod(a BIGINT, b BIGINT) AS CASE WHEN b = 0 THEN NULL ELSE a % b END;
+CREATE OR REPLACE TEMP MACRO bq_intdiv(a BIGINT, b BIGINT) AS CASE WHEN b = 0 THEN NULL ELSE a // b END;
+`
+
+// RelaxDivision is the DuckDB engine's Options.Relax for a sample
+// database: a query that failed with BigQuery's "division by zero" is run
+// again with every division by zero giving NULL, and the result carries a
+// warning saying so. On a sample a zero denominator is usually the
+// sample's doing (a cohort or stratum the 100-patient demo leaves empty),
+// so failing the query would blame it for the data; the warning keeps the
+// difference from BigQuery visible.
+func RelaxDivision(msg string) (redefine, warning string, ok bool) {
+	if !strings.HasPrefix(msg, "division by zero") {
+		return "", "", false
+	}
+	return nullOnZero, "BigQuery would fail here with \"" + firstLine(msg) + "\"; on this sample database every division by zero gave NULL instead", true
+}
+
 // weekStart is the last day on or before the DATE d that is weekday k
 // (Sunday = 0).
 func weekStart(d string, k int) string {

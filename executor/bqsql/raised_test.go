@@ -1,6 +1,10 @@
 package bqsql
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
+)
 
 func TestExplain(t *testing.T) {
 	cases := []struct {
@@ -24,6 +28,43 @@ func TestExplain(t *testing.T) {
 	for _, c := range cases {
 		if got, unsupported := Explain(c.in); got != c.want || unsupported != c.unsupported {
 			t.Errorf("Explain(%q) = %q, %v; want %q, %v", c.in, got, unsupported, c.want, c.unsupported)
+		}
+	}
+}
+
+// RelaxDivision's redefinitions give NULL for every division by zero the
+// prelude raises (a / b, MOD, DIV), leave other divisions alone, and are
+// offered only BigQuery's division-by-zero message.
+func TestRelaxDivision(t *testing.T) {
+	ctx := context.Background()
+	db := openDuck(t)
+	db.SetMaxOpenConns(1) // the redefinition is per connection
+	q, err := Translate(`SELECT 7 / 0 AS a, MOD(7, 0) AS b, DIV(7, 0) AS c, 7 / 2 AS d, MOD(7, 2) AS e, DIV(7, 2) AS f, NULL / 0 AS g`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = queryRows(ctx, db, q)
+	if err == nil {
+		t.Fatal("division by zero ran under the strict prelude")
+	}
+	msg, _ := Explain(err.Error())
+	redefine, warning, ok := RelaxDivision(msg)
+	if !ok || !strings.Contains(warning, "division by zero: 7 / 0") {
+		t.Fatalf("RelaxDivision(%q) = %v, %q", msg, ok, warning)
+	}
+	if _, err := db.ExecContext(ctx, redefine); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := queryRows(ctx, db, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(rows[0], " | "); got != "NULL | NULL | NULL | 3.5 | 1 | 3 | NULL" {
+		t.Errorf("relaxed: %s", got)
+	}
+	for _, other := range []string{"Bad int64 value: x", "Third argument in SUBSTR() cannot be negative", "Binder Error: division by zero"} {
+		if _, _, ok := RelaxDivision(other); ok {
+			t.Errorf("RelaxDivision accepted %q", other)
 		}
 	}
 }

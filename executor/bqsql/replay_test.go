@@ -58,17 +58,21 @@ func loadRecorded(tb testing.TB) []recorded {
 
 // agreement is the outcome of a replay.
 type agreement struct {
-	Total, Empty                int
-	BQRan, BQRanRuns            int
-	BQRejected, BQRejectedAlso  int
-	RanButFailed                map[string][]string // cause -> query paths
-	RejectedButRan              map[string][]string // BigQuery error family -> query paths
-	RejectedHow                 map[string]int      // how the embedded engine rejected what BigQuery rejected
-	RanStages, RejectedStages   map[string]int
-	Elapsed                     time.Duration
-	Timeouts, TranslateFailures int
-	SlowestPath                 string
-	Slowest                     time.Duration
+	Total, Empty               int
+	BQRan, BQRanRuns           int
+	BQRejected, BQRejectedAlso int
+	// ...Warned: of those the embedded engine ran, how many ran only
+	// because a division by zero gave NULL (the default on a sample);
+	// BigQuery's strict rule on the same data fails them.
+	BQRanWarned, BQRejectedWarned int
+	RanButFailed                  map[string][]string // cause -> query paths
+	RejectedButRan                map[string][]string // BigQuery error family -> query paths
+	RejectedHow                   map[string]int      // how the embedded engine rejected what BigQuery rejected
+	RanStages, RejectedStages     map[string]int
+	Elapsed                       time.Duration
+	Timeouts, TranslateFailures   int
+	SlowestPath                   string
+	Slowest                       time.Duration
 }
 
 var (
@@ -178,6 +182,9 @@ func replay(ctx context.Context, tb testing.TB, recs []recorded) *agreement {
 			a.RanStages[res.stage()]++
 			if res.Err == nil {
 				a.BQRanRuns++
+				if res.Warned {
+					a.BQRanWarned++
+				}
 			} else {
 				f := ourFamily(res)
 				a.RanButFailed[f] = append(a.RanButFailed[f], r.Path)
@@ -192,6 +199,9 @@ func replay(ctx context.Context, tb testing.TB, recs []recorded) *agreement {
 		} else {
 			f := bqFamily(r.Error)
 			a.RejectedButRan[f] = append(a.RejectedButRan[f], r.Path)
+			if res.Warned {
+				a.BQRejectedWarned++
+			}
 		}
 	}
 	return a
@@ -249,6 +259,10 @@ func (a *agreement) print(w io.Writer, root string) {
 	fmt.Fprintf(w, "BigQuery ran %d: embedded engine ran %d (%.2f%%) %v\n", a.BQRan, a.BQRanRuns, pct(a.BQRanRuns, a.BQRan), a.RanStages)
 	fmt.Fprintf(w, "BigQuery rejected %d: embedded engine rejected %d (%.2f%%) %v\n", a.BQRejected, a.BQRejectedAlso,
 		pct(a.BQRejectedAlso, a.BQRejected), a.RejectedStages)
+	fmt.Fprintf(w, "  of these, ran only with a division by zero given NULL (the default on a sample): BigQuery ran %d, BigQuery rejected %d\n",
+		a.BQRanWarned, a.BQRejectedWarned)
+	fmt.Fprintf(w, "strict (--zero-division error: fail as BigQuery on the same data): BigQuery ran, embedded ran %.2f%%; BigQuery rejected, embedded rejected %.2f%%\n",
+		pct(a.BQRanRuns-a.BQRanWarned, a.BQRan), pct(a.BQRejectedAlso+a.BQRejectedWarned, a.BQRejected))
 	fmt.Fprintf(w, "BigQuery ran, embedded engine failed only on data (demo vs. full MIMIC-IV): %d; excluding them the embedded engine ran %.2f%%\n",
 		a.dataErrors(), pct(a.BQRanRuns, a.BQRan-a.dataErrors()))
 	printCauses(w, "BigQuery ran, embedded engine failed", a.RanButFailed)
@@ -340,6 +354,8 @@ func BenchmarkBigQueryAgreement(b *testing.B) {
 	b.StopTimer()
 	b.ReportMetric(100*float64(a.BQRanRuns)/float64(a.BQRan), "%bq-ran-runs")
 	b.ReportMetric(100*float64(a.BQRejectedAlso)/float64(a.BQRejected), "%bq-rejected-rejects")
+	b.ReportMetric(100*float64(a.BQRanRuns-a.BQRanWarned)/float64(a.BQRan), "%bq-ran-runs-strict")
+	b.ReportMetric(100*float64(a.BQRejectedAlso+a.BQRejectedWarned)/float64(a.BQRejected), "%bq-rejected-rejects-strict")
 	b.ReportMetric(float64(a.Empty), "empty-sql")
 	b.ReportMetric(100*float64(a.BQRanRuns)/float64(a.BQRan-a.dataErrors()), "%bq-ran-runs-excl-data")
 	b.ReportMetric(float64(a.Elapsed.Milliseconds())/float64(a.Total-a.Empty), "ms/query")

@@ -28,7 +28,11 @@
 // Options.Prelude (the bridge's CREATE TEMP MACRO statements) on every new
 // connection. A translation error that reports
 // Unsupported() true is [executor.ClassUnsupported]; other translation errors
-// are syntax errors.
+// are syntax errors. Options.Relax may turn a runtime failure into a result
+// with a warning ([executor.Result].Warnings): the query runs again on its
+// connection with some macros redefined, which are then restored (a
+// connection that cannot be restored is discarded). The bridge uses it for
+// division by zero on a sample database.
 //
 // Errors. DuckDB's error types map to classes: Parser, Syntax, Binder,
 // Catalog, Planner and type-mismatch errors are ClassSyntax; Conversion, Out

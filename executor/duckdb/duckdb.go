@@ -86,6 +86,15 @@ type Options struct {
 	// query's fault: such a query is classed unsupported. It returns the
 	// message unchanged when it has nothing to say.
 	Explain func(msg string) (out string, unsupported bool)
+	// Relax, when set, is offered every query that failed at run time, with
+	// its (explained) message. If it returns ok, the engine runs redefine on
+	// the query's connection (statements that replace some of Prelude's
+	// temporary macros), runs the query again under them, records warning
+	// in Result.Warnings, and runs Prelude again to restore the macros. The
+	// bridge uses it on a sample database, where a division by zero is
+	// usually the sample's doing (a group empty in 100 patients is not in
+	// MIMIC-IV) rather than the query's.
+	Relax func(msg string) (redefine, warning string, ok bool)
 }
 
 // Engine is an executor.Executor over a DuckDB database file, opened
@@ -279,18 +288,58 @@ func (e *Engine) query(parent context.Context, query string, translate bool) (*e
 			}
 			s.Close()
 		}
-		stmt, err := prepareOne(ctx, c, translated)
-		if err != nil {
+		res, err = e.prepareRun(ctx, c, translated)
+		if err == nil || e.opts.Relax == nil {
 			return err
 		}
-		defer stmt.Close()
-		res, err = e.run(ctx, stmt)
+		xe, ok := e.classify(parent, ctx, err).(*executor.Error)
+		if !ok || xe.Class != executor.ClassRuntime {
+			return err
+		}
+		redefine, warning, ok := e.opts.Relax(xe.Message)
+		if !ok {
+			return err
+		}
+		res, err = e.relaxed(ctx, c, translated, redefine)
+		if err == nil {
+			res.Warnings = append(res.Warnings, warning)
+		}
 		return err
 	})
 	if err != nil {
+		if errors.Is(err, driver.ErrBadConn) {
+			// The prelude could not be restored: the connection is
+			// dropped, and the query's failure is the engine's.
+			return nil, e.errorf(executor.ClassInfra, err, "%v", err)
+		}
 		return nil, e.classify(parent, ctx, err)
 	}
 	return res, nil
+}
+
+func (e *Engine) prepareRun(ctx context.Context, c *duck.Conn, query string) (*executor.Result, error) {
+	stmt, err := prepareOne(ctx, c, query)
+	if err != nil {
+		return nil, err
+	}
+	defer stmt.Close()
+	return e.run(ctx, stmt)
+}
+
+// relaxed runs query again with some macros redefined, then restores them
+// from the prelude. A connection whose prelude cannot be restored is
+// reported bad, so database/sql discards it rather than let a later query
+// run under the relaxed definitions.
+func (e *Engine) relaxed(ctx context.Context, c *duck.Conn, query, redefine string) (*executor.Result, error) {
+	if _, err := c.ExecContext(ctx, redefine, nil); err != nil {
+		return nil, fmt.Errorf("duckdb relax: %w: %w", err, driver.ErrBadConn)
+	}
+	res, err := e.prepareRun(ctx, c, query)
+	// Restore even if ctx has ended: the connection goes back to the pool.
+	if _, rerr := c.ExecContext(context.Background(), e.opts.Prelude, nil); rerr != nil {
+		return nil, fmt.Errorf("duckdb prelude restore: %w: %w", rerr, driver.ErrBadConn)
+	}
+	return res, err
 }
 
 // refusal is a query turned away before it ran.

@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -638,5 +639,70 @@ func TestBindChecks(t *testing.T) {
 	res, err := e.QueryNative(context.Background(), q)
 	if err != nil || res.Rows[0][0] != int64(3) {
 		t.Errorf("after the checks: %v, %v", res, err)
+	}
+}
+
+// Relax reruns a query that failed at run time under redefined macros,
+// records its warning, and restores the prelude for the next query on the
+// same connection; a redefinition that fails drops the connection.
+func TestRelax(t *testing.T) {
+	path := makeDB(t, fixture...)
+	const strict = `CREATE OR REPLACE TEMP MACRO ratio(a, b) AS CASE WHEN b = 0 THEN CAST('division by zero' AS DOUBLE) ELSE a / b END;`
+	var mu sync.Mutex
+	var offered []string
+	redefine := `CREATE OR REPLACE TEMP MACRO ratio(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;`
+	e := openEngine(t, path, Options{
+		MaxConns: 1, // every query on the same connection
+		Prelude:  strict,
+		Explain: func(msg string) (string, bool) {
+			if strings.Contains(msg, "division by zero") {
+				return "division by zero", false
+			}
+			return msg, false
+		},
+		Relax: func(msg string) (string, string, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			offered = append(offered, msg)
+			if msg != "division by zero" {
+				return "", "", false
+			}
+			return redefine, "relaxed", true
+		},
+	})
+	ctx := context.Background()
+	q := `SELECT subject_id, ratio(anchor_age, subject_id - 2) AS r FROM mimiciv_3_1_hosp.patients ORDER BY subject_id`
+	for round := 1; round <= 2; round++ {
+		res, err := e.Query(ctx, q)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if got := fmt.Sprint(res.Rows); got != "[[1 -70] [2 <nil>] [3 91]]" || !reflect.DeepEqual(res.Warnings, []string{"relaxed"}) {
+			t.Errorf("round %d: rows %s, warnings %q", round, got, res.Warnings)
+		}
+		// Offered again in round 2: the strict macro was restored.
+		if len(offered) != round {
+			t.Errorf("round %d: Relax offered %d failures", round, len(offered))
+		}
+	}
+	if res, err := e.Query(ctx, `SELECT ratio(6, 3) AS r`); err != nil || len(res.Warnings) != 0 || len(offered) != 2 {
+		t.Errorf("a query that runs: %v, warnings %q, offered %d", err, res.Warnings, len(offered))
+	}
+	// Only runtime failures are offered, and a refusal keeps the error.
+	if _, err := e.Query(ctx, `SELECT ratio(1, 0) + nosuchcolumn`); classOf(t, err) != executor.ClassSyntax || len(offered) != 2 {
+		t.Errorf("a bind error was offered to Relax (%v)", err)
+	}
+	if _, err := e.Query(ctx, `SELECT CAST('x' AS INTEGER) AS n`); classOf(t, err) != executor.ClassRuntime || len(offered) != 3 {
+		t.Errorf("declined relaxation: %v, offered %d", err, len(offered))
+	}
+	// A redefinition that fails: the query fails as infrastructure and the
+	// connection is replaced, with the strict prelude.
+	redefine = `CREATE OR REPLACE TEMP MACRO ratio(a, b) AS (;`
+	if _, err := e.Query(ctx, q); classOf(t, err) != executor.ClassInfra {
+		t.Errorf("failed redefinition: %v", err)
+	}
+	redefine = `CREATE OR REPLACE TEMP MACRO ratio(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;`
+	if res, err := e.Query(ctx, q); err != nil || len(res.Warnings) != 1 {
+		t.Errorf("after a dropped connection: %v", err)
 	}
 }

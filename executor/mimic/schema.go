@@ -120,6 +120,10 @@ const (
 	noteProvider = "provider identifier, a string such as 'P003F3' (hosp.provider)"
 )
 
+// V31Patients is the number of patients in MIMIC-IV v3.1 (hosp.patients):
+// a database holding far fewer is a sample, such as the 100-patient demo.
+const V31Patients = 364_627
+
 // V31 is the MIMIC-IV v3.1 schema as published on BigQuery: every hosp and
 // icu table with its columns and BigQuery types (after MIT-LCP/mimic-code
 // mimic-iv/buildmimic/bigquery/schemas and the v3.1 CSV headers), plus the

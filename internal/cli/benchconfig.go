@@ -59,6 +59,8 @@ type benchEngine struct {
 	MaxRows int           `yaml:"max_rows,omitempty"`
 	Memory  string        `yaml:"memory,omitempty"`
 	Threads int           `yaml:"threads,omitempty"`
+	// ZeroDivision is --zero-division (auto, error or null).
+	ZeroDivision string `yaml:"zero_division,omitempty"`
 	// BQConfig is the bigquery engine's configuration file
 	// (executor/bigquery/README.md).
 	BQConfig string `yaml:"bq_config,omitempty"`
@@ -118,6 +120,11 @@ func loadBenchConfig(path string) (*benchConfig, error) {
 	case c.Engine.Threads < 0:
 		bad("engine.threads", "must not be negative")
 	}
+	switch c.Engine.ZeroDivision {
+	case "", zeroDivAuto, zeroDivError, zeroDivNull:
+	default:
+		bad("engine.zero_division", "must be auto, error or null, not %q", c.Engine.ZeroDivision)
+	}
 	if c.Concurrency < 0 {
 		bad("concurrency", "must not be negative")
 	}
@@ -155,7 +162,7 @@ func (c *benchConfig) generateConfig(quiet bool) generateConfig {
 	g := generateConfig{
 		Models: c.models, Tasks: c.Tasks, Split: c.Split, Out: c.Out, Cache: c.Cache,
 		Prices: c.Prices, Budget: c.BudgetUSD, Concurrency: c.Concurrency, Engine: e.Name, Quiet: quiet,
-		EngineCfg: engineConfig{DB: e.DB, Limits: executor.Limits{Timeout: e.Timeout, MaxRows: e.MaxRows}, Memory: e.Memory, Threads: e.Threads},
+		EngineCfg: engineConfig{DB: e.DB, Limits: executor.Limits{Timeout: e.Timeout, MaxRows: e.MaxRows}, Memory: e.Memory, Threads: e.Threads, ZeroDivision: e.ZeroDivision},
 	}
 	if e.Name == bigquery.Name {
 		// No flags are given: the configuration file says everything.

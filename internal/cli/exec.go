@@ -10,13 +10,16 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/batch"
 	"github.com/clinsql/clinsql/executor/bigquery"
+	"github.com/clinsql/clinsql/executor/bqsql"
 	"github.com/clinsql/clinsql/executor/duckdb"
+	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/refine"
 )
 
@@ -59,6 +62,8 @@ type engineConfig struct {
 	Explicit map[string]bool
 	// Log receives the engine's warnings (retries, cancellations).
 	Log io.Writer
+	// ZeroDivision is the duckdb engine's --zero-division mode.
+	ZeroDivision string
 }
 
 // engines opens an executor by --engine name; engines in their own files
@@ -80,10 +85,65 @@ func openDuckDB(cfg engineConfig) (executor.Executor, error) {
 		return nil, usagef("--db is required for the duckdb engine")
 	}
 	d := bridgeDialect()
-	return duckdb.Open(cfg.DB, duckdb.Options{
+	// relax is decided once the database can be read, before any query.
+	var relax atomic.Bool
+	eng, err := duckdb.Open(cfg.DB, duckdb.Options{
 		Limits: cfg.Limits, MemoryLimit: cfg.Memory, Threads: cfg.Threads, MaxConns: cfg.Conns,
 		Translate: d.Translate, Settings: d.Settings, Prelude: d.Prelude, Shape: d.Shape, Explain: d.Explain,
+		Relax: func(msg string) (string, string, bool) {
+			if !relax.Load() {
+				return "", "", false
+			}
+			return bqsql.RelaxDivision(msg)
+		},
 	})
+	if err != nil {
+		return nil, err
+	}
+	on, err := zeroDivisionRelaxed(eng, cfg.ZeroDivision)
+	if err != nil {
+		eng.Close()
+		return nil, err
+	}
+	relax.Store(on)
+	return eng, nil
+}
+
+// Values of --zero-division.
+const (
+	zeroDivAuto  = "auto"
+	zeroDivError = "error"
+	zeroDivNull  = "null"
+)
+
+const zeroDivisionHelp = "duckdb engine: a division by zero fails the query as on BigQuery (error), or gives NULL with a warning in the result (null); " +
+	"auto is null on a sample database (fewer than a tenth of MIMIC-IV v3.1's patients, e.g. the 100-patient demo, where an empty group is the sample's doing) and error otherwise"
+
+// zeroDivisionRelaxed decides whether a division by zero gives NULL.
+func zeroDivisionRelaxed(eng *duckdb.Engine, mode string) (bool, error) {
+	switch mode {
+	case zeroDivError:
+		return false, nil
+	case zeroDivNull:
+		return true, nil
+	case "", zeroDivAuto:
+		return isSample(eng)
+	}
+	return false, usagef("--zero-division must be auto, error or null, not %q", mode)
+}
+
+// isSample reports whether the database holds a sample of MIMIC-IV rather
+// than the whole of it, counting its patients.
+func isSample(eng *duckdb.Engine) (bool, error) {
+	res, err := eng.QueryNative(context.Background(), "SELECT count(*) FROM mimiciv_3_1_hosp.patients")
+	if err != nil {
+		return false, fmt.Errorf("--zero-division auto: counting patients: %w (give --zero-division error or null)", err)
+	}
+	n, ok := res.Rows[0][0].(int64)
+	if !ok {
+		return false, fmt.Errorf("--zero-division auto: patient count is %T", res.Rows[0][0])
+	}
+	return n < mimic.V31Patients/10, nil
 }
 
 func engineNames() string {
@@ -108,6 +168,7 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	maxRows := fs.Int("max-rows", duckdb.DefaultMaxRows, "rows kept per result (the true count is still reported)")
 	memory := fs.String("memory", duckdb.DefaultMemoryLimit, "engine memory limit")
 	threads := fs.Int("threads", duckdb.DefaultThreads, "engine threads per query (1, the default, gives identical results run to run)")
+	zeroDiv := fs.String("zero-division", zeroDivAuto, zeroDivisionHelp)
 	conc := fs.Int("concurrency", 1, "with --tasks: queries run at once")
 	runName := fs.String("name", "", "with --run: the new run's model name (default: the recorded one)")
 	bqFlags := bigquery.AddFlags(fs)
@@ -171,7 +232,7 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	}
 	explicit := explicitFlags(fs)
 	cfg := engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows}, Memory: *memory, Threads: *threads, Conns: max(*conc, 1),
-		BigQuery: bqFlags, Explicit: explicit, Log: env.Stderr}
+		BigQuery: bqFlags, Explicit: explicit, Log: env.Stderr, ZeroDivision: *zeroDiv}
 	if *dryRun {
 		return execDryRun(ctx, env, cfg, *query, *sqlFile, *tasks, *runDir, *out)
 	}
@@ -261,6 +322,9 @@ func execOne(ctx context.Context, env *Env, ex executor.Executor, query string) 
 	if err := executor.WriteCSV(env.Stdout, res); err != nil {
 		return err
 	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(env.Stderr, "clinsql exec: warning: %s\n", w)
+	}
 	if res.Truncated {
 		fmt.Fprintf(env.Stderr, "clinsql exec: result truncated to %d of %d rows (--max-rows)\n", len(res.Rows), res.TotalRows)
 	}
@@ -307,12 +371,20 @@ func execGold(ctx context.Context, env *Env, open func(engineConfig) (executor.E
 	for _, f := range sum.Failures {
 		fmt.Fprintf(env.Stdout, "  %s  %s  %s\n", f.Task, f.Class, firstLine(f.Error))
 	}
+	if sum.Warned > 0 {
+		fmt.Fprintf(env.Stdout, "%d of them ran with a warning:\n", sum.Warned)
+		for _, o := range sum.Outcomes {
+			for _, w := range o.Warnings {
+				fmt.Fprintf(env.Stdout, "  %s  %s\n", o.Task, w)
+			}
+		}
+	}
 	if n := sum.ByClass[executor.ClassRuntime]; n > 0 {
 		// Gold SQL is correct on the data it was written for; a runtime
 		// error says how this database differs, not that the bridge failed.
 		fmt.Fprintf(env.Stdout, "note: %d runtime error(s) depend on the data, not the dialect: gold SQL is written for the whole of\n"+
-			"MIMIC-IV, and on a smaller database (the 100-patient demo) groups it leaves empty can divide by zero, as BigQuery would\n"+
-			"on the same data\n", n)
+			"MIMIC-IV, and on a smaller database groups it leaves empty can divide by zero, as BigQuery would on the same data\n"+
+			"(--zero-division null gives NULL there instead)\n", n)
 	}
 	fmt.Fprintf(env.Stdout, "summary: %s\n", path.Join(out, batch.SummaryFile))
 	if sum.Interrupted {

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"crypto/sha256"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/batch"
+	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/internal/fixtures"
 )
 
@@ -57,27 +60,34 @@ func TestExecSQL(t *testing.T) {
 		code   int
 		stdout string
 		stderr string
+		flags  []string
 	}{
 		{"ok", "SELECT subject_id, gender, dod FROM `physionet-data.mimiciv_3_1_hosp.patients` ORDER BY subject_id", 0,
-			"subject_id,gender,dod\n1,F,\n2,M,2163-04-02\n3,M,\n", ""},
+			"subject_id,gender,dod\n1,F,\n2,M,2163-04-02\n3,M,\n", "", nil},
 		{"charlson", "SELECT hadm_id, charlson_comorbidity_index AS cci FROM `physionet-data.mimiciv_3_1_derived.charlson` ORDER BY cci DESC LIMIT 1", 0,
-			"hadm_id,cci\n200,14\n", ""},
-		{"syntax", "SELEC 1", 3, "", "syntax_error: "},
-		{"unknown table", "SELECT * FROM `physionet-data.mimiciv_3_1_hosp.nope`", 3, "", "syntax_error: "},
-		{"unknown column", "SELECT nope FROM `physionet-data.mimiciv_3_1_hosp.patients`", 3, "", "syntax_error: "},
-		{"runtime", "SELECT CAST(gender AS INT64) FROM `physionet-data.mimiciv_3_1_hosp.patients`", 4, "", "runtime_error: "},
-		{"division by zero", "SELECT 1 / (anchor_age - anchor_age) FROM `physionet-data.mimiciv_3_1_hosp.patients`", 4, "", "runtime_error: division by zero: 1 / 0"},
+			"hadm_id,cci\n200,14\n", "", nil},
+		{"syntax", "SELEC 1", 3, "", "syntax_error: ", nil},
+		{"unknown table", "SELECT * FROM `physionet-data.mimiciv_3_1_hosp.nope`", 3, "", "syntax_error: ", nil},
+		{"unknown column", "SELECT nope FROM `physionet-data.mimiciv_3_1_hosp.patients`", 3, "", "syntax_error: ", nil},
+		{"runtime", "SELECT CAST(gender AS INT64) FROM `physionet-data.mimiciv_3_1_hosp.patients`", 4, "", "runtime_error: ", nil},
+		// The 3-patient database is a sample: by default a division by zero
+		// gives NULL, with a warning; BigQuery's rule on request.
+		{"division by zero on a sample", "SELECT subject_id, 1 / (anchor_age - anchor_age) AS r, MOD(subject_id, 0) AS m FROM `physionet-data.mimiciv_3_1_hosp.patients` ORDER BY 1", 0,
+			"subject_id,r,m\n1,,\n2,,\n3,,\n", `warning: BigQuery would fail here with "division by zero: 1 / 0"`, nil},
+		{"division by zero as BigQuery", "SELECT 1 / (anchor_age - anchor_age) FROM `physionet-data.mimiciv_3_1_hosp.patients`", 4, "", "runtime_error: division by zero: 1 / 0", []string{"--zero-division", "error"}},
+		{"division by zero as NULL", "SELECT 1 / 0 AS r", 0, "r\n\n", "warning: ", []string{"--zero-division", "null"}},
+		{"bad zero-division mode", "SELECT 1", 2, "", "--zero-division must be auto, error or null", []string{"--zero-division", "never"}},
 		// BigQuery analyses every CTE, read or not.
-		{"error in an unread CTE", "WITH a AS (SELECT 1 AS x), b AS (SELECT nope FROM a) SELECT x FROM a", 3, "", "syntax_error: Binder Error: Referenced column \"nope\" not found"},
-		{"refused", "DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`", 8, "", "refused: only a single read-only SELECT"},
-		{"hidden delete", "SELECT 1; # x\nDELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE", 8, "", "refused: "},
-		{"copy", "COPY (SELECT 1) TO '/tmp/clinsql-x.csv'", 8, "", "refused: "},
-		{"install", "INSTALL httpfs", 8, "", "refused: "},
-		{"two statements", "SELECT 1; SELECT 2", 8, "", "refused: exactly one SELECT"},
+		{"error in an unread CTE", "WITH a AS (SELECT 1 AS x), b AS (SELECT nope FROM a) SELECT x FROM a", 3, "", "syntax_error: Binder Error: Referenced column \"nope\" not found", nil},
+		{"refused", "DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`", 8, "", "refused: only a single read-only SELECT", nil},
+		{"hidden delete", "SELECT 1; # x\nDELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE", 8, "", "refused: ", nil},
+		{"copy", "COPY (SELECT 1) TO '/tmp/clinsql-x.csv'", 8, "", "refused: ", nil},
+		{"install", "INSTALL httpfs", 8, "", "refused: ", nil},
+		{"two statements", "SELECT 1; SELECT 2", 8, "", "refused: exactly one SELECT", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, out, errs := runCLI(t, "", "exec", "--db", db, "--sql", c.sql)
+			code, out, errs := runCLI(t, "", append(append([]string{"exec", "--db", db}, c.flags...), "--sql", c.sql)...)
 			if code != c.code {
 				t.Fatalf("exit %d, want %d (%s)", code, c.code, errs)
 			}
@@ -275,5 +285,41 @@ func TestExecReplayRun(t *testing.T) {
 	code, stdout, stderr = runCLI(t, dir, "judge", "--tasks", dir, "--run", out, "--judge", "replay:"+grading)
 	if code != 0 || !strings.Contains(stdout, "validation: 3 tasks") {
 		t.Fatalf("judge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// --zero-division auto follows the database: a division by zero fails as on
+// BigQuery when the database holds (about) all of MIMIC-IV's patients, and a
+// database without a patients table cannot be judged.
+func TestZeroDivisionAuto(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name string, stmts ...string) string {
+		path := filepath.Join(dir, name)
+		db, err := sql.Open("duckdb", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		for _, s := range stmts {
+			if _, err := db.Exec(s); err != nil {
+				t.Fatalf("%s: %v", s, err)
+			}
+		}
+		return path
+	}
+	full := mk("full.duckdb", "CREATE SCHEMA mimiciv_3_1_hosp",
+		fmt.Sprintf("CREATE TABLE mimiciv_3_1_hosp.patients AS SELECT range AS subject_id FROM range(%d)", mimic.V31Patients))
+	if code, _, errs := runCLI(t, "", "exec", "--db", full, "--sql", "SELECT 1 / 0 AS r"); code != 4 || !strings.Contains(errs, "division by zero: 1 / 0") {
+		t.Errorf("full database: exit %d, %s", code, errs)
+	}
+	if code, out, errs := runCLI(t, "", "exec", "--db", full, "--zero-division", "null", "--sql", "SELECT 1 / 0 AS r"); code != 0 || out != "r\n\n" || !strings.Contains(errs, "warning") {
+		t.Errorf("full database, null: exit %d, %q %s", code, out, errs)
+	}
+	other := mk("other.duckdb", "CREATE TABLE t (x INTEGER)")
+	if code, _, errs := runCLI(t, "", "exec", "--db", other, "--sql", "SELECT 1"); code == 0 || !strings.Contains(errs, "--zero-division auto: counting patients") {
+		t.Errorf("no patients table: exit %d, %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "", "exec", "--db", other, "--zero-division", "error", "--sql", "SELECT 1 AS x"); code != 0 {
+		t.Errorf("no patients table, explicit mode: exit %d, %s", code, errs)
 	}
 }

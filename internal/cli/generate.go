@@ -77,6 +77,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	maxRows := fs.Int("max-rows", duckdb.DefaultMaxRows, "rows kept per result (the true count is still recorded)")
 	memory := fs.String("memory", duckdb.DefaultMemoryLimit, "engine memory limit")
 	threads := fs.Int("threads", duckdb.DefaultThreads, "engine threads per query (1, the default, gives identical results run to run)")
+	zeroDiv := fs.String("zero-division", zeroDivAuto, zeroDivisionHelp)
 	bqFlags := bigquery.AddFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -102,7 +103,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		Models: models, Tasks: *tasks, Split: *split, Limit: *limit, Out: *out, Cache: *cache, Prices: *prices,
 		Budget: *budget, Concurrency: *conc, Engine: *engine, Quiet: *quiet,
 		EngineCfg: engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows}, Memory: *memory, Threads: *threads,
-			BigQuery: bqFlags, Explicit: explicitFlags(fs), Log: env.Stderr},
+			BigQuery: bqFlags, Explicit: explicitFlags(fs), Log: env.Stderr, ZeroDivision: *zeroDiv},
 	}
 	if *estimate {
 		return estimateGenerate(env, cfg)

@@ -89,6 +89,7 @@ func TestBenchConfigErrors(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{"tasks: t\nout: o\n", "bench.yaml: models: is required"},
 		{"models: models.yaml\ntasks: t\nout: o\nengine: {name: oracle}\n", "bench.yaml: engine.name: \"oracle\" is not an engine"},
+		{"models: models.yaml\ntasks: t\nout: o\nengine: {zero_division: sometimes}\n", "bench.yaml: engine.zero_division: must be auto, error or null"},
 		{"models: models.yaml\ntasks: t\nout: o\nbudget_usd: 3\n", "bench.yaml: budget_usd: needs prices"},
 		{"models: models.yaml\ntasks: t\nout: o\nlimit: 3\n", "field limit not found"},
 		{"models: missing.yaml\ntasks: t\nout: o\n", "missing.yaml"},
