@@ -10,7 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
@@ -216,5 +219,42 @@ func TestNoKeyLeaks(t *testing.T) {
 	resp, err := other.Complete(context.Background(), ask("hello"))
 	if err != nil || !resp.FromCache {
 		t.Errorf("another key missed the cache: %+v %v", resp, err)
+	}
+}
+
+// A reply is in the cache before the endpoint's slot goes to another call:
+// with concurrency 2, whenever a request arrives, every reply but the (at
+// most 2) still being answered or written is on disk, so a crash loses at
+// most the endpoint's concurrency in calls.
+func TestCacheWrittenBeforeSlotReleased(t *testing.T) {
+	cache, _ := llm.OpenCache(t.TempDir())
+	var mu sync.Mutex
+	var short []string
+	srv := llmtest.Start(t, func(c *llmtest.Call) llmtest.Reply {
+		if n, _ := cache.Len(); n < c.Seq-2 {
+			mu.Lock()
+			short = append(short, fmt.Sprintf("request %d found %d replies cached", c.Seq, n))
+			mu.Unlock()
+		}
+		return llmtest.Text("ok " + c.LastUser())
+	}, llmtest.Options{})
+	c := newClient(t, endpoint(srv, func(ep *llm.Endpoint) { ep.Limits.Concurrency = 2 }), llm.Options{Cache: cache})
+	g := new(errgroup.Group)
+	for i := range 40 {
+		g.Go(func() error {
+			_, err := c.Complete(context.Background(), ask(fmt.Sprint("q", i)))
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(short) > 0 {
+		t.Errorf("replies not yet cached when the next call went out: %v", short)
+	}
+	if n, _ := cache.Len(); n != 40 || srv.Calls() != 40 {
+		t.Errorf("%d cached, %d calls", n, srv.Calls())
 	}
 }

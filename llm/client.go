@@ -375,10 +375,19 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	deadline := start.Add(c.ep.Retry.Budget)
 	var used Usage
 	var last outcome
+	var persist func(outcome)
+	if c.cache != nil {
+		persist = func(o outcome) {
+			if err := c.cache.put(key, cachedReply{Text: o.text, FinishReason: o.finish, Usage: o.usage}); err != nil {
+				// The reply is good; losing its cache entry only costs a call later.
+				c.log.Warn("llm cache write failed", "endpoint", c.ep.Name, "error", err)
+			}
+		}
+	}
 	attempts := 0
 	for {
 		attempts++
-		last = c.attempt(ctx, oreq, patch, estTokens, validate)
+		last = c.attempt(ctx, oreq, patch, estTokens, validate, persist)
 		used = used.Add(last.usage)
 		if last.kind == "" {
 			break
@@ -419,12 +428,6 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	if c.meter != nil {
 		cost = c.meter.settle(c.ep.Name, c.ep.Model, reserved, Tally{Calls: 1, Attempts: attempts}, used)
 	}
-	if c.cache != nil {
-		if err := c.cache.put(key, cachedReply{Text: last.text, FinishReason: last.finish, Usage: last.usage}); err != nil {
-			// The reply is good; losing its cache entry only costs a call later.
-			c.log.Warn("llm cache write failed", "endpoint", c.ep.Name, "error", err)
-		}
-	}
 	resp := Response{Text: last.text, FinishReason: last.finish, Usage: used, CostUSD: cost,
 		Latency: time.Since(start), Attempts: attempts, CacheKey: key}
 	c.log.LogAttrs(ctx, slog.LevelDebug, "llm call",
@@ -445,11 +448,20 @@ type outcome struct {
 	cause        error
 }
 
-func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, patch map[string]any, est int, validate func(string) error) outcome {
+// A successful reply is given to persist before the endpoint's slot is
+// released, so that the calls a crash can lose are at most the endpoint's
+// concurrency: a reply received is on disk before another call goes out in
+// its place.
+func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, patch map[string]any, est int, validate func(string) error, persist func(outcome)) (o outcome) {
 	if err := c.gate.acquire(ctx); err != nil {
 		return outcome{kind: KindCanceled, msg: err.Error(), cause: err}
 	}
 	defer c.gate.release()
+	defer func() {
+		if o.kind == "" && persist != nil {
+			persist(o)
+		}
+	}()
 	if c.gate.rpm != nil {
 		if err := c.gate.rpm.wait(ctx, 1, c.sleep); err != nil {
 			return outcome{kind: KindCanceled, msg: err.Error(), cause: err}
@@ -464,7 +476,7 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 	defer cancel()
 	ex := &exchange{patch: patch}
 	resp, err := c.api.CreateChatCompletion(withExchange(actx, ex), oreq)
-	o := c.judge(ctx, actx, ex, resp, err, validate)
+	o = c.judge(ctx, actx, ex, resp, err, validate)
 	if c.gate.tpm != nil {
 		// Settle the estimate: with no usage reported (an error), the
 		// tokens are given back.
