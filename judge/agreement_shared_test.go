@@ -29,6 +29,17 @@ type releasedModel struct {
 	byKey   map[datasets.Key]scoring.Evaluation
 }
 
+// replayedModels is the released models a replay test runs: all of them,
+// or under the race detector three (the replays are single-threaded
+// scoring code; the full set runs without the detector in `make test`).
+func replayedModels(t testing.TB, models []*releasedModel) []*releasedModel {
+	if !raceEnabled {
+		return models
+	}
+	t.Logf("race detector on: replaying 3 of the %d models (make test replays all of them without it)", len(models))
+	return models[:3]
+}
+
 func loadReleased(t testing.TB) (map[datasets.Key]*datasets.Task, []*releasedModel) {
 	t.Helper()
 	data := shared.Path(t, "clinsql-data")

@@ -110,6 +110,7 @@ func callTokens(o *Outcome) (prompt, completion, wasted, calls int) {
 // The table is also written to testdata/out/grouping.tsv (not committed).
 func TestReplayGrouping(t *testing.T) {
 	tasks, models := loadReleased(t)
+	models = replayedModels(t, models)
 	type row struct {
 		mode                                                        rubric.Mode
 		g                                                           groupOpt
@@ -172,7 +173,7 @@ func TestReplayGrouping(t *testing.T) {
 	}
 	var b strings.Builder
 	b.WriteString("mode\tgrouping\ttasks\tcalls_per_task\tleaves_per_call\tbackend_leaves_per_task\tuncounted_leaves_per_task\tprompt_tokens_per_task\tcompletion_tokens_per_task\ttokens_per_task\twasted_tokens_per_task\n")
-	t.Logf("validation, 16 models x 190 tasks, code checks + skipping, replayed decisions (one call per group); per task:")
+	t.Logf("validation, %d models x 190 tasks, code checks + skipping, replayed decisions (one call per group); per task:", len(models))
 	t.Logf("  %-9s %-14s %6s %10s %7s %9s %7s %10s %7s %7s", "mode", "grouping", "calls", "leaves/call", "leaves", "uncounted", "prompt", "completion", "tokens", "wasted")
 	for _, r := range rows {
 		n := float64(r.tasks)
