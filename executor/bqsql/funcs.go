@@ -61,6 +61,7 @@ func init() {
 		"APPROX_QUANTILES": {min: 2, max: 2, agg: true, mods: "n", emit: func(c *call) string {
 			return c.e.approxQuantiles(c, nil)
 		}},
+		"APPROX_TOP_COUNT": {min: 2, max: 2, agg: true, emit: approxTopCount},
 
 		// Analytic functions.
 		"ROW_NUMBER":      win(0, 0, ""),
@@ -560,6 +561,39 @@ func (e *emitter) approxQuantiles(c *call, offset *int64) string {
 		qs = append(qs, q(k))
 	}
 	return "quantile_disc(" + x + ", [" + strings.Join(qs, ", ") + "])"
+}
+
+// approxTopCount renders APPROX_TOP_COUNT(x, n): the n most frequent values
+// of x, NULL among them (BigQuery does not ignore NULLs), as an ARRAY of
+// STRUCT<value, count INT64> by descending count; NULL over no rows. The
+// counts are exact here, as they are in BigQuery below its sketch's
+// capacity; BigQuery leaves the order of equal counts unspecified, and
+// here they follow the values ascending, so that every run agrees.
+func approxTopCount(c *call) string {
+	e := c.e
+	n, ok := literalInt(c.args[1])
+	switch {
+	case !ok:
+		e.unsupported(c.it, "APPROX_TOP_COUNT with a non-literal number of elements is not supported")
+		return ""
+	case n <= 0:
+		e.invalid(c.it, "The second argument to APPROX_TOP_COUNT must be positive")
+		return ""
+	case n > 100000:
+		e.invalid(c.it, "The second argument to APPROX_TOP_COUNT cannot be greater than 100000")
+		return ""
+	case c.distinct || c.over != nil:
+		e.unsupported(c.it, "APPROX_TOP_COUNT with DISTINCT or OVER is not supported")
+		return ""
+	}
+	x := c.arg(0)
+	// histogram() skips NULLs: their count is count(*) - count(x), and
+	// max(x) FILTER (WHERE false) is a NULL of x's type for their value.
+	// Entries are sorted as {-count, value}, then reshaped.
+	return "(CASE WHEN count(*) = 0 THEN NULL ELSE list_transform(list_slice(list_sort(list_concat(" +
+		"list_transform(map_entries(histogram(" + x + ")), bq_e -> {'neg': -CAST(bq_e.value AS BIGINT), 'value': bq_e.key}), " +
+		"CASE WHEN count(*) > count(" + x + ") THEN [{'neg': count(" + x + ") - count(*), 'value': max(" + x + ") FILTER (WHERE false)}] ELSE [] END)), " +
+		"1, " + strconv.FormatInt(n, 10) + "), bq_e -> {'value': bq_e.value, 'count': -bq_e.neg}) END)"
 }
 
 // subscript renders base[OFFSET(i)], [SAFE_OFFSET(i)], [ORDINAL(i)],

@@ -228,6 +228,12 @@ func TestAggregateRules(t *testing.T) {
 		{name: "APPROX_QUANTILES array", bq: `SELECT APPROX_QUANTILES(x, 2) FROM UNNEST([1, 1, 1, 4, 5, 6, 7, 8, 9, 10]) AS x`, want: "[1, 5, 10]"},
 		{name: "APPROX_QUANTILES distinct", bq: `SELECT APPROX_QUANTILES(DISTINCT x, 2) FROM UNNEST([1, 1, 1, 4, 5, 6, 7, 8, 9, 10]) AS x`, want: "[1, 6, 10]"},
 		{name: "APPROX_QUANTILES ignores NULLs", bq: `SELECT APPROX_QUANTILES(x, 1) FROM UNNEST([1, NULL, 1, NULL, NULL]) AS x`, want: "[1, 1]"},
+		// APPROX_TOP_COUNT: BigQuery's documented examples; NULLs count.
+		{name: "APPROX_TOP_COUNT", bq: `SELECT APPROX_TOP_COUNT(x, 2) FROM UNNEST(["apple", "apple", "pear", "pear", "pear", "banana"]) AS x`, want: "[{count: 3, value: pear}, {count: 2, value: apple}]", types: `STRUCT("value" VARCHAR, "count" BIGINT)[]`},
+		{name: "APPROX_TOP_COUNT keeps NULLs", bq: `SELECT APPROX_TOP_COUNT(x, 2) FROM UNNEST([NULL, "pear", "pear", "pear", "apple", NULL]) AS x`, want: "[{count: 3, value: pear}, {count: 2, value: NULL}]"},
+		{name: "APPROX_TOP_COUNT over no rows", bq: `SELECT APPROX_TOP_COUNT(x, 2) FROM UNNEST(CAST([] AS ARRAY<INT64>)) AS x`, want: "NULL"},
+		{name: "APPROX_TOP_COUNT field access", bq: `SELECT t[OFFSET(0)].value, t[OFFSET(0)].count FROM (SELECT APPROX_TOP_COUNT(x, 1) AS t FROM UNNEST([3, 1, 3]) AS x)`, want: "3 | 2"},
+		{name: "APPROX_TOP_COUNT non-positive", bq: `SELECT APPROX_TOP_COUNT(x, 0) FROM UNNEST([1]) AS x`, err: ErrInvalid},
 		{name: "APPROX_QUANTILES OFFSET", bq: `SELECT APPROX_QUANTILES(x, 100)[OFFSET(50)], APPROX_QUANTILES(x, 4)[OFFSET(0)], APPROX_QUANTILES(x, 4) [OFFSET(4)], APPROX_QUANTILES(x, 4)[ORDINAL(2)] FROM UNNEST([1, 2, 3, 4, 5, 6, 7, 8, 9]) AS x`, want: "5 | 1 | 9 | 3"},
 		{name: "APPROX_QUANTILES no rows", bq: `SELECT APPROX_QUANTILES(x, 2)[OFFSET(1)] FROM UNNEST([1]) AS x WHERE x > 5`, want: "NULL"},
 		{name: "APPROX_QUANTILES index out of range", bq: `SELECT APPROX_QUANTILES(x, 2)[OFFSET(3)] FROM UNNEST([1]) AS x`, err: ErrInvalid},
