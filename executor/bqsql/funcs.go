@@ -540,13 +540,12 @@ func (e *emitter) approxQuantiles(c *call, offset *int64) string {
 		e.invalid(c.it, "The second argument to APPROX_QUANTILES function cannot be greater than 100000")
 		return ""
 	}
-	if c.nulls == "RESPECT" {
-		e.unsupported(c.it, "APPROX_QUANTILES with RESPECT NULLS is not supported")
-		return ""
-	}
 	if c.over != nil {
 		e.invalid(c.it, "APPROX_QUANTILES does not support an OVER clause")
 		return ""
+	}
+	if c.nulls == "RESPECT" {
+		return e.approxQuantilesRespectNulls(c, n, offset)
 	}
 	x := c.arg(0)
 	if c.distinct {
@@ -594,6 +593,35 @@ func approxTopCount(c *call) string {
 		"list_transform(map_entries(histogram(" + x + ")), bq_e -> {'neg': -CAST(bq_e.value AS BIGINT), 'value': bq_e.key}), " +
 		"CASE WHEN count(*) > count(" + x + ") THEN [{'neg': count(" + x + ") - count(*), 'value': max(" + x + ") FILTER (WHERE false)}] ELSE [] END)), " +
 		"1, " + strconv.FormatInt(n, 10) + "), bq_e -> {'value': bq_e.value, 'count': -bq_e.neg}) END)"
+}
+
+// approxQuantilesRespectNulls renders APPROX_QUANTILES(x, n RESPECT NULLS):
+// NULLs take part and sort first, so the boundaries are the elements of
+// rank ceil(k·N/n) (at least 1) of all N values, NULLs first: the rank
+// quantile_disc uses, over a list that keeps the NULLs. NULL over no rows.
+func (e *emitter) approxQuantilesRespectNulls(c *call, n int64, offset *int64) string {
+	if c.distinct {
+		e.unsupported(c.it, "APPROX_QUANTILES with DISTINCT and RESPECT NULLS is not supported")
+		return ""
+	}
+	if offset == nil && n > 1000 {
+		e.unsupported(c.it, "APPROX_QUANTILES with RESPECT NULLS and more than 1000 quantiles is not supported")
+		return ""
+	}
+	list := "list_sort(list(" + c.arg(0) + "), 'ASC', 'NULLS FIRST')"
+	at := func(k int64) string {
+		// Integer arithmetic: ceil(k·N/n) exactly.
+		return "list_extract(" + list + ", greatest(1, (" + strconv.FormatInt(k, 10) + " * len(" + list + ") + " +
+			strconv.FormatInt(n-1, 10) + ") // " + strconv.FormatInt(n, 10) + "))"
+	}
+	if offset != nil {
+		return "(CASE WHEN count(*) = 0 THEN NULL ELSE " + at(*offset) + " END)"
+	}
+	parts := make([]string, 0, n+1)
+	for k := int64(0); k <= n; k++ {
+		parts = append(parts, at(k))
+	}
+	return "(CASE WHEN count(*) = 0 THEN NULL ELSE [" + strings.Join(parts, ", ") + "] END)"
 }
 
 // subscript renders base[OFFSET(i)], [SAFE_OFFSET(i)], [ORDINAL(i)],

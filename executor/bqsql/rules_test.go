@@ -234,6 +234,10 @@ func TestAggregateRules(t *testing.T) {
 		{name: "APPROX_TOP_COUNT over no rows", bq: `SELECT APPROX_TOP_COUNT(x, 2) FROM UNNEST(CAST([] AS ARRAY<INT64>)) AS x`, want: "NULL"},
 		{name: "APPROX_TOP_COUNT field access", bq: `SELECT t[OFFSET(0)].value, t[OFFSET(0)].count FROM (SELECT APPROX_TOP_COUNT(x, 1) AS t FROM UNNEST([3, 1, 3]) AS x)`, want: "3 | 2"},
 		{name: "APPROX_TOP_COUNT non-positive", bq: `SELECT APPROX_TOP_COUNT(x, 0) FROM UNNEST([1]) AS x`, err: ErrInvalid},
+		// BigQuery's documented example: NULLs take part and sort first.
+		{name: "APPROX_QUANTILES RESPECT NULLS", bq: `SELECT APPROX_QUANTILES(x, 2 RESPECT NULLS) FROM UNNEST([NULL, NULL, 1, 1, 1, 4, 5, 6, 7, 8, 9, 10]) AS x`, want: "[NULL, 4, 10]"},
+		{name: "APPROX_QUANTILES RESPECT NULLS OFFSET", bq: `SELECT APPROX_QUANTILES(x, 4 RESPECT NULLS)[OFFSET(2)], APPROX_QUANTILES(x, 4 RESPECT NULLS)[OFFSET(0)] FROM UNNEST([NULL, 2, 3]) AS x`, want: "2 | NULL"},
+		{name: "APPROX_QUANTILES RESPECT NULLS over no rows", bq: `SELECT APPROX_QUANTILES(x, 2 RESPECT NULLS) FROM UNNEST(CAST([] AS ARRAY<INT64>)) AS x`, want: "NULL"},
 		{name: "APPROX_QUANTILES OFFSET", bq: `SELECT APPROX_QUANTILES(x, 100)[OFFSET(50)], APPROX_QUANTILES(x, 4)[OFFSET(0)], APPROX_QUANTILES(x, 4) [OFFSET(4)], APPROX_QUANTILES(x, 4)[ORDINAL(2)] FROM UNNEST([1, 2, 3, 4, 5, 6, 7, 8, 9]) AS x`, want: "5 | 1 | 9 | 3"},
 		{name: "APPROX_QUANTILES no rows", bq: `SELECT APPROX_QUANTILES(x, 2)[OFFSET(1)] FROM UNNEST([1]) AS x WHERE x > 5`, want: "NULL"},
 		{name: "APPROX_QUANTILES index out of range", bq: `SELECT APPROX_QUANTILES(x, 2)[OFFSET(3)] FROM UNNEST([1]) AS x`, err: ErrInvalid},
