@@ -17,6 +17,9 @@ type Attempt struct {
 	Success  bool    `json:"success"`
 	RowCount int     `json:"row_count"`
 	Error    *string `json:"error"`
+	// Warnings are clinsql's (not in the reference format): the query ran,
+	// but not exactly as BigQuery would have (see executor.Result).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ExecutionSummary is a task's execution_summary.json in the reference

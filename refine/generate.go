@@ -149,6 +149,7 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 		}
 		p := &plan{model: m, dir: filepath.Join(opts.Out, m.Name)}
 		p.settings = settingsOf(m, opts.Executor.Name(), hex.EncodeToString(schemaSum[:]))
+		p.settings.EngineSemantics = engineSemantics(opts.Executor)
 		if err := checkSettings(p.dir, p.settings); err != nil {
 			errs = append(errs, err)
 			continue
@@ -364,6 +365,7 @@ func compared(s Settings) map[string]string {
 		"model_id": s.ModelID, "kind": s.Kind, "deployment": s.Deployment, "sampling": enc(s.Sampling),
 		"prompt": string(s.Prompt), "prompt_version": s.PromptVersion, "schema_sha256": s.SchemaSHA256,
 		"rounds": enc(s.Rounds), "refine_on_empty": enc(s.RefineOnEmpty), "history": enc(s.History), "engine": s.Engine,
+		"engine_semantics": s.EngineSemantics,
 	}
 }
 

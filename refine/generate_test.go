@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
@@ -138,12 +139,27 @@ func TestGenerateTwoModels(t *testing.T) {
 	if _, err := Generate(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "prompt") || !strings.Contains(err.Error(), SettingsFile) {
 		t.Errorf("changed prompt mode accepted: %v", err)
 	}
+	// So is an engine that now gives other results (its semantics).
+	opts.Models = []Model{mA}
+	opts.Executor = withSemantics{opts.Executor, "division_by_zero=null"}
+	if _, err := Generate(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "engine_semantics") {
+		t.Errorf("changed engine semantics accepted: %v", err)
+	}
 
 	llmtest.AssertNoSecret(t, out, testKey)
 	if os.Getenv("REFINE_KEEP") != "" {
 		os.CopyFS(os.Getenv("REFINE_KEEP"), os.DirFS(out))
 	}
 }
+
+// withSemantics gives an executor results-changing options (as the
+// command line's bridged DuckDB engine reports --zero-division).
+type withSemantics struct {
+	executor.Executor
+	sem string
+}
+
+func (w withSemantics) Semantics() string { return w.sem }
 
 // checkBenchmarkShape checks the reference keys of benchmark_summary.json.
 func checkBenchmarkShape(t *testing.T, path, model string, total int) {

@@ -84,6 +84,22 @@ type Settings struct {
 	RefineOnEmpty bool         `json:"refine_on_empty"`
 	History       bool         `json:"history"`
 	Engine        string       `json:"engine"`
+	// EngineSemantics are the engine's options that change results (the
+	// embedded engine's division by zero), when it reports them.
+	EngineSemantics string `json:"engine_semantics,omitempty"`
+}
+
+// semantic is an executor whose results depend on options beyond its name;
+// they are part of the run settings, so that a run folder is not resumed
+// under other semantics.
+type semantic interface{ Semantics() string }
+
+// engineSemantics is ex's Semantics, or "" when it reports none.
+func engineSemantics(ex executor.Executor) string {
+	if s, ok := ex.(semantic); ok {
+		return s.Semantics()
+	}
+	return ""
 }
 
 // TaskDir is the task's folder in a model's run folder.
@@ -103,7 +119,7 @@ func Summary(rec *Record, t *datasets.Task, s Settings, runID string) *TaskSumma
 		RefinementAttempts: []datasets.Attempt{},
 	}
 	for _, a := range rec.Attempts {
-		ra := datasets.Attempt{Attempt: a.Attempt, Success: a.Status == AttemptOK || a.Status == AttemptEmpty, RowCount: int(a.RowCount)}
+		ra := datasets.Attempt{Attempt: a.Attempt, Success: a.Status == AttemptOK || a.Status == AttemptEmpty, RowCount: int(a.RowCount), Warnings: a.Warnings}
 		if !ra.Success {
 			e := attemptError(a)
 			ra.Error = &e

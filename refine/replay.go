@@ -76,7 +76,7 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 	if o.Model == "" {
 		o.Model = majority(names, "recorded")
 	}
-	set := Settings{Model: o.Model, Kind: RequestRecorded, Engine: o.Executor.Name()}
+	set := Settings{Model: o.Model, Kind: RequestRecorded, Engine: o.Executor.Name(), EngineSemantics: engineSemantics(o.Executor)}
 	if err := checkSettings(o.Out, set); err != nil {
 		return nil, err
 	}

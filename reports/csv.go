@@ -134,6 +134,8 @@ type RefinementCSVRow struct {
 	Published2 string `csv:"published_after_2"`
 	Published3 string `csv:"published_after_3"`
 	Mismatch   bool   `csv:"published_mismatch"`
+	// Warned: final SQL that ran only with a warning (RefinementRow.Warned).
+	Warned int `csv:"ran_with_warnings"`
 }
 
 // HealthCSVRow is one row of health.csv.
@@ -285,7 +287,7 @@ func (r *Report) refinementRows() []RefinementCSVRow {
 			rows = append(rows, RefinementCSVRow{Model: x.Model, Split: x.Split, Tasks: x.Tasks,
 				After1: at(x.Cumulative, 0), After2: at(x.Cumulative, 1), After3: at(x.Cumulative, 2),
 				Rate1: fmt.Sprintf("%.2f", x.Rate(0)), Rate2: fmt.Sprintf("%.2f", x.Rate(1)), Rate3: fmt.Sprintf("%.2f", x.Rate(2)),
-				Rescued1: at(x.FirstSuccess, 1), Rescued2: at(x.FirstSuccess, 2), NeverRan: x.Failed, NoSQL: x.NoSQL,
+				Rescued1: at(x.FirstSuccess, 1), Rescued2: at(x.FirstSuccess, 2), NeverRan: x.Failed, NoSQL: x.NoSQL, Warned: x.Warned,
 				Published1: pub(x.Published, 0), Published2: pub(x.Published, 1), Published3: pub(x.Published, 2), Mismatch: x.Mismatch})
 		}
 	}

@@ -96,10 +96,11 @@ func writeFixtureSet(t testing.TB) *fixtureSet {
 func writeFixtureRun(t testing.TB, dir, model string) string {
 	t.Helper()
 	type attempt struct {
-		Attempt  int     `json:"attempt"`
-		Success  bool    `json:"success"`
-		RowCount int     `json:"row_count"`
-		Error    *string `json:"error"`
+		Attempt  int      `json:"attempt"`
+		Success  bool     `json:"success"`
+		RowCount int      `json:"row_count"`
+		Error    *string  `json:"error"`
+		Warnings []string `json:"warnings,omitempty"`
 	}
 	errText := func(s string) *string { return &s }
 	bench := map[string]map[string]int{}
@@ -110,20 +111,23 @@ func writeFixtureRun(t testing.TB, dir, model string) string {
 		result := task.Result
 		switch {
 		case model == "alpha-sql" && key == "validation/Laboratory_Results_Analysis/medium_level_queries/001":
-			atts = []attempt{{1, false, 0, errText("Unrecognized name: valuenum_x at [3:5]")}, {2, true, 1, nil}}
+			atts = []attempt{{1, false, 0, errText("Unrecognized name: valuenum_x at [3:5]"), nil}, {2, true, 1, nil, nil}}
+		case model == "alpha-sql" && key == "validation/Vital_Signs_Monitoring/hard_level_queries/002":
+			// Ran on a sample database only with a division by zero given NULL.
+			atts = []attempt{{1, true, 1, nil, []string{`BigQuery would fail here with "division by zero: 0 / 0"; on this sample database every division by zero gave NULL instead`}}}
 		case model == "alpha-sql":
-			atts = []attempt{{1, true, 1, nil}}
+			atts = []attempt{{1, true, 1, nil, nil}}
 		case key == hostileTask:
 			sql = hostileSQL
-			atts = []attempt{{1, false, 0, errText("Syntax error: Unexpected \"<\" at [1:20]")}, {2, false, 0, errText("still <broken>")}, {3, true, 1, nil}}
+			atts = []attempt{{1, false, 0, errText("Syntax error: Unexpected \"<\" at [1:20]"), nil}, {2, false, 0, errText("still <broken>"), nil}, {3, true, 1, nil, nil}}
 		case task.Split == "test":
 			// beta-coder abstains: its final SQL is the marker, never run.
 			sql, result = "null", "result\n\"\"\n"
 		case key == "validation/Diagnostic_Procedures/easy_level_queries/001":
-			atts = []attempt{{1, false, 0, errText("Table not found: procedures")}, {2, false, 0, errText("Table not found: procedures")}, {3, false, 0, errText("Table not found: procedures")}}
+			atts = []attempt{{1, false, 0, errText("Table not found: procedures"), nil}, {2, false, 0, errText("Table not found: procedures"), nil}, {3, false, 0, errText("Table not found: procedures"), nil}}
 			result = "result\n\"\"\n"
 		default:
-			atts = []attempt{{1, true, 1, nil}}
+			atts = []attempt{{1, true, 1, nil, nil}}
 		}
 		success, first := false, 0
 		for _, a := range atts {

@@ -493,6 +493,9 @@ func (r *Report) htmlModelTask(m *Model, k datasets.Key, ti int) hMTask {
 			mt.Status = "SQL failed on every attempt"
 		default:
 			mt.Status = fmt.Sprintf("ran at attempt %d, %d rows", k, o.Summary.RowCount)
+			for _, w := range finalWarnings(o.Summary) {
+				mt.Status += "; warning: " + truncRunes(w, maxErrorRunes)
+			}
 		}
 		mt.Preview = preview(o, r.PreviewRows)
 	} else {

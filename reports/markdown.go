@@ -508,4 +508,17 @@ func (r *Report) WriteRefinementMarkdown(w io.Writer) {
 		}
 	}
 	mdTable(w, header, "ll"+strings.Repeat("r", len(header)-2), rows)
+	var warned []string
+	for _, m := range r.orderedModels() {
+		for _, x := range r.Refinement {
+			if x.Model == m && x.Warned > 0 {
+				warned = append(warned, fmt.Sprintf("%s (%s) %d", x.Model, x.Split, x.Warned))
+			}
+		}
+	}
+	if len(warned) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "Final SQL that ran only with a warning, not exactly as BigQuery would have (on a sample database, a division by zero given NULL; "+
+			"see each task's attempts): %s.\n", strings.Join(warned, "; "))
+	}
 }

@@ -28,6 +28,10 @@ type RefinementRow struct {
 	FirstSuccess []int `json:"first_ran_at_attempt"`
 	// Failed counts tasks whose SQL never ran.
 	Failed int `json:"never_ran"`
+	// Warned counts tasks whose final SQL ran with a warning: not exactly
+	// as BigQuery would have (on a sample database, a division by zero
+	// given NULL).
+	Warned int `json:"ran_with_warnings,omitempty"`
 	// Published is benchmark_summary.json's cumulative success counts for
 	// the split ("1", "2", "3"), nil when the run has none; Mismatch is set
 	// when they differ from what the execution summaries say.
@@ -58,6 +62,15 @@ func firstSuccess(s datasets.ExecutionSummary) int {
 		return 1 // an engine that records no attempts ran it once
 	}
 	return 0
+}
+
+// finalWarnings are the warnings of the attempt whose SQL is the task's
+// final one, when it ran.
+func finalWarnings(s datasets.ExecutionSummary) []string {
+	if n := len(s.RefinementAttempts); n > 0 && s.ExecutionSuccess {
+		return s.RefinementAttempts[n-1].Warnings
+	}
+	return nil
 }
 
 func refinement(m *Model, splits []string) ([]RefinementRow, []error) {
@@ -94,6 +107,9 @@ func refinement(m *Model, splits []string) ([]RefinementRow, []error) {
 		for _, o := range outs {
 			if len(o.Summary.RefinementAttempts) == 0 && !o.Summary.ExecutionSuccess {
 				r.NoSQL++
+			}
+			if len(finalWarnings(o.Summary)) > 0 {
+				r.Warned++
 			}
 			switch k := firstSuccess(o.Summary); {
 			case k == 0:

@@ -100,10 +100,10 @@ func TestFixtureReportContents(t *testing.T) {
 			betaVal = x
 		}
 	}
-	if alphaVal == nil || !reflect.DeepEqual(alphaVal.Cumulative, []int{2, 3, 3}) || alphaVal.Mismatch || !reflect.DeepEqual(alphaVal.Published, []int{2, 3, 3}) {
+	if alphaVal == nil || !reflect.DeepEqual(alphaVal.Cumulative, []int{2, 3, 3}) || alphaVal.Mismatch || !reflect.DeepEqual(alphaVal.Published, []int{2, 3, 3}) || alphaVal.Warned != 1 {
 		t.Errorf("alpha refinement %+v", alphaVal)
 	}
-	if betaVal == nil || !reflect.DeepEqual(betaVal.Cumulative, []int{1, 1, 2}) || betaVal.Failed != 1 || betaVal.Published != nil {
+	if betaVal == nil || !reflect.DeepEqual(betaVal.Cumulative, []int{1, 1, 2}) || betaVal.Failed != 1 || betaVal.Published != nil || betaVal.Warned != 0 {
 		t.Errorf("beta refinement %+v", betaVal)
 	}
 	if len(beta.Outputs) != 4 {

@@ -55,6 +55,9 @@ grading="$data/outputs/evaluation/$model/validation/detailed_grading.json"
 run="$out/runs/$model"
 echo
 echo "== executing $model's released SQL (BigQuery) again on the embedded engine"
+# Always afresh (a few seconds): a folder left by an earlier binary would be
+# resumed with that binary's results, or refused for other engine settings.
+rm -rf "$run"
 quietly exec "$bin" exec --db "$db" --tasks "$data" --run "$recorded" --out "$run" --name "$model on the demo" --concurrency 2
 
 echo

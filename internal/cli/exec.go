@@ -106,8 +106,22 @@ func openDuckDB(cfg engineConfig) (executor.Executor, error) {
 		return nil, err
 	}
 	relax.Store(on)
-	return eng, nil
+	sem := "division_by_zero=error"
+	if on {
+		sem = "division_by_zero=null"
+	}
+	return &bridgedEngine{Engine: eng, semantics: sem}, nil
 }
+
+// bridgedEngine is the DuckDB engine behind the BigQuery bridge. Semantics
+// names the options that change its results (refine records them in a run's
+// settings, so that a run is not resumed under other semantics).
+type bridgedEngine struct {
+	*duckdb.Engine
+	semantics string
+}
+
+func (e *bridgedEngine) Semantics() string { return e.semantics }
 
 // Values of --zero-division.
 const (
