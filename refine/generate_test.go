@@ -191,21 +191,36 @@ func checkBenchmarkShape(t *testing.T, path, model string, total int) {
 	}
 }
 
-func TestGenerateStopsModelOnAuthError(t *testing.T) {
-	ex := miniEngine(t)
-	tasks := syntheticTasks(12)
-	srv := llmtest.Start(t, llmtest.Fixed(llmtest.HTTPError(401, "invalid_api_key", "Incorrect API key provided")), llmtest.Options{})
-	ok := syntheticSchedule(tasks)
-	srvOK := llmtest.Start(t, ok.Handler(), llmtest.Options{})
-	out := t.TempDir()
+// besideGood is a run of two models over the same synthetic tasks: bad,
+// whose endpoint (srv) answers every call with one failing reply, and good,
+// which follows the synthetic schedule.
+type besideGood struct {
+	bad, good *ModelResult
+	srv       *llmtest.Server
+	ex        executor.Executor
+	tasks     []*datasets.Task
+	out       string
+}
+
+func failingBesideGood(t *testing.T, n int, failing llmtest.Reply) besideGood {
+	t.Helper()
+	r := besideGood{ex: miniEngine(t), tasks: syntheticTasks(n), out: t.TempDir()}
+	r.srv = llmtest.Start(t, llmtest.Fixed(failing), llmtest.Options{})
+	srvOK := llmtest.Start(t, syntheticSchedule(r.tasks).Handler(), llmtest.Options{})
 	res, err := Generate(context.Background(), Options{
-		Out: out, Tasks: tasks, Models: []Model{testModel("bad", srv), testModel("good", srvOK)}, Executor: ex,
+		Out: r.out, Tasks: r.tasks, Models: []Model{testModel("bad", r.srv), testModel("good", srvOK)}, Executor: r.ex,
 		LLM: llm.Options{Getenv: getenv, Sleep: noSleep},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	bad, good := res.Models[0], res.Models[1]
+	r.bad, r.good = res.Models[0], res.Models[1]
+	return r
+}
+
+func TestGenerateStopsModelOnAuthError(t *testing.T) {
+	r := failingBesideGood(t, 12, llmtest.HTTPError(401, "invalid_api_key", "Incorrect API key provided"))
+	bad, good, srv, ex, tasks, out := r.bad, r.good, r.srv, r.ex, r.tasks, r.out
 	if !strings.Contains(bad.Stopped, "auth") || len(bad.Pending) != 12 || bad.Done != 0 {
 		t.Errorf("bad model: stopped %q, pending %d, done %d", bad.Stopped, len(bad.Pending), bad.Done)
 	}
@@ -229,26 +244,14 @@ func TestGenerateStopsModelOnAuthError(t *testing.T) {
 // held up, and a resumed run against the endpoint once it is back finishes
 // every task.
 func TestGenerateStopsModelWhenEndpointDown(t *testing.T) {
-	ex := miniEngine(t)
-	tasks := syntheticTasks(40)
-	down := llmtest.Start(t, llmtest.Fixed(llmtest.ServerError(503)), llmtest.Options{})
-	ok := syntheticSchedule(tasks)
-	srvOK := llmtest.Start(t, ok.Handler(), llmtest.Options{})
-	out := t.TempDir()
-	res, err := Generate(context.Background(), Options{
-		Out: out, Tasks: tasks, Models: []Model{testModel("down", down), testModel("good", srvOK)}, Executor: ex,
-		LLM: llm.Options{Getenv: getenv, Sleep: noSleep},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad, good := res.Models[0], res.Models[1]
+	r := failingBesideGood(t, 40, llmtest.ServerError(503))
+	bad, good, down, ex, tasks, out := r.bad, r.good, r.srv, r.ex, r.tasks, r.out
 	if !strings.Contains(bad.Stopped, "in a row") || len(bad.Pending) != 40 || bad.Done != 0 {
 		t.Errorf("down model: stopped %q, pending %d, done %d", bad.Stopped, len(bad.Pending), bad.Done)
 	}
 	// Each failed task made the client's attempts; at most the tasks in
 	// flight when the model stopped add to those that stopped it.
-	m := testModel("down", down)
+	m := testModel("bad", down)
 	perTask := m.Endpoint.WithDefaults().Retry.MaxAttempts
 	if maxCalls := (llm.MaxDownInARow + m.TasksOrDefault()) * perTask; down.Calls() > maxCalls {
 		t.Errorf("the down endpoint got %d calls, want at most %d", down.Calls(), maxCalls)
@@ -258,8 +261,8 @@ func TestGenerateStopsModelWhenEndpointDown(t *testing.T) {
 	}
 	back := syntheticSchedule(tasks)
 	srvBack := llmtest.Start(t, back.Handler(), llmtest.Options{})
-	res, err = Generate(context.Background(), Options{
-		Out: out, Tasks: tasks, Models: []Model{testModel("down", srvBack)}, Executor: ex,
+	res, err := Generate(context.Background(), Options{
+		Out: out, Tasks: tasks, Models: []Model{testModel("bad", srvBack)}, Executor: ex,
 		LLM: llm.Options{Getenv: getenv, Sleep: noSleep},
 	})
 	if err != nil {

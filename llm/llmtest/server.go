@@ -208,7 +208,7 @@ func (s *Server) decode(r *http.Request) (Call, int, *APIError) {
 	if err != nil {
 		// A body cut short is a client that went away mid-send (a cancelled
 		// context does this), not a malformed request: nothing to answer.
-		return c, statusClientClosed, &APIError{Message: "reading body: " + err.Error()}
+		return c, statusClientClosed, nil
 	}
 	c.Raw = body
 	dec := json.NewDecoder(bytes.NewReader(body))
