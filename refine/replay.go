@@ -37,6 +37,8 @@ type ReplayOptions struct {
 	RunID       string
 	// Events, if set, is called once per task, one call at a time.
 	Events func(Event)
+	// Subset: Tasks are part of their splits on purpose.
+	Subset bool
 }
 
 // Replay runs a recorded run's final SQL again on another engine and writes
@@ -80,9 +82,11 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 	if err := checkSettings(o.Out, set); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+	h, err := openRun(o.Out, "exec --run", o.Model, o.Tasks, set, o.Subset, o.RunID)
+	if err != nil {
 		return nil, err
 	}
+	defer h.lock.Release()
 	if err := writeSettings(o.Out, set); err != nil {
 		return nil, err
 	}
@@ -156,6 +160,9 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 		return mr, err
 	}
 	mr.Summary = b
+	if err := h.finish(b.Pending, true); err != nil {
+		return mr, err
+	}
 	return mr, nil
 }
 
