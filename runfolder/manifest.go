@@ -132,9 +132,11 @@ func WriteManifest(dir string, m *Manifest) error {
 	return atomicfile.Write(filepath.Join(dir, ManifestFile), append(b, '\n'))
 }
 
-// Missing lists the tasks a run should hold (its manifest's, else every
-// task of the given set in the run's splits) that have no final answer:
-// none in the folder, or pending in the manifest. The list is in key order.
+// Missing lists the tasks of the given set, in the run's splits, that
+// have no final answer: none in the folder, or pending in the manifest.
+// Completeness is relative to the tasks asked about: a run made with
+// --limit is partial against its whole split, and complete against the
+// subset it was asked to answer. The list is in key order.
 func (r *Run) Missing(tasks []*datasets.Task) []datasets.Key {
 	have := map[datasets.Key]bool{}
 	splits := map[string]bool{}
@@ -142,31 +144,22 @@ func (r *Run) Missing(tasks []*datasets.Task) []datasets.Key {
 		have[o.Key] = true
 		splits[o.Key.Split] = true
 	}
-	var want []datasets.Key
 	if r.Manifest != nil {
-		for _, s := range r.Manifest.Tasks {
-			if k, err := datasets.ParseKey(s); err == nil {
-				want = append(want, k)
-			}
+		for _, s := range r.Manifest.Splits {
+			splits[s] = true
 		}
 		for _, s := range r.Manifest.Pending {
 			if k, err := datasets.ParseKey(s); err == nil {
 				delete(have, k)
 			}
 		}
-	} else {
-		for _, t := range tasks {
-			if splits[t.Split] {
-				want = append(want, t.Key)
-			}
-		}
 	}
 	var out []datasets.Key
 	seen := map[datasets.Key]bool{}
-	for _, k := range want {
-		if !have[k] && !seen[k] {
-			seen[k] = true
-			out = append(out, k)
+	for _, t := range tasks {
+		if splits[t.Split] && !have[t.Key] && !seen[t.Key] {
+			seen[t.Key] = true
+			out = append(out, t.Key)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
