@@ -313,4 +313,3 @@ func TestGeneratePartialRunAndLock(t *testing.T) {
 		t.Errorf("judge of the finished run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
-
