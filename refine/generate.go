@@ -197,7 +197,7 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}()
 	for i, p := range plans {
-		h, err := openRun(p.dir, "generate", p.model.Name, opts.Tasks, p.settings, opts.Subset, opts.RunID)
+		h, err := openRun(p.dir, "generate", p.model.Name, "", opts.Tasks, p.settings, opts.Subset, opts.RunID)
 		if err != nil {
 			return nil, fmt.Errorf("model %q: %w", p.model.Name, err)
 		}

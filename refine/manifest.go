@@ -22,7 +22,7 @@ type runHandle struct {
 // is started: a process that stops for any reason leaves a manifest that
 // says the run is unfinished. Tasks already in the manifest stay in it, so
 // a run first made with a subset and then finished names them all.
-func openRun(dir, command, model string, tasks []*datasets.Task, set Settings, subset bool, runID string) (*runHandle, error) {
+func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, set Settings, subset bool, runID string) (*runHandle, error) {
 	lock, err := runfolder.LockExclusive(dir)
 	if err != nil {
 		return nil, err
@@ -48,7 +48,7 @@ func openRun(dir, command, model string, tasks []*datasets.Task, set Settings, s
 		splits[t.Split] = true
 	}
 	gen, _ := json.Marshal(set)
-	m.Benchmark, m.Model, m.RunID, m.Command = "clinsql", model, runID, command
+	m.Benchmark, m.Model, m.RecordedModel, m.RunID, m.Command = "clinsql", model, recordedModel, runID, command
 	m.Tasks = slices.Sorted(maps.Keys(keys))
 	m.Splits = slices.Sorted(maps.Keys(splits))
 	m.TasksSHA256 = runfolder.TaskFingerprint(tasks)

@@ -75,14 +75,15 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 		recorded[out.Key] = out
 		names[out.Summary.Model]++
 	}
+	recordedModel := majority(names, "recorded")
 	if o.Model == "" {
-		o.Model = majority(names, "recorded")
+		o.Model = recordedModel
 	}
 	set := Settings{Model: o.Model, Kind: RequestRecorded, Engine: o.Executor.Name(), EngineSemantics: engineSemantics(o.Executor)}
 	if err := checkSettings(o.Out, set); err != nil {
 		return nil, err
 	}
-	h, err := openRun(o.Out, "exec --run", o.Model, o.Tasks, set, o.Subset, o.RunID)
+	h, err := openRun(o.Out, "exec --run", o.Model, recordedModel, o.Tasks, set, o.Subset, o.RunID)
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,11 @@ type Manifest struct {
 	// Benchmark is "clinsql" (or "ehrsql").
 	Benchmark string `json:"benchmark"`
 	Model     string `json:"model"`
-	RunID     string `json:"run_id"`
+	// RecordedModel is, for a run that re-executes another run's SQL (exec
+	// --run), the model that wrote that SQL: decisions recorded about it
+	// may be replayed for this run.
+	RecordedModel string `json:"recorded_model,omitempty"`
+	RunID         string `json:"run_id"`
 	// Command made the folder: "generate", "exec --run".
 	Command string   `json:"command"`
 	Splits  []string `json:"splits"`

@@ -186,7 +186,11 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if rm := rp.Model(); !judge.SameModel(rm, model) {
+		recorded := ""
+		if run.Manifest != nil {
+			recorded = run.Manifest.RecordedModel
+		}
+		if rm := rp.Model(); !judge.SameModel(rm, model) && (recorded == "" || !judge.SameModel(rm, recorded)) {
 			if !*otherModel {
 				return fmt.Errorf("--judge %s: the recorded decisions are about model %q, but --run %s holds model %q: "+
 					"replaying them would score one model's answers with another's verdicts; pass --replay-other-model to do it on purpose", *judgeSpec, rm, *runDir, model)
