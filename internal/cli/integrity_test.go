@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -312,4 +313,64 @@ func TestGeneratePartialRunAndLock(t *testing.T) {
 	if code, stdout, stderr := runCLI(t, dir, judgeArgs...); code != 0 || !strings.Contains(stdout, "validation: 3 tasks") {
 		t.Errorf("judge of the finished run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
+}
+
+// A run folder from elsewhere cannot make the judge read files outside it,
+// hang on a FIFO or exhaust memory on a device: each such result is
+// refused by name and judged as unreadable.
+func TestJudgeRefusesHostileResultFiles(t *testing.T) {
+	dir, grading := fixtureRun(t)
+	run := writeModelRun(t, dir)
+	secret := filepath.Join(dir, "secret.csv")
+	os.WriteFile(secret, []byte("name\nTOP-SECRET-VALUE\n"), 0o644)
+	var hostile []string
+	i := 0
+	for _, ft := range fixtures.Tasks() {
+		if ft.Split != "validation" {
+			continue
+		}
+		p := filepath.Join(run, ft.Path(), datasets.GoldResultFile(ft.ID))
+		os.Remove(p)
+		switch i {
+		case 0:
+			os.Symlink(secret, p)
+		case 1:
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			os.Symlink("/dev/zero", p)
+		}
+		hostile = append(hostile, p)
+		i++
+	}
+	out := filepath.Join(dir, "out")
+	done := make(chan struct{})
+	var code int
+	var stdout, stderr string
+	go func() {
+		defer close(done)
+		code, stdout, stderr = runCLI(t, dir, "judge", "--tasks", dir, "--run", run, "--out", out, "--judge", "replay:"+grading)
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("judge hangs on a hostile run folder")
+	}
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, p := range hostile {
+		if !strings.Contains(stderr, strings.ReplaceAll(p, dir, "$DIR")) {
+			t.Errorf("stderr does not name %s:\n%s", p, stderr)
+		}
+	}
+	filepath.Walk(out, func(p string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			if b, _ := os.ReadFile(p); strings.Contains(string(b), "TOP-SECRET-VALUE") {
+				t.Errorf("%s holds the linked file's content", p)
+			}
+		}
+		return nil
+	})
 }
