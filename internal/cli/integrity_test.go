@@ -374,3 +374,35 @@ func TestJudgeRefusesHostileResultFiles(t *testing.T) {
 		return nil
 	})
 }
+
+// A release that holds only result_<id>.csv per task is judged: results
+// leaves from the CSVs, SQL leaves by the backend (here the recorded
+// decisions), never failed for an SQL text that was not released.
+func TestJudgeCSVOnlyRun(t *testing.T) {
+	dir, grading := fixtureRun(t)
+	run := writeModelRun(t, dir)
+	for _, ft := range fixtures.Tasks() {
+		if ft.Split == "validation" {
+			os.Remove(filepath.Join(run, ft.Path(), runfolder.ExecutionSummaryFile))
+		}
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runCLI(t, dir, "judge", "--tasks", dir, "--run", run, "--out", out, "--judge", "replay:"+grading, "--replay-other-model")
+	if code != 0 || !strings.Contains(stdout, "validation: 3 tasks") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	c, err := judge.ReadLedger(filepath.Join(out, judge.LedgerFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := map[judge.Tree]map[judge.Source]int{judge.TreeSQL: {}, judge.TreeResults: {}}
+	for _, r := range c.Records {
+		sources[r.Tree][r.Source]++
+		if r.Tree == judge.TreeSQL && strings.Contains(r.Explanation, "no SQL was produced") {
+			t.Errorf("%s %s: %s", r.Task, r.Leaf, r.Explanation)
+		}
+	}
+	if sources[judge.TreeSQL][judge.SourceReplay] == 0 || sources[judge.TreeResults][judge.SourceCode] == 0 {
+		t.Errorf("sources %v", sources)
+	}
+}
