@@ -86,6 +86,7 @@ func TestAgreementWithRecorded(t *testing.T) {
 	tasks, models := loadReleased(t)
 	type cov struct{ decided, total int }
 	cover := map[LeafKind]*cov{}
+	var withResult cov
 	agree := map[string]*Agreement{}
 	add := func(key string, ours, theirs bool) {
 		if agree[key] == nil {
@@ -111,6 +112,12 @@ func TestAgreementWithRecorded(t *testing.T) {
 					cover[d.Kind] = c
 				}
 				c.total++
+				if a.HasResult() {
+					withResult.total++
+					if d.Decided {
+						withResult.decided++
+					}
+				}
 				if !d.Decided {
 					continue
 				}
@@ -162,6 +169,7 @@ func TestAgreementWithRecorded(t *testing.T) {
 	sort.Strings(kinds)
 	share := float64(all.decided) / float64(all.total)
 	t.Logf("results-rubric leaves decided by code: %d of %d = %.1f%% (16 models x 190 tasks, no skipping)", all.decided, all.total, 100*share)
+	t.Logf("  on answers with a result: %d of %d = %.1f%%", withResult.decided, withResult.total, 100*float64(withResult.decided)/float64(withResult.total))
 	for _, k := range kinds {
 		c := cover[LeafKind(k)]
 		t.Logf("  %-14s %5d of %5d = %5.1f%%", k, c.decided, c.total, 100*float64(c.decided)/float64(c.total))

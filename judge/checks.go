@@ -344,15 +344,107 @@ func f1(col, concept tokenSet) float64 {
 	return f
 }
 
-// leadingStatistic is the first statistic a text names: "IQR of stay
-// averages" is an IQR, not a mean.
+// leadingStatistic is the statistic a text is about: the first specific
+// one it names ("IQR of stay averages" is an IQR, not a mean), else a rate,
+// else a count ("total mortality rate" is a rate: "total" also reads as a
+// count).
 func leadingStatistic(text string) string {
+	var rate, count bool
 	for _, t := range Tokens(text) {
-		if statistics[t] {
+		switch {
+		case t == "pct":
+			rate = true
+		case t == "count":
+			count = true
+		case statistics[t]:
 			return t
 		}
 	}
+	switch {
+	case rate:
+		return "pct"
+	case count:
+		return "count"
+	}
 	return ""
+}
+
+// namedStatistic is the statistic a value leaf asks for: the one its own
+// text names, else its nearest ancestor's ("Acceptable Range (10-30)"
+// under "Median time to death"). A "%" states the band's unit, not what
+// the value computes, so it does not count.
+func namedStatistic(texts []string) string {
+	order := append([]string{texts[len(texts)-1]}, texts[:len(texts)-1]...)
+	for _, text := range order {
+		text = strings.NewReplacer("%", " ", "(%)", " ").Replace(stripBands(stripIdentifiers(text)))
+		if s := leadingStatistic(text); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// statCompatible reports whether a column computing the statistics cs may
+// hold the statistic lead: it names lead, or a statistic lead is made of
+// (the quartiles of an IQR, a percentile for a percentile rank), or a rate
+// for a mean (a rate is the mean of an indicator) and back.
+func statCompatible(lead string, cs map[string]bool) bool {
+	if cs[lead] {
+		return true
+	}
+	for c := range cs {
+		switch {
+		case lead == "iqr" && (c == "p25" || c == "p75"):
+			return true
+		case lead == "prank" && isPercentile(c), isPercentile(lead) && c == "prank":
+			return true
+		case lead == "mean" && c == "pct", lead == "pct" && c == "mean":
+			return true
+		}
+	}
+	return false
+}
+
+// statisticColumns keeps the candidate columns that may hold the statistic
+// lead: a column naming another statistic is never it (average_mortality_rate
+// for "IQR of mortality", a death count for "median time to death"), and
+// when some columns name the statistic, a column naming none is not it
+// either. Without a named statistic every candidate stays.
+func statisticColumns(t *Table, cands []int, lead string) []int {
+	if lead == "" {
+		return cands
+	}
+	var named, silent []int
+	for _, i := range cands {
+		cs := statsOf(newTokenSet(t.Columns[i]))
+		switch {
+		case len(cs) == 0:
+			silent = append(silent, i)
+		case statCompatible(lead, cs):
+			named = append(named, i)
+		}
+	}
+	if len(named) > 0 {
+		return named
+	}
+	return silent
+}
+
+// statName spells a statistic token for an explanation.
+func statName(s string) string {
+	switch {
+	case s == "pct":
+		return "rate"
+	case s == "iqr", s == "sd":
+		return strings.ToUpper(s)
+	case s == "p50":
+		return "median"
+	case s == "prank":
+		return "percentile rank"
+	case isPercentile(s):
+		return s[1:] + "th percentile"
+	}
+	return s
 }
 
 func statsOf(ts tokenSet) map[string]bool {
@@ -504,13 +596,18 @@ var bandBoilerplate = regexp.MustCompile(`(?i)\b(?:clinically|plausible|acceptab
 // 0/1 values are groups, not measured values.
 var flagName = regexp.MustCompile(`(?i)^(?:is|has|was)_|_flag$|^flag_`)
 
+// idName marks identifier columns (itemid, subject_id, hadm_id): their
+// numbers name rows, they measure nothing (a respiratory-rate band was once
+// bound to itemid).
+var idName = regexp.MustCompile(`(?i)^(?:.*[_ ])?(?:item|subject|hadm|stay|icustay|patient|caregiver|transfer|specimen|order)?[_ ]?ids?$`)
+
 // valueColumns returns the columns that may hold a checked value: every
 // non-NULL value is a number (a column of NULLs qualifies too: its value is
 // missing, not of another kind), and the column is not an indicator.
 func valueColumns(t *Table) []int {
 	var out []int
 	for i := range t.Columns {
-		if flagName.MatchString(t.Columns[i]) {
+		if flagName.MatchString(t.Columns[i]) || idName.MatchString(t.Columns[i]) {
 			continue
 		}
 		ok := true
@@ -613,7 +710,7 @@ func bandOnColumn(t *Table, col int, how string, texts []string, bands []Band) C
 		if rows == nil {
 			return undecided(KindBand, "%s", why)
 		}
-		return judgeValues(t, col, rows, bands[0], ev)
+		return judgeValues(t, col, rows, bands[0], texts, ev)
 	case labelled:
 		var parts []string
 		pass := true
@@ -622,7 +719,7 @@ func bandOnColumn(t *Table, col int, how string, texts []string, bands []Band) C
 			if len(rows) == 0 {
 				return undecided(KindBand, "no row of the result is labelled %q", b.Label)
 			}
-			d := judgeValues(t, col, rows, b, &Evidence{})
+			d := judgeValues(t, col, rows, b, texts, &Evidence{})
 			if !d.Decided {
 				return d
 			}
@@ -651,6 +748,10 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 	if len(cands) == 0 {
 		return nil, "", "the result has no numeric column"
 	}
+	lead := namedStatistic(texts)
+	if cands = statisticColumns(t, cands, lead); len(cands) == 0 {
+		return nil, "", fmt.Sprintf("no numeric column computes the %s the requirement names", statName(lead))
+	}
 	// The nearest text alone first (the parent naming the value), then
 	// with the leaf, then everything.
 	var tries [][]string
@@ -672,18 +773,6 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 			continue
 		}
 		r := rankColumns(t.Columns, cands, examples, desc)
-		// A column computing another statistic than the one the nearest
-		// text leads with is not it (mean_mean_map for "IQR of stay
-		// averages").
-		if lead := leadingStatistic(try[0]); lead != "" {
-			for i := range r {
-				cs := statsOf(newTokenSet(t.Columns[r[i].col]))
-				if r[i].how == "similar" && len(cs) > 0 && !cs[lead] {
-					r[i].score *= 0.3
-				}
-			}
-			sort.SliceStable(r, func(i, j int) bool { return r[i].score > r[j].score })
-		}
 		second := 0.0
 		if len(r) > 1 {
 			second = r[1].score
@@ -830,10 +919,16 @@ func rowsLabelled(t *Table, label string, col int) []int {
 }
 
 // judgeValues decides a band over the given rows of a column.
-func judgeValues(t *Table, col int, rows []int, b Band, ev *Evidence) CodeDecision {
+func judgeValues(t *Table, col int, rows []int, b Band, texts []string, ev *Evidence) CodeDecision {
 	ev.Band = b.String()
-	var in, out, null int
-	var scaledIn int
+	name := t.Columns[col]
+	rate := rateBand(b, texts)
+	// A rate band in percent over a column of fractions: read each value
+	// as a fraction when the name says it is one, else decide only where
+	// both readings agree (1.0 lies in "0-70%" as written, 100% does not).
+	fraction := rate && fractionValues(t, col, rows)
+	var in, out, null, empty int
+	var scaledIn, disagree int
 	for _, ri := range rows {
 		c := t.Rows[ri][col]
 		if len(ev.Values) < maxEvidenceValues {
@@ -843,36 +938,142 @@ func judgeValues(t *Table, col int, rows []int, b Band, ev *Evidence) CodeDecisi
 				ev.Values = append(ev.Values, fmtNum(c.Num))
 			}
 		}
+		inside := !c.Null && b.Contains(c.Num)
+		if fraction && !c.Null {
+			scaled := b.Contains(c.Num * 100)
+			if fractionName(name) {
+				inside = scaled
+			} else if scaled != inside {
+				disagree++
+			}
+		}
 		switch {
 		case c.Null:
 			null++
-		case b.Contains(c.Num):
+		case rate && emptyCohort(t, ri, col):
+			// No one to take a rate of: the 0 is no rate, whatever the
+			// band admits.
+			out++
+			empty++
+		case inside:
 			in++
 		default:
 			out++
-			if scaleAmbiguous(b, c.Num) {
+			if !fraction && scaleAmbiguous(b, c.Num) {
 				scaledIn++
 			}
 		}
 	}
-	name := t.Columns[col]
 	vals := strings.Join(ev.Values, ", ")
 	if len(rows) > maxEvidenceValues {
 		vals += ", …"
 	}
 	switch {
+	case empty > 0 && empty == len(rows)-null:
+		return decided(KindBand, false, ev, "%s = %s is the rate of an empty cohort (every count in its row is 0), not a value within %s", name, vals, b)
+	case disagree > 0:
+		return undecided(KindBand, "%s = %s reads as a fraction or as a percentage, and only one reading lies within %s", name, vals, b)
 	case in == 0 && out == 0:
 		return decided(KindBand, false, ev, "%s has no value (NULL) in the rows checked", name)
 	case scaledIn > 0:
 		return undecided(KindBand, "%s = %s lies outside %s, but inside it read as a %s", name, vals, b, scaleWord(b))
+	case out == 0 && null == 0 && fraction && fractionName(name):
+		return decided(KindBand, true, ev, "%s = %s, fractions, lies within %s as a percentage", name, vals, b)
 	case out == 0 && null == 0:
 		return decided(KindBand, true, ev, "%s = %s lies within %s", name, vals, b)
+	case in == 0 && null == 0 && fraction && fractionName(name):
+		return decided(KindBand, false, ev, "%s = %s, fractions, lies outside %s as a percentage", name, vals, b)
 	case in == 0 && null == 0:
 		return decided(KindBand, false, ev, "%s = %s lies outside %s", name, vals, b)
 	case len(rows) == 1:
 		return decided(KindBand, false, ev, "%s = %s is not within %s", name, vals, b)
 	}
 	return undecided(KindBand, "%s = %s: %d of %d values within %s", name, vals, in, len(rows), b)
+}
+
+// rateBand reports a band on a rate in percent: stated in percent, or on
+// a 0-100 scale (beyond 1, at most 100) about a rate, share, proportion
+// or percentage. Its values may be written as fractions.
+func rateBand(b Band, texts []string) bool {
+	if b.Percent {
+		return true
+	}
+	if b.Lo < 0 || b.Hi <= 1 || b.Hi > 100 {
+		return false
+	}
+	for _, text := range texts {
+		for _, t := range Tokens(text) {
+			if t == "pct" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fractionValues reports a column whose values in the rows are all between
+// 0 and 1, and not all 0: it may hold fractions.
+func fractionValues(t *Table, col int, rows []int) bool {
+	some := false
+	for _, ri := range rows {
+		c := t.Rows[ri][col]
+		if c.Null {
+			continue
+		}
+		if c.Num < 0 || c.Num > 1 {
+			return false
+		}
+		some = some || c.Num != 0
+	}
+	return some
+}
+
+// fractionWords name a fraction (0-1) rather than a percentage.
+var fractionWords = regexp.MustCompile(`(?i)(?:^|[_ ])(?:fraction|frac|proportion|prop|share|ratio)(?:$|[_ ])`)
+
+// fractionName reports a column named as a fraction and not as a
+// percentage ("mv_fraction", not "mortality_pct").
+func fractionName(name string) bool {
+	l := strings.ToLower(name)
+	return fractionWords.MatchString(l) && !strings.Contains(l, "pct") && !strings.Contains(l, "percent")
+}
+
+// emptyCohort reports a row of a rate whose value is 0 and whose cohort is
+// empty: every number in the row is 0, or a column counting the cohort
+// (total_admissions, n_patients) is 0.
+func emptyCohort(t *Table, ri, col int) bool {
+	r := t.Rows[ri]
+	if c := r[col]; c.Null || !c.IsNum || c.Num != 0 {
+		return false
+	}
+	allZero, others := true, 0
+	for i, c := range r {
+		if !c.IsNum || i == col {
+			continue
+		}
+		others++
+		if c.Num != 0 {
+			allZero = false
+		} else if denominatorName(t.Columns[i]) {
+			return true
+		}
+	}
+	return allZero && others > 0
+}
+
+// denominatorName reports a column counting a cohort: a count of patients,
+// admissions or stays, not of events.
+func denominatorName(name string) bool {
+	ts := newTokenSet(name)
+	if _, ok := ts["count"]; !ok {
+		return false
+	}
+	for _, w := range []string{"patient", "admission", "stay", "cohort"} {
+		if _, ok := ts[w]; ok {
+			return true
+		}
+	}
+	return len(ts) == 1 // "n", "total"
 }
 
 // scaleAmbiguous reports a value that is outside the band as written but

@@ -36,6 +36,7 @@ var phrases = []struct {
 	// A percentile without a number left is a rank ("calculated
 	// percentile for a heart rate of 90").
 	{regexp.MustCompile(`\bpercentiles?\b`), " prank "},
+	{regexp.MustCompile(`\btime (?:to|until|of) death\b`), " ttd "},
 	{regexp.MustCompile(`\bheart rates?\b`), " hr "},
 	{regexp.MustCompile(`\brespiratory rates?\b|\bresp rate\b`), " rr "},
 	{regexp.MustCompile(`\bsystolic (?:blood pressure|bp)\b`), " sbp "},
