@@ -369,13 +369,15 @@ func leadingStatistic(text string) string {
 	return ""
 }
 
-// namedStatistic is the statistic a value leaf asks for: the one its own
-// text names, else its nearest ancestor's ("Acceptable Range (10-30)"
-// under "Median time to death"). A "%" states the band's unit, not what
-// the value computes, so it does not count.
+// namedStatistic is the statistic a value leaf asks for: the one the
+// nearest text naming one names. The parent names the value ("Median time
+// to death", "Validate 95th Percentile Lab Instability Score") and the
+// leaf states the band, sometimes with a remark ("The score represents a
+// count of unstable labs"), so ancestors come first, nearest first. A "%"
+// states the band's unit, not what the value computes, so it does not
+// count.
 func namedStatistic(texts []string) string {
-	order := append([]string{texts[len(texts)-1]}, texts[:len(texts)-1]...)
-	for _, text := range order {
+	for _, text := range texts {
 		text = strings.NewReplacer("%", " ", "(%)", " ").Replace(stripBands(stripIdentifiers(text)))
 		if s := leadingStatistic(text); s != "" {
 			return s
