@@ -528,6 +528,10 @@ func checkColumn(leaf *rubric.Node, t *Table) CodeDecision {
 		what := map[string]string{"exact": "is named as required", "canonical": "has a required name up to spelling and synonyms"}[best.how]
 		return decided(KindColumn, true, ev, "column %q %s", t.Columns[best.col], what)
 	}
+	if c, ex := coreMatch(t.Columns, examples, desc); c >= 0 {
+		ev.Column, ev.Match = t.Columns[c], "core"
+		return decided(KindColumn, true, ev, "column %q names the same quantity as %q (the same words up to spelling, the same statistic)", t.Columns[c], ex)
+	}
 	concept := tokenSet{}
 	for _, e := range examples {
 		for k, w := range newTokenSet(e) {
@@ -553,6 +557,82 @@ func checkColumn(leaf *rubric.Node, t *Table) CodeDecision {
 	ev.Match = "absent"
 	return decided(KindColumn, false, ev, "no column relates to the required quantity {%s}; the result has %s",
 		concept.key(), strings.Join(t.Columns, ", "))
+}
+
+// coreMatch returns the first column that names the same quantity as one
+// of the examples, or as the description: each word that is neither a
+// qualifier nor a statistic has a related word on the other side, both
+// ways, and the statistics agree ("mortality_percentage" for
+// "in_hospital_mortality_percent", "neurologic_complication_rate" for
+// "neuro_complication_rate_pct"). -1 when none does.
+func coreMatch(cols, examples []string, desc tokenSet) (int, string) {
+	type want struct {
+		text  string
+		words []string
+		stats map[string]bool
+	}
+	var wants []want
+	split := func(ts tokenSet) ([]string, map[string]bool) {
+		var words []string
+		for _, w := range ts.core() {
+			if !statistics[w] {
+				words = append(words, w)
+			}
+		}
+		return words, statsOf(ts)
+	}
+	for _, e := range examples {
+		w, st := split(newTokenSet(e))
+		wants = append(wants, want{e, w, st})
+	}
+	if len(desc) > 0 {
+		w, st := split(desc)
+		wants = append(wants, want{"the description", w, st})
+	}
+	covered := func(a, b []string) bool {
+		for _, x := range a {
+			ok := false
+			for _, y := range b {
+				if related(x, y) {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	for i, c := range cols {
+		cw, cst := split(newTokenSet(c))
+		if len(cw) == 0 {
+			continue
+		}
+		for _, w := range wants {
+			if len(w.words) == 0 || !sameStats(w.stats, cst) {
+				continue
+			}
+			if covered(w.words, cw) && covered(cw, w.words) {
+				return i, w.text
+			}
+		}
+	}
+	return -1, ""
+}
+
+// sameStats reports two sets of statistics that name the same thing: both
+// empty, or one compatible with the other's every statistic.
+func sameStats(a, b map[string]bool) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	for s := range a {
+		if !statCompatible(s, b) {
+			return false
+		}
+	}
+	return true
 }
 
 func relatedTo(name string, concept tokenSet) bool {
