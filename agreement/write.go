@@ -3,6 +3,7 @@ package agreement
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"text/tabwriter"
 )
@@ -14,7 +15,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw, "answers\tslice\tpairs\traw\tkappa\t95% interval\tboth pass\tboth fail\tA pass B fail\tA fail B pass\tunpaired\t")
 	for _, s := range r.Slices {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%.3f\t%s\t%d\t%d\t%d\t%d\t%d\t\n", answers(s.WithResult), s.Name, s.Total(), s.Raw(),
-			s.Kappa.Kappa, interval(s.Kappa), s.N[1][1], s.N[0][0], s.N[1][0], s.N[0][1], s.Unpaired)
+			noNegZero(s.Kappa.Kappa), interval(s.Kappa), s.N[1][1], s.N[0][0], s.N[1][0], s.N[0][1], s.Unpaired)
 	}
 	return tw.Flush()
 }
@@ -33,9 +34,10 @@ func interval(iv Interval) string {
 	return fmt.Sprintf("[%.3f, %.3f]", noNegZero(iv.Lo), noNegZero(iv.Hi))
 }
 
-// noNegZero prints -0 as 0: a kappa of exactly 0 is not negative.
+// noNegZero prints a kappa that rounds to 0 as 0, not -0: a kappa of 0
+// computed as -1e-17 is not negative.
 func noNegZero(f float64) float64 {
-	if f == 0 {
+	if math.Abs(f) < 5e-5 {
 		return 0
 	}
 	return f
@@ -47,7 +49,7 @@ func (r *Report) WriteSlicesTSV(w io.Writer) error {
 	b.WriteString("answers\tslice\tpairs\traw\tkappa\tkappa_lo\tkappa_hi\tboth_pass\tboth_fail\ta_pass_b_fail\ta_fail_b_pass\tunpaired\ttasks\n")
 	for _, s := range r.Slices {
 		fmt.Fprintf(&b, "%s\t%s\t%d\t%.4f\t%.4f\t%.4f\t%.4f\t%d\t%d\t%d\t%d\t%d\t%d\n", answers(s.WithResult), s.Name, s.Total(), s.Raw(),
-			s.Kappa.Kappa, s.Kappa.Lo, s.Kappa.Hi, s.N[1][1], s.N[0][0], s.N[1][0], s.N[0][1], s.Unpaired, s.Tasks)
+			noNegZero(s.Kappa.Kappa), noNegZero(s.Kappa.Lo), noNegZero(s.Kappa.Hi), s.N[1][1], s.N[0][0], s.N[1][0], s.N[0][1], s.Unpaired, s.Tasks)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
