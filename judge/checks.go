@@ -268,6 +268,9 @@ type scored struct {
 	col   int
 	how   string // exact, canonical, similar
 	score float64
+	// full reports a column holding every word of the concept that is
+	// not a qualifier.
+	full bool
 }
 
 // rankColumns scores the candidate columns against the example names and
@@ -310,11 +313,28 @@ func rankColumns(cols []string, cands []int, examples []string, desc tokenSet) [
 			m.how, m.score = "reordered", 4.5
 		default:
 			m.how, m.score = "similar", f1(cs, concept)
+			m.full = covers(cs, concept)
 		}
 		out = append(out, m)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
 	return out
+}
+
+// covers reports whether col holds every token of concept that is not a
+// qualifier.
+func covers(col, concept tokenSet) bool {
+	n := 0
+	for t := range concept {
+		if qualifiers[t] {
+			continue
+		}
+		if _, ok := col[t]; !ok {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // key is the sorted set of tokens: equal keys mean names equal up to
@@ -743,6 +763,7 @@ func checkBand(leaf *rubric.Node, t *Table) CodeDecision {
 		return decided(KindBand, false, &Evidence{Rows: t.TotalRows}, "the result holds no value: every cell is NULL")
 	}
 	cols, how, why := bindColumns(t, texts)
+	tree := treeText(leaf)
 	if len(cols) == 0 {
 		return undecided(KindBand, "%s", why)
 	}
@@ -750,7 +771,7 @@ func checkBand(leaf *rubric.Node, t *Table) CodeDecision {
 	// verdict is the same whichever is meant.
 	var first CodeDecision
 	for i, col := range cols {
-		d := bandOnColumn(t, col, how, texts, bands)
+		d := bandOnColumn(t, col, how, texts, tree, bands)
 		if !d.Decided {
 			return d
 		}
@@ -775,7 +796,7 @@ func checkBand(leaf *rubric.Node, t *Table) CodeDecision {
 }
 
 // bandOnColumn decides the leaf's band or bands on one column.
-func bandOnColumn(t *Table, col int, how string, texts []string, bands []Band) CodeDecision {
+func bandOnColumn(t *Table, col int, how string, texts, tree []string, bands []Band) CodeDecision {
 	ev := &Evidence{Rows: t.TotalRows, Column: t.Columns[col], Match: how}
 	if u, v, ok := unitConflict(t.Columns[col], texts, bands); ok {
 		return undecided(KindBand, "column %q is in %ss, the requirement in %ss", t.Columns[col], u, v)
@@ -788,7 +809,10 @@ func bandOnColumn(t *Table, col int, how string, texts []string, bands []Band) C
 	}
 	switch {
 	case len(bands) == 1:
-		rows, why := selectRows(t, texts, col)
+		rows, why, lacking := selectRows(t, texts, col, tree)
+		if lacking {
+			return decided(KindBand, false, ev, "%s", why)
+		}
 		if rows == nil {
 			return undecided(KindBand, "%s", why)
 		}
@@ -862,7 +886,10 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 		switch best := r[0]; {
 		case best.how != "similar" && best.score > second:
 			return []int{best.col}, best.how, ""
-		case best.score >= minBindScore && best.score-second >= minBindMargin:
+		case best.score >= minBindScore && best.score-second >= minBindMargin,
+			// The only column with every word ("los_gt_7" for "LOS > 7
+			// days", not "los_le_7"): close scores, a clear difference.
+			best.score >= minBindScore && best.full && (len(r) == 1 || !r[1].full):
 			return []int{best.col}, best.how, ""
 		case best.score >= minBindScore && tied == nil:
 			for _, m := range r {
@@ -946,8 +973,9 @@ func stripBands(s string) string {
 
 // selectRows returns the rows a band applies to: those labelled with a
 // group the rubric text names, or every row when it names none. nil with a
-// reason when it names groups the result does not have.
-func selectRows(t *Table, texts []string, col int) ([]int, string) {
+// reason when it names groups the result does not have; lacking when the
+// result is certainly without the value (one row, of another group).
+func selectRows(t *Table, texts []string, col int, tree []string) (rows []int, why string, lacking bool) {
 	var labels []string
 	for _, text := range texts {
 		for _, m := range labelRe.FindAllStringSubmatch(text, -1) {
@@ -966,17 +994,126 @@ func selectRows(t *Table, texts []string, col int) ([]int, string) {
 		all[i] = i
 	}
 	if len(labels) == 0 {
-		return all, ""
+		// No quoted group: the rows whose label the text names
+		// ("Validate Value for DKA Survivor LOS" for the row "DKA"), or
+		// every row when it names none, unless the result is one group
+		// that the rubric names elsewhere ("General Cohort AKI Rate"):
+		// the value asked for is then another group's, which the result
+		// lacks.
+		named, others := rowsNamed(t, texts, col, tree)
+		switch {
+		case len(named) > 0:
+			return named, "", false
+		case others != "" && len(t.Rows) == 1:
+			return nil, fmt.Sprintf("the result holds one group, %q, which the rubric names apart from the group this requirement is about: its value is not in the result", others), true
+		}
+		return all, "", false
 	}
 	for _, l := range labels {
 		if rows := rowsLabelled(t, l, col); len(rows) > 0 {
-			return rows, ""
+			return rows, "", false
 		}
 	}
 	if len(t.Rows) == 1 {
-		return all, ""
+		return all, "", false
 	}
-	return nil, fmt.Sprintf("the requirement is about %q, and no row of the result is labelled so", labels[0])
+	return nil, fmt.Sprintf("the requirement is about %q, and no row of the result is labelled so", labels[0]), false
+}
+
+// rowsNamed returns the rows whose label (a text cell, with a word in it)
+// the texts name, word for word. When none is named, others is a label
+// the rubric's other texts name, "" if none.
+func rowsNamed(t *Table, texts []string, col int, tree []string) (named []int, others string) {
+	near := tokenSeq(texts)
+	far := tokenSeq(tree)
+	for ri, r := range t.Rows {
+		for ci, c := range r {
+			if ci == col || c.Null || c.IsNum {
+				continue
+			}
+			lt := Tokens(c.Raw)
+			if !hasLetters(lt) {
+				continue
+			}
+			if containsSeq(near, lt) {
+				named = append(named, ri)
+				break
+			}
+			if others == "" && containsSeq(far, lt) {
+				others = c.Raw
+			}
+		}
+	}
+	if len(named) > 0 {
+		others = ""
+	}
+	return named, others
+}
+
+// tokenSeq is the tokens of the texts, in order, a "|" between texts so
+// no sequence spans two.
+func tokenSeq(texts []string) []string {
+	var out []string
+	for _, text := range texts {
+		out = append(out, Tokens(text)...)
+		out = append(out, "|")
+	}
+	return out
+}
+
+func hasLetters(ts []string) bool {
+	for _, t := range ts {
+		for _, r := range t {
+			if r >= 'a' && r <= 'z' {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// containsSeq reports whether seq occurs in ts, contiguously.
+func containsSeq(ts, seq []string) bool {
+	if len(seq) == 0 {
+		return false
+	}
+outer:
+	for i := 0; i+len(seq) <= len(ts); i++ {
+		for j := range seq {
+			if ts[i+j] != seq[j] {
+				continue outer
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// treeTexts caches treeText per rubric tree: trees are immutable once
+// parsed.
+var treeTexts sync.Map // root *rubric.Node -> []string
+
+// treeText returns every requirement of the leaf's tree: what the rubric
+// distinguishes anywhere.
+func treeText(leaf *rubric.Node) []string {
+	root := leaf
+	for root.Parent != nil {
+		root = root.Parent
+	}
+	if v, ok := treeTexts.Load(root); ok {
+		return v.([]string)
+	}
+	var out []string
+	var walk func(n *rubric.Node)
+	walk = func(n *rubric.Node) {
+		out = append(out, n.Requirements)
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(root)
+	treeTexts.Store(root, out)
+	return out
 }
 
 // rowsLabelled returns the rows whose text cells equal or contain label.

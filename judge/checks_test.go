@@ -54,10 +54,20 @@ func TestIdentifiers(t *testing.T) {
 // leaf: root > category > [parent >] leaf.
 func resultsLeaf(t *testing.T, category, parent, text string) *rubric.Node {
 	t.Helper()
+	return resultsLeafBeside(t, category, parent, text, "")
+}
+
+// resultsLeafBeside is resultsLeaf with a sibling of the parent (a leaf)
+// whose requirement is sibling, when not "".
+func resultsLeafBeside(t *testing.T, category, parent, text, sibling string) *rubric.Node {
+	t.Helper()
 	leaf := `{"id":"the-leaf","requirements":` + quote(text) + `,"sub_tasks":[]}`
 	inner := leaf
 	if parent != "" {
 		inner = `{"id":"the-parent","requirements":` + quote(parent) + `,"sequential":true,"sub_tasks":[` + leaf + `]}`
+	}
+	if sibling != "" {
+		inner += `,{"id":"the-sibling","requirements":` + quote(sibling) + `,"sub_tasks":[]}`
 	}
 	doc := `{"id":"root","requirements":"Results Validation","sub_tasks":[{"id":"cat","requirements":` + quote(category) +
 		`,"sequential":true,"sub_tasks":[` + inner + `]}]}`
@@ -96,6 +106,7 @@ func TestCheck(t *testing.T) {
 		name          string
 		category      string
 		parent, text  string
+		sibling       string
 		answer        *Answer
 		csv           string
 		kind          LeafKind
@@ -211,8 +222,15 @@ func TestCheck(t *testing.T) {
 			csv: "average_mortality_rate\n12.5\n", kind: KindBand, explainHas: "computes the IQR"},
 		{name: "band id column is no value", category: values, parent: "Validate respiratory rate", text: "Clinically Plausible (10-30)",
 			csv: "itemid,label\n220210,RR\n", kind: KindBand, explainHas: "no numeric column"},
+		{name: "band stratum by comparison", category: values, parent: "Median time to death with LOS > 7 days for 'Sepsis'", text: "Clinically Plausible (8-60)",
+			csv: "diagnosis_group,n_los_le_7,n_los_gt_7,median_time_to_death_los_le_7,median_time_to_death_los_gt_7\nSepsis,10,12,3,22\n", kind: KindBand, decided: true, pass: true, explainHas: "median_time_to_death_los_gt_7 = 22 lies"},
 		{name: "band rate not a count", category: values, parent: "Validate mortality rate (e.g., 'mortality_pct')", text: "Clinically Plausible (0-40)",
 			csv: "group,n_deaths,mortality_pct\nA,300,12.5\n", kind: KindBand, decided: true, pass: true, explainHas: "mortality_pct = 12.5"},
+		// Rows bound by the group the text names, unquoted.
+		{name: "band row named without quotes", category: values, parent: "Validate Value for DKA Survivor LOS (e.g., dka_cohort_survivor_los_days)", text: "Acceptable Range (4-20)",
+			csv: "cohort_type,mean_survivor_los,n\nGeneral,3.1,62762\nDKA,5.4,120\n", kind: KindBand, decided: true, pass: true, explainHas: "mean_survivor_los = 5.4 lies"},
+		{name: "band another group's row", category: values, parent: "Validate Value for DKA Survivor LOS (e.g., dka_cohort_survivor_los_days)", text: "Acceptable Range (4-20)",
+			sibling: "Validate Value for General Cohort Survivor LOS", csv: "cohort_type,mean_survivor_los,n\nGeneral,5.4,62762\n", kind: KindBand, decided: true, explainHas: `one group, "General"`},
 		{name: "band without result", category: values, parent: "Validation", text: "Acceptable Range (2-5)", answer: failed, kind: KindBand, decided: true},
 
 		// Other value leaves: decided only without a result.
@@ -221,7 +239,7 @@ func TestCheck(t *testing.T) {
 		{name: "other without result", category: values, parent: "Validation of relative differences", text: "Shock cohort has higher burden", answer: empty, kind: KindOther, decided: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			leaf := resultsLeaf(t, tc.category, tc.parent, tc.text)
+			leaf := resultsLeafBeside(t, tc.category, tc.parent, tc.text, tc.sibling)
 			a := tc.answer
 			if a == nil {
 				a = table(t, tc.csv)

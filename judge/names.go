@@ -37,6 +37,11 @@ var phrases = []struct {
 	// percentile for a heart rate of 90").
 	{regexp.MustCompile(`\bpercentiles?\b`), " prank "},
 	{regexp.MustCompile(`\btime (?:to|until|of) death\b`), " ttd "},
+	// Comparisons name strata ("LOS > 7 days", los_gt_7): keep them.
+	{regexp.MustCompile(`>=|≥`), " ge "},
+	{regexp.MustCompile(`<=|≤`), " le "},
+	{regexp.MustCompile(`>`), " gt "},
+	{regexp.MustCompile(`<`), " lt "},
 	{regexp.MustCompile(`\bheart rates?\b`), " hr "},
 	{regexp.MustCompile(`\brespiratory rates?\b|\bresp rate\b`), " rr "},
 	{regexp.MustCompile(`\bsystolic (?:blood pressure|bp)\b`), " sbp "},
@@ -73,6 +78,7 @@ var synonyms = map[string]string{
 	"quintile": "quintile", "quintiles": "quintile", "decile": "decile", "deciles": "decile",
 	"total": "count", "size": "count",
 	"thirty": "30", "sixty": "60", "ninety": "90", "seven": "7", "fourteen": "14",
+	"lte": "le", "gte": "ge",
 	"stays": "stay", "categories": "category", "cat": "category", "grp": "group", "groups": "group",
 }
 
