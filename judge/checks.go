@@ -594,10 +594,17 @@ func coreMatch(cols, examples []string, desc tokenSet) (int, string) {
 	var wants []want
 	split := func(ts tokenSet) ([]string, map[string]bool) {
 		var words []string
+		quantity := false
 		for _, w := range ts.core() {
 			if !statistics[w] {
 				words = append(words, w)
+				quantity = quantity || !grouping[w]
 			}
+		}
+		if !quantity {
+			// A grouping column ("metric_type", "cohort_type") is named
+			// freely: the same words do not make the same grouping.
+			return nil, nil
 		}
 		return words, statsOf(ts)
 	}
@@ -754,7 +761,10 @@ func bindingTexts(leaf *rubric.Node) []string {
 var labelRe = regexp.MustCompile(`['"‘“]([^'"’”]{2,40})['"’”]`)
 
 func checkBand(leaf *rubric.Node, t *Table) CodeDecision {
-	bands := ParseBands(leaf.Requirements)
+	bands := valueBands(leaf.Requirements)
+	if len(bands) == 0 {
+		return undecided(KindBand, "the ranges in the requirement describe the cohort (an age range), not the value")
+	}
 	texts := bindingTexts(leaf)
 	if t.Truncated {
 		return undecided(KindBand, "the result has %d rows; only %d were read", t.TotalRows, len(t.Rows))
@@ -793,6 +803,24 @@ func checkBand(leaf *rubric.Node, t *Table) CodeDecision {
 		first.Explanation = fmt.Sprintf("whichever of %s is meant: %s", strings.Join(names, ", "), first.Explanation)
 	}
 	return first
+}
+
+// cohortContext is text just before a range that makes it the cohort's
+// ages ("(female, 63-73, transfer)", "aged 40-50"), not the value's band.
+var cohortContext = regexp.MustCompile(`(?i)(?:\bage[ds]?|\bfemales?|\bmales?|\bwomen|\bmen|\bpatients)\W{0,3}$`)
+
+// valueBands returns the bands of a leaf that bound its value: a range
+// written as the cohort's ages is not one.
+func valueBands(text string) []Band {
+	all := ParseBands(text)
+	out := make([]Band, 0, len(all))
+	for _, b := range all {
+		if i := strings.Index(text, b.Text); i > 0 && cohortContext.MatchString(text[:i]) {
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // bandOnColumn decides the leaf's band or bands on one column.
@@ -1039,6 +1067,15 @@ func rowsNamed(t *Table, texts []string, col int, tree []string) (named []int, o
 				named = append(named, ri)
 				break
 			}
+			if containsNegated(near, lt) {
+				// "Non-insulin agents" is about every row but Insulin's.
+				for rj := range t.Rows {
+					if rj != ri {
+						named = append(named, rj)
+					}
+				}
+				return named, ""
+			}
 			if others == "" && containsSeq(far, lt) {
 				others = c.Raw
 			}
@@ -1072,10 +1109,27 @@ func hasLetters(ts []string) bool {
 	return false
 }
 
-// containsSeq reports whether seq occurs in ts, contiguously.
+// negations turn a group's name into everyone else: "non-insulin",
+// "no shock".
+var negations = setOf("non no not without excluding except other")
+
+// containsSeq reports whether seq occurs in ts, contiguously, and not
+// negated.
 func containsSeq(ts, seq []string) bool {
+	i := findSeq(ts, seq)
+	return i >= 0 && (i == 0 || !negations[ts[i-1]])
+}
+
+// containsNegated reports whether seq occurs in ts only negated.
+func containsNegated(ts, seq []string) bool {
+	i := findSeq(ts, seq)
+	return i > 0 && negations[ts[i-1]]
+}
+
+// findSeq returns where seq first occurs in ts, contiguously, or -1.
+func findSeq(ts, seq []string) int {
 	if len(seq) == 0 {
-		return false
+		return -1
 	}
 outer:
 	for i := 0; i+len(seq) <= len(ts); i++ {
@@ -1084,9 +1138,9 @@ outer:
 				continue outer
 			}
 		}
-		return true
+		return i
 	}
-	return false
+	return -1
 }
 
 // treeTexts caches treeText per rubric tree: trees are immutable once

@@ -137,6 +137,8 @@ func TestCheck(t *testing.T) {
 			csv: "quintile,mortality_rate,neurologic_complication_rate\n1,3,4\n", kind: KindColumn, decided: true, pass: true, explainHas: "neurologic_complication_rate"},
 		{name: "column from the description", category: format, parent: "Column Name Exists", text: "Column exists for minimum first troponin",
 			csv: "patient_count,min_first_troponin\n1,3\n", kind: KindColumn, decided: true, pass: true, explainHas: "the description"},
+		{name: "column another grouping goes to the judge", category: format, parent: "Column Name Exists", text: "Column 'metric_type' or similar must exist",
+			csv: "cohort_type,n_patients\nA,3\n", kind: KindColumn},
 		{name: "column another window goes to the judge", category: format, parent: "Column Name Exists", text: "Column exists for 30-day mortality rate (e.g., 'mortality_30_day_rate_pct')",
 			csv: "n,mortality_percent\n10,3.5\n", kind: KindColumn},
 		{name: "column another statistic goes to the judge", category: format, parent: "Column Name Exists", text: "Column Exists: Median Initial Troponin T (e.g., 'median_initial_troponin_t')",
@@ -231,6 +233,10 @@ func TestCheck(t *testing.T) {
 			csv: "cohort_type,mean_survivor_los,n\nGeneral,3.1,62762\nDKA,5.4,120\n", kind: KindBand, decided: true, pass: true, explainHas: "mean_survivor_los = 5.4 lies"},
 		{name: "band another group's row", category: values, parent: "Validate Value for DKA Survivor LOS (e.g., dka_cohort_survivor_los_days)", text: "Acceptable Range (4-20)",
 			sibling: "Validate Value for General Cohort Survivor LOS", csv: "cohort_type,mean_survivor_los,n\nGeneral,5.4,62762\n", kind: KindBand, decided: true, explainHas: `one group, "General"`},
+		{name: "band rows of a negated group", category: values, parent: "Validation of 'initiation_rate_final_48h_pct' column", text: "Non-insulin oral agent initiation rates near discharge are in the acceptable range (e.g., 0.0-10.0)",
+			csv: "medication_class,final_48h_percent\nInsulin,34.11\nMetformin,3.49\nSulfonylurea,2.45\n", kind: KindBand, decided: true, pass: true, explainHas: "final_48h_percent = 3.49, 2.45 lies"},
+		{name: "band age range is the cohort's", category: values, parent: "Validation for the total number of admissions in the specified cohort.", text: "The total number of admissions for this specific Medicare cohort (female, 63-73, transfer, atrial fibrillation) is expected to be a moderate number.",
+			csv: "total_admissions\n45\n", kind: KindBand, explainHas: "age range"},
 		{name: "band without result", category: values, parent: "Validation", text: "Acceptable Range (2-5)", answer: failed, kind: KindBand, decided: true},
 
 		// Other value leaves: decided only without a result.
