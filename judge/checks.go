@@ -608,9 +608,14 @@ func coreMatch(cols, examples []string, desc tokenSet) (int, string) {
 		}
 		return words, statsOf(ts)
 	}
+	// The time unit the examples state holds for the description too.
+	unit := ""
 	for _, e := range examples {
 		w, st := split(newTokenSet(e))
 		wants = append(wants, want{e, w, st})
+		if unit == "" {
+			unit = timeUnit(e)
+		}
 	}
 	if len(desc) > 0 {
 		w, st := split(desc)
@@ -640,12 +645,25 @@ func coreMatch(cols, examples []string, desc tokenSet) (int, string) {
 			if len(w.words) == 0 || !sameStats(w.stats, cst) {
 				continue
 			}
+			if u, v := timeUnit(c), unit; u != "" && v != "" && u != v {
+				continue // avg_icu_los_hours is not the stay in days
+			}
 			if covered(w.words, cw) && covered(cw, w.words) {
 				return i, w.text
 			}
 		}
 	}
 	return -1, ""
+}
+
+// timeUnit is the time unit a name states, "" if none.
+func timeUnit(name string) string {
+	for _, t := range Tokens(name) {
+		if timeUnits[t] {
+			return t
+		}
+	}
+	return ""
 }
 
 // sameStats reports two sets of statistics that name the same thing: both
@@ -1059,8 +1077,8 @@ func rowsNamed(t *Table, texts []string, col int, tree []string) (named []int, o
 			if ci == col || c.Null || c.IsNum {
 				continue
 			}
-			lt := Tokens(c.Raw)
-			if !hasLetters(lt) {
+			lt := labelWords(c.Raw)
+			if len(lt) == 0 {
 				continue
 			}
 			if containsSeq(near, lt) {
@@ -1098,15 +1116,23 @@ func tokenSeq(texts []string) []string {
 	return out
 }
 
-func hasLetters(ts []string) bool {
-	for _, t := range ts {
+// labelWords are the words of a row label that name its group: tokens
+// with two letters or more ("General (59-69, M)" is "general"; the ages
+// and the sex qualify it).
+func labelWords(label string) []string {
+	var out []string
+	for _, t := range Tokens(label) {
+		letters := 0
 		for _, r := range t {
 			if r >= 'a' && r <= 'z' {
-				return true
+				letters++
 			}
 		}
+		if letters >= 2 {
+			out = append(out, t)
+		}
 	}
-	return false
+	return out
 }
 
 // negations turn a group's name into everyone else: "non-insulin",
@@ -1312,26 +1338,30 @@ func fractionName(name string) bool {
 }
 
 // emptyCohort reports a row of a rate whose value is 0 and whose cohort is
-// empty: every number in the row is 0, or a column counting the cohort
-// (total_admissions, n_patients) is 0.
+// empty: every number in the row is 0, counts among them, or a column
+// counting the cohort (total_admissions, n_patients) is 0.
 func emptyCohort(t *Table, ri, col int) bool {
 	r := t.Rows[ri]
 	if c := r[col]; c.Null || !c.IsNum || c.Num != 0 {
 		return false
 	}
-	allZero, others := true, 0
+	allZero, counts := true, 0
 	for i, c := range r {
 		if !c.IsNum || i == col {
 			continue
 		}
-		others++
+		if _, ok := newTokenSet(t.Columns[i])["count"]; ok {
+			counts++
+		}
 		if c.Num != 0 {
 			allZero = false
 		} else if denominatorName(t.Columns[i]) {
 			return true
 		}
 	}
-	return allZero && others > 0
+	// Only counts tell an empty cohort: a row of rates that are all 0
+	// (no prevalence early, none late, no change) is a real answer.
+	return allZero && counts > 0
 }
 
 // denominatorName reports a column counting a cohort: a count of patients,

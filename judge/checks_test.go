@@ -139,6 +139,8 @@ func TestCheck(t *testing.T) {
 			csv: "patient_count,min_first_troponin\n1,3\n", kind: KindColumn, decided: true, pass: true, explainHas: "the description"},
 		{name: "column another grouping goes to the judge", category: format, parent: "Column Name Exists", text: "Column 'metric_type' or similar must exist",
 			csv: "cohort_type,n_patients\nA,3\n", kind: KindColumn},
+		{name: "column in another time unit goes to the judge", category: format, parent: "Column Name Exists", text: "Column exists for top decile average ICU LOS (e.g., 'top_decile_avg_icu_los_days')",
+			csv: "avg_icu_los_hours_top_decile\n30\n", kind: KindColumn},
 		{name: "column another window goes to the judge", category: format, parent: "Column Name Exists", text: "Column exists for 30-day mortality rate (e.g., 'mortality_30_day_rate_pct')",
 			csv: "n,mortality_percent\n10,3.5\n", kind: KindColumn},
 		{name: "column another statistic goes to the judge", category: format, parent: "Column Name Exists", text: "Column Exists: Median Initial Troponin T (e.g., 'median_initial_troponin_t')",
@@ -237,6 +239,10 @@ func TestCheck(t *testing.T) {
 			csv: "medication_class,final_48h_percent\nInsulin,34.11\nMetformin,3.49\nSulfonylurea,2.45\n", kind: KindBand, decided: true, pass: true, explainHas: "final_48h_percent = 3.49, 2.45 lies"},
 		{name: "band age range is the cohort's", category: values, parent: "Validation for the total number of admissions in the specified cohort.", text: "The total number of admissions for this specific Medicare cohort (female, 63-73, transfer, atrial fibrillation) is expected to be a moderate number.",
 			csv: "total_admissions\n45\n", kind: KindBand, explainHas: "age range"},
+		{name: "band zero rates without counts", category: values, parent: "Validate the value in the column 'prevalence_pct_first_48h'.", text: "Acceptable Range (0.0 - 2.0)",
+			csv: "prevalence_first_48h,prevalence_final_12h,absolute_pp_difference\n0,0,0\n", kind: KindBand, decided: true, pass: true},
+		{name: "band one row of another group with qualifiers", category: values, parent: "Validate Value for DKA 30d Mortality Rate (e.g., dka_cohort_30d_mortality_rate_pct)", text: "Clinically Plausible (0-100)",
+			sibling: "Validate Value for General Cohort 30d Mortality Rate", csv: "cohort,thirty_day_mortality_rate_pct\n\"General (59-69, M)\",4.03\n", kind: KindBand, decided: true, explainHas: "one group"},
 		{name: "band without result", category: values, parent: "Validation", text: "Acceptable Range (2-5)", answer: failed, kind: KindBand, decided: true},
 
 		// Other value leaves: decided only without a result.
