@@ -442,6 +442,9 @@ func statisticColumns(t *Table, cands []int, lead string) []int {
 		switch {
 		case len(cs) == 0:
 			silent = append(silent, i)
+		case lead == "iqr" && !cs["iqr"]:
+			// A quartile is part of an IQR, not its value: a band on the
+			// IQR does not bound q1 or q3.
 		case statCompatible(lead, cs):
 			named = append(named, i)
 		}

@@ -27,6 +27,7 @@ func TestTokens(t *testing.T) {
 		{"percentile_90bpm", "prank 90 bpm"},
 		{"calculated percentile for a heart rate of 90 bpm", "prank hr 90 bpm"},
 		{"num_patients", "count patient"},
+		{"iqr_25", "p25"},
 		{"ninety_day_mortality", "90 day mortality"},
 	} {
 		if got := strings.Join(Tokens(tc.in), " "); got != tc.want {
@@ -243,6 +244,8 @@ func TestCheck(t *testing.T) {
 			csv: "prevalence_first_48h,prevalence_final_12h,absolute_pp_difference\n0,0,0\n", kind: KindBand, decided: true, pass: true},
 		{name: "band one row of another group with qualifiers", category: values, parent: "Validate Value for DKA 30d Mortality Rate (e.g., dka_cohort_30d_mortality_rate_pct)", text: "Clinically Plausible (0-100)",
 			sibling: "Validate Value for General Cohort 30d Mortality Rate", csv: "cohort,thirty_day_mortality_rate_pct\n\"General (59-69, M)\",4.03\n", kind: KindBand, decided: true, explainHas: "one group"},
+		{name: "band IQR not on the quartiles", category: values, parent: "Validation for the column 'iqr_of_stay_averages'.", text: "Clinically Plausible: IQR values for all categories are between 1 and 20.",
+			csv: "map_category,stay_count,mean_of_mean_map,median_of_mean_map,iqr_25,iqr_75\n<65,10,60.5,60,59.63,63.87\n", kind: KindBand, explainHas: "computes the IQR"},
 		{name: "band without result", category: values, parent: "Validation", text: "Acceptable Range (2-5)", answer: failed, kind: KindBand, decided: true},
 
 		// Other value leaves: decided only without a result.

@@ -29,6 +29,8 @@ var phrases = []struct {
 	{regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)? percentiles?\b`), " p$1 "},
 	{regexp.MustCompile(`\bpercentiles? (\d{1,2})\b`), " p$1 "},
 	{regexp.MustCompile(`\b(?:pctl?|perc|percentile) ?(\d{1,2})\b`), " p$1 "},
+	// "iqr_25", "iqr_75": the quartiles, not the range.
+	{regexp.MustCompile(`\biqr (25|75)\b`), " p$1 "},
 	{regexp.MustCompile(`\b(?:first|lower) quartile\b|\bq1\b`), " p25 "},
 	{regexp.MustCompile(`\b(?:third|upper) quartile\b|\bq3\b`), " p75 "},
 	{regexp.MustCompile(`\bmedian\b|\bp50\b`), " p50 "},
