@@ -17,6 +17,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
 )
 
@@ -97,7 +98,7 @@ func runAgree(_ context.Context, env *Env, args []string) error {
 	}
 	results := map[string]map[string]bool{} // model -> task -> has a result
 	for _, dir := range runs {
-		outputs, err := datasets.LoadRun(dir)
+		outputs, err := runfolder.LoadOutputs(dir)
 		if err != nil && len(outputs) == 0 {
 			return err
 		}
