@@ -17,6 +17,7 @@ import (
 type Replay struct {
 	file  string
 	evals map[datasets.Key]scoring.Evaluation
+	order map[datasets.Key]int // position in the file
 }
 
 // NewReplay reads the recorded decisions in path.
@@ -25,7 +26,7 @@ func NewReplay(path string) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Replay{file: path, evals: map[datasets.Key]scoring.Evaluation{}}
+	r := &Replay{file: path, evals: map[datasets.Key]scoring.Evaluation{}, order: map[datasets.Key]int{}}
 	for i, e := range g.Evaluations {
 		k, err := datasets.ParseKey(e.SamplePath)
 		if err != nil {
@@ -35,6 +36,7 @@ func NewReplay(path string) (*Replay, error) {
 			return nil, fmt.Errorf("%s: detailed_evaluations[%d]: task %s graded twice", path, i, k)
 		}
 		r.evals[k] = e
+		r.order[k] = i
 	}
 	return r, nil
 }
@@ -49,6 +51,14 @@ func (r *Replay) Source() Source { return SourceReplay }
 func (r *Replay) Has(k datasets.Key) bool {
 	_, ok := r.evals[k]
 	return ok
+}
+
+// Recorded returns the task's sample_path as recorded (the answer's folder
+// on the machine that graded it) and its position in the recording; ok is
+// false when the recording lacks the task.
+func (r *Replay) Recorded(k datasets.Key) (samplePath string, index int, ok bool) {
+	index, ok = r.order[k]
+	return r.evals[k].SamplePath, index, ok
 }
 
 // Decide returns the recorded decision. A leaf the recording lacks is
