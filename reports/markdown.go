@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/internal/buildinfo"
 	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -70,8 +71,9 @@ func (r *Report) setup() string {
 	return fmt.Sprintf("Scores x100, two decimals: the unweighted mean over tasks rounded to 6 decimals, as the reference scorer publishes them. "+
 		"Main mode: %s; %s mode beside it. Reference mode reproduces the published scorer; strict mode counts recorded judge errors and unreadable "+
 		"replies as invalid instead of passes (scoring them as failures), honours critical leaves under every parent, and keeps tasks the grading "+
-		"lacks in the denominator. 95%% confidence intervals: percentile bootstrap over tasks, %d resamples, seed %d. Ranked by %s (%s mode).",
-		modeName(r.Mode), modeName(r.Other()), r.Bootstrap.Resamples, r.Bootstrap.Seed, metricName(r.RankBy), modeName(r.Mode))
+		"lacks in the denominator. 95%% confidence intervals: percentile bootstrap over tasks, %d resamples, seed %d. Ranked by %s (%s mode). "+
+		"Made by clinsql %s.",
+		modeName(r.Mode), modeName(r.Other()), r.Bootstrap.Resamples, r.Bootstrap.Seed, metricName(r.RankBy), modeName(r.Mode), buildinfo.Current())
 }
 
 func ci(i Interval) string {

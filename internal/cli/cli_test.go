@@ -84,8 +84,8 @@ func TestRescore(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"rescore-reference", nil},
-		{"rescore-strict", []string{"--mode", "strict"}},
+		{"rescore-reference", []string{"--mode", "reference"}},
+		{"rescore-strict", nil}, // the default
 		{"rescore-brief", []string{"--mode", "strict", "--brief"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
