@@ -40,6 +40,13 @@ func TestOutputsStateModeAndBuild(t *testing.T) {
 				t.Errorf("report.json: mode %q, clinsql %+v; want %q, %+v", j.Mode, j.Clinsql, tc.want, stamp)
 			}
 			header := "Main mode: " + tc.want + ";"
+			for _, f := range []string{TaxonomyMD, RefinementMD} {
+				b, err := os.ReadFile(filepath.Join(out, f))
+				must(t, err)
+				if !strings.Contains(string(b), "Made by clinsql "+stamp.String()) {
+					t.Errorf("%s does not name the clinsql build", f)
+				}
+			}
 			for _, f := range []string{LeaderboardMD, ScenariosMD, ReportHTML} {
 				b, err := os.ReadFile(filepath.Join(out, f))
 				must(t, err)

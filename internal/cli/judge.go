@@ -358,7 +358,7 @@ func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) {
 		fmt.Fprintln(w)
 	}
 	if n := len(s.Excluded); n > 0 {
-		fmt.Fprintf(w, "left out of the scores in reference mode, as the published scorer did: %d tasks the recorded grading lacks (%s); strict mode keeps them\n",
+		fmt.Fprintf(w, "left out of the scores in reference mode, as the published scorer did: %d task(s) the recorded grading lacks (%s); strict mode keeps them\n",
 			n, strings.Join(s.Excluded, ", "))
 	}
 	fmt.Fprintf(w, "wrote %s, %s, %s, %s, %s and %s to %s\n", judge.LedgerFile, judge.GradingFile, scoring.ScoringFile,
