@@ -11,6 +11,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/internal/buildinfo"
+	"github.com/clinsql/clinsql/judge"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
 )
@@ -100,23 +101,22 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 const rescoreSummaryFile = "rescore_summary.json"
 
 type rescoreSummary struct {
-	Mode                rubric.Mode     `json:"mode"`
-	Clinsql             buildinfo.Stamp `json:"clinsql"`
-	Grading             string          `json:"grading"`
-	Model               string          `json:"model"`
-	Split               string          `json:"split"`
-	Tasks               int             `json:"tasks"`
-	AverageSQLScore     float64         `json:"average_sql_score"`
-	AverageResultsScore float64         `json:"average_results_score"`
-	TasksWithInvalid    int             `json:"tasks_with_invalid_leaves"`
-	Files               []string        `json:"files"`
+	Mode    rubric.Mode     `json:"mode"`
+	Clinsql buildinfo.Stamp `json:"clinsql"`
+	Grading string          `json:"grading"`
+	Model   string          `json:"model"`
+	Split   string          `json:"split"`
+	// The split's averages, as judge_summary.json gives them per split.
+	judge.SplitScores
+	Files []string `json:"files"`
 }
 
 func writeRescoreSummary(dir, grading string, r *scoring.Rescored) error {
 	b := scoring.Summarise(r.Tasks)
 	s := rescoreSummary{Mode: r.Mode, Clinsql: buildinfo.Current(), Grading: grading, Model: r.Model, Split: r.Split,
-		Tasks: b.All.N, AverageSQLScore: scoring.Round6(b.All.SQL), AverageResultsScore: scoring.Round6(b.All.Results),
-		TasksWithInvalid: b.All.InvalidTasks, Files: []string{scoring.ScoringFile, scoring.DifficultyFile, scoring.ScenarioFile}}
+		SplitScores: judge.SplitScores{Tasks: b.All.N, AverageSQLScore: scoring.Round6(b.All.SQL), AverageResultsScore: scoring.Round6(b.All.Results),
+			TasksWithInvalid: b.All.InvalidTasks},
+		Files: []string{scoring.ScoringFile, scoring.DifficultyFile, scoring.ScenarioFile}}
 	j, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
