@@ -26,7 +26,28 @@ type Stamp struct {
 	Modified bool `json:"modified"`
 }
 
-var current = sync.OnceValue(func() Stamp { return FromBuildInfo(debug.ReadBuildInfo()) })
+// Set by the linker (-ldflags -X, see the Makefile's build target): Go
+// records no VCS information when building in a git worktree (its .git is
+// a file) or with -buildvcs=false, so `make build` passes what git says.
+// Used only when the binary itself records no revision.
+var (
+	linkedRevision string
+	linkedTime     string
+	linkedModified string // "true" or "false"
+)
+
+var current = sync.OnceValue(func() Stamp {
+	return withLinked(FromBuildInfo(debug.ReadBuildInfo()), linkedRevision, linkedTime, linkedModified)
+})
+
+// withLinked fills a stamp without a revision from the linker-set values.
+func withLinked(s Stamp, revision, time, modified string) Stamp {
+	if s.Revision != "" || revision == "" {
+		return s
+	}
+	s.Revision, s.Time, s.Modified = revision, time, modified == "true"
+	return s
+}
 
 // Current is the running binary's stamp.
 func Current() Stamp { return current() }

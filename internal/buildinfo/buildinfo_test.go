@@ -70,6 +70,28 @@ func TestFromBuildInfo(t *testing.T) {
 	}
 }
 
+func TestWithLinked(t *testing.T) {
+	recorded := Stamp{Version: Devel, Revision: "aaa", Time: "t1"}
+	for _, tc := range []struct {
+		name string
+		in   Stamp
+		rev  string
+		mod  string
+		want Stamp
+	}{
+		{"nothing linked", Stamp{Version: Devel}, "", "", Stamp{Version: Devel}},
+		{"worktree build: the linked revision", Stamp{Version: Devel}, "bbb", "true", Stamp{Version: Devel, Revision: "bbb", Time: "t2", Modified: true}},
+		{"clean", Stamp{Version: Devel}, "bbb", "false", Stamp{Version: Devel, Revision: "bbb", Time: "t2"}},
+		{"the binary's own record wins", recorded, "bbb", "true", recorded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := withLinked(tc.in, tc.rev, "t2", tc.mod); got != tc.want {
+				t.Errorf("withLinked = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
 // TestCurrent: the test binary's own stamp is well formed (go test records
 // no VCS revision; a version is always there).
 func TestCurrent(t *testing.T) {
