@@ -30,14 +30,14 @@ func TestOutputsStateModeAndBuild(t *testing.T) {
 				t.Fatal(err)
 			}
 			var j struct {
-				Mode    string          `json:"mode"`
-				Clinsql buildinfo.Stamp `json:"clinsql"`
+				Mode     string          `json:"mode"`
+				Producer buildinfo.Stamp `json:"producer"`
 			}
 			b, err := os.ReadFile(filepath.Join(out, ReportJSON))
 			must(t, err)
 			must(t, json.Unmarshal(b, &j))
-			if j.Mode != tc.want || j.Clinsql != stamp {
-				t.Errorf("report.json: mode %q, clinsql %+v; want %q, %+v", j.Mode, j.Clinsql, tc.want, stamp)
+			if j.Mode != tc.want || j.Producer != stamp {
+				t.Errorf("report.json: mode %q, producer %+v; want %q, %+v", j.Mode, j.Producer, tc.want, stamp)
 			}
 			header := "Main mode: " + tc.want + ";"
 			for _, f := range []string{TaxonomyMD, RefinementMD} {

@@ -175,7 +175,7 @@ type jsonCell struct {
 
 type jsonReport struct {
 	Generator string          `json:"generator"`
-	Clinsql   buildinfo.Stamp `json:"clinsql"`
+	Producer  buildinfo.Stamp `json:"producer"`
 	Mode      string          `json:"mode"`
 	Bootstrap struct {
 		Seed      uint64  `json:"seed"`
@@ -227,7 +227,7 @@ type jsonComparison struct {
 func (r *Report) WriteJSON(w io.Writer) error {
 	var j jsonReport
 	j.Generator = "clinsql report"
-	j.Clinsql = buildinfo.Current()
+	j.Producer = buildinfo.Current()
 	j.Mode = modeName(r.Mode)
 	j.Bootstrap.Seed, j.Bootstrap.Resamples, j.Bootstrap.Level = r.Bootstrap.Seed, r.Bootstrap.Resamples, r.Bootstrap.Level
 	j.RankBy = string(r.RankBy)

@@ -113,7 +113,7 @@ func TestRescore(t *testing.T) {
 			if slices.Contains(tc.args, "reference") {
 				want = "reference"
 			}
-			if err != nil || string(sum.Mode) != want || sum.Tasks != 3 || sum.Clinsql.Version == "" {
+			if err != nil || string(sum.Mode) != want || sum.Tasks != 3 || sum.Producer.Version == "" {
 				t.Errorf("%s: %+v (%v); want mode %s, 3 tasks, a clinsql version", rescoreSummaryFile, sum, err, want)
 			}
 		})

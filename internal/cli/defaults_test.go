@@ -68,8 +68,8 @@ func TestDefaultModeIsStrict(t *testing.T) {
 				}
 				outputs[variant] = strings.ReplaceAll(stdout, tc.name+"-"+variant, "OUT")
 				var f struct {
-					Mode    string          `json:"mode"`
-					Clinsql buildinfo.Stamp `json:"clinsql"`
+					Mode     string          `json:"mode"`
+					Producer buildinfo.Stamp `json:"producer"`
 				}
 				b, err := os.ReadFile(filepath.Join(out, tc.modeFile))
 				if err != nil {
@@ -78,8 +78,8 @@ func TestDefaultModeIsStrict(t *testing.T) {
 				if err := json.Unmarshal(b, &f); err != nil {
 					t.Fatalf("%s: %v", tc.modeFile, err)
 				}
-				if f.Mode != "strict" || f.Clinsql != buildinfo.Current() {
-					t.Errorf("%s %s: mode %q, clinsql %+v; want strict and %+v", variant, tc.modeFile, f.Mode, f.Clinsql, buildinfo.Current())
+				if f.Mode != "strict" || f.Producer != buildinfo.Current() {
+					t.Errorf("%s %s: mode %q, producer %+v; want strict and %+v", variant, tc.modeFile, f.Mode, f.Producer, buildinfo.Current())
 				}
 			}
 			if outputs["default"] != outputs["strict"] {

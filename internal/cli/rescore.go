@@ -101,11 +101,11 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 const rescoreSummaryFile = "rescore_summary.json"
 
 type rescoreSummary struct {
-	Mode    rubric.Mode     `json:"mode"`
-	Clinsql buildinfo.Stamp `json:"clinsql"`
-	Grading string          `json:"grading"`
-	Model   string          `json:"model"`
-	Split   string          `json:"split"`
+	Mode     rubric.Mode     `json:"mode"`
+	Producer buildinfo.Stamp `json:"producer"`
+	Grading  string          `json:"grading"`
+	Model    string          `json:"model"`
+	Split    string          `json:"split"`
 	// The split's averages, as judge_summary.json gives them per split.
 	judge.SplitScores
 	Files []string `json:"files"`
@@ -113,7 +113,7 @@ type rescoreSummary struct {
 
 func writeRescoreSummary(dir, grading string, r *scoring.Rescored) error {
 	b := scoring.Summarise(r.Tasks)
-	s := rescoreSummary{Mode: r.Mode, Clinsql: buildinfo.Current(), Grading: grading, Model: r.Model, Split: r.Split,
+	s := rescoreSummary{Mode: r.Mode, Producer: buildinfo.Current(), Grading: grading, Model: r.Model, Split: r.Split,
 		SplitScores: judge.SplitScores{Tasks: b.All.N, AverageSQLScore: scoring.Round6(b.All.SQL), AverageResultsScore: scoring.Round6(b.All.Results),
 			TasksWithInvalid: b.All.InvalidTasks},
 		Files: []string{scoring.ScoringFile, scoring.DifficultyFile, scoring.ScenarioFile}}
