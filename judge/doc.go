@@ -200,4 +200,19 @@
 // summary totals them per task and for the run. A budget cap (llm.Meter)
 // stops the run cleanly between calls: nothing is recorded for refused
 // calls and the run can be resumed.
+//
+// # Scores and their denominators
+//
+// [Score] evaluates each item's two trees in the run's mode and averages
+// per split as the reference scorer does. In reference mode, replaying a
+// recorded grading ([Replay]) reproduces the published scorer's
+// denominators and files too: a task the grading lacks is left out of the
+// averages ([Summary.Excluded]; the published scorer silently dropped the
+// tasks whose rubric copy it could not load, such as validation
+// Vital_Signs_Monitoring/easy_level_queries/012 for the 12 early-graded
+// models), and the samples keep the recorded sample_path and order, so
+// that with code checks off the three summary files equal the published
+// ones byte for byte (TestReplayReferenceDenominators, all 16 released
+// models). Strict mode, the default, keeps such a task in the
+// denominator, scored from what was decided (graded: false).
 package judge

@@ -66,6 +66,8 @@ type TaskCost struct {
 	SQLScore         float64 `json:"sql_score"`
 	ResultsScore     float64 `json:"results_score"`
 	InvalidLeaves    int     `json:"invalid_leaves"`
+	// Excluded: the task is left out of the scores (see Summary.Excluded).
+	Excluded bool `json:"excluded,omitempty"`
 }
 
 // SplitScores are a split's averages.
@@ -143,6 +145,13 @@ type Summary struct {
 	ByTree map[Tree]Counts        `json:"by_tree"`
 	ByKind map[LeafKind]Counts    `json:"by_kind"`
 	Splits map[string]SplitScores `json:"splits"`
+	// Excluded lists the tasks judged but left out of the scores: in
+	// reference mode, the tasks a replayed recording lacks. The published
+	// scorer dropped those from its denominator (the 12 early-graded
+	// models lack validation/Vital_Signs_Monitoring/easy_level_queries/012,
+	// whose rubric copy failed to load), so reference mode does too;
+	// strict mode keeps them, scored.
+	Excluded []string `json:"excluded_tasks,omitempty"`
 	// Detail is per task, in key order.
 	Detail []TaskCost `json:"tasks_detail"`
 	This   RunCounts  `json:"this_run"`
@@ -177,22 +186,39 @@ func Score(o *Outcome, model string) *Scored {
 		s.StoppedBy = o.Stopped.Error()
 	}
 	out := &Scored{Splits: map[string]*scoring.Rescored{}, Summary: s}
+	rec, _ := o.Opts.Backend.(recording)
+	order := map[*scoring.TaskScore]int{}
 	items := append([]*ItemResult(nil), o.Items...)
 	sort.Slice(items, func(i, j int) bool { return items[i].Task.Key.Less(items[j].Task.Key) })
 	voted, flipped := 0, 0
 	for _, it := range items {
 		key := it.Task.Key
-		split := out.Splits[key.Split]
-		if split == nil {
-			split = &scoring.Rescored{Model: model, Split: key.Split, Mode: mode}
-			out.Splits[key.Split] = split
-		}
 		ts := &scoring.TaskScore{Key: key, SamplePath: it.Answer.Dir, Graded: true, Kinds: map[string]int{},
 			SQL:     rubric.Evaluate(it.Task.SQLRubric.Root, it.SQL, mode),
 			Results: rubric.Evaluate(it.Task.ResultsRubric.Root, it.Results, mode)}
-		split.Tasks = append(split.Tasks, ts)
-		s.Scores[key] = [2]float64{ts.SQL.Value, ts.Results.Value}
+		if rec != nil {
+			recPath, i, ok := rec.Recorded(key)
+			ts.Graded = ok
+			if mode == rubric.Reference && ok {
+				// As recorded, so that the summary files are the
+				// published ones byte for byte.
+				ts.SamplePath, order[ts] = recPath, i
+			}
+		}
 		tc := TaskCost{Task: key.String(), SQLScore: ts.SQL.Value, ResultsScore: ts.Results.Value, InvalidLeaves: ts.Invalid()}
+		switch {
+		case mode == rubric.Reference && !ts.Graded:
+			tc.Excluded = true
+			s.Excluded = append(s.Excluded, key.String())
+		default:
+			split := out.Splits[key.Split]
+			if split == nil {
+				split = &scoring.Rescored{Model: model, Split: key.Split, Mode: mode}
+				out.Splits[key.Split] = split
+			}
+			split.Tasks = append(split.Tasks, ts)
+			s.Scores[key] = [2]float64{ts.SQL.Value, ts.Results.Value}
+		}
 		groups := map[string]bool{}
 		for _, t := range []struct {
 			tree      Tree
@@ -274,11 +300,23 @@ func Score(o *Outcome, model string) *Scored {
 		s.ErrorKinds = nil
 	}
 	for name, r := range out.Splits {
+		if len(order) > 0 {
+			// Replayed in reference mode: the recording's order, in
+			// which the reference scorer listed and summed its samples.
+			sort.SliceStable(r.Tasks, func(i, j int) bool { return order[r.Tasks[i]] < order[r.Tasks[j]] })
+		}
 		b := scoring.Summarise(r.Tasks)
 		s.Splits[name] = SplitScores{Tasks: b.All.N, AverageSQLScore: scoring.Round6(b.All.SQL),
 			AverageResultsScore: scoring.Round6(b.All.Results), TasksWithInvalid: b.All.InvalidTasks}
 	}
 	return out
+}
+
+// recording is a backend that replays a reference scorer's decisions
+// (Replay): it knows which tasks that scorer graded, their sample paths and
+// its order.
+type recording interface {
+	Recorded(datasets.Key) (samplePath string, index int, ok bool)
 }
 
 // Binding is what a judge output is bound to, beyond the outcome: the run,
@@ -389,6 +427,7 @@ func gradingJSON(r *scoring.Rescored, items map[datasets.Key]*ItemResult, s *Sum
 		{Key: "difficulty_breakdown", Value: diff},
 		{Key: "scoring_mode", Value: string(r.Mode)},
 		{Key: "completeness", Value: s.Completeness},
+		{Key: "producer", Value: s.Producer},
 		{Key: "judge", Value: pyjson.Object{
 			{Key: "name", Value: s.Judge},
 			{Key: "reference_guided", Value: s.ReferenceGuided},

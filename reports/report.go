@@ -19,9 +19,9 @@ type Options struct {
 	Tasks []*datasets.Task
 	// Gradings are recorded detailed_grading.json files; Runs run folders.
 	Gradings, Runs []string
-	// Mode is the aggregation mode of the main tables (default Reference,
-	// which reproduces the published numbers); the other mode is shown
-	// beside it.
+	// Mode is the aggregation mode of the main tables (default Strict, as
+	// everywhere in clinsql; Reference reproduces the published numbers);
+	// the other mode is shown beside it.
 	Mode rubric.Mode
 	// Bootstrap configures the confidence intervals.
 	Bootstrap Bootstrap
@@ -89,7 +89,7 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	}
 	mode := opt.Mode
 	if mode == "" {
-		mode = rubric.Reference
+		mode = rubric.Strict
 	}
 	if _, err := rubric.ParseMode(string(mode)); err != nil {
 		return nil, err

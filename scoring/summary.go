@@ -7,6 +7,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/atomicfile"
+	"github.com/clinsql/clinsql/internal/buildinfo"
 	"github.com/clinsql/clinsql/internal/pyfmt"
 	"github.com/clinsql/clinsql/internal/pyjson"
 )
@@ -136,7 +137,10 @@ type Files struct {
 
 // Encode renders r in the reference's shapes, byte-compatible with Python's
 // json.dump(indent=2). Strict-mode runs add fields of their own (the mode,
-// invalid counts and score bounds); reference-mode files carry none.
+// the clinsql build, invalid counts and score bounds); reference-mode files
+// carry none, so that they can equal the published ones: their mode is
+// stated beside them (rescore_summary.json, judge_summary.json, a report's
+// models/<model>/<split>/reference/ folder).
 func (r *Rescored) Encode() (Files, error) {
 	b := Summarise(r.Tasks)
 	summary := pyjson.Object{
@@ -158,6 +162,7 @@ func (r *Rescored) Encode() (Files, error) {
 	if strict {
 		summary = append(summary,
 			pyjson.Member{Key: "scoring_mode", Value: string(r.Mode)},
+			pyjson.Member{Key: "producer", Value: buildinfo.Current()},
 			pyjson.Member{Key: "tasks_with_invalid_leaves", Value: b.All.InvalidTasks})
 	}
 	var samples []any

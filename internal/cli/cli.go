@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/clinsql/clinsql/internal/buildinfo"
 )
 
 // Env is what a command may touch of the outside world.
@@ -29,7 +31,7 @@ type command struct {
 // commands lists every command; the dispatcher picks the longest name that
 // prefixes the arguments.
 var commands = []command{
-	{"version", "print the version", runVersion},
+	{"version", "print the module version and the VCS revision this binary was built from", runVersion},
 	{"db build", "build the embedded DuckDB database from MIMIC-IV CSV files", runDBBuild},
 	{"db fetch-demo", "download the open MIMIC-IV demo from PhysioNet, checksums verified", runDBFetchDemo},
 	{"exec", "run SQL (one query, or every task's gold SQL) on an engine", runExec},
@@ -42,9 +44,6 @@ var commands = []command{
 	{"report", "leaderboard, error taxonomy, refinement and judge health of many models, as Markdown, CSV, JSON and HTML", runReport},
 	{"ehrsql score", "score EHRSQL 2024 predictions: reliability RS(0), RS(5), RS(10), RS(N)", runEHRSQLScore},
 }
-
-// Version is set at build time with -ldflags "-X ...cli.Version=...".
-var Version = "dev"
 
 // ExitError carries a specific exit code (for example a query's error class
 // mapped to a code) together with the message already printed.
@@ -171,6 +170,6 @@ func runVersion(_ context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	fmt.Fprintln(env.Stdout, "clinsql", Version)
+	fmt.Fprintln(env.Stdout, "clinsql", buildinfo.Current())
 	return nil
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/clinsql/clinsql/scoring"
 )
 
-const judgeUsage = `usage: clinsql judge --tasks DIR --run DIR [--out DIR] (--judge replay:FILE | --judge-config FILE) [--mode reference|strict]
+const judgeUsage = `usage: clinsql judge --tasks DIR --run DIR [--out DIR] (--judge replay:FILE | --judge-config FILE) [--mode strict|reference]
 
 Judges a model's run (the reference inference layout: per task
 execution_summary.json and result_<id>.csv) against the task rubrics.
@@ -62,9 +62,12 @@ again into the same --out resumes: decided leaves are not judged again, and
 a finished run makes no call. An exit code of 3 means the run stopped
 before every leaf was decided (budget, interrupt); what was done is kept.
 
---mode strict (the default) honours critical flags everywhere and keeps
-invalid verdicts (judge errors, unreadable replies) apart from failures;
---mode reference aggregates as the published scorer.
+--mode strict (the default, as for rescore, report and run) honours
+critical flags everywhere and keeps invalid verdicts (judge errors,
+unreadable replies) apart from failures; --mode reference aggregates as the
+published scorer, and with --judge replay:FILE leaves out of the averages
+the tasks the recorded grading lacks, as the published scorer did (with
+--code-checks=false it then prints the published averages).
 `
 
 // exitIncomplete is the exit code of a run that stopped early.
@@ -398,7 +401,8 @@ func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) {
 	}
 	for _, split := range sortedSplits(s.Splits) {
 		v := s.Splits[split]
-		fmt.Fprintf(w, "%s: %d tasks, SQL %s, execution %s", split, v.Tasks, pct(v.AverageSQLScore), pct(v.AverageResultsScore))
+		fmt.Fprintf(w, "%s: %d tasks, SQL %s (%.6f), execution %s (%.6f), %s mode", split, v.Tasks, pct(v.AverageSQLScore), v.AverageSQLScore,
+			pct(v.AverageResultsScore), v.AverageResultsScore, s.Mode)
 		if s.Completeness != "complete" {
 			fmt.Fprintf(w, " (%s: not a score of the whole run)", s.Completeness)
 		}
@@ -406,6 +410,10 @@ func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) {
 			fmt.Fprintf(w, ", %d tasks with invalid leaves", v.TasksWithInvalid)
 		}
 		fmt.Fprintln(w)
+	}
+	if n := len(s.Excluded); n > 0 {
+		fmt.Fprintf(w, "left out of the scores in reference mode, as the published scorer did: %d task(s) the recorded grading lacks (%s); strict mode keeps them\n",
+			n, strings.Join(s.Excluded, ", "))
 	}
 	fmt.Fprintf(w, "wrote %s, %s, %s, %s, %s and %s to %s\n", judge.LedgerFile, judge.GradingFile, scoring.ScoringFile,
 		scoring.DifficultyFile, scoring.ScenarioFile, judge.SummaryFile, out)

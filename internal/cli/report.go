@@ -14,7 +14,7 @@ import (
 )
 
 const reportUsage = `usage: clinsql report --tasks DIR --out DIR (--run DIR | --grading FILE)...
-                      [--mode reference|strict] [--seed N] [--resamples N] [--rank-by exec|sql|rs0|rs10]
+                      [--mode strict|reference] [--seed N] [--resamples N] [--rank-by exec|sql|rs0|rs10]
                       [--compare A,B]... [--abstain-marker null] [--correct-at 1]
 
 Writes the tables and pictures of a paper for any number of models into --out:
@@ -35,8 +35,10 @@ Judge outputs that are partial (a run judged with --allow-partial) or
 interrupted (leaves left undecided) are refused; --include-incomplete reports
 them with the marker "[partial]" or "[interrupted]" after the model's name.
 
---mode picks the main tables' mode (reference reproduces the published
-scorer; strict is shown beside it, and vice versa).
+--mode picks the main tables' mode: strict (the default, as for judge,
+rescore and run) or reference (reproduces the published scorer); the other
+mode is shown beside it. Every table, CSV row, report.json and the HTML
+name the mode of each figure.
 
 RS(0) and RS(10), the EHRSQL 2024 reliability scores, stand beside the scores
 of models with run outputs: a task scores +1 when its execution score reaches
@@ -51,7 +53,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	out := fs.String("out", "", "output `folder`")
 	fs.Var(&gradings, "grading", "recorded detailed_grading.json (repeatable)")
 	fs.Var(&runs, "run", "run folder (repeatable)")
-	modeName := fs.String("mode", string(rubric.Reference), "main aggregation `mode`: reference or strict")
+	modeName := fs.String("mode", string(rubric.Strict), "main aggregation `mode`: strict or reference")
 	seed := fs.Uint64("seed", 1, "bootstrap `seed`")
 	resamples := fs.Int("resamples", 2000, "bootstrap `resamples`")
 	rankBy := fs.String("rank-by", string(reports.MetricExec), "rank models by `metric`: exec, sql, rs0 or rs10")
