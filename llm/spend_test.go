@@ -212,7 +212,7 @@ func TestSpendingFile(t *testing.T) {
 	const settle = `{"op":"settle","id":"a-1","time":"2026-01-01T00:00:01Z","usd":0.25,"usage":"reported"}` + "\n"
 	for _, tc := range []struct {
 		name, content, want string
-		spent              float64
+		spent               float64
 	}{
 		{"settled", reserve + settle, "", 0.25},
 		{"in flight at a kill", reserve, "", 0.5},
