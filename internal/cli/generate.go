@@ -201,7 +201,10 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 		if err != nil {
 			return nil, err
 		}
-		meter = llm.NewMeter(prices, cfg.Budget)
+		if meter, err = openMeter(env.Stderr, cfg.Out, prices, cfg.Budget); err != nil {
+			return nil, err
+		}
+		defer meter.Close()
 	}
 	// Retries and other client events go to a log file: on the terminal
 	// they would bury the progress line.

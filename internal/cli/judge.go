@@ -185,7 +185,10 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		} else if cfg.BudgetUSD > 0 {
 			return usagef("a budget needs a price table (--prices or prices: in the config)")
 		}
-		meter = llm.NewMeter(table, cfg.BudgetUSD)
+		if meter, err = openMeter(env.Stderr, *out, table, cfg.BudgetUSD); err != nil {
+			return err
+		}
+		defer meter.Close()
 		lo := llm.Options{Meter: meter}
 		dir := cfg.Cache
 		if *cacheDir != "" {
