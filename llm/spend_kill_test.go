@@ -86,15 +86,11 @@ func TestSpendKilled(t *testing.T) {
 	if err := cmd.Wait(); err == nil || cmd.ProcessState.String() != "signal: killed" {
 		t.Fatalf("child ended with %v, want killed:\n%s", err, out.String())
 	}
-	// The server goes on billing the requests it was handling; wait until
-	// its count settles.
-	billed := billedUSD(srv)
-	for stable := 0; stable < 10; stable++ {
-		time.Sleep(10 * time.Millisecond)
-		if b := billedUSD(srv); b != billed {
-			billed, stable = b, 0
-		}
+	// The requests the child had sent end as their connections close.
+	if !srv.WaitIdle(10 * time.Second) {
+		t.Fatal("the server is still handling requests of the killed child")
 	}
+	billed := billedUSD(srv)
 
 	b, _ := os.ReadFile(path)
 	reserved := bytes.Count(b, []byte(`"op":"reserve"`))

@@ -112,6 +112,21 @@ func (s *Server) Billed() (promptTokens, completionTokens int) {
 	return int(s.billedPrompt.Load()), int(s.billedCompletion.Load())
 }
 
+// WaitIdle waits until the server is handling no request, or timeout
+// passes; it reports whether the server is idle. After a client is killed,
+// its requests end as their connections close, and [Server.Billed] is
+// final once the server is idle.
+func (s *Server) WaitIdle(timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for s.inFlight.Load() > 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return true
+}
+
 // statusClientClosed marks a request whose client went away before its body
 // arrived (nginx logs these as 499). It is never written to the wire.
 const statusClientClosed = 499
