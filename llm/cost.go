@@ -138,7 +138,7 @@ func (t *Tally) add(o Tally) {
 // cost: the estimated prompt tokens plus the token cap it sends
 // (max_tokens, for a grouped judge call the per-leaf cap times the leaves,
 // or [DefaultCompletionReserve] when none is sent), priced, and scaled by
-// the largest overrun seen (below). An attempt that can never fit under the
+// the largest overrun its model has shown (below). An attempt that can never fit under the
 // cap fails with [KindBudget] before anything is sent, and so does every
 // later one (cache hits are still served), so a capped run stops cleanly.
 // After the attempt the reservation is replaced by its real cost: the
@@ -169,8 +169,8 @@ type Meter struct {
 	spent    float64       // the folder's total: settled attempts, unsettled reservations of dead processes
 	reserved float64       // this process's attempts in flight
 	inFlight int
-	factor   float64 // reservations are scaled by the worst overrun seen (>= 1)
-	stop     error   // set: no attempt is admitted any more
+	factor   map[string]float64 // per model: reservations are scaled by its worst overrun seen (absent: 1)
+	stop     error              // set: no attempt is admitted any more
 	by       map[string]*Tally
 
 	journal *spendFile // nil: in memory only
@@ -190,7 +190,7 @@ const OverrunHeadroom = 4
 // NewMeter returns an in-memory meter using prices; budgetUSD > 0 caps the
 // spend of this process. See [OpenMeter] for a cap on a folder.
 func NewMeter(prices Prices, budgetUSD float64) *Meter {
-	return &Meter{prices: prices, budget: budgetUSD, by: map[string]*Tally{}, factor: 1,
+	return &Meter{prices: prices, budget: budgetUSD, by: map[string]*Tally{}, factor: map[string]float64{},
 		changed: make(chan struct{}), token: newToken(), resumed: FolderSpending{Overrun: 1}}
 }
 
@@ -269,7 +269,7 @@ func (m *Meter) reserve(ctx context.Context, endpoint, model string, est Usage) 
 			m.mu.Unlock()
 			return nil, err
 		}
-		usd := worst * m.factor
+		usd := worst * max(1, m.factor[model])
 		if m.budget > 0 {
 			if m.spent+usd > m.budget {
 				// Spending only grows: this attempt will never fit. Refuse
@@ -349,10 +349,10 @@ func (m *Meter) settle(r *reservation, model string, used Usage, how string) flo
 	m.spent += usd
 	if overrun {
 		if r.worst > 0 {
-			m.factor = max(m.factor, usd/r.worst)
+			m.factor[model] = max(m.factor[model], usd/r.worst)
 		}
 		if m.budget > 0 && m.stop == nil {
-			m.stop = &budgetError{fmt.Sprintf("the provider reported usage costing $%.4f for a call reserved at $%.4f (more than the token cap sent); stopped, spent $%.4f of $%.4f; running again reserves %.2fx the worst case", usd, r.usd, m.spent, m.budget, m.factor)}
+			m.stop = &budgetError{fmt.Sprintf("the provider reported usage costing $%.4f for a call reserved at $%.4f (more than the token cap sent); stopped, spent $%.4f of $%.4f; running again reserves %.2fx the worst case", usd, r.usd, m.spent, m.budget, max(1, m.factor[model]))}
 		}
 	}
 	if m.journal != nil {

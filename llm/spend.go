@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -74,8 +75,9 @@ type FolderSpending struct {
 	UnreconciledUSD float64
 	// Overrun is the largest ratio of an attempt's reported cost to its
 	// worst case at list prices (1: usage never exceeded the cap sent).
-	// Reservations are scaled by it.
+	// A model's reservations are scaled by its own largest ratio.
 	Overrun float64
+	factors map[string]float64 // by model
 }
 
 // spendFile is an open spending file, locked against other processes.
@@ -120,9 +122,10 @@ func openSpendFile(path string) (*spendFile, FolderSpending, error) {
 // whole lines. Damage other than a torn last line is an error naming the
 // file and line.
 func readSpending(r io.Reader, path string) (FolderSpending, int64, error) {
-	st := FolderSpending{Overrun: 1}
+	st := FolderSpending{Overrun: 1, factors: map[string]float64{}}
 	open := map[string]float64{} // reservations not yet settled
 	worst := map[string]float64{}
+	model := map[string]string{}
 	br := bufio.NewReaderSize(r, maxSpendLine)
 	var valid int64
 	for line := 1; ; line++ {
@@ -155,19 +158,21 @@ func readSpending(r io.Reader, path string) (FolderSpending, int64, error) {
 			if _, dup := open[rec.ID]; dup || rec.ID == "" {
 				return st, valid, bad("reservation id %q is empty or used twice", rec.ID)
 			}
-			open[rec.ID], worst[rec.ID] = rec.USD, rec.WorstUSD
+			open[rec.ID], worst[rec.ID], model[rec.ID] = rec.USD, rec.WorstUSD, rec.Model
 		case "settle":
-			reserved, ok := open[rec.ID]
-			if !ok {
+			if _, ok := open[rec.ID]; !ok {
 				return st, valid, bad("settles %q, which has no open reservation", rec.ID)
 			}
 			delete(open, rec.ID)
 			st.SpentUSD += rec.USD
 			st.Attempts++
-			if w := worst[rec.ID]; rec.Usage == usageReported && w > 0 && rec.USD > reserved {
+			if w := worst[rec.ID]; rec.Overrun && w > 0 {
+				m := model[rec.ID]
+				st.factors[m] = max(st.factors[m], rec.USD/w)
 				st.Overrun = max(st.Overrun, rec.USD/w)
 			}
 			delete(worst, rec.ID)
+			delete(model, rec.ID)
 		default:
 			return st, valid, bad("unknown op %q", rec.Op)
 		}
@@ -225,7 +230,8 @@ func OpenMeter(dir string, prices Prices, budgetUSD float64) (*Meter, error) {
 	}
 	m := NewMeter(prices, budgetUSD)
 	m.journal, m.resumed = sf, st
-	m.spent, m.factor = st.SpentUSD, st.Overrun
+	m.spent = st.SpentUSD
+	maps.Copy(m.factor, st.factors)
 	if err := sf.append(spendRecord{Op: "open", Time: time.Now().UTC(), PID: os.Getpid(), BudgetUSD: budgetUSD}); err != nil {
 		sf.close()
 		return nil, err

@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -136,7 +137,8 @@ func TestOverrunStops(t *testing.T) {
 	meter.Close()
 	c.Close()
 
-	meter, err = llm.OpenMeter(dir, spendPrices, 1)
+	prices := llm.Prices{"gpt-test": spendPrices["gpt-test"], "gpt-fair": spendPrices["gpt-test"]}
+	meter, err = llm.OpenMeter(dir, prices, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,6 +157,27 @@ func TestOverrunStops(t *testing.T) {
 	}
 	if meter.Stopped() != nil {
 		t.Errorf("stopped although reservations cover the overrun: %v", meter.Stopped())
+	}
+	// Another model is not suspected for this one's overrun.
+	fair := llmtest.Start(t, llmtest.Fixed(llmtest.Text("ok")), llmtest.Options{})
+	c = newClient(t, endpoint(fair, func(e *llm.Endpoint) { e.Model = "gpt-fair"; e.Sampling.MaxTokens = 100 }), llm.Options{Meter: meter})
+	if _, err := c.Complete(context.Background(), ask("fair")); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, llm.SpendingFile))
+	for _, line := range strings.Split(string(b), "\n") {
+		var rec struct {
+			Op, Model string
+			WorstUSD  float64 `json:"worst_usd"`
+			USD       float64 `json:"usd"`
+		}
+		if json.Unmarshal([]byte(line), &rec) != nil || rec.Op != "reserve" {
+			continue
+		}
+		scale := rec.USD / rec.WorstUSD
+		if rec.Model == "gpt-fair" && scale != 1 || rec.Model == "gpt-test" && scale != 1 && (scale < 2.9 || scale > 3) {
+			t.Errorf("%s reserved %.2fx its worst case", rec.Model, scale)
+		}
 	}
 }
 
