@@ -102,19 +102,7 @@ func TestJudgeBudgetFolder(t *testing.T) {
 	runDir := writeModelRun(t, dir)
 	srv := llmtest.Start(t, llmtest.Inflate(fakeJudge(func(string) string { return "pass" }), budgetInflate), llmtest.Options{APIKey: "secret"})
 	writeBudgetPrices(t, dir)
-	cfg := filepath.Join(dir, "judge.yaml")
-	os.WriteFile(cfg, []byte(`endpoint:
-  name: fake
-  kind: openai
-  base_url: `+srv.OpenAIBaseURL()+`
-  model: judge-test
-  api_key_env: FAKE_JUDGE_KEY
-  sampling: {temperature: 0, max_tokens: 200}
-  capabilities: {json_schema: true}
-  limits: {concurrency: 4}
-  retry: {max_attempts: 2, base_delay: 1ms}
-prices: prices.yaml
-`), 0o644)
+	cfg := writeJudgeConfig(t, dir, srv)
 	out := filepath.Join(dir, "out")
 	runs := resumeUntilDone(t, srv, func() (int, string, string) {
 		return runWithKey(t, dir, "judge", "--tasks", dir, "--run", runDir, "--out", out, "--judge-config", cfg,
