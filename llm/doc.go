@@ -66,7 +66,9 @@
 //	                          Request.Validate failed
 //	quota            no       HTTP 429 insufficient_quota
 //	auth             no       HTTP 401, 403, key variable unset
-//	budget_exceeded  no       the meter's cap is reached (nothing was sent)
+//	budget_exceeded  no       the meter's cap is reached, or it stopped after
+//	                          usage above a reservation or a failed write
+//	                          of its spending file (nothing was sent)
 //	canceled         no       the caller's context ended
 //	context_length   no       prompt too long (400 context_length_exceeded, 413)
 //	bad_request      no       other 4xx, invalid Request
