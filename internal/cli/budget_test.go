@@ -56,6 +56,8 @@ func billed(t *testing.T, srv *llmtest.Server, model string) (total, worstCall f
 
 // resumeUntilDone runs args again and again, as the README says to after
 // exit code 3, until a run makes no call; it returns the number of runs.
+// The first run meets the provider's overrun: it must stop (exit code 3)
+// and say why.
 func resumeUntilDone(t *testing.T, srv *llmtest.Server, runCmd func() (int, string, string)) int {
 	t.Helper()
 	for runs := 1; runs <= 12; runs++ {
@@ -63,6 +65,9 @@ func resumeUntilDone(t *testing.T, srv *llmtest.Server, runCmd func() (int, stri
 		code, stdout, stderr := runCmd()
 		if code != 0 && code != exitIncomplete {
 			t.Fatalf("run %d: exit %d\n%s\n%s", runs, code, stdout, stderr)
+		}
+		if runs == 1 && (code != exitIncomplete || !strings.Contains(stdout+stderr, "more than the token cap sent")) {
+			t.Errorf("the first run met usage above its reservations: exit %d\n%s\n%s", code, stdout, stderr)
 		}
 		if !strings.Contains(stderr, "spent so far in this folder: $") {
 			t.Errorf("run %d does not say what the folder has spent:\n%s", runs, stderr)
