@@ -109,13 +109,15 @@ func EstimateTokens(msgs []Message) int {
 
 // Tally is a running count of calls, tokens and dollars.
 type Tally struct {
-	Calls            int     `json:"calls"`      // Complete calls answered, from cache or not
-	CacheHits        int     `json:"cache_hits"` // of which served from the cache
-	Attempts         int     `json:"attempts"`   // HTTP requests sent
-	Failures         int     `json:"failures"`   // Complete calls that returned an error
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
+	Calls            int `json:"calls"`      // Complete calls answered, from cache or not
+	CacheHits        int `json:"cache_hits"` // of which served from the cache
+	Attempts         int `json:"attempts"`   // HTTP requests sent
+	Failures         int `json:"failures"`   // Complete calls that returned an error
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	// CostUSD prices the usage reported. The budget ([Meter.Spent]) also
+	// charges attempts whose usage is unknown at their reservation.
+	CostUSD float64 `json:"cost_usd"`
 	// Unpriced counts calls whose model had no price (their cost is 0 here).
 	Unpriced int `json:"unpriced"`
 }
