@@ -18,6 +18,7 @@ import (
 	"github.com/clinsql/clinsql/internal/progress"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 const generateUsage = `usage: clinsql generate --models models.yaml --tasks DIR --out DIR [--engine duckdb --db FILE] [flags]
@@ -189,7 +190,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	}
 	cacheDir := cfg.Cache
 	if cacheDir == "" {
-		cacheDir = filepath.Join(cfg.Out, "llm-cache")
+		cacheDir = filepath.Join(cfg.Out, runfolder.LLMCacheDir)
 	}
 	cache, err := llm.OpenCache(cacheDir)
 	if err != nil {
@@ -236,7 +237,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	res, err := refine.Generate(ctx, refine.Options{
 		Out: cfg.Out, Tasks: tasks, Models: cfg.Models, Executor: ex, Schema: mimic.V31,
 		LLM:         llm.Options{Cache: cache, Meter: meter, Logger: logger, Getenv: env.Getenv},
-		Concurrency: cfg.Concurrency,
+		Concurrency: cfg.Concurrency, Subset: cfg.Limit > 0,
 		Events: func(e refine.Event) {
 			logger.Info("task", "model", e.Model, "task", e.Key.String(), "status", e.Status, "resumed", e.Resumed, "detail", e.Detail)
 			if bar == nil {
