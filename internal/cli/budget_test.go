@@ -106,8 +106,8 @@ func TestJudgeBudgetFolder(t *testing.T) {
 	dir, _ := fixtureRun(t)
 	runDir := writeModelRun(t, dir)
 	srv := llmtest.Start(t, llmtest.Inflate(fakeJudge(func(string) string { return "pass" }), budgetInflate), llmtest.Options{APIKey: "secret"})
-	writeBudgetPrices(t, dir)
-	cfg := writeJudgeConfig(t, dir, srv)
+	cfg := writeJudgeConfig(t, dir, srv.OpenAIBaseURL())
+	writeBudgetPrices(t, dir) // over the config's prices.yaml
 	out := filepath.Join(dir, "out")
 	runs := resumeUntilDone(t, srv, func() (int, string, string) {
 		return runWithKey(t, dir, "judge", "--tasks", dir, "--run", runDir, "--out", out, "--judge-config", cfg,
