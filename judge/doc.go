@@ -197,9 +197,10 @@
 // finished call and loses no decision; a finished run makes no call. A
 // ledger can only be resumed with the settings that started it
 // ([LedgerHeader]). Each record carries its tokens and dollars; the
-// summary totals them per task and for the run. A budget cap (llm.Meter)
-// stops the run cleanly between calls: nothing is recorded for refused
-// calls and the run can be resumed.
+// summary totals them per task and for the run. A budget cap (llm.Meter;
+// the command line opens it on the output folder, so the cap holds over
+// every run into it) stops the run cleanly between calls: nothing is
+// recorded for refused calls and the run can be resumed.
 //
 // # Scores and their denominators
 //

@@ -346,7 +346,7 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	if c.cache != nil {
 		if hit, ok := c.cache.get(key); ok && validate(hit.Text) == nil {
 			if c.meter != nil {
-				c.meter.settle(c.ep.Name, c.ep.Model, 0, Tally{Calls: 1, CacheHits: 1}, Usage{})
+				c.meter.count(c.ep.Name, c.ep.Model, Tally{Calls: 1, CacheHits: 1}, Usage{})
 			}
 			return Response{Text: hit.Text, FinishReason: hit.FinishReason, FromCache: true,
 				Latency: time.Since(start), CacheKey: key}, nil
@@ -354,17 +354,11 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	}
 
 	estPrompt := EstimateTokens(r.Messages)
-	var reserved float64
-	if c.meter != nil {
-		completion := s.MaxTokens
-		if completion == 0 {
-			completion = DefaultCompletionReserve
-		}
-		reserved, err = c.meter.reserve(c.ep.Model, Usage{PromptTokens: estPrompt, CompletionTokens: completion})
-		if err != nil {
-			c.meter.settle(c.ep.Name, c.ep.Model, 0, Tally{Failures: 1}, Usage{})
-			return fail(KindBudget, err.Error())
-		}
+	// worst is what one attempt may cost: the prompt estimate (which errs
+	// high) plus the token cap sent; each attempt reserves it.
+	worst := Usage{PromptTokens: estPrompt, CompletionTokens: s.MaxTokens}
+	if s.MaxTokens == 0 {
+		worst.CompletionTokens = DefaultCompletionReserve
 	}
 	estTokens := estPrompt + s.MaxTokens
 	if s.MaxTokens == 0 {
@@ -384,25 +378,28 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 			}
 		}
 	}
-	attempts := 0
+	attempts, tries := 0, 0
 	for {
-		attempts++
-		last = c.attempt(ctx, oreq, patch, estTokens, validate, persist)
+		tries++
+		last = c.attempt(ctx, oreq, patch, estTokens, worst, validate, persist)
+		if last.sent {
+			attempts++
+		}
 		used = used.Add(last.usage)
 		if last.kind == "" {
 			break
 		}
-		if !last.kind.Retryable() || attempts >= c.ep.Retry.MaxAttempts {
+		if !last.kind.Retryable() || tries >= c.ep.Retry.MaxAttempts {
 			break
 		}
-		delay := backoff(attempts, c.ep.Retry.BaseDelay, c.ep.Retry.MaxDelay, last.retryAfter)
+		delay := backoff(tries, c.ep.Retry.BaseDelay, c.ep.Retry.MaxDelay, last.retryAfter)
 		if time.Now().Add(delay).After(deadline) {
 			last.msg += fmt.Sprintf(" (retry budget of %s exhausted)", c.ep.Retry.Budget)
 			break
 		}
 		c.log.LogAttrs(ctx, slog.LevelInfo, "llm retry",
 			slog.String("endpoint", c.ep.Name), slog.String("tag", r.Tag), slog.Int("sample", r.Sample),
-			slog.Int("attempt", attempts), slog.String("kind", string(last.kind)), slog.Int("status", last.status),
+			slog.Int("attempt", tries), slog.String("kind", string(last.kind)), slog.Int("status", last.status),
 			slog.Duration("delay", delay), slog.String("error", c.redact.apply(last.msg)))
 		if err := c.sleep(ctx, delay); err != nil {
 			last = outcome{kind: KindCanceled, msg: err.Error(), cause: err}
@@ -413,7 +410,7 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	var cost float64
 	if last.kind != "" {
 		if c.meter != nil {
-			c.meter.settle(c.ep.Name, c.ep.Model, reserved, Tally{Failures: 1, Attempts: attempts}, used)
+			c.meter.count(c.ep.Name, c.ep.Model, Tally{Failures: 1, Attempts: attempts}, used)
 		}
 		e := &Error{Kind: last.kind, Endpoint: c.ep.Name, Tag: r.Tag, Status: last.status, Attempts: attempts,
 			Usage: used, Message: c.redact.apply(last.msg)}
@@ -426,7 +423,7 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 		return Response{}, e
 	}
 	if c.meter != nil {
-		cost = c.meter.settle(c.ep.Name, c.ep.Model, reserved, Tally{Calls: 1, Attempts: attempts}, used)
+		cost = c.meter.count(c.ep.Name, c.ep.Model, Tally{Calls: 1, Attempts: attempts}, used)
 	}
 	resp := Response{Text: last.text, FinishReason: last.finish, Usage: used, CostUSD: cost,
 		Latency: time.Since(start), Attempts: attempts, CacheKey: key}
@@ -441,18 +438,26 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 type outcome struct {
 	text, finish string
 	usage        Usage
-	kind         ErrorKind
-	status       int
-	retryAfter   time.Duration
-	msg          string
-	cause        error
+	// sent: the request went to the transport; billing says how the
+	// attempt is charged against the budget (usageReported, usageNone,
+	// usageUnknown).
+	sent       bool
+	billing    string
+	kind       ErrorKind
+	status     int
+	retryAfter time.Duration
+	msg        string
+	cause      error
 }
 
 // A successful reply is given to persist before the endpoint's slot is
 // released, so that the calls a crash can lose are at most the endpoint's
 // concurrency: a reply received is on disk before another call goes out in
 // its place.
-func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, patch map[string]any, est int, validate func(string) error, persist func(outcome)) (o outcome) {
+//
+// The attempt's worst case is reserved with the meter last, just before the
+// request is sent, and settled as soon as the reply is judged.
+func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, patch map[string]any, est int, worst Usage, validate func(string) error, persist func(outcome)) (o outcome) {
 	if err := c.gate.acquire(ctx); err != nil {
 		return outcome{kind: KindCanceled, msg: err.Error(), cause: err}
 	}
@@ -472,11 +477,22 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 			return outcome{kind: KindCanceled, msg: err.Error(), cause: err}
 		}
 	}
+	if c.meter != nil {
+		res, err := c.meter.reserve(ctx, c.ep.Name, c.ep.Model, worst)
+		if err != nil {
+			if ctx.Err() != nil {
+				return outcome{kind: KindCanceled, msg: err.Error(), cause: ctx.Err()}
+			}
+			return outcome{kind: KindBudget, msg: err.Error()}
+		}
+		defer func() { c.meter.settle(res, c.ep.Model, o.usage, o.billing) }()
+	}
 	actx, cancel := context.WithTimeout(ctx, c.ep.Limits.Timeout)
 	defer cancel()
 	ex := &exchange{patch: patch}
 	resp, err := c.api.CreateChatCompletion(withExchange(actx, ex), oreq)
 	o = c.judge(ctx, actx, ex, resp, err, validate)
+	o.sent = ex.sent
 	if c.gate.tpm != nil {
 		// Settle the estimate: with no usage reported (an error), the
 		// tokens are given back.
@@ -487,7 +503,9 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 
 // judge classifies one attempt from what the doer saw on the wire.
 func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.ChatCompletionResponse, err error, validate func(string) error) outcome {
-	o := outcome{status: ex.status}
+	o := outcome{status: ex.status, billing: usageNone}
+	// A request that reached the provider but got no usable reply back may
+	// have been billed: it is charged at its reservation (usageUnknown).
 	switch {
 	case !ex.sent:
 		// go-openai refused the request before sending it.
@@ -497,6 +515,9 @@ func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.Chat
 		}
 		return o
 	case ex.sendErr != nil && ex.status == 0:
+		if ex.wrote.Load() {
+			o.billing = usageUnknown
+		}
 		o.kind, o.msg, o.cause = classifyTransport(ctx, actx, ex.sendErr), ex.sendErr.Error(), ex.sendErr
 		if o.kind == KindCanceled {
 			o.cause = ctx.Err()
@@ -508,6 +529,7 @@ func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.Chat
 		return o
 	case ex.sendErr != nil:
 		// Headers arrived but the body was cut off.
+		o.billing = usageUnknown
 		if ctx.Err() != nil {
 			o.kind, o.msg, o.cause = KindCanceled, ctx.Err().Error(), ctx.Err()
 			return o
@@ -515,18 +537,23 @@ func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.Chat
 		o.kind, o.msg = KindMalformed, "reply body cut off: "+ex.sendErr.Error()
 		return o
 	case len(ex.body) > maxReplyBytes:
-		o.kind, o.msg = KindMalformed, "reply body larger than 32 MiB"
+		o.kind, o.msg, o.billing = KindMalformed, "reply body larger than 32 MiB", usageUnknown
 		return o
 	case err != nil || !json.Valid(ex.body):
 		// go-openai's streaming decoder accepts trailing garbage; the whole
 		// body must be one JSON value.
-		o.kind, o.msg = KindMalformed, "reply body is not valid JSON"
+		o.kind, o.msg, o.billing = KindMalformed, "reply body is not valid JSON", usageUnknown
 		if err != nil {
 			o.msg += ": " + err.Error()
 		}
 		return o
 	}
 	o.usage = Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
+	o.billing = usageReported
+	if u := o.usage; u == (Usage{}) || u.PromptTokens < 0 || u.CompletionTokens < 0 {
+		// A reply without usage (or with nonsense) says nothing of its cost.
+		o.usage, o.billing = Usage{}, usageUnknown
+	}
 	if len(resp.Choices) == 0 {
 		o.kind, o.msg = KindMalformed, "reply has no choices"
 		return o

@@ -31,7 +31,7 @@ import (
 //	                           # or {name: bigquery, bq_config: bq.yaml}
 //	out: runs/bench1           # one run folder per model below it
 //	prices: prices.yaml        # optional, for costs and the budget
-//	budget_usd: 50             # optional cap over generation and judging
+//	budget_usd: 50             # optional cap on what generation into OUT ever spends
 //	concurrency: 8             # tasks in flight over all models
 //	cache: llm-cache           # optional, default OUT/llm-cache
 //	judge: judge.yaml          # the judge's config (clinsql judge --config)

@@ -68,7 +68,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	out := fs.String("out", "", "output `folder`")
 	cache := fs.String("cache", "", "model reply cache `folder` (default OUT/llm-cache)")
 	prices := fs.String("prices", "", "prices `file` (YAML, dollars per million tokens) for cost reports")
-	budget := fs.Float64("budget", 0, "stop calling models once this many `dollars` are spent (needs --prices)")
+	budget := fs.Float64("budget", 0, "cap in `dollars` on what --out will ever spend, over every run (needs --prices)")
 	conc := fs.Int("concurrency", refine.DefaultConcurrency, "tasks in flight over all models")
 	estimate := fs.Bool("estimate", false, "print the planned calls and their estimated cost, then exit")
 	quiet := fs.Bool("quiet", false, "no progress line")
@@ -202,7 +202,10 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 		if err != nil {
 			return nil, err
 		}
-		meter = llm.NewMeter(prices, cfg.Budget)
+		if meter, err = openMeter(env.Stderr, cfg.Out, prices, cfg.Budget); err != nil {
+			return nil, err
+		}
+		defer meter.Close()
 	}
 	// Retries and other client events go to a log file: on the terminal
 	// they would bury the progress line.

@@ -61,6 +61,7 @@ scoring summaries in the reference shapes, and judge_summary.json. Running
 again into the same --out resumes: decided leaves are not judged again, and
 a finished run makes no call. An exit code of 3 means the run stopped
 before every leaf was decided (budget, interrupt); what was done is kept.
+The budget caps what --out spends over every run (spending.jsonl there).
 
 --mode strict (the default, as for rescore, report and run) honours
 critical flags everywhere and keeps invalid verdicts (judge errors,
@@ -88,7 +89,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	skip := fs.Bool("skip", true, "skip leaves that cannot change the score")
 	groupName := fs.String("group", string(judge.DefaultGroup), "`grouping` of leaves into judge calls: leaf, category or tree")
 	groupGated := fs.Bool("group-gated", false, "also group the leaves waiting on a gate in the same call")
-	budget := fs.Float64("budget", -1, "stop cleanly before spending more than `USD` (overrides the config)")
+	budget := fs.Float64("budget", -1, "cap in `USD` on what --out will ever spend, over every run (overrides the config)")
 	prices := fs.String("prices", "", "price table `file` (overrides the config)")
 	cacheDir := fs.String("cache", "", "LLM cache `folder` (default <out>/llm-cache; \"off\" for none)")
 	concurrency := fs.Int("concurrency", 0, "tasks judged at once (default 1.25 x the endpoint's concurrency)")
@@ -234,7 +235,10 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		} else if cfg.BudgetUSD > 0 {
 			return usagef("a budget needs a price table (--prices or prices: in the config)")
 		}
-		meter = llm.NewMeter(table, cfg.BudgetUSD)
+		if meter, err = openMeter(env.Stderr, *out, table, cfg.BudgetUSD); err != nil {
+			return err
+		}
+		defer meter.Close()
 		lo := llm.Options{Meter: meter}
 		dir := cfg.Cache
 		if *cacheDir != "" {

@@ -124,20 +124,7 @@ func TestJudgeLLM(t *testing.T) {
 		}
 		return "pass"
 	}), llmtest.Options{APIKey: "secret"})
-	cfg := filepath.Join(dir, "judge.yaml")
-	os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte("prices:\n  judge-test: {prompt: 1000, completion: 1000}\n"), 0o644)
-	os.WriteFile(cfg, []byte(`endpoint:
-  name: fake
-  kind: openai
-  base_url: `+srv.OpenAIBaseURL()+`
-  model: judge-test
-  api_key_env: FAKE_JUDGE_KEY
-  sampling: {temperature: 0, max_tokens: 200}
-  capabilities: {json_schema: true}
-  limits: {concurrency: 4}
-  retry: {max_attempts: 2, base_delay: 1ms}
-prices: prices.yaml
-`), 0o644)
+	cfg := writeJudgeConfig(t, dir, srv.OpenAIBaseURL())
 	out := filepath.Join(dir, "out")
 	// A budget that runs out stops cleanly with exit code 3.
 	code, _, stderr := runWithKey(t, dir, "judge", "--tasks", dir, "--run", runDir, "--out", out, "--judge-config", cfg, "--budget", "2", "--concurrency", "1")

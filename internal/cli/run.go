@@ -34,7 +34,7 @@ bench.yaml (relative paths are relative to its folder):
   out: runs/bench1           # OUT: one run folder per model, the report in OUT/report
   judge: judge.yaml          # the judge's config (clinsql judge --judge-config), or replay:FILE
   prices: prices.yaml        # optional: generation costs
-  budget_usd: 50             # optional: cap on generation spend (the judge config has its own)
+  budget_usd: 50             # optional: cap on what generation into OUT ever spends (the judge config has its own)
   concurrency: 8             # optional: generation tasks in flight over all models
   cache: llm-cache           # optional: reply cache (default OUT/llm-cache)
   report: report             # optional: report folder (default OUT/report)

@@ -174,3 +174,26 @@ func ByPrompt(fallback Handler, rules ...Rule) Handler {
 		return fallback(c)
 	}
 }
+
+// Inflate reports factor times the request's token cap (max_tokens or
+// max_completion_tokens) as the completion tokens of h's successful
+// replies, as a provider does whose usage exceeds the cap it was sent (a
+// billing quirk, hidden reasoning tokens). A request without a cap is
+// answered as h answers it. Budget tests use it to check that a cap still
+// holds when the reply costs more than the client reserved.
+func Inflate(h Handler, factor int) Handler {
+	return func(c *Call) Reply {
+		r := h(c)
+		if r.Status != 0 && r.Status != http.StatusOK {
+			return r
+		}
+		limit := c.Request.MaxTokens
+		if limit == nil {
+			limit = c.Request.MaxCompletionTokens
+		}
+		if limit != nil {
+			r.CompletionTokens = factor * *limit
+		}
+		return r
+	}
+}
