@@ -182,8 +182,10 @@ func writePreview(b *strings.Builder, t *Table, maxRows int, o PromptOptions) {
 	cols := min(len(t.Columns), o.MaxColumns)
 	rows := min(len(t.Rows), maxRows)
 	cell := func(s string) string {
-		s = strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", "/")
-		return clipRunes(s, o.MaxCell)
+		// Clip first: a cell may be huge (a model's result is untrusted),
+		// and only its first MaxCell characters are ever shown.
+		s = clipRunes(s, o.MaxCell)
+		return strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", "/")
 	}
 	b.WriteString("|")
 	for _, c := range t.Columns[:cols] {
@@ -214,12 +216,18 @@ func writePreview(b *strings.Builder, t *Table, maxRows int, o PromptOptions) {
 	fmt.Fprintf(b, "(%s)\n", strings.Join(notes, "; "))
 }
 
+// clipRunes returns the first n characters of s, with "…" when it cut. It
+// reads no further than the cut: the rest of s, however large, is neither
+// scanned nor copied.
 func clipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	i := 0
+	for pos := range s {
+		if i == n {
+			return s[:pos] + "…"
+		}
+		i++
 	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
+	return s
 }
 
 // FormatCell renders a cell deterministically: NULL, integers without a

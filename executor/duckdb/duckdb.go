@@ -120,6 +120,7 @@ func Open(path string, opts Options) (*Engine, error) {
 	if opts.Limits.MaxRows <= 0 {
 		opts.Limits.MaxRows = DefaultMaxRows
 	}
+	opts.Limits.MaxResultBytes = executor.ResultBytes(opts.Limits.MaxResultBytes)
 	if opts.MemoryLimit == "" {
 		opts.MemoryLimit = DefaultMemoryLimit
 	}
@@ -400,7 +401,7 @@ func (e *Engine) run(ctx context.Context, stmt *duck.Stmt) (*executor.Result, er
 		types[i] = t
 		res.Columns[i] = executor.Column{Name: name, Type: executor.Type(t.bigQuery())}
 	}
-	max := e.opts.Limits.MaxRows
+	keep := executor.NewKeeper(e.opts.Limits.MaxRows, e.opts.Limits.MaxResultBytes)
 	dst := make([]driver.Value, len(names))
 	var total int64
 	for {
@@ -417,7 +418,7 @@ func (e *Engine) run(ctx context.Context, stmt *duck.Stmt) (*executor.Result, er
 			return nil, err
 		}
 		total++
-		if len(res.Rows) >= max {
+		if keep.Full() {
 			continue
 		}
 		row := make([]any, len(dst))
@@ -428,10 +429,11 @@ func (e *Engine) run(ctx context.Context, stmt *duck.Stmt) (*executor.Result, er
 			}
 			row[i] = cv
 		}
-		res.Rows = append(res.Rows, row)
+		if keep.Keep(row) {
+			res.Rows = append(res.Rows, row)
+		}
 	}
-	res.TotalRows = total
-	res.Truncated = total > int64(len(res.Rows))
+	keep.Finish(res, total)
 	return res, nil
 }
 

@@ -706,3 +706,19 @@ func TestRelax(t *testing.T) {
 		t.Errorf("after a dropped connection: %v", err)
 	}
 }
+
+// The byte cap stops keeping rows while they are read: 300 rows of 10 kB
+// under a 50 kB cap keep the first 4, and the true count is still reported.
+func TestByteCap(t *testing.T) {
+	e := openEngine(t, makeDB(t, fixture...), Options{Limits: executor.Limits{MaxResultBytes: 50_000}})
+	res, err := e.QueryNative(context.Background(), `SELECT i, repeat('x', 10000) AS s FROM range(300) t(i) ORDER BY i`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != 4 || !res.Truncated || !res.ByteCapped || res.TotalRows != 300 {
+		t.Fatalf("rows=%d truncated=%v byteCapped=%v total=%d; want 4 rows of 300, byte capped", len(res.Rows), res.Truncated, res.ByteCapped, res.TotalRows)
+	}
+	if res.Rows[3][0] != int64(3) {
+		t.Errorf("kept %v, want the first rows", res.Rows[3][0])
+	}
+}
