@@ -503,7 +503,7 @@ func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.Chat
 		}
 		return o
 	case ex.status < 200 || ex.status > 299:
-		o.kind, o.msg = classifyStatus(ex.status, ex.body)
+		o.kind, o.msg = classifyStatus(ex.status, ex.body, c.redact)
 		o.retryAfter = retryAfter(ex.header, time.Now())
 		return o
 	case ex.sendErr != nil:

@@ -126,8 +126,10 @@ type apiErrorBody struct {
 }
 
 // classifyStatus maps a non-2xx reply to a kind and a short message taken
-// from the error envelope when there is one.
-func classifyStatus(status int, body []byte) (ErrorKind, string) {
+// from the error envelope when there is one. The message is redacted before
+// it is cut: a key echoed across the cut would otherwise survive in part,
+// the redactor no longer recognising what is left of it.
+func classifyStatus(status int, body []byte, redact redactor) (ErrorKind, string) {
 	var env apiErrorBody
 	msg, code := "", ""
 	if json.Unmarshal(body, &env) == nil && env.Error != nil {
@@ -139,9 +141,9 @@ func classifyStatus(status int, body []byte) (ErrorKind, string) {
 	} else {
 		msg = strings.TrimSpace(string(body))
 	}
-	msg = truncate(msg, 300)
-	if code != "" && !strings.Contains(msg, code) {
-		msg = code + ": " + msg
+	msg = truncate(redact.apply(msg), maxErrorMessage)
+	if code = redact.apply(code); code != "" && !strings.Contains(msg, code) {
+		msg = code + ": " + truncate(msg, maxErrorMessage)
 	}
 	lower := strings.ToLower(msg)
 	switch {
@@ -187,6 +189,9 @@ func classifyTransport(parent, attempt context.Context, err error) ErrorKind {
 	}
 	return KindNetwork
 }
+
+// maxErrorMessage bounds the server's text kept in an error message.
+const maxErrorMessage = 300
 
 func truncate(s string, n int) string {
 	if len(s) <= n {

@@ -81,7 +81,7 @@ func TestClassifyStatus(t *testing.T) {
 		{422, `unprocessable`, KindBadRequest},
 	}
 	for _, tt := range tests {
-		if got, msg := classifyStatus(tt.status, []byte(tt.body)); got != tt.want {
+		if got, msg := classifyStatus(tt.status, []byte(tt.body), nil); got != tt.want {
 			t.Errorf("classifyStatus(%d, %s) = %s (%s), want %s", tt.status, tt.body, got, msg, tt.want)
 		}
 	}
@@ -274,6 +274,30 @@ func TestErrorKindClasses(t *testing.T) {
 	} {
 		if c.k.EndpointDown() != c.down || c.k.Retryable() != c.retryable {
 			t.Errorf("%s: EndpointDown %v Retryable %v, want %v %v", c.k, c.k.EndpointDown(), c.k.Retryable(), c.down, c.retryable)
+		}
+	}
+}
+
+// A key echoed in an error body is redacted before the message is cut, so
+// no part of it survives wherever the cut falls: before, inside or after it.
+func TestRedactBeforeTruncate(t *testing.T) {
+	const key = "sk-test-0123456789abcdefXYZ"
+	r := redactor{key}
+	for pos := 0; pos <= maxErrorMessage+1; pos++ {
+		pad := strings.Repeat(".", max(0, maxErrorMessage-pos))
+		for _, body := range []string{
+			`{"error":{"message":"` + pad + key + ` is not a valid key","code":"invalid_api_key"}}`,
+			pad + key + " is not a valid key",
+			`{"error":{"message":"` + pad + `","code":"` + key + `"}}`,
+		} {
+			_, msg := classifyStatus(401, []byte(body), r)
+			for n := 4; n <= len(key); n++ {
+				for i := 0; i+n <= len(key); i++ {
+					if frag := key[i : i+n]; strings.Contains(msg, frag) {
+						t.Fatalf("key at %d: message %q holds %q of the key", pos, msg, frag)
+					}
+				}
+			}
 		}
 	}
 }
