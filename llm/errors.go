@@ -75,8 +75,17 @@ type Error struct {
 	// billed by the provider).
 	Usage   Usage
 	Message string // redacted
-	cause   error  // only context errors, so errors.Is works without leaking text
+	// Transport reports a malformed reply garbled on the wire rather than
+	// by the model: the body cut off or truncated, not JSON at all, or
+	// over the size limit. Such replies say the endpoint (or a proxy in
+	// front of it) is broken, as a reset connection does: see EndpointDown.
+	Transport bool
+	cause     error // only context errors, so errors.Is works without leaking text
 }
+
+// EndpointDown reports whether this failure counts toward the endpoint-down
+// stop: its kind says so, or the reply was garbled on the wire.
+func (e *Error) EndpointDown() bool { return e.Kind.EndpointDown() || e.Transport }
 
 func (e *Error) Error() string {
 	var b strings.Builder
