@@ -301,3 +301,36 @@ func TestRedactBeforeTruncate(t *testing.T) {
 		}
 	}
 }
+
+// Temporary files a killed process left in the cache are removed when the
+// cache is opened again; a fresh one (another process writing now) stays.
+func TestCacheReclaimsTemps(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "ab")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old, fresh, entry := filepath.Join(sub, ".tmp-abcdef12-1"), filepath.Join(sub, ".tmp-abcdef12-2"), filepath.Join(sub, "abcdef.json")
+	for _, p := range []string{old, fresh, entry} {
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-time.Hour)
+	for _, p := range []string{old, entry} {
+		if err := os.Chtimes(p, long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := OpenCache(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file kept: %v", err)
+	}
+	for _, p := range []string{fresh, entry} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
