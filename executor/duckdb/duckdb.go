@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	duck "github.com/duckdb/duckdb-go/v2"
@@ -143,7 +145,8 @@ func Open(path string, opts Options) (*Engine, error) {
 	if st.IsDir() {
 		return nil, fmt.Errorf("open duckdb %s: is a directory", path)
 	}
-	tempDir, err := os.MkdirTemp("", "clinsql-duckdb-")
+	reclaimTempDirs(os.TempDir())
+	tempDir, err := os.MkdirTemp("", tempPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, fmt.Errorf("open duckdb %s: temporary folder: %w", path, err)
 	}
@@ -543,4 +546,43 @@ func statementTypeName(t duck.StmtType) string {
 		return n
 	}
 	return fmt.Sprintf("type-%d", int(t))
+}
+
+// tempPrefix starts the name of each engine's spill folder, followed by the
+// owning process id: "clinsql-duckdb-pid1234-567".
+const tempPrefix = "clinsql-duckdb-pid"
+
+// reclaimTempDirs removes the spill folders of engines whose process is
+// gone: Close removes an engine's own folder, but a process killed with
+// SIGKILL leaves it behind, with whatever DuckDB had spilled (hundreds of
+// MB). Folders of live processes, and anything not named by tempPrefix, are
+// left alone.
+func reclaimTempDirs(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), tempPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
+}
+
+// processAlive reports whether process pid exists (signal 0 checks without
+// sending anything; a process of another user answers EPERM, alive).
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -224,15 +224,19 @@ func TestConfigurationLocked(t *testing.T) {
 			t.Errorf("%s succeeded on a raw connection", s)
 		}
 	}
-	// Every pooled connection sees the locked settings.
+	// Every pooled connection sees the locked settings (read through the
+	// pool directly: model SQL may not read settings, see TestHostPathsHidden).
 	for i := 0; i < 6; i++ {
-		res, err := e.Query(context.Background(), `SELECT current_setting('threads') AS t, current_setting('enable_external_access') AS x, current_setting('autoload_known_extensions') AS a, current_setting('lock_configuration') AS l, current_setting('access_mode') AS m, current_setting('temp_directory') AS d`)
+		var threads int64
+		var external, autoload, locked bool
+		var mode, temp string
+		err := e.db.QueryRowContext(context.Background(), `SELECT current_setting('threads') AS t, current_setting('enable_external_access') AS x, current_setting('autoload_known_extensions') AS a, current_setting('lock_configuration') AS l, current_setting('access_mode') AS m, current_setting('temp_directory') AS d`).
+			Scan(&threads, &external, &autoload, &locked, &mode, &temp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := res.Rows[0]
-		if got[0] != int64(1) || got[1] != false || got[2] != false || got[3] != true || !strings.EqualFold(got[4].(string), "read_only") || got[5] != e.tempDir {
-			t.Errorf("settings %v", got)
+		if threads != 1 || external || autoload || !locked || !strings.EqualFold(mode, "read_only") || temp != e.tempDir {
+			t.Errorf("settings %v %v %v %v %v %v", threads, external, autoload, locked, mode, temp)
 		}
 	}
 }
@@ -720,5 +724,36 @@ func TestByteCap(t *testing.T) {
 	}
 	if res.Rows[3][0] != int64(3) {
 		t.Errorf("kept %v, want the first rows", res.Rows[3][0])
+	}
+}
+
+// Model SQL cannot read the engine's settings or the attached files' paths
+// (the spill folder, the database file, the home folder): DuckDB's system
+// views and functions are refused before the query runs.
+func TestHostPathsHidden(t *testing.T) {
+	e := openEngine(t, makeDB(t, fixture...), Options{})
+	for _, q := range []string{
+		`SELECT name, setting FROM pg_catalog.pg_settings`,
+		`SELECT * FROM pg_settings`,
+		`SELECT * FROM duckdb_settings()`,
+		`SELECT value FROM duckdb_settings() WHERE name = 'temp_directory'`,
+		`SELECT current_setting('temp_directory')`,
+		`SELECT path FROM duckdb_databases()`,
+		`SELECT path FROM duckdb_databases`,
+		`SELECT file FROM pragma_database_list`,
+		`SELECT * FROM system.main.duckdb_settings`,
+		`WITH s AS (SELECT * FROM pg_catalog.pg_settings) SELECT * FROM s`,
+		`SELECT (SELECT max(setting) FROM pg_catalog.pg_settings) AS x`,
+	} {
+		res, err := e.QueryNative(context.Background(), q)
+		if executor.ClassOf(err) != executor.ClassRefused {
+			t.Errorf("%s: %v %v, want refused", q, res, err)
+		}
+	}
+	// Data and the information schema stay readable.
+	for _, q := range []string{`SELECT count(*) FROM mimiciv_3_1_hosp.patients`, `SELECT table_name FROM information_schema.tables`} {
+		if _, err := e.QueryNative(context.Background(), q); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
 	}
 }
