@@ -77,6 +77,12 @@ func valueBytes(v any) int64 {
 			n += int64(len(f.Name)) + valueBytes(f.Value) + 3
 		}
 		return n
+	case map[string]any: // a driver's STRUCT, before conversion
+		var n int64 = 2
+		for k, v := range x {
+			n += int64(len(k)) + valueBytes(v) + 3
+		}
+		return n
 	}
 	return 8
 }
@@ -237,6 +243,9 @@ func (k *Keeper) Keep(row []any) bool {
 	k.bytes += n
 	return true
 }
+
+// ByteCapped reports that the byte cap refused a row.
+func (k *Keeper) ByteCapped() bool { return k.byBytes }
 
 // Finish records the outcome in res: the true row count total, whether rows
 // were dropped, and whether by the byte cap.

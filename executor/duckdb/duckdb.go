@@ -206,6 +206,10 @@ func Open(path string, opts Options) (*Engine, error) {
 		e.Close()
 		return nil, fmt.Errorf("open duckdb %s: %w", path, err)
 	}
+	if err := e.registerKeep(context.Background()); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("open duckdb %s: register %s: %w", path, keepFunc, err)
+	}
 	return e, nil
 }
 
@@ -322,12 +326,35 @@ func (e *Engine) query(parent context.Context, query string, translate bool) (*e
 }
 
 func (e *Engine) prepareRun(ctx context.Context, c *duck.Conn, query string) (*executor.Result, error) {
+	// The query as submitted is prepared first: its errors, and its column
+	// names, are its own, not the wrapper's (which renames duplicates).
 	stmt, err := prepareOne(ctx, c, query)
 	if err != nil {
 		return nil, err
 	}
 	defer stmt.Close()
-	return e.run(ctx, stmt)
+	if e.opts.Threads != 1 {
+		return e.run(ctx, stmt, nil, nil)
+	}
+	n, err := stmt.ColumnCount()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, n)
+	for i := range names {
+		if names[i], err = stmt.ColumnName(i); err != nil {
+			return nil, err
+		}
+	}
+	wrapped, err := prepareOne(ctx, c, wrapKeep(query))
+	if err != nil {
+		// A query the wrapper cannot hold (a trailing semicolon before a
+		// comment) runs as it is, capped on the Go side only.
+		return e.run(ctx, stmt, nil, nil)
+	}
+	defer wrapped.Close()
+	b := &budget{keep: executor.NewKeeper(e.opts.Limits.MaxRows, e.opts.Limits.MaxResultBytes)}
+	return e.run(context.WithValue(ctx, budgetKey{}, b), wrapped, names, b)
 }
 
 // relaxed runs query again with some macros redefined, then restores them
@@ -382,14 +409,18 @@ func prepareOne(ctx context.Context, c *duck.Conn, query string) (*duck.Stmt, er
 }
 
 // run executes the prepared SELECT, keeping the first MaxRows rows and
-// counting the rest without holding them.
-func (e *Engine) run(ctx context.Context, stmt *duck.Stmt) (*executor.Result, error) {
+// counting the rest without holding them. With b, stmt is the query wrapped
+// in clinsql_keep (see budget.go): the rows it returns are the ones kept,
+// b counted them all, and names are the query's own column names.
+func (e *Engine) run(ctx context.Context, stmt *duck.Stmt, names []string, b *budget) (*executor.Result, error) {
 	rows, err := stmt.QueryContext(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	names := rows.Columns()
+	if names == nil {
+		names = rows.Columns()
+	}
 	typed, ok := rows.(driver.RowsColumnTypeDatabaseTypeName)
 	if !ok {
 		return nil, fmt.Errorf("driver rows %T do not report column types", rows)
@@ -435,6 +466,16 @@ func (e *Engine) run(ctx context.Context, stmt *duck.Stmt) (*executor.Result, er
 		if keep.Keep(row) {
 			res.Rows = append(res.Rows, row)
 		}
+	}
+	if b != nil {
+		// The filter kept a prefix within the caps; the Go side may have
+		// measured the converted values a little larger and kept fewer.
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if keep.Finish(res, b.total); b.keep.ByteCapped() {
+			res.ByteCapped = res.Truncated
+		}
+		return res, nil
 	}
 	keep.Finish(res, total)
 	return res, nil

@@ -757,3 +757,45 @@ func TestHostPathsHidden(t *testing.T) {
 		}
 	}
 }
+
+// The caps are enforced inside DuckDB by wrapping the query (budget.go);
+// the wrapper changes nothing a query returns: the first rows in the
+// query's own order, its own column names (duplicates included), and
+// queries ending in a comment or a semicolon still run.
+func TestCapWrapperTransparent(t *testing.T) {
+	e := openEngine(t, makeDB(t, fixture...), Options{Limits: executor.Limits{MaxRows: 3, MaxResultBytes: 50_000}})
+	cases := []struct {
+		sql   string
+		cols  []string
+		first []any
+		kept  int
+		total int64
+	}{
+		{`SELECT i FROM range(5000) t(i) ORDER BY i DESC`, []string{"i"}, []any{int64(4999)}, 3, 5000},
+		{`SELECT i, repeat('x', 20000) AS s FROM range(100) t(i) ORDER BY i DESC`, []string{"i", "s"}, []any{int64(99)}, 2, 100},
+		{`SELECT 1 AS x, 2 AS x, 'a' AS X`, []string{"x", "x", "X"}, []any{int64(1), int64(2), "a"}, 1, 1},
+		{"SELECT 7 AS a -- a trailing comment", []string{"a"}, []any{int64(7)}, 1, 1},
+		{"SELECT 8 AS a;", []string{"a"}, []any{int64(8)}, 1, 1},
+		{"SELECT 9 AS a; -- comment after the semicolon", []string{"a"}, []any{int64(9)}, 1, 1},
+		{`SELECT NULL AS n FROM range(10)`, []string{"n"}, []any{nil}, 3, 10},
+		{`SELECT 42 AS n WHERE false`, []string{"n"}, nil, 0, 0},
+	}
+	for _, c := range cases {
+		res, err := e.QueryNative(context.Background(), c.sql)
+		if err != nil {
+			t.Errorf("%s: %v", c.sql, err)
+			continue
+		}
+		var cols []string
+		for _, col := range res.Columns {
+			cols = append(cols, col.Name)
+		}
+		if !reflect.DeepEqual(cols, c.cols) || len(res.Rows) != c.kept || res.TotalRows != c.total {
+			t.Errorf("%s: columns %v, %d rows of %d; want %v, %d of %d", c.sql, cols, len(res.Rows), res.TotalRows, c.cols, c.kept, c.total)
+			continue
+		}
+		if c.first != nil && !reflect.DeepEqual(res.Rows[0][:len(c.first)], c.first) {
+			t.Errorf("%s: first row %v, want %v", c.sql, res.Rows[0], c.first)
+		}
+	}
+}
