@@ -6,27 +6,6 @@ import (
 	"testing"
 )
 
-// clipRunes cuts at n characters, counting multi-byte characters as one.
-func TestClipRunes(t *testing.T) {
-	cases := []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"abc", 3, "abc"},
-		{"abcd", 3, "abc…"},
-		{"", 0, ""},
-		{"a", 0, "…"},
-		{"ééééé", 2, "éé…"},
-		{"日本語", 3, "日本語"},
-	}
-	for _, c := range cases {
-		if got := clipRunes(c.in, c.n); got != c.want {
-			t.Errorf("clipRunes(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
-		}
-	}
-}
-
 // A huge cell in a result preview is clipped without being copied or
 // converted whole: previewing a 64 MB cell allocates a few kilobytes, not
 // the 256 MB that a conversion to runes takes.
@@ -44,5 +23,17 @@ func TestPreviewHugeCellBounded(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), strings.Repeat("x", DefaultPromptOptions.MaxCell)+"…") || b.Len() > 1000 {
 		t.Errorf("preview of %d bytes: %.200q", b.Len(), b.String())
+	}
+}
+
+// ReadCSV cuts a huge cell while reading it.
+func TestReadCSVHugeCell(t *testing.T) {
+	in := "s,n\n\"" + strings.Repeat("x", 8<<20) + "\",1\n"
+	tab, err := ReadCSV(strings.NewReader(in), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 1 || len(tab.Rows[0][0].Raw) != MaxCellBytes+len("…") || !tab.Rows[0][1].IsNum {
+		t.Fatalf("rows %d, cell of %d bytes", len(tab.Rows), len(tab.Rows[0][0].Raw))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/internal/textclip"
 	"github.com/clinsql/clinsql/llm"
 )
 
@@ -216,19 +217,8 @@ func writePreview(b *strings.Builder, t *Table, maxRows int, o PromptOptions) {
 	fmt.Fprintf(b, "(%s)\n", strings.Join(notes, "; "))
 }
 
-// clipRunes returns the first n characters of s, with "…" when it cut. It
-// reads no further than the cut: the rest of s, however large, is neither
-// scanned nor copied.
-func clipRunes(s string, n int) string {
-	i := 0
-	for pos := range s {
-		if i == n {
-			return s[:pos] + "…"
-		}
-		i++
-	}
-	return s
-}
+// clipRunes is textclip.Runes: it reads no further than the cut.
+func clipRunes(s string, n int) string { return textclip.Runes(s, n) }
 
 // FormatCell renders a cell deterministically: NULL, integers without a
 // decimal point, other numbers with 6 significant digits, text as is.
