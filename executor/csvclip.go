@@ -23,7 +23,8 @@ func ClipCells(r io.Reader, max int) io.Reader {
 type cellClipper struct {
 	src *bufio.Reader
 	max int
-	out []byte
+	out []byte // output ready; out[pos:] not yet handed out
+	pos int
 	err error
 
 	atStart      bool // the next byte starts a field
@@ -34,31 +35,73 @@ type cellClipper struct {
 }
 
 func (c *cellClipper) Read(p []byte) (int, error) {
-	for len(c.out) == 0 && c.err == nil {
-		c.fill(len(p))
+	if c.pos == len(c.out) {
+		// Everything handed out: refill the same buffer from its start.
+		c.out, c.pos = c.out[:0], 0
+		for len(c.out) == 0 && c.err == nil {
+			c.fill(len(p))
+		}
 	}
-	n := copy(p, c.out)
-	c.out = c.out[n:]
-	if len(c.out) == 0 && c.err != nil {
+	n := copy(p, c.out[c.pos:])
+	c.pos += n
+	if c.pos == len(c.out) && c.err != nil {
 		return n, c.err
 	}
 	return n, nil
 }
 
 // fill processes input until about want bytes are ready or input ends.
+// Runs of plain content are copied (or, past the cap, dropped) in bulk; the
+// bytes that can change the state go through step one at a time.
 func (c *cellClipper) fill(want int) {
 	for len(c.out) < want {
-		b, err := c.src.ReadByte()
-		if err != nil {
-			if c.pendingQuote {
-				c.pendingQuote = false
-				c.out = append(c.out, '"')
+		buf, err := c.src.Peek(c.src.Buffered())
+		if len(buf) == 0 {
+			if _, err = c.src.ReadByte(); err == nil {
+				err = c.src.UnreadByte()
 			}
-			c.err = err
-			return
+			if err != nil {
+				if c.pendingQuote {
+					c.pendingQuote = false
+					c.out = append(c.out, '"')
+				}
+				c.err = err
+				return
+			}
+			continue
 		}
-		c.step(b)
+		i := 0
+		for i < len(buf) && len(c.out) < want {
+			if !c.atStart && !c.pendingQuote {
+				j := i
+				if c.clipped {
+					for j < len(buf) && !c.special(buf[j]) {
+						j++
+					}
+				} else {
+					for end := min(len(buf), i+c.max-c.n); j < end && !c.special(buf[j]); j++ {
+					}
+					c.out = append(c.out, buf[i:j]...)
+					c.n += j - i
+				}
+				if j > i {
+					i = j
+					continue
+				}
+			}
+			c.step(buf[i])
+			i++
+		}
+		c.src.Discard(i)
 	}
+}
+
+// special reports a byte that may end the field or the quoting.
+func (c *cellClipper) special(b byte) bool {
+	if c.quoted {
+		return b == '"'
+	}
+	return b == ',' || b == '\n' || b == '\r' || b == '"'
 }
 
 func (c *cellClipper) step(b byte) {
