@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -255,12 +254,14 @@ func LoadAnswer(o *datasets.Output, question string) *Answer {
 	if o.ResultCSV == "" {
 		return a
 	}
-	b, err := os.ReadFile(o.ResultCSV)
+	// Streamed, not read whole: ReadCSV cuts each cell as it reads.
+	f, err := os.Open(o.ResultCSV)
 	if err != nil {
 		a.ReadErr = err
 		return a
 	}
-	t, err := ReadCSV(bytes.NewReader(b), MaxTableRows)
+	defer f.Close()
+	t, err := ReadCSV(f, MaxTableRows)
 	if err != nil {
 		a.ReadErr = fmt.Errorf("%s: %w", o.ResultCSV, err)
 		return a
