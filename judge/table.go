@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -254,14 +255,12 @@ func LoadAnswer(o *datasets.Output, question string) *Answer {
 	if o.ResultCSV == "" {
 		return a
 	}
-	// Streamed, not read whole: ReadCSV cuts each cell as it reads.
-	f, err := os.Open(o.ResultCSV)
+	b, err := os.ReadFile(o.ResultCSV)
 	if err != nil {
 		a.ReadErr = err
 		return a
 	}
-	defer f.Close()
-	t, err := ReadCSV(f, MaxTableRows)
+	t, err := ReadCSV(bytes.NewReader(b), MaxTableRows)
 	if err != nil {
 		a.ReadErr = fmt.Errorf("%s: %w", o.ResultCSV, err)
 		return a
