@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/internal/textclip"
 	"github.com/clinsql/clinsql/llm"
 )
 
@@ -188,8 +189,10 @@ func writePreview(b *strings.Builder, t *Table, maxRows int, o PromptOptions) {
 	cols := min(len(t.Columns), o.MaxColumns)
 	rows := min(len(t.Rows), maxRows)
 	cell := func(s string) string {
-		s = strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", "/")
-		return clipRunes(s, o.MaxCell)
+		// Clip first: a cell may be huge (a model's result is untrusted),
+		// and only its first MaxCell characters are ever shown.
+		s = clipRunes(s, o.MaxCell)
+		return strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", "/")
 	}
 	b.WriteString("|")
 	for _, c := range t.Columns[:cols] {
@@ -220,13 +223,8 @@ func writePreview(b *strings.Builder, t *Table, maxRows int, o PromptOptions) {
 	fmt.Fprintf(b, "(%s)\n", strings.Join(notes, "; "))
 }
 
-func clipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
-}
+// clipRunes is textclip.Runes: it reads no further than the cut.
+func clipRunes(s string, n int) string { return textclip.Runes(s, n) }
 
 // FormatCell renders a cell deterministically: NULL, integers without a
 // decimal point, other numbers with 6 significant digits, text as is.

@@ -81,11 +81,16 @@ func (t *Table) Values(i int) []Cell {
 	return out
 }
 
+// MaxCellBytes bounds each cell read from a result CSV: longer cells are
+// cut while they are read (executor.ClipCells), never held whole. No check
+// reads that far into a cell, and a prompt shows a few dozen characters.
+const MaxCellBytes = 64 << 10
+
 // ReadCSV reads a result CSV: a header row, then data rows. Short rows are
 // padded with NULLs; a row longer than the header is an error naming the
-// line.
+// line. Cells are cut to MaxCellBytes.
 func ReadCSV(r io.Reader, maxRows int) (*Table, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(executor.ClipCells(r, MaxCellBytes))
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	head, err := cr.Read()

@@ -413,7 +413,7 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 			c.meter.count(c.ep.Name, c.ep.Model, Tally{Failures: 1, Attempts: attempts}, used)
 		}
 		e := &Error{Kind: last.kind, Endpoint: c.ep.Name, Tag: r.Tag, Status: last.status, Attempts: attempts,
-			Usage: used, Message: c.redact.apply(last.msg)}
+			Usage: used, Message: c.redact.apply(last.msg), Transport: last.transport}
 		c.log.LogAttrs(ctx, slog.LevelDebug, "llm call failed",
 			slog.String("endpoint", c.ep.Name), slog.String("tag", r.Tag), slog.Int("sample", r.Sample),
 			slog.String("kind", string(e.Kind)), slog.Int("attempts", attempts), slog.String("error", e.Message))
@@ -448,6 +448,8 @@ type outcome struct {
 	retryAfter time.Duration
 	msg        string
 	cause      error
+	// transport: the body was garbled on the wire (see Error.Transport).
+	transport bool
 }
 
 // A successful reply is given to persist before the endpoint's slot is
@@ -524,7 +526,7 @@ func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.Chat
 		}
 		return o
 	case ex.status < 200 || ex.status > 299:
-		o.kind, o.msg = classifyStatus(ex.status, ex.body)
+		o.kind, o.msg = classifyStatus(ex.status, ex.body, c.redact)
 		o.retryAfter = retryAfter(ex.header, time.Now())
 		return o
 	case ex.sendErr != nil:
@@ -534,15 +536,15 @@ func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.Chat
 			o.kind, o.msg, o.cause = KindCanceled, ctx.Err().Error(), ctx.Err()
 			return o
 		}
-		o.kind, o.msg = KindMalformed, "reply body cut off: "+ex.sendErr.Error()
+		o.kind, o.msg, o.transport = KindMalformed, "reply body cut off: "+ex.sendErr.Error(), true
 		return o
 	case len(ex.body) > maxReplyBytes:
-		o.kind, o.msg, o.billing = KindMalformed, "reply body larger than 32 MiB", usageUnknown
+		o.kind, o.msg, o.billing, o.transport = KindMalformed, "reply body larger than 32 MiB", usageUnknown, true
 		return o
 	case err != nil || !json.Valid(ex.body):
 		// go-openai's streaming decoder accepts trailing garbage; the whole
 		// body must be one JSON value.
-		o.kind, o.msg, o.billing = KindMalformed, "reply body is not valid JSON", usageUnknown
+		o.kind, o.msg, o.billing, o.transport = KindMalformed, "reply body is not valid JSON", usageUnknown, true
 		if err != nil {
 			o.msg += ": " + err.Error()
 		}

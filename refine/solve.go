@@ -67,7 +67,9 @@ type Attempt struct {
 	Error      string         `json:"error,omitempty"`
 	RowCount   int64          `json:"row_count"`
 	Truncated  bool           `json:"truncated,omitempty"`
-	Columns    []string       `json:"columns,omitempty"`
+	// ByteCapped: the result byte cap, not the row cap, cut the rows kept.
+	ByteCapped bool     `json:"byte_capped,omitempty"`
+	Columns    []string `json:"columns,omitempty"`
 	// Warnings are the engine's (executor.Result.Warnings): the query ran,
 	// but not exactly as BigQuery would have.
 	Warnings []string `json:"warnings,omitempty"`
@@ -313,7 +315,7 @@ func (s *Solver) runAttempt(ctx context.Context, a *Attempt) (*executor.Result, 
 	if res.Truncated && res.TotalRows >= 0 {
 		a.RowCount = res.TotalRows
 	}
-	a.Truncated = res.Truncated
+	a.Truncated, a.ByteCapped = res.Truncated, res.ByteCapped
 	a.Warnings = res.Warnings
 	a.Columns = make([]string, len(res.Columns))
 	for i, c := range res.Columns {

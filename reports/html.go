@@ -13,9 +13,10 @@ import (
 	"math"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/internal/textclip"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
@@ -385,13 +386,8 @@ func (r *Report) htmlRefine() htmlRefine {
 
 func round4(x float64) float64 { return math.Round(x*scoreDecimals) / scoreDecimals }
 
-func truncRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	rs := []rune(s)
-	return string(rs[:n]) + "…"
-}
+// truncRunes is textclip.Runes: it reads no further than the cut.
+func truncRunes(s string, n int) string { return textclip.Runes(s, n) }
 
 func (r *Report) htmlData() htmlData {
 	d := htmlData{Mode: modeName(r.Mode), Other: modeName(r.Other()), Splits: r.Splits,
@@ -559,7 +555,9 @@ func preview(o *runfolder.Output, rows int) *hPreview {
 		return p
 	}
 	defer f.Close()
-	cr := csv.NewReader(f)
+	// Cells are cut while read: a result file may hold a huge cell, and
+	// the preview shows maxCellRunes of it.
+	cr := csv.NewReader(executor.ClipCells(f, 4*maxCellRunes))
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
 	header, err := cr.Read()

@@ -575,8 +575,10 @@ func slug(name string) string {
 			b.WriteByte('_')
 		}
 	}
-	if b.Len() == 0 {
-		return "_"
+	// A name of dots would name the parent folder or this one
+	// (models/../split): the model's summaries would land outside models/.
+	if strings.Trim(b.String(), ".") == "" {
+		return strings.Repeat("_", max(b.Len(), 1))
 	}
 	return b.String()
 }

@@ -22,6 +22,29 @@ type Record struct {
 	Critical     bool    `json:"critical"`
 	Weight       float64 `json:"weight"`
 	Requirements *string `json:"requirements,omitempty"`
+	// NoScore reports that the file gave no score (the key absent or
+	// null): Score is then 0, which the reference would sum, but no judge
+	// decided it (see Classify).
+	NoScore bool `json:"-"`
+}
+
+// UnmarshalJSON reads a record, noting a missing or null score.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	type plain Record
+	var raw struct {
+		plain
+		Score *float64 `json:"score"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*r = Record(raw.plain)
+	if raw.Score == nil {
+		r.Score, r.NoScore = 0, true
+	} else {
+		r.Score = *raw.Score
+	}
+	return nil
 }
 
 // Evaluation is one task's entry in detailed_grading.json.
@@ -122,6 +145,7 @@ const (
 	KindJudgeError = "judge_error" // an API error the reference stored as the reply
 	KindUnparsed   = "unparsed"    // a reply the reference parser could not read
 	KindNonBinary  = "non_binary"  // a score other than 0 or 1
+	KindNoScore    = "no_score"    // no score recorded (absent or null)
 )
 
 var (
@@ -147,6 +171,10 @@ func Classify(r Record) (v rubric.Verdict, kind, reason string) {
 	case judgeErrorPrefix.MatchString(x):
 		v.Status = rubric.Invalid
 		return v, KindJudgeError, "judge error recorded as the reply: " + firstLine(x, 100)
+	case r.NoScore:
+		// Not a fail: nothing decided the leaf.
+		v.Status = rubric.Invalid
+		return v, KindNoScore, "no score recorded (absent or null)"
 	case strings.HasPrefix(x, "{") || strings.HasPrefix(x, "```"):
 		stated := map[float64]bool{}
 		for _, m := range scoreInReply.FindAllStringSubmatch(x, -1) {

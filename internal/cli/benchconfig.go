@@ -58,8 +58,10 @@ type benchEngine struct {
 	DB      string        `yaml:"db,omitempty"`
 	Timeout time.Duration `yaml:"timeout,omitempty"`
 	MaxRows int           `yaml:"max_rows,omitempty"`
-	Memory  string        `yaml:"memory,omitempty"`
-	Threads int           `yaml:"threads,omitempty"`
+	// MaxResultBytes is --max-result-bytes ("64MiB" or bytes).
+	MaxResultBytes bigquery.ByteSize `yaml:"max_result_bytes,omitempty"`
+	Memory         string            `yaml:"memory,omitempty"`
+	Threads        int               `yaml:"threads,omitempty"`
 	// ZeroDivision is --zero-division (auto, error or null).
 	ZeroDivision string `yaml:"zero_division,omitempty"`
 	// BQConfig is the bigquery engine's configuration file
@@ -118,6 +120,8 @@ func loadBenchConfig(path string) (*benchConfig, error) {
 		bad("engine.timeout", "must not be negative")
 	case c.Engine.MaxRows < 0:
 		bad("engine.max_rows", "must not be negative")
+	case c.Engine.MaxResultBytes < 0:
+		bad("engine.max_result_bytes", "must not be negative")
 	case c.Engine.Threads < 0:
 		bad("engine.threads", "must not be negative")
 	}
@@ -163,7 +167,7 @@ func (c *benchConfig) generateConfig(quiet bool) generateConfig {
 	g := generateConfig{
 		Models: c.models, Tasks: c.Tasks, Split: c.Split, Out: c.Out, Cache: c.Cache,
 		Prices: c.Prices, Budget: c.BudgetUSD, Concurrency: c.Concurrency, Engine: e.Name, Quiet: quiet,
-		EngineCfg: engineConfig{DB: e.DB, Limits: executor.Limits{Timeout: e.Timeout, MaxRows: e.MaxRows}, Memory: e.Memory, Threads: e.Threads, ZeroDivision: e.ZeroDivision},
+		EngineCfg: engineConfig{DB: e.DB, Limits: executor.Limits{Timeout: e.Timeout, MaxRows: e.MaxRows, MaxResultBytes: int64(e.MaxResultBytes)}, Memory: e.Memory, Threads: e.Threads, ZeroDivision: e.ZeroDivision},
 	}
 	if e.Name == bigquery.Name {
 		// No flags are given: the configuration file says everything.

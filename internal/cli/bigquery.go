@@ -64,6 +64,9 @@ func openBigQuery(ctx context.Context, cfg engineConfig) (*bigquery.Engine, erro
 	if cfg.Explicit["max-rows"] {
 		bq.MaxRows = cfg.Limits.MaxRows
 	}
+	if cfg.Explicit["max-result-bytes"] {
+		bq.MaxResultBytes = bigquery.ByteSize(cfg.Limits.MaxResultBytes)
+	}
 	var opts []bigquery.Option
 	if cfg.Log != nil {
 		opts = append(opts, bigquery.WithLogger(slog.New(slog.NewTextHandler(cfg.Log, &slog.HandlerOptions{Level: slog.LevelWarn}))))

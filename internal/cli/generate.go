@@ -76,6 +76,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	db := fs.String("db", "", "database file (duckdb engine: built by clinsql db build)")
 	timeout := fs.Duration("timeout", duckdb.DefaultTimeout, "per-query timeout")
 	maxRows := fs.Int("max-rows", duckdb.DefaultMaxRows, "rows kept per result (the true count is still recorded)")
+	maxResult := resultBytesFlag(fs)
 	memory := fs.String("memory", duckdb.DefaultMemoryLimit, "engine memory limit")
 	threads := fs.Int("threads", duckdb.DefaultThreads, "engine threads per query (1, the default, gives identical results run to run)")
 	zeroDiv := fs.String("zero-division", zeroDivAuto, zeroDivisionHelp)
@@ -90,8 +91,8 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		return usagef("--concurrency must be positive, --limit and --budget not negative")
 	case *budget > 0 && *prices == "":
 		return usagef("--budget needs --prices")
-	case *timeout <= 0 || *maxRows <= 0:
-		return usagef("--timeout and --max-rows must be positive")
+	case *timeout <= 0 || *maxRows <= 0 || *maxResult <= 0:
+		return usagef("--timeout, --max-rows and --max-result-bytes must be positive")
 	}
 	models, err := refine.LoadModels(*modelsFile)
 	if err != nil {
@@ -103,7 +104,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	cfg := generateConfig{
 		Models: models, Tasks: *tasks, Split: *split, Limit: *limit, Out: *out, Cache: *cache, Prices: *prices,
 		Budget: *budget, Concurrency: *conc, Engine: *engine, Quiet: *quiet,
-		EngineCfg: engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows}, Memory: *memory, Threads: *threads,
+		EngineCfg: engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows, MaxResultBytes: int64(*maxResult)}, Memory: *memory, Threads: *threads,
 			BigQuery: bqFlags, Explicit: explicitFlags(fs), Log: env.Stderr, ZeroDivision: *zeroDiv},
 	}
 	if *estimate {

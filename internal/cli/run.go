@@ -31,6 +31,7 @@ bench.yaml (relative paths are relative to its folder):
     db: mimic.duckdb
     timeout: 300s
     max_rows: 100000
+    max_result_bytes: 32MiB
   out: runs/bench1           # OUT: one run folder per model, the report in OUT/report
   judge: judge.yaml          # the judge's config (clinsql judge --judge-config), or replay:FILE
   prices: prices.yaml        # optional: generation costs
