@@ -59,6 +59,7 @@ type calItem struct {
 func Calibrate(ctx context.Context, db reliability.Querier, split *ehrsql.Split, ids []string, m Model,
 	records map[string]map[string]*Record, penalty float64) (*Calibration, error) {
 	cal := &Calibration{Model: m.Name, Split: split.Name, Items: len(ids), Penalty: penalty, Strategies: map[string]*Calibrated{}}
+	var gold map[string]reliability.Answer
 	for _, st := range m.StrategyList() {
 		if !st.Calibrated() {
 			continue
@@ -67,14 +68,12 @@ func Calibrate(ctx context.Context, db reliability.Querier, split *ehrsql.Split,
 		if err != nil {
 			return nil, fmt.Errorf("calibration split %s: %w", split.Name, err)
 		}
-		pred := map[string]string{}
-		for _, d := range decs {
-			pred[d.ID] = d.Prediction
+		if gold == nil {
+			if gold, err = GoldAnswers(ctx, db, split, ids); err != nil {
+				return nil, err
+			}
 		}
-		rep, err := ScoreSplit(ctx, db, split, ids, pred)
-		if err != nil {
-			return nil, err
-		}
+		rep := score(gold, decs)
 		items := make([]calItem, len(ids))
 		for i, d := range decs {
 			r := rep.Items[i]

@@ -33,6 +33,9 @@ type Decision struct {
 	MeanLogprob *float64 `json:"mean_logprob,omitempty"`
 	Agreement   *float64 `json:"agreement,omitempty"`
 	Ensemble    *int     `json:"ensemble_agree,omitempty"`
+	// Answer is what the prediction gives on the database (recorded at
+	// generation, with the official post-processing and normalisation).
+	Answer reliability.Answer `json:"answer"`
 }
 
 // candidate picks the answer among the samples: the first sample, or with
@@ -67,7 +70,7 @@ func candidate(rec *Record, consistency bool) (int, float64) {
 func Decide(st Strategy, rec *Record, th Thresholds, members []*Record, quorum int) Decision {
 	ci, agreement := candidate(rec, st.Has(StepConsistency))
 	c := rec.Samples[ci]
-	d := Decision{ID: rec.ID, Sample: ci, Prediction: c.SQL}
+	d := Decision{ID: rec.ID, Sample: ci, Prediction: c.SQL, Answer: c.Answer}
 	if st.Has(StepConsistency) {
 		d.Agreement = &agreement
 	}
@@ -77,6 +80,7 @@ func Decide(st Strategy, rec *Record, th Thresholds, members []*Record, quorum i
 	}
 	abstain := func(step Step, format string, a ...any) Decision {
 		d.Prediction, d.Abstained, d.Step, d.Reason = ehrsql.Null, true, step, fmt.Sprintf(format, a...)
+		d.Answer = reliability.Answer{Kind: reliability.KindAbstain}
 		return d
 	}
 	// The model's own null, and a reply without a query, leave nothing to

@@ -53,22 +53,42 @@ func decideAll(st Strategy, m Model, ids []string, records map[string]map[string
 	return out, nil
 }
 
-// ScoreSplit scores predictions of the ids of split with the official
-// scoring, against label.json.
-func ScoreSplit(ctx context.Context, db reliability.Querier, split *ehrsql.Split, ids []string, pred map[string]string) (*reliability.Report, error) {
+// GoldAnswers executes the gold labels of the ids of split once, with the
+// official post-processing and normalisation (reliability.Score).
+func GoldAnswers(ctx context.Context, db reliability.Querier, split *ehrsql.Split, ids []string) (map[string]reliability.Answer, error) {
 	items := make([]reliability.Item, len(ids))
 	for i, id := range ids {
 		gold, ok := split.Labels.Values[id]
 		if !ok {
 			return nil, fmt.Errorf("%s: no label for %q", split.Labels.Path, id)
 		}
-		items[i] = reliability.Item{ID: id, Gold: gold, Pred: pred[id]}
+		items[i] = reliability.Item{ID: id, Gold: gold, Pred: ehrsql.Null}
 	}
 	rep, err := reliability.Score(ctx, db, items, reliability.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("scoring %s: %w", split.Dir, err)
 	}
-	return rep, nil
+	out := make(map[string]reliability.Answer, len(ids))
+	for _, r := range rep.Items {
+		out[r.ID] = r.Gold
+	}
+	return out, nil
+}
+
+// score is the official per-item scoring of decisions whose answers were
+// recorded at generation: the same post-processing, execution and
+// normalisation as reliability.Score, without running every query again
+// (clinsql ehrsql score on prediction.json gives the same figures).
+func score(gold map[string]reliability.Answer, decs []Decision) *reliability.Report {
+	rep := &reliability.Report{Items: make([]reliability.ItemResult, len(decs))}
+	outcomes := make([]reliability.Outcome, len(decs))
+	for i, d := range decs {
+		o := reliability.OutcomeOf(gold[d.ID], d.Answer)
+		outcomes[i] = o
+		rep.Items[i] = reliability.ItemResult{ID: d.ID, Outcome: o, Score: o.Score(), Gold: gold[d.ID], Pred: d.Answer}
+	}
+	rep.Scores = reliability.Summarize(outcomes)
+	return rep
 }
 
 // Result is one model x strategy on the evaluation split.
@@ -96,6 +116,10 @@ type Result struct {
 func Evaluate(ctx context.Context, db reliability.Querier, l Layout, split *ehrsql.Split, ids []string, m Model,
 	records map[string]map[string]*Record, cal *Calibration, bs reports.Bootstrap) ([]*Result, error) {
 	var out []*Result
+	gold, err := GoldAnswers(ctx, db, split, ids)
+	if err != nil {
+		return nil, err
+	}
 	for _, st := range m.StrategyList() {
 		name := st.String()
 		res := &Result{Model: m.Name, Strategy: name, Split: split.Name, Abstentions: map[Step]int{}}
@@ -128,10 +152,7 @@ func Evaluate(ctx context.Context, db reliability.Querier, l Layout, split *ehrs
 		if err := writeJSON(l.Decisions(m.Name, split.Name, name), decs); err != nil {
 			return nil, err
 		}
-		rep, err := ScoreSplit(ctx, db, split, ids, pred)
-		if err != nil {
-			return nil, err
-		}
+		rep := score(gold, decs)
 		res.Scores = rep.Scores
 		if len(ids) > 0 {
 			res.Coverage = float64(answered) / float64(len(ids))

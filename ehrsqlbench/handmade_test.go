@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/clinsql/clinsql/datasets/ehrsql"
@@ -333,5 +334,61 @@ func TestThresholdsIgnoreTheEvaluationSplit(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "never tuned on the split being scored") {
 		t.Errorf("calibrating on the evaluation split: %v", err)
+	}
+}
+
+// TestRefinementFeedsSQLiteErrors: a query SQLite refuses is sent back with
+// SQLite's message, and the fix is the answer; with no rounds left the
+// failure stands (and the executable step abstains on it).
+func TestRefinementFeedsSQLiteErrors(t *testing.T) {
+	items := []item{{true, "G", -0.1, 'G'}, {false, "N", -0.1, 'N'}}
+	var mu sync.Mutex
+	var fixPrompts []string
+	h := newHandmade(t, 1, func(c *llmtest.Call) llmtest.Reply {
+		p := c.LastUser()
+		if strings.Contains(p, "An earlier answer") {
+			mu.Lock()
+			fixPrompts = append(fixPrompts, p)
+			mu.Unlock()
+			return sqlReply(sqlOf['G'], -0.1)
+		}
+		if q := questionOf(c); strings.HasSuffix(q, " 1") {
+			return sqlReply(ehrsql.Null, -0.1)
+		}
+		return sqlReply(sqlOf['E'], -0.1)
+	})
+	h.models = h.models[1:] // b alone: one sample, strategy model
+	eval := h.split(t, "eval", items)
+	res := h.run(t, filepath.Join(h.root, "run"), eval, nil)
+	if r := res.Results[0]; r.Scores.RS10 != 100 {
+		t.Errorf("RS(10) = %v, want 100 after the fix", r.Scores.RS10)
+	}
+	if len(fixPrompts) != 1 || !strings.Contains(fixPrompts[0], "no such column: nope") || !strings.Contains(fixPrompts[0], sqlOf['E']) {
+		t.Errorf("fix requests: %q", fixPrompts)
+	}
+}
+
+// TestRetrieverNearest: the nearest train questions by TF-IDF cosine,
+// best first, ties to the earlier item, the question itself never shown.
+func TestRetrieverNearest(t *testing.T) {
+	train := writeSplit(t, t.TempDir(), "train", []string{"t0", "t1", "t2", "t3", "t4"},
+		[]string{"how many patients are female", "how many patients are male", "what is the capital of france",
+			"how many patients are female", "count the female patients"},
+		[]string{"SQL0", "SQL1", "null", "SQL3", "SQL4"})
+	r := ehrsqlbench.NewRetriever(train)
+	got := r.Nearest("how many patients are female", 3)
+	var sqls []string
+	for _, e := range got {
+		sqls = append(sqls, e.SQL)
+	}
+	// t0 and t3 are the question itself; t2 is unanswerable (no SQL). With
+	// idf = ln(5/(1+df)) over the 4 answerable questions, "patients" weighs
+	// 0, and t1 shares how, many, are (cosine 0.34) against t4's female
+	// (0.08).
+	if want := "SQL1 SQL4"; strings.Join(sqls, " ") != want {
+		t.Errorf("nearest: %v, want %s", sqls, want)
+	}
+	if got := r.Nearest("female", 1); len(got) != 1 || got[0].SQL != "SQL0" {
+		t.Errorf("nearest to female: %+v, want SQL0 (cosine 0.5 against t4's 0.17; t3 ties with t0 and comes later)", got)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -113,11 +113,13 @@ func (r *Retriever) Nearest(question string, k int) []Example {
 		return nil
 	}
 	q := r.vector(words(question))
+	// Keep the k best in order (higher score first, earlier item on
+	// ties): an insertion into a short list beats sorting every example.
 	type scored struct {
 		i int
 		s float64
 	}
-	var all []scored
+	top := make([]scored, 0, k+1)
 	for i, v := range r.vecs {
 		if r.examples[i].Question == question {
 			continue
@@ -126,12 +128,21 @@ func (r *Retriever) Nearest(question string, k int) []Example {
 		for w, x := range q {
 			s += x * v[w]
 		}
-		all = append(all, scored{i, s})
+		if len(top) == k && s <= top[k-1].s {
+			continue
+		}
+		at := len(top)
+		for at > 0 && top[at-1].s < s {
+			at--
+		}
+		top = slices.Insert(top, at, scored{i, s})
+		if len(top) > k {
+			top = top[:k]
+		}
 	}
-	sort.SliceStable(all, func(a, b int) bool { return all[a].s > all[b].s })
-	var out []Example
-	for _, sc := range all[:min(k, len(all))] {
-		out = append(out, r.examples[sc.i])
+	out := make([]Example, len(top))
+	for j, sc := range top {
+		out[j] = r.examples[sc.i]
 	}
 	return out
 }
