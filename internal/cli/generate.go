@@ -57,8 +57,12 @@ type generateConfig struct {
 }
 
 func runGenerate(ctx context.Context, env *Env, args []string) error {
+	if benchmarkOf(args) == "ehrsql" {
+		return runGenerateEHRSQL(ctx, env, args)
+	}
 	fs := newFlagSet(env, "generate")
 	fs.Usage = func() { fmt.Fprint(env.Stderr, generateUsage+"\n"); fs.PrintDefaults() }
+	benchmark := fs.String("benchmark", "clinsql", "benchmark: clinsql, or ehrsql (see clinsql generate --benchmark ehrsql -h)")
 	modelsFile := fs.String("models", "", "models `file` (YAML)")
 	only := fs.String("only", "", "comma-separated model `names` to run (default: all)")
 	tasks := fs.String("tasks", "", "ClinSQL tasks: a `folder` holding data/splits, a split folder, or a manifest .jsonl")
@@ -83,6 +87,8 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	switch {
+	case *benchmark != "clinsql":
+		return usagef("--benchmark must be clinsql or ehrsql, not %q", *benchmark)
 	case *modelsFile == "" || *tasks == "" || (*out == "" && !*estimate):
 		return usagef("--models, --tasks and --out are required")
 	case *conc <= 0 || *limit < 0 || *budget < 0:
