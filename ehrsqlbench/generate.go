@@ -86,6 +86,36 @@ func (p postProcessed) Query(ctx context.Context, sql string) (*executor.Result,
 	return p.Executor.Query(ctx, reliability.PostProcessSQL(sql))
 }
 
+// memo runs each distinct query of one question once: the k samples of
+// self-consistency mostly write the same SQL, and the database is read
+// only. Only successful results are kept (a failure may be the engine's,
+// to be tried again), and only for the question at hand, which bounds
+// what is held.
+type memo struct {
+	executor.Executor
+	mu   sync.Mutex
+	seen map[string]*executor.Result
+}
+
+func (m *memo) Query(ctx context.Context, sql string) (*executor.Result, error) {
+	m.mu.Lock()
+	res, ok := m.seen[sql]
+	m.mu.Unlock()
+	if ok {
+		return res, nil
+	}
+	res, err := m.Executor.Query(ctx, sql)
+	if err == nil {
+		m.mu.Lock()
+		if m.seen == nil {
+			m.seen = map[string]*executor.Result{}
+		}
+		m.seen[sql] = res
+		m.mu.Unlock()
+	}
+	return res, err
+}
+
 // settings are what a model's answers depend on; a run folder written
 // under other settings is refused rather than mixed.
 type settings struct {
@@ -262,6 +292,9 @@ func answer(ctx context.Context, m Model, client refine.Completer, exec executor
 	task := &datasets.Task{Key: datasets.Key{Split: split, ID: id}, Question: question}
 	rec := &Record{ID: id, Question: question}
 	k := m.Samples()
+	if k > 1 {
+		exec = &memo{Executor: exec}
+	}
 	for i := range k {
 		s := &refine.Solver{
 			Model: m.Model, LLM: client, Exec: exec, Prompts: prompts, Abstains: Abstains,

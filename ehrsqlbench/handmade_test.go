@@ -3,6 +3,7 @@ package ehrsqlbench_test
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -278,6 +279,23 @@ func TestHandmadeStrategies(t *testing.T) {
 		t.Errorf("%d calls, want %d", n, want)
 	}
 
+	// The report's EHRSQL section.
+	run, err := ehrsqlbench.ReadRun(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repDir := t.TempDir()
+	if _, err := ehrsqlbench.WriteReport(repDir, []*ehrsqlbench.RunReport{run}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "testdata/handmade_report.md", readFile(t, filepath.Join(repDir, "ehrsql.md")))
+	svg := string(readFile(t, filepath.Join(repDir, "ehrsql_risk_coverage_a.svg")))
+	for _, want := range []string{"model+logprob: logprob threshold", "chosen -1", "model+consistency: consistency threshold", "chosen 0.6667"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("risk-coverage chart lacks %q", want)
+		}
+	}
+
 	// A second run makes no call and writes the same files.
 	before := h.srv.Calls()
 	pred := readFile(t, filepath.Join(out, "a", "eval", "model+consistency", "prediction.json"))
@@ -287,6 +305,28 @@ func TestHandmadeStrategies(t *testing.T) {
 	}
 	if again := readFile(t, filepath.Join(out, "a", "eval", "model+consistency", "prediction.json")); !bytes.Equal(pred, again) {
 		t.Error("prediction.json changed on a resumed run")
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// golden compares got with the file at path (rewritten with -update).
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run with -update to accept):\n%s", path, got)
 	}
 }
 

@@ -66,7 +66,7 @@ const goldModelsYAML = `models:
     limits: {concurrency: 32}
     shots: %d
     strategies: [%s]
-`
+%s`
 
 // TestGoldModelScores100OnValid: a fake endpoint answering the gold SQL for
 // answerable questions and null otherwise gives RS(10) = 100 on valid
@@ -77,7 +77,7 @@ func TestGoldModelScores100OnValid(t *testing.T) {
 	db, splits := ehrsqlData(t, "valid", "train")
 	valid, train := splits[0], splits[1]
 	srv := llmtest.Start(t, goldModel(valid), llmtest.Options{})
-	models, err := ehrsqlbench.ParseModels("models.yaml", []byte(fmt.Sprintf(goldModelsYAML, srv.OpenAIBaseURL(), 2, "model, model+executable")))
+	models, err := ehrsqlbench.ParseModels("models.yaml", []byte(fmt.Sprintf(goldModelsYAML, srv.OpenAIBaseURL(), 2, "model, model+executable", "")))
 	if err != nil {
 		t.Fatal(err)
 	}

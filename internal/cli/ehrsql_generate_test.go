@@ -95,6 +95,15 @@ func TestGenerateEHRSQL(t *testing.T) {
 		t.Errorf("second run: exit %d, %d new calls: %s", code, srv.Calls()-calls, stderr)
 	}
 
+	// clinsql report --ehrsql writes the EHRSQL section.
+	rep := t.TempDir()
+	if code, stdout, stderr := runCLI(t, "", "report", "--out", rep, "--ehrsql", out); code != 0 || !strings.Contains(stdout, "wrote the EHRSQL section") {
+		t.Errorf("report: exit %d: %s%s", code, stdout, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(rep, "ehrsql.md")); err != nil || !strings.Contains(string(b), "| gold | model | mini | 4 | 75.0% | 100.00 [100.00, 100.00] |") {
+		t.Errorf("ehrsql.md: %v\n%s", err, b)
+	}
+
 	// Usage errors name the problem.
 	for _, tc := range []struct {
 		args []string
