@@ -432,3 +432,41 @@ func TestRetrieverNearest(t *testing.T) {
 		t.Errorf("nearest to female: %+v, want SQL0 (cosine 0.5 against t4's 0.17; t3 ties with t0 and comes later)", got)
 	}
 }
+
+// TestModelsFile: the example file parses; every problem of a bad one is
+// reported with the file and field.
+func TestModelsFile(t *testing.T) {
+	ms, err := ehrsqlbench.LoadModels("testdata/models.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms[0].Samples() != 5 || ms[1].Samples() != 1 || ms[0].Quorum() != 2 || len(ms[0].StrategyList()) != 5 {
+		t.Errorf("parsed %+v", ms[0])
+	}
+	bad := `models:
+  - name: a
+    kind: openai
+    model: m
+    shots: 99
+    strategies: [model+logprob, model+model, vote]
+    consistency: {k: 1}
+    ensemble: {models: [nobody]}
+  - name: b
+    kind: openai
+    model: m
+    strategies: [ensemble]
+`
+	_, err = ehrsqlbench.ParseModels("m.yaml", []byte(bad))
+	for _, want := range []string{
+		"m.yaml: models[0].shots: 99 is outside [0, 20]",
+		`models[0].strategies[1]: "model+model": step "model" twice`,
+		`models[0].strategies[2]: "vote": step "vote" is not one of`,
+		"models[0].consistency.k: 1 is outside [2, 20]",
+		"models[0].strategies: logprob needs an endpoint that returns log-probabilities",
+		"models[1].ensemble.models: the ensemble strategy needs other models of the run",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v\nlacks %q", err, want)
+		}
+	}
+}
