@@ -78,6 +78,7 @@ func BenchmarkGenerateValid(b *testing.B) {
 				b.ReportMetric(ideal.Seconds(), "ideal_s")
 				b.ReportMetric(ratio, "wall/ideal")
 				b.ReportMetric(cpu.Seconds(), "cpu_s")
+				b.Logf("k=%d: %d calls, wall %.2fs, ideal %.2fs, wall/ideal %.2f, cpu %.2fs", k, calls, wall.Seconds(), ideal.Seconds(), ratio, cpu.Seconds())
 				if n := srv.MaxInFlight(); n != benchConcurrency {
 					b.Errorf("%d calls in flight at most, want %d", n, benchConcurrency)
 				}

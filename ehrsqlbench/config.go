@@ -1,14 +1,11 @@
 package ehrsqlbench
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"strings"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
@@ -168,12 +165,6 @@ func (m Model) temperature() float64 {
 	return DefaultTemperature
 }
 
-// ModelsFile is the shape of an EHRSQL models file: refine's plus
-// shots, strategies, consistency and ensemble.
-type ModelsFile struct {
-	Models []Model `yaml:"models"`
-}
-
 // LoadModels reads and validates an EHRSQL models file; every problem
 // names the file and the field.
 func LoadModels(path string) ([]Model, error) {
@@ -186,34 +177,23 @@ func LoadModels(path string) ([]Model, error) {
 
 // ParseModels is LoadModels on bytes already read.
 func ParseModels(name string, data []byte) ([]Model, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	var f ModelsFile
-	if err := dec.Decode(&f); err != nil {
-		return nil, &llm.ConfigError{File: name, Problem: err.Error()}
-	}
-	if len(f.Models) == 0 {
-		return nil, &llm.ConfigError{File: name, Field: "models", Problem: "no models"}
+	models, err := refine.DecodeModels[Model](name, data)
+	if err != nil {
+		return nil, err
 	}
 	names := map[string]bool{}
-	for _, m := range f.Models {
+	base := make([]refine.Model, len(models))
+	for i, m := range models {
 		names[m.Name] = true
+		base[i] = m.Model
 	}
-	var errs []error
-	seen := map[string]int{}
-	for i := range f.Models {
-		m := &f.Models[i]
+	errs := refine.CheckModels(name, base)
+	for i := range models {
+		m := &models[i]
 		prefix := fmt.Sprintf("models[%d]", i)
 		bad := func(field, format string, a ...any) {
 			errs = append(errs, &llm.ConfigError{File: name, Field: prefix + "." + field, Problem: fmt.Sprintf(format, a...)})
 		}
-		if err := m.Model.Validate(); err != nil {
-			errs = append(errs, llm.InFile(err, name, prefix))
-		}
-		if j, dup := seen[strings.ToLower(m.Name)]; dup {
-			bad("name", "%q is also the name of models[%d] (names are output folders)", m.Name, j)
-		}
-		seen[strings.ToLower(m.Name)] = i
 		if m.Prompt != "" {
 			bad("prompt", "EHRSQL prompts have one wording; leave prompt unset")
 		}
@@ -257,5 +237,5 @@ func ParseModels(name string, data []byte) ([]Model, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return f.Models, nil
+	return models, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"html"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -124,12 +125,7 @@ func reportMarkdown(results []*Result, cals []*Calibration) []byte {
 	if len(cals) > 0 {
 		b.WriteString("\n## Calibration\n\n| model | strategy | calibration split | n | maximised | thresholds | RS on it |\n|---|---|---|---:|---|---|---:|\n")
 		for _, c := range cals {
-			names := make([]string, 0, len(c.Strategies))
-			for n := range c.Strategies {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			for _, n := range names {
+			for _, n := range c.names() {
 				s := c.Strategies[n]
 				fmt.Fprintf(&b, "| %s | %s | %s | %d | RS(%g) | %s | %.2f |\n", c.Model, n, c.Split, c.Items, c.Penalty,
 					thresholdsOf(s.Thresholds), rsAt(s, c.Penalty))
@@ -218,12 +214,7 @@ func riskCoverageSVG(c *Calibration) []byte {
 		chosen *float64
 	}
 	var panels []panel
-	names := make([]string, 0, len(c.Strategies))
-	for n := range c.Strategies {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
+	for _, n := range c.names() {
 		s := c.Strategies[n]
 		for _, step := range []Step{StepLogprob, StepConsistency} {
 			var pts []CurvePoint
@@ -285,4 +276,9 @@ func riskCoverageSVG(c *Calibration) []byte {
 	}
 	b.WriteString("</svg>\n")
 	return b.Bytes()
+}
+
+// names are the calibrated strategies in name order.
+func (c *Calibration) names() []string {
+	return slices.Sorted(maps.Keys(c.Strategies))
 }

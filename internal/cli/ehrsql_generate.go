@@ -78,7 +78,7 @@ func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if models, err = selectEHRSQLModels(models, *only); err != nil {
+	if models, err = selectNamed(models, func(m ehrsqlbench.Model) string { return m.Name }, *only); err != nil {
 		return err
 	}
 	load := func(name string, n int) (*ehrsql.Split, []string, error) {
@@ -209,27 +209,6 @@ func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
 	}
 	printEHRSQLResults(env.Stdout, res.Results)
 	return nil
-}
-
-func selectEHRSQLModels(models []ehrsqlbench.Model, only string) ([]ehrsqlbench.Model, error) {
-	if only == "" {
-		return models, nil
-	}
-	var out []ehrsqlbench.Model
-	for _, name := range strings.Split(only, ",") {
-		name = strings.TrimSpace(name)
-		found := false
-		for _, m := range models {
-			if m.Name == name {
-				out = append(out, m)
-				found = true
-			}
-		}
-		if !found {
-			return nil, usagef("--only: no model named %q in the models file", name)
-		}
-	}
-	return out, nil
 }
 
 func printEHRSQLResults(w io.Writer, rs []*ehrsqlbench.Result) {

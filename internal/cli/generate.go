@@ -129,21 +129,27 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 
 // selectModels keeps the models named in only (comma-separated).
 func selectModels(models []refine.Model, only string) ([]refine.Model, error) {
+	return selectNamed(models, func(m refine.Model) string { return m.Name }, only)
+}
+
+// selectNamed keeps the entries named in only (comma-separated), in the
+// order named; "" keeps all.
+func selectNamed[M any](models []M, name func(M) string, only string) ([]M, error) {
 	if only == "" {
 		return models, nil
 	}
-	var out []refine.Model
-	for _, name := range strings.Split(only, ",") {
-		name = strings.TrimSpace(name)
+	var out []M
+	for _, want := range strings.Split(only, ",") {
+		want = strings.TrimSpace(want)
 		found := false
 		for _, m := range models {
-			if m.Name == name {
+			if name(m) == want {
 				out = append(out, m)
 				found = true
 			}
 		}
 		if !found {
-			return nil, usagef("--only: no model named %q in the models file", name)
+			return nil, usagef("--only: no model named %q in the models file", want)
 		}
 	}
 	return out, nil
