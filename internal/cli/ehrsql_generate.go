@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -8,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/clinsql/clinsql/datasets/ehrsql"
 	"github.com/clinsql/clinsql/ehrsqlbench"
@@ -267,4 +270,103 @@ func benchmarkOf(args []string) string {
 		}
 	}
 	return "clinsql"
+}
+
+// ehrsqlRunConfig is a clinsql run config with benchmark: ehrsql. Relative
+// paths are relative to the file's folder.
+//
+//	benchmark: ehrsql
+//	models: ehrsql-models.yaml     # EHRSQL models file
+//	data_dir: ../shared/ehrsql-2024
+//	split: test                    # the split answered and scored
+//	calibration_split: valid       # optional (default valid)
+//	out: runs/ehrsql
+//	prices: prices.yaml            # optional
+//	budget_usd: 20                 # optional (needs prices)
+//	concurrency: 32                # optional: questions in flight
+//	penalty: 10                    # optional: calibration maximises RS(penalty)
+//	cache: llm-cache               # optional (default OUT/llm-cache)
+//	report: report                 # optional (default OUT/report)
+type ehrsqlRunConfig struct {
+	Benchmark        string   `yaml:"benchmark"`
+	Models           string   `yaml:"models"`
+	DataDir          string   `yaml:"data_dir"`
+	Split            string   `yaml:"split"`
+	CalibrationSplit string   `yaml:"calibration_split,omitempty"`
+	Out              string   `yaml:"out"`
+	Prices           string   `yaml:"prices,omitempty"`
+	BudgetUSD        float64  `yaml:"budget_usd,omitempty"`
+	Concurrency      int      `yaml:"concurrency,omitempty"`
+	Penalty          *float64 `yaml:"penalty,omitempty"`
+	Cache            string   `yaml:"cache,omitempty"`
+	Report           string   `yaml:"report,omitempty"`
+}
+
+// isEHRSQLConfig reports whether the run config at path says benchmark: ehrsql.
+func isEHRSQLConfig(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var peek struct {
+		Benchmark string `yaml:"benchmark"`
+	}
+	return yaml.Unmarshal(b, &peek) == nil && peek.Benchmark == "ehrsql"
+}
+
+// runEHRSQLConfig is clinsql run with an EHRSQL config: generation,
+// calibration, scoring, then the report's EHRSQL section.
+func runEHRSQLConfig(ctx context.Context, env *Env, path string, quiet bool) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	var c ehrsqlRunConfig
+	if err := dec.Decode(&c); err != nil {
+		return &llm.ConfigError{File: path, Problem: err.Error()}
+	}
+	base := filepath.Dir(path)
+	for _, p := range []*string{&c.Models, &c.DataDir, &c.Out, &c.Prices, &c.Cache, &c.Report} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(base, *p)
+		}
+	}
+	for _, f := range []struct{ name, v string }{{"models", c.Models}, {"data_dir", c.DataDir}, {"split", c.Split}, {"out", c.Out}} {
+		if f.v == "" {
+			return &llm.ConfigError{File: path, Field: f.name, Problem: "is required"}
+		}
+	}
+	args := []string{"--benchmark", "ehrsql", "--models", c.Models, "--data-dir", c.DataDir, "--split", c.Split, "--out", c.Out}
+	opt := func(flag, v string) {
+		if v != "" {
+			args = append(args, flag, v)
+		}
+	}
+	opt("--calibration-split", c.CalibrationSplit)
+	opt("--prices", c.Prices)
+	opt("--cache", c.Cache)
+	if c.BudgetUSD != 0 {
+		opt("--budget", fmt.Sprint(c.BudgetUSD))
+	}
+	if c.Concurrency != 0 {
+		opt("--concurrency", fmt.Sprint(c.Concurrency))
+	}
+	if c.Penalty != nil {
+		opt("--penalty", fmt.Sprint(*c.Penalty))
+	}
+	if quiet {
+		args = append(args, "--quiet")
+	}
+	fmt.Fprintln(env.Stdout, "== generate (EHRSQL 2024)")
+	if err := runGenerateEHRSQL(ctx, env, args); err != nil {
+		return err
+	}
+	report := c.Report
+	if report == "" {
+		report = filepath.Join(c.Out, "report")
+	}
+	fmt.Fprintln(env.Stdout, "\n== report")
+	return writeEHRSQLReport(env, report, []string{c.Out})
 }

@@ -104,6 +104,17 @@ func TestGenerateEHRSQL(t *testing.T) {
 		t.Errorf("ehrsql.md: %v\n%s", err, b)
 	}
 
+	// The same through clinsql run with an EHRSQL config.
+	cfg := filepath.Join(t.TempDir(), "bench.yaml")
+	os.WriteFile(cfg, []byte("benchmark: ehrsql\nmodels: "+models+"\ndata_dir: "+dir+"\nsplit: mini\nout: "+out+"\n"), 0o644)
+	if code, stdout, stderr := runGen(t, "run", "--config", cfg, "--quiet"); code != 0 || srv.Calls() != calls ||
+		!strings.Contains(stdout, "wrote the EHRSQL section") {
+		t.Errorf("clinsql run: exit %d, %d new calls:\n%s%s", code, srv.Calls()-calls, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report", "ehrsql.md")); err != nil {
+		t.Error(err)
+	}
+
 	// Usage errors name the problem.
 	for _, tc := range []struct {
 		args []string
