@@ -414,3 +414,7 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// SplitDirs finds the split folders that root stands for: root itself, the
+// split folders below it, or those below root/data/splits.
+func SplitDirs(root string) ([]string, error) { return splitDirs(root) }

@@ -44,6 +44,9 @@ type Output struct {
 	// ResultCSV is the path of result_<id>.csv, or "" when the file is
 	// absent (the release lacks one 989,918-row result).
 	ResultCSV string
+	// SQLAbsent marks an answer released as its result CSV alone (no
+	// execution_summary.json): the SQL text is unknown, not empty.
+	SQLAbsent bool
 }
 
 // ExecutionSummaryFile is the per-task summary in a run folder.
@@ -112,6 +115,10 @@ func readOutput(key Key, dir string) (*Output, error) {
 	}
 	return o, nil
 }
+
+// DescribeJSONError names the field of a type mismatch, or the byte offset
+// of a syntax error.
+func DescribeJSONError(err error) string { return describeJSONError(err) }
 
 // describeJSONError names the field of a type mismatch.
 func describeJSONError(err error) string {

@@ -157,6 +157,8 @@ func noResultReason(a *Answer) string {
 	switch {
 	case !a.Executed && a.Error != "":
 		return "no result: the query failed (" + firstLine(a.Error, 160) + ")"
+	case !a.Executed && a.SQLAbsent:
+		return "no result: only the reference's placeholder CSV was released"
 	case !a.Executed && strings.TrimSpace(a.SQL) == "":
 		return "no result: no SQL was produced"
 	case !a.Executed:

@@ -8,8 +8,10 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/atomicfile"
+	"github.com/clinsql/clinsql/internal/buildinfo"
 	"github.com/clinsql/clinsql/internal/pyjson"
 	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
 )
 
@@ -88,8 +90,20 @@ type Summary struct {
 	Group           GroupMode   `json:"group"`
 	GroupGated      bool        `json:"group_gated"`
 	Complete        bool        `json:"complete"`
-	StoppedBy       string      `json:"stopped_by,omitempty"`
-	Tasks           int         `json:"tasks"`
+	// Completeness is "complete", "partial" (the run lacks answers and was
+	// judged with --allow-partial: Missing lists them) or "interrupted"
+	// (leaves left undecided: StoppedBy says why). Only complete outputs
+	// are ranked by clinsql report unless asked otherwise.
+	Completeness string   `json:"completeness"`
+	Missing      []string `json:"missing_tasks,omitempty"`
+	StoppedBy    string   `json:"stopped_by,omitempty"`
+	Tasks        int      `json:"tasks"`
+	// Run, TasksSHA256 and Backend are what the scores are bound to (see
+	// LedgerHeader); Producer the clinsql build that wrote the file.
+	Run         *runfolder.Identity `json:"run,omitempty"`
+	TasksSHA256 string              `json:"tasks_sha256,omitempty"`
+	Backend     string              `json:"backend,omitempty"`
+	Producer    buildinfo.Stamp     `json:"producer"`
 
 	LeavesTotal     int `json:"leaves_total"`
 	LeavesCode      int `json:"leaves_code"`
@@ -154,6 +168,11 @@ func Score(o *Outcome, model string) *Scored {
 	if sp, ok := o.Opts.Backend.(interface{ Samples() int }); ok {
 		s.Samples = sp.Samples()
 	}
+	s.Completeness = "complete"
+	if !s.Complete {
+		s.Completeness = "interrupted"
+	}
+	s.Producer = buildinfo.Current()
 	if o.Stopped != nil {
 		s.StoppedBy = o.Stopped.Error()
 	}
@@ -262,6 +281,27 @@ func Score(o *Outcome, model string) *Scored {
 	return out
 }
 
+// Binding is what a judge output is bound to, beyond the outcome: the run,
+// the task set, the backend, and the tasks the run lacked.
+type Binding struct {
+	Run         *runfolder.Identity
+	TasksSHA256 string
+	Backend     string
+	// Missing are tasks the run lacks, judged without them on purpose
+	// (--allow-partial): the output is then "partial".
+	Missing []string
+}
+
+// Bind records b in the summary and marks the scores partial when tasks
+// were missing (an interrupted output stays "interrupted").
+func (sc *Scored) Bind(b Binding) {
+	s := sc.Summary
+	s.Run, s.TasksSHA256, s.Backend, s.Missing = b.Run, b.TasksSHA256, b.Backend, b.Missing
+	if len(b.Missing) > 0 && s.Completeness == "complete" {
+		s.Completeness = "partial"
+	}
+}
+
 // uncountedLeaves returns the leaves of a scored tree whose verdicts the
 // score does not use: the leaf or an ancestor comes after a failed
 // sequential sibling or beside a failed critical one (Score.Counted).
@@ -296,6 +336,7 @@ func (sc *Scored) WriteFiles(dir string, o *Outcome) error {
 		byKey[it.Task.Key] = it
 	}
 	for name, r := range sc.Splits {
+		r.Completeness = sc.Summary.Completeness
 		sub := dir
 		if len(sc.Splits) > 1 {
 			sub = filepath.Join(dir, name)
@@ -347,6 +388,7 @@ func gradingJSON(r *scoring.Rescored, items map[datasets.Key]*ItemResult, s *Sum
 		{Key: "average_results_score", Value: scoring.Round6(b.All.Results)},
 		{Key: "difficulty_breakdown", Value: diff},
 		{Key: "scoring_mode", Value: string(r.Mode)},
+		{Key: "completeness", Value: s.Completeness},
 		{Key: "judge", Value: pyjson.Object{
 			{Key: "name", Value: s.Judge},
 			{Key: "reference_guided", Value: s.ReferenceGuided},
@@ -354,6 +396,7 @@ func gradingJSON(r *scoring.Rescored, items map[datasets.Key]*ItemResult, s *Sum
 			{Key: "skipping", Value: s.Skipping},
 			{Key: "samples", Value: s.Samples},
 			{Key: "complete", Value: s.Complete},
+			{Key: "completeness", Value: s.Completeness},
 		}},
 	}
 	var evals []any

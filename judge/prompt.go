@@ -105,7 +105,9 @@ func writeAnswer(b *strings.Builder, task *datasets.Task, a *Answer, tree Tree, 
 	b.WriteString("\n")
 
 	b.WriteString("\n## Candidate SQL\n")
-	if strings.TrimSpace(a.SQL) == "" {
+	if a.SQLAbsent {
+		b.WriteString("(absent: this run was released as its result CSV only; the SQL text is unknown, not empty)\n")
+	} else if strings.TrimSpace(a.SQL) == "" {
 		b.WriteString("(none: the model produced no SQL)\n")
 	} else {
 		writeFenced(b, "sql", clip(a.SQL, o.MaxSQL))
@@ -157,6 +159,10 @@ func clip(s string, n int) string {
 
 func executionStatus(a *Answer) string {
 	switch {
+	case a.SQLAbsent && a.Executed:
+		return "ran (only the result was released)"
+	case a.SQLAbsent:
+		return "unknown: only a placeholder result was released"
 	case strings.TrimSpace(a.SQL) == "":
 		return "not run: no SQL"
 	case !a.Executed:

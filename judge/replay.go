@@ -16,6 +16,8 @@ import (
 // scores equal the published ones.
 type Replay struct {
 	file  string
+	model string
+	sha   string
 	evals map[datasets.Key]scoring.Evaluation
 }
 
@@ -25,7 +27,10 @@ func NewReplay(path string) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Replay{file: path, evals: map[datasets.Key]scoring.Evaluation{}}
+	if st := g.Summary.Status(); st != "complete" {
+		return nil, fmt.Errorf("%s: the grading is %s (summary.completeness); replay only finished gradings", path, st)
+	}
+	r := &Replay{file: path, model: g.Model(), sha: g.SHA256, evals: map[datasets.Key]scoring.Evaluation{}}
 	for i, e := range g.Evaluations {
 		k, err := datasets.ParseKey(e.SamplePath)
 		if err != nil {
@@ -41,6 +46,18 @@ func NewReplay(path string) (*Replay, error) {
 
 // Name is "replay:<file>".
 func (r *Replay) Name() string { return "replay:" + r.file }
+
+// Model is the model the recorded decisions are about (the grading's
+// summary.experiment_model).
+func (r *Replay) Model() string { return r.model }
+
+// Identity binds a ledger to the recorded decisions themselves: the
+// grading file's digest and model, not its path.
+func (r *Replay) Identity() string {
+	return fmt.Sprintf("replay:sha256:%s model %q", r.sha, r.model)
+}
+
+// Has reports whether the recording holds the task's decisions.
 
 // Source is SourceReplay.
 func (r *Replay) Source() Source { return SourceReplay }

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/internal/pyfmt"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // Cell is one value of a result table.
@@ -198,6 +198,9 @@ type Answer struct {
 	Placeholder bool
 	// ReadErr is why the result file could not be read.
 	ReadErr error
+	// SQLAbsent marks an answer released as its result alone: the SQL
+	// text is unknown (not empty), and prompts say so.
+	SQLAbsent bool
 }
 
 // HasResult reports whether the query ran and returned at least one row:
@@ -240,7 +243,7 @@ func isPlaceholder(t *Table, s datasets.ExecutionSummary) bool {
 // judged as having no result.
 func LoadAnswer(o *datasets.Output, question string) *Answer {
 	a := &Answer{Key: o.Key, Dir: o.Dir, Question: question, SQL: o.Summary.FinalSQL, Executed: o.Summary.ExecutionSuccess,
-		RowCount: o.Summary.RowCount, ResultFile: o.ResultCSV}
+		RowCount: o.Summary.RowCount, ResultFile: o.ResultCSV, SQLAbsent: o.SQLAbsent}
 	if question == "" {
 		a.Question = o.Summary.Query
 	}
@@ -250,7 +253,7 @@ func LoadAnswer(o *datasets.Output, question string) *Answer {
 	if o.ResultCSV == "" {
 		return a
 	}
-	b, err := os.ReadFile(o.ResultCSV)
+	b, err := runfolder.ReadFile(o.ResultCSV, runfolder.MaxResultBytes)
 	if err != nil {
 		a.ReadErr = err
 		return a
@@ -259,6 +262,15 @@ func LoadAnswer(o *datasets.Output, question string) *Answer {
 	if err != nil {
 		a.ReadErr = fmt.Errorf("%s: %w", o.ResultCSV, err)
 		return a
+	}
+	if o.SQLAbsent {
+		// Only the result was released: it ran unless it is the
+		// reference's placeholder of a failed or empty run.
+		a.RowCount = t.TotalRows
+		if isPlaceholder(t, datasets.ExecutionSummary{}) {
+			a.Placeholder, a.Executed, a.RowCount = true, false, 0
+			return a
+		}
 	}
 	if isPlaceholder(t, o.Summary) {
 		a.Placeholder = true

@@ -37,6 +37,8 @@ type ReplayOptions struct {
 	RunID       string
 	// Events, if set, is called once per task, one call at a time.
 	Events func(Event)
+	// Subset: Tasks are part of their splits on purpose.
+	Subset bool
 }
 
 // Replay runs a recorded run's final SQL again on another engine and writes
@@ -73,16 +75,19 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 		recorded[out.Key] = out
 		names[out.Summary.Model]++
 	}
+	recordedModel := majority(names, "recorded")
 	if o.Model == "" {
-		o.Model = majority(names, "recorded")
+		o.Model = recordedModel
 	}
 	set := Settings{Model: o.Model, Kind: RequestRecorded, Engine: o.Executor.Name(), EngineSemantics: engineSemantics(o.Executor)}
 	if err := checkSettings(o.Out, set); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+	h, err := openRun(o.Out, "exec --run", o.Model, recordedModel, o.Tasks, set, o.Subset, o.RunID)
+	if err != nil {
 		return nil, err
 	}
+	defer h.lock.Release()
 	if err := writeSettings(o.Out, set); err != nil {
 		return nil, err
 	}
@@ -156,6 +161,9 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 		return mr, err
 	}
 	mr.Summary = b
+	if err := h.finish(b.Pending, true); err != nil {
+		return mr, err
+	}
 	return mr, nil
 }
 

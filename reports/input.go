@@ -122,6 +122,9 @@ type Model struct {
 	Decisions map[datasets.Key]map[LeafKey]*Decision
 	// Warnings did not stop the report.
 	Warnings []error
+	// Completeness is "complete", or "partial" or "interrupted" when the
+	// judge output says so (see judge.Summary.Completeness).
+	Completeness string
 
 	// fromJudge: the decisions come from clinsql judge (a run's judge/).
 	fromJudge bool
@@ -435,6 +438,7 @@ func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datas
 	m := &Model{Name: first.Model(), Gradings: files, Run: s.run, Bench: s.bench, Judge: s.judge, fromJudge: s.origin == SourceJudge,
 		Outputs: map[datasets.Key]*datasets.Output{}, Decisions: map[datasets.Key]map[LeafKey]*Decision{},
 		Warnings: s.warns}
+	m.Completeness = completeness(s)
 	if m.Name == "" {
 		m.Name = filepath.Base(filepath.Dir(first.File))
 		m.Warnings = append(m.Warnings, fmt.Errorf("%s: summary has no experiment_model; named %q", first.File, m.Name))
@@ -599,4 +603,27 @@ func slug(name string) string {
 		return "_"
 	}
 	return b.String()
+}
+
+// completeness is the least complete status of a source's gradings and
+// judge summary.
+func completeness(s *source) string {
+	status := "complete"
+	worse := func(st string) {
+		if st != "" && st != "complete" && status != "interrupted" {
+			status = st
+		}
+	}
+	for _, g := range s.gradings {
+		worse(g.Summary.Status())
+	}
+	if s.judge != nil {
+		switch {
+		case s.judge.Completeness != "":
+			worse(s.judge.Completeness)
+		case !s.judge.Complete:
+			worse("interrupted")
+		}
+	}
+	return status
 }

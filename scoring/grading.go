@@ -1,6 +1,8 @@
 package scoring
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -40,6 +42,35 @@ type GradingSummary struct {
 	AverageSQLScore     float64                 `json:"average_sql_score"`
 	AverageResultsScore float64                 `json:"average_results_score"`
 	DifficultyBreakdown map[string]GroupAverage `json:"difficulty_breakdown"`
+	// Completeness is clinsql judge's: "complete", "partial" (a run with
+	// tasks missing, judged on purpose) or "interrupted" (leaves left
+	// undecided). Published gradings have none: they are complete.
+	Completeness string `json:"completeness,omitempty"`
+	// Judge is clinsql judge's description of itself (absent in published
+	// gradings).
+	Judge *GradingJudge `json:"judge,omitempty"`
+}
+
+// GradingJudge is the "judge" block clinsql judge adds to a grading's
+// summary.
+type GradingJudge struct {
+	Name         string `json:"name"`
+	Complete     bool   `json:"complete"`
+	Completeness string `json:"completeness,omitempty"`
+}
+
+// Status is the grading's completeness: "complete" for a published
+// grading or a finished judge run.
+func (s GradingSummary) Status() string {
+	switch {
+	case s.Completeness != "":
+		return s.Completeness
+	case s.Judge != nil && s.Judge.Completeness != "":
+		return s.Judge.Completeness
+	case s.Judge != nil && !s.Judge.Complete:
+		return "interrupted"
+	}
+	return "complete"
 }
 
 // GroupAverage is one difficulty's (or scenario's) averages as published.
@@ -54,6 +85,9 @@ type Grading struct {
 	Summary     GradingSummary `json:"summary"`
 	Evaluations []Evaluation   `json:"detailed_evaluations"`
 	File        string         `json:"-"`
+	// SHA256 is the file's digest: a replay is bound to the decisions it
+	// served, not to a path.
+	SHA256 string `json:"-"`
 }
 
 // ReadGrading reads a detailed_grading.json file. Any model's file in the
@@ -63,7 +97,8 @@ func ReadGrading(path string) (*Grading, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Grading{File: path}
+	sum := sha256.Sum256(b)
+	g := &Grading{File: path, SHA256: hex.EncodeToString(sum[:])}
 	if err := json.Unmarshal(b, g); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -149,6 +149,11 @@ func (r *Rescored) Encode() (Files, error) {
 		{Key: "average_results_score", Value: Round6(b.All.Results)},
 		{Key: "difficulty_breakdown", Value: difficultyBreakdown(b.ByDifficulty)},
 	}
+	if r.Completeness != "" && r.Completeness != "complete" {
+		// Never mistaken for a finished run's scores; finished runs keep
+		// the reference's bytes.
+		summary = append(summary, pyjson.Member{Key: "completeness", Value: r.Completeness})
+	}
 	strict := r.Mode != "reference"
 	if strict {
 		summary = append(summary,
@@ -176,11 +181,17 @@ func (r *Rescored) Encode() (Files, error) {
 	if f.Scoring, err = pyjson.Marshal(pyjson.Object{{Key: "summary", Value: summary}, {Key: "samples", Value: samples}}); err != nil {
 		return f, err
 	}
-	if f.Difficulty, err = pyjson.Marshal(pyjson.Object{
+	mark := func(o pyjson.Object) pyjson.Object {
+		if r.Completeness != "" && r.Completeness != "complete" {
+			o = append(o, pyjson.Member{Key: "completeness", Value: r.Completeness})
+		}
+		return o
+	}
+	if f.Difficulty, err = pyjson.Marshal(mark(pyjson.Object{
 		{Key: "experiment_model", Value: r.Model},
 		{Key: "split", Value: r.Split},
 		{Key: "difficulty_breakdown", Value: difficultyBreakdown(b.ByDifficulty)},
-	}); err != nil {
+	})); err != nil {
 		return f, err
 	}
 	var scen []any
@@ -188,11 +199,11 @@ func (r *Rescored) Encode() (Files, error) {
 		scen = append(scen, append(pyjson.Object{{Key: "category", Value: s}}, append(group(b.ByScenario[s]),
 			pyjson.Member{Key: "difficulty_breakdown", Value: difficultyBreakdown(b.ByCell[s])})...))
 	}
-	f.Scenario, err = pyjson.Marshal(pyjson.Object{
+	f.Scenario, err = pyjson.Marshal(mark(pyjson.Object{
 		{Key: "experiment_model", Value: r.Model},
 		{Key: "split", Value: r.Split},
 		{Key: "scenarios", Value: scen},
-	})
+	}))
 	return f, err
 }
 

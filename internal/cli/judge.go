@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/clinsql/clinsql/judge"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
 )
 
@@ -90,6 +90,8 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	cacheDir := fs.String("cache", "", "LLM cache `folder` (default <out>/llm-cache; \"off\" for none)")
 	concurrency := fs.Int("concurrency", 0, "tasks judged at once (default 1.25 x the endpoint's concurrency)")
 	retryInvalid := fs.Bool("retry-invalid", false, "judge again the leaves recorded as invalid")
+	allowPartial := fs.Bool("allow-partial", false, "judge a run with missing or pending tasks: only its answered tasks, the output marked partial")
+	otherModel := fs.Bool("replay-other-model", false, "replay recorded decisions made about another model's answers (on purpose)")
 	estimateOnly := fs.Bool("estimate", false, "print the estimate and stop")
 	verbose := fs.Bool("v", false, "log retries and calls")
 	if err := parseFlags(fs, args); err != nil {
@@ -119,19 +121,52 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	outputs, err := datasets.LoadRun(*runDir)
+	// The run is read under a shared lock (no generate may write it
+	// meanwhile), the output written under an exclusive one (one judge at
+	// a time per output folder).
+	if runLock, err := runfolder.LockShared(*runDir); err != nil {
+		return err
+	} else {
+		defer runLock.Release()
+	}
+	outLock, err := runfolder.LockExclusive(*out)
 	if err != nil {
-		if len(outputs) == 0 {
+		return err
+	}
+	defer outLock.Release()
+	run, err := runfolder.Load(*runDir)
+	if err != nil {
+		if run == nil || len(run.Outputs) == 0 {
 			return err
 		}
 		// An unreadable answer is judged as no answer; say which.
 		fmt.Fprintf(env.Stderr, "warning: some outputs cannot be read and are judged as empty answers:\n%v\n", err)
 	}
+	outputs := run.Outputs
+	model := run.Model()
+	var missing []string
+	if m := run.Missing(tasks); len(m) > 0 {
+		for _, k := range m {
+			missing = append(missing, k.String())
+		}
+		if !*allowPartial {
+			return &ExitError{Code: 1, Err: fmt.Errorf("run %s (model %q) is partial: %d of %d tasks have no final answer (first: %s); "+
+				"finish it (run the same clinsql generate again), or pass --allow-partial to judge the %d answered tasks with the output marked partial",
+				*runDir, model, len(m), len(m)+len(outputs), m[0], len(outputs))}
+		}
+		fmt.Fprintf(env.Stderr, "note: judging a partial run: %d tasks have no answer; the output is marked partial\n", len(m))
+	}
+	if run.Manifest != nil && !run.Manifest.Complete && len(missing) == 0 {
+		// The manifest was not closed: the generating process stopped.
+		if !*allowPartial {
+			return fmt.Errorf("run %s (model %q): its manifest says generation did not finish; run the same clinsql generate again, or pass --allow-partial", *runDir, model)
+		}
+		missing = append(missing, "(generation did not finish)")
+	}
 	items, err := judge.Pair(tasks, outputs, *runDir)
 	if err != nil {
 		return err
 	}
-	model := judge.ModelName(outputs, filepath.Base(filepath.Clean(*runDir)))
 
 	opts := judge.Options{Mode: mode, CodeChecks: *codeChecks, Skipping: *skip, ReferenceGuided: *guided, RetryInvalid: *retryInvalid,
 		Group: group, GroupGated: *groupGated}
@@ -150,6 +185,17 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		rp, err := judge.NewReplay(file)
 		if err != nil {
 			return err
+		}
+		recorded := ""
+		if run.Manifest != nil {
+			recorded = run.Manifest.RecordedModel
+		}
+		if rm := rp.Model(); !judge.SameModel(rm, model) && (recorded == "" || !judge.SameModel(rm, recorded)) {
+			if !*otherModel {
+				return fmt.Errorf("--judge %s: the recorded decisions are about model %q, but --run %s holds model %q: "+
+					"replaying them would score one model's answers with another's verdicts; pass --replay-other-model to do it on purpose", *judgeSpec, rm, *runDir, model)
+			}
+			fmt.Fprintf(env.Stderr, "warning: replaying decisions about model %q for run %q (--replay-other-model)\n", rm, model)
 		}
 		opts.Backend = rp
 	default:
@@ -220,13 +266,14 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		return usagef("--group-gated needs --group category or tree")
 	}
 
+	runID := run.Identity
+	binding := judge.Binding{Run: &runID, TasksSHA256: runfolder.TaskFingerprint(pairedTasks(items)),
+		Backend: judge.BackendIdentity(opts.Backend), Missing: missing}
 	header := judge.LedgerHeader{Mode: mode, Judge: opts.Backend.Name(), ReferenceGuided: opts.ReferenceGuided,
-		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1, Group: opts.Group, GroupGated: opts.GroupGated}
+		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1, Group: opts.Group, GroupGated: opts.GroupGated,
+		Run: binding.Run, TasksSHA256: binding.TasksSHA256, Backend: binding.Backend, Partial: len(missing) > 0}
 	if llmJudge != nil {
 		header.Samples = llmJudge.Samples()
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
 	}
 	ledger, err := judge.OpenLedger(filepath.Join(*out, judge.LedgerFile), header)
 	if err != nil {
@@ -264,6 +311,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	sc := judge.Score(o, model)
+	sc.Bind(binding)
 	if err := sc.WriteFiles(*out, o); err != nil {
 		return err
 	}
@@ -326,6 +374,9 @@ func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) {
 	if s.ReferenceGuided {
 		fmt.Fprint(w, "  REFERENCE-GUIDED")
 	}
+	if s.Completeness != "complete" {
+		fmt.Fprintf(w, "  %s", strings.ToUpper(s.Completeness))
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "leaves\ttotal\tcode\tllm\treplay\tskipped\tinvalid\tundecided\t\n")
@@ -348,6 +399,9 @@ func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) {
 	for _, split := range sortedSplits(s.Splits) {
 		v := s.Splits[split]
 		fmt.Fprintf(w, "%s: %d tasks, SQL %s, execution %s", split, v.Tasks, pct(v.AverageSQLScore), pct(v.AverageResultsScore))
+		if s.Completeness != "complete" {
+			fmt.Fprintf(w, " (%s: not a score of the whole run)", s.Completeness)
+		}
 		if v.TasksWithInvalid > 0 {
 			fmt.Fprintf(w, ", %d tasks with invalid leaves", v.TasksWithInvalid)
 		}
@@ -363,5 +417,14 @@ func sortedSplits(m map[string]judge.SplitScores) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// pairedTasks are the tasks of the items judged.
+func pairedTasks(items []judge.Item) []*datasets.Task {
+	out := make([]*datasets.Task, len(items))
+	for i, it := range items {
+		out[i] = it.Task
+	}
 	return out
 }

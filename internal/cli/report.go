@@ -33,6 +33,10 @@ judge/ folder (written by clinsql judge) holds the decisions. A run without
 judge/ decisions lends its outputs (SQL, results, refinement attempts) to the
 --grading of the same model. Both flags repeat.
 
+Judge outputs that are partial (a run judged with --allow-partial) or
+interrupted (leaves left undecided) are refused; --include-incomplete reports
+them with the marker "[partial]" or "[interrupted]" after the model's name.
+
 --mode picks the main tables' mode (reference reproduces the published
 scorer; strict is shown beside it, and vice versa).
 
@@ -67,6 +71,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	previewRows := fs.Int("preview-rows", 10, "result `rows` shown per task in the HTML")
 	marker := fs.String("abstain-marker", "null", "final SQL that means the model abstained, for RS(c)")
 	threshold := fs.Float64("correct-at", 1, "execution `score` at which a task counts as correct for RS(c)")
+	includeIncomplete := fs.Bool("include-incomplete", false, "report partial or interrupted judge outputs, flagged in every table (refused otherwise)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -107,7 +112,8 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	}
 	r, err := reports.Build(ctx, reports.Options{Tasks: tasks, Gradings: gradings, Runs: runs, Mode: mode,
 		Bootstrap: reports.Bootstrap{Seed: *seed, Resamples: *resamples}, RankBy: metric, Compare: pairs, PreviewRows: *previewRows,
-		Reliability: reports.Reliability{Abstention: reliability.Abstention{Marker: *marker}, Threshold: *threshold}})
+		Reliability:       reports.Reliability{Abstention: reliability.Abstention{Marker: *marker}, Threshold: *threshold},
+		IncludeIncomplete: *includeIncomplete})
 	if err != nil {
 		return err
 	}

@@ -103,8 +103,9 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		var ee *ExitError
 		switch {
 		case errors.As(err, &ee) && ee.Code == exitIncomplete:
-			pending = append(pending, fmt.Sprintf("%s: judging stopped early: %v", m.Model, ee.Err))
-			judged = append(judged, m.Dir) // its decisions so far are reported
+			// An interrupted judge output is not ranked: the report
+			// would refuse it (see reports.Options.IncludeIncomplete).
+			pending = append(pending, fmt.Sprintf("%s: judging stopped early, not reported: %v", m.Model, ee.Err))
 		case err != nil:
 			return fmt.Errorf("judge %s: %w", m.Model, err)
 		default:
