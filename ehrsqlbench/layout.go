@@ -16,13 +16,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 
 	"github.com/clinsql/clinsql/internal/atomicfile"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // Layout locates the files of a run folder.
@@ -64,7 +64,11 @@ func (l Layout) Decisions(model, split, strategy string) string {
 }
 
 // maxRecordBytes bounds a record read back from a run folder.
-const maxRecordBytes = 16 << 20
+const maxRecordBytes = runfolder.MaxSummaryBytes
+
+// Lock takes the run folder's exclusive lock (runfolder.LockExclusive):
+// two runs never write one folder.
+func (l Layout) Lock() (*runfolder.Lock, error) { return runfolder.LockExclusive(l.Root) }
 
 // ReadRecord reads an item record; ok is false when there is none.
 func (l Layout) ReadRecord(model, split, id string) (*Record, bool, error) {
@@ -164,20 +168,6 @@ func readJSON(path string, v any) (bool, error) {
 	return true, nil
 }
 
-func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d allowed", path, st.Size(), limit)
-	}
-	b := make([]byte, st.Size())
-	_, err = io.ReadFull(f, b)
-	return b, err
-}
+// readBounded reads a regular file of the run folder (no symlinks, FIFOs
+// or devices), at most limit bytes: runfolder's defensive read.
+func readBounded(path string, limit int64) ([]byte, error) { return runfolder.ReadFile(path, limit) }

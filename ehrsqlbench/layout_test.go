@@ -3,6 +3,7 @@ package ehrsqlbench_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/clinsql/clinsql/datasets/ehrsql"
@@ -48,5 +49,22 @@ func TestPredictionJSON(t *testing.T) {
 	}
 	if err := ehrsqlbench.CheckID("../x"); err == nil {
 		t.Error("an id that is a path was accepted")
+	}
+}
+
+// TestRecordsAreReadDefensively: a record that is a symlink is refused by
+// name rather than followed, an absent one is simply not there.
+func TestRecordsAreReadDefensively(t *testing.T) {
+	l := ehrsqlbench.Layout{Root: t.TempDir()}
+	if _, ok, err := l.ReadRecord("m", "valid", "q1"); ok || err != nil {
+		t.Fatalf("absent record: ok=%v err=%v", ok, err)
+	}
+	dir := filepath.Join(l.Root, "m", "valid", "items")
+	os.MkdirAll(dir, 0o755)
+	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "q1.json")); err != nil {
+		t.Skip(err)
+	}
+	if _, _, err := l.ReadRecord("m", "valid", "q1"); err == nil || !strings.Contains(err.Error(), "q1.json") {
+		t.Errorf("symlinked record: %v", err)
 	}
 }

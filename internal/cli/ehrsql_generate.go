@@ -157,10 +157,12 @@ func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
 		return nil
 	}
 
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	layout := ehrsqlbench.Layout{Root: *out}
+	lock, err := layout.Lock()
+	if err != nil {
 		return err
 	}
-	layout := ehrsqlbench.Layout{Root: *out}
+	defer lock.Release()
 	cacheDir := *cache
 	if cacheDir == "" {
 		cacheDir = layout.Cache()
