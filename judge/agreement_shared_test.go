@@ -11,6 +11,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/shared"
 	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
 )
 
@@ -24,7 +25,7 @@ var lateGraded = map[string]bool{"Baichuan-M2-32B": true, "Qwen3-235B-A22B-Think
 type releasedModel struct {
 	name    string
 	dir     string
-	outputs []*datasets.Output
+	outputs []*runfolder.Output
 	grading *scoring.Grading
 	byKey   map[datasets.Key]scoring.Evaluation
 }
@@ -55,7 +56,7 @@ func loadReleased(t testing.TB) (map[datasets.Key]*datasets.Task, []*releasedMod
 	var models []*releasedModel
 	for _, dir := range dirs {
 		m := &releasedModel{name: filepath.Base(dir), dir: dir, byKey: map[datasets.Key]scoring.Evaluation{}}
-		if m.outputs, err = datasets.LoadRun(dir); err != nil {
+		if m.outputs, err = runfolder.LoadOutputs(dir); err != nil {
 			t.Fatal(err)
 		}
 		if m.grading, err = scoring.ReadGrading(filepath.Join(data, "outputs", "evaluation", m.name, "validation", "detailed_grading.json")); err != nil {

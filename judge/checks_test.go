@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 func TestTokens(t *testing.T) {
@@ -236,7 +236,7 @@ func TestPlaceholder(t *testing.T) {
 		{"real NULL row named result", ph, true, 1, false, true},
 		{"real NULL row", real, true, 1, false, true},
 	} {
-		o := &datasets.Output{ResultCSV: tc.file, Summary: datasets.ExecutionSummary{FinalSQL: "SELECT 1", ExecutionSuccess: tc.success, RowCount: tc.rows}}
+		o := &runfolder.Output{ResultCSV: tc.file, Summary: runfolder.ExecutionSummary{FinalSQL: "SELECT 1", ExecutionSuccess: tc.success, RowCount: int64(tc.rows)}}
 		a := LoadAnswer(o, "q")
 		if a.Placeholder != tc.placeholder || a.HasResult() != tc.hasResult {
 			t.Errorf("%s: placeholder %v has result %v", tc.name, a.Placeholder, a.HasResult())

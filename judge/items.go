@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // Pair matches a run's outputs with their tasks. The tasks judged are
@@ -15,7 +16,7 @@ import (
 // (runfolder.Run.Missing) unless partial judging is asked for, and then
 // mark the output partial. An output whose task is unknown is an error: it
 // cannot be judged.
-func Pair(tasks []*datasets.Task, outputs []*datasets.Output, runDir string) ([]Item, error) {
+func Pair(tasks []*datasets.Task, outputs []*runfolder.Output, runDir string) ([]Item, error) {
 	byKey := map[datasets.Key]*datasets.Task{}
 	for _, t := range tasks {
 		byKey[t.Key] = t
@@ -39,7 +40,7 @@ func Pair(tasks []*datasets.Task, outputs []*datasets.Output, runDir string) ([]
 
 // ModelName returns the model named by most of the outputs'
 // execution summaries, or fallback.
-func ModelName(outputs []*datasets.Output, fallback string) string {
+func ModelName(outputs []*runfolder.Output, fallback string) string {
 	n := map[string]int{}
 	best := ""
 	for _, o := range outputs {

@@ -233,7 +233,7 @@ func (a *Answer) TotalRows() int {
 // run: header "result", one row with an empty value, and a summary that
 // says the query failed or returned nothing. A real one-row result whose
 // single column is named "result" and holds NULL keeps its row count.
-func isPlaceholder(t *Table, s datasets.ExecutionSummary) bool {
+func isPlaceholder(t *Table, s runfolder.ExecutionSummary) bool {
 	return len(t.Columns) == 1 && t.Columns[0] == "result" && t.TotalRows == 1 &&
 		t.Rows[0][0].Raw == "" && (!s.ExecutionSuccess || s.RowCount == 0)
 }
@@ -241,9 +241,9 @@ func isPlaceholder(t *Table, s datasets.ExecutionSummary) bool {
 // LoadAnswer reads a model's answer from a run folder entry. Unreadable
 // result files are recorded in ReadErr, not returned: the answer is then
 // judged as having no result.
-func LoadAnswer(o *datasets.Output, question string) *Answer {
+func LoadAnswer(o *runfolder.Output, question string) *Answer {
 	a := &Answer{Key: o.Key, Dir: o.Dir, Question: question, SQL: o.Summary.FinalSQL, Executed: o.Summary.ExecutionSuccess,
-		RowCount: o.Summary.RowCount, ResultFile: o.ResultCSV, SQLAbsent: o.SQLAbsent}
+		RowCount: int(o.Summary.RowCount), ResultFile: o.ResultCSV, SQLAbsent: o.SQLAbsent}
 	if question == "" {
 		a.Question = o.Summary.Query
 	}
@@ -267,7 +267,7 @@ func LoadAnswer(o *datasets.Output, question string) *Answer {
 		// Only the result was released: it ran unless it is the
 		// reference's placeholder of a failed or empty run.
 		a.RowCount = t.TotalRows
-		if isPlaceholder(t, datasets.ExecutionSummary{}) {
+		if isPlaceholder(t, runfolder.ExecutionSummary{}) {
 			a.Placeholder, a.Executed, a.RowCount = true, false, 0
 			return a
 		}

@@ -89,7 +89,7 @@ type ModelResult struct {
 	// authentication, quota, budget or request error that every further
 	// call would repeat).
 	Stopped string
-	Summary *BenchmarkSummary
+	Summary *Tally
 	Usage   llm.Usage
 	CostUSD float64
 }

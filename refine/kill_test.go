@@ -18,6 +18,7 @@ import (
 	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // The child process of TestKilledAndResumed is this test binary run again
@@ -158,7 +159,7 @@ func TestKilledAndResumed(t *testing.T) {
 			t.Errorf("%s: finished by %s, want %s", tk.Key, sum.Clinsql.RunID, wantRun)
 		}
 	}
-	outs, err := datasets.LoadRun(run)
+	outs, err := runfolder.LoadOutputs(run)
 	if err != nil || len(outs) != killTasks {
 		t.Fatalf("LoadRun: %d outputs, %v", len(outs), err)
 	}
@@ -180,7 +181,7 @@ func TestKilledAndResumed(t *testing.T) {
 func countSummaries(dir string) int {
 	n := 0
 	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && d.Name() == datasets.ExecutionSummaryFile {
+		if err == nil && !d.IsDir() && d.Name() == runfolder.ExecutionSummaryFile {
 			n++
 		}
 		return nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // RequestRecorded marks an attempt whose query came from a recorded run, not
@@ -65,11 +66,11 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 	if o.RunID == "" {
 		o.RunID = fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid())
 	}
-	outs, err := datasets.LoadRun(o.Recorded)
+	outs, err := runfolder.LoadOutputs(o.Recorded)
 	if err != nil {
 		return nil, fmt.Errorf("replay: recorded run: %w", err)
 	}
-	recorded := make(map[datasets.Key]*datasets.Output, len(outs))
+	recorded := make(map[datasets.Key]*runfolder.Output, len(outs))
 	names := map[string]int{}
 	for _, out := range outs {
 		recorded[out.Key] = out
@@ -168,7 +169,7 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 }
 
 // replayTask runs one recorded final query as a single attempt.
-func replayTask(ctx context.Context, s *Solver, t *datasets.Task, out *datasets.Output) *Record {
+func replayTask(ctx context.Context, s *Solver, t *datasets.Task, out *runfolder.Output) *Record {
 	rec := &Record{Key: t.Key, Question: t.Question, Final: -1, Started: time.Now()}
 	defer func() { rec.Duration = time.Since(rec.Started) }()
 	a := Attempt{Attempt: 1, Request: RequestRecorded, SQL: out.Summary.FinalSQL}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
 )
 
@@ -474,7 +475,7 @@ func (r *Report) htmlModelTask(m *Model, k datasets.Key, ti int) hMTask {
 			mt.SQL = truncRunes(mt.SQL, maxSQLBytes) + "\n-- (cut for the report)"
 		}
 		for i, a := range o.Summary.RefinementAttempts {
-			ha := hAttempt{N: a.Attempt, OK: a.Success, Rows: a.RowCount}
+			ha := hAttempt{N: a.Attempt, OK: a.Success, Rows: int(a.RowCount)}
 			if ha.N == 0 {
 				ha.N = i + 1
 			}
@@ -546,8 +547,8 @@ func (r *Report) htmlModelTask(m *Model, k datasets.Key, ti int) hMTask {
 }
 
 // preview reads the first rows of a task's result CSV.
-func preview(o *datasets.Output, rows int) *hPreview {
-	p := &hPreview{Total: o.Summary.RowCount}
+func preview(o *runfolder.Output, rows int) *hPreview {
+	p := &hPreview{Total: int(o.Summary.RowCount)}
 	if o.ResultCSV == "" {
 		p.Note = "no result CSV in the run"
 		return p

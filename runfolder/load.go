@@ -16,9 +16,6 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 )
 
-// File names in a task's folder of a run.
-const ExecutionSummaryFile = datasets.ExecutionSummaryFile
-
 // ResultFile names a task's result CSV: "result_<id>.csv".
 func ResultFile(id string) string { return datasets.GoldResultFile(id) }
 
@@ -37,7 +34,7 @@ func TaskDir(run string, k datasets.Key) string {
 type Run struct {
 	Dir string
 	// Outputs are the answers found, sorted by key.
-	Outputs []*datasets.Output
+	Outputs []*Output
 	// Manifest is nil for a run clinsql did not write (a released run).
 	Manifest *Manifest
 	// Identity binds judge outputs to this run's answers.
@@ -133,10 +130,10 @@ func Load(dir string) (*Run, error) {
 }
 
 // readOutput reads one task folder: nil without an answer in it.
-func readOutput(key datasets.Key, dir string) (*datasets.Output, error) {
+func readOutput(key datasets.Key, dir string) (*Output, error) {
 	sumPath := filepath.Join(dir, ExecutionSummaryFile)
 	csv := filepath.Join(dir, ResultFile(key.ID))
-	o := &datasets.Output{Key: key, Dir: dir}
+	o := &Output{Key: key, Dir: dir}
 	if Exists(csv) {
 		o.ResultCSV = csv
 	}
@@ -248,4 +245,13 @@ func fileSHA256(path string, limit int64) (string, error) {
 		return "", fmt.Errorf("%s: %w", path, err)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// LoadOutputs is Load for callers that need the answers only.
+func LoadOutputs(dir string) ([]*Output, error) {
+	r, err := Load(dir)
+	if r == nil {
+		return nil, err
+	}
+	return r.Outputs, err
 }

@@ -22,7 +22,7 @@ func writeTask(t *testing.T, run string, k datasets.Key, sql, csv string) string
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s := datasets.ExecutionSummary{Query: "q", FinalSQL: sql, ExecutionSuccess: true, RowCount: 1, Model: "m"}
+	s := ExecutionSummary{Query: "q", FinalSQL: sql, ExecutionSuccess: true, RowCount: 1, Model: "m"}
 	b, _ := json.Marshal(s)
 	if err := os.WriteFile(filepath.Join(dir, ExecutionSummaryFile), b, 0o644); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // benchConfig is the file clinsql run takes: everything a benchmark of many
@@ -148,7 +149,7 @@ func loadBenchConfig(path string) (*benchConfig, error) {
 		c.Concurrency = refine.DefaultConcurrency
 	}
 	if c.Cache == "" {
-		c.Cache = filepath.Join(c.Out, "llm-cache")
+		c.Cache = filepath.Join(c.Out, runfolder.LLMCacheDir)
 	}
 	if c.Report == "" {
 		c.Report = filepath.Join(c.Out, "report")

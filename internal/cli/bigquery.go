@@ -5,13 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/clinsql/clinsql/internal/atomicfile"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/clinsql/clinsql/internal/atomicfile"
+	"github.com/clinsql/clinsql/runfolder"
 
 	"golang.org/x/sync/errgroup"
 
@@ -309,7 +311,7 @@ func goldSources(env *Env, root string) ([]dryRunSource, error) {
 // of executions. Tasks with no SQL (generation failed) are skipped and
 // counted on stderr.
 func runSources(env *Env, dir string) ([]dryRunSource, error) {
-	outs, err := datasets.LoadRun(dir)
+	outs, err := runfolder.LoadOutputs(dir)
 	if err != nil && len(outs) == 0 {
 		return nil, fmt.Errorf("load run: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/clinsql/clinsql/internal/progress"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 const generateUsage = `usage: clinsql generate --models models.yaml --tasks DIR --out DIR [--engine duckdb --db FILE] [flags]
@@ -201,7 +202,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	}
 	cacheDir := cfg.Cache
 	if cacheDir == "" {
-		cacheDir = filepath.Join(cfg.Out, "llm-cache")
+		cacheDir = filepath.Join(cfg.Out, runfolder.LLMCacheDir)
 	}
 	cache, err := llm.OpenCache(cacheDir)
 	if err != nil {

@@ -27,11 +27,11 @@ import (
 func renameModel(t *testing.T, run, model string) {
 	t.Helper()
 	err := filepath.Walk(run, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.Name() != datasets.ExecutionSummaryFile {
+		if err != nil || info.Name() != runfolder.ExecutionSummaryFile {
 			return err
 		}
 		b, _ := os.ReadFile(p)
-		var s datasets.ExecutionSummary
+		var s runfolder.ExecutionSummary
 		if err := json.Unmarshal(b, &s); err != nil {
 			return err
 		}

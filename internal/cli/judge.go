@@ -108,7 +108,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		return usageError{err.Error()}
 	}
 	if *out == "" {
-		*out = filepath.Join(*runDir, "judge")
+		*out = filepath.Join(*runDir, runfolder.JudgeDir)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -238,7 +238,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 			dir = *cacheDir
 		}
 		if dir == "" {
-			dir = filepath.Join(*out, "llm-cache")
+			dir = filepath.Join(*out, runfolder.LLMCacheDir)
 		}
 		if dir != "off" {
 			if lo.Cache, err = llm.OpenCache(dir); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/judge"
 	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // writeModelRun writes a run for the fixture tasks of the validation split
@@ -29,14 +30,14 @@ func writeModelRun(t *testing.T, dir string) string {
 		if err := os.MkdirAll(td, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		s := datasets.ExecutionSummary{Query: ft.Question, FinalSQL: ft.SQL, ExecutionSuccess: true, RowCount: 1, Model: "fixture-model"}
+		s := runfolder.ExecutionSummary{Query: ft.Question, FinalSQL: ft.SQL, ExecutionSuccess: true, RowCount: 1, Model: "fixture-model"}
 		csv := ft.Result
 		if ft.Domain == "Laboratory_Results_Analysis" {
 			msg := "400 Unrecognized name: valuenum"
 			s.ExecutionSuccess, s.RowCount, s.FinalError, csv = false, 0, &msg, "result\n\"\"\n"
 		}
 		b, _ := json.Marshal(s)
-		os.WriteFile(filepath.Join(td, datasets.ExecutionSummaryFile), b, 0o644)
+		os.WriteFile(filepath.Join(td, runfolder.ExecutionSummaryFile), b, 0o644)
 		os.WriteFile(filepath.Join(td, datasets.GoldResultFile(ft.ID)), []byte(csv), 0o644)
 	}
 	return run
