@@ -52,12 +52,18 @@ func BenchmarkGenerateValid(b *testing.B) {
 			var wall time.Duration
 			for i := 0; i < b.N; i++ {
 				before := srv.Calls()
+				var calls int // model calls, from the records (HTTP retries not counted)
 				cpu0 := cpuTime()
 				start := time.Now()
 				mrs, err := ehrsqlbench.Generate(context.Background(), ehrsqlbench.Options{
 					Layout: ehrsqlbench.Layout{Root: b.TempDir()}, Split: valid, Models: models, DB: db, Schema: schema,
 					LLM:         llm.Options{Getenv: func(string) string { return "sk-test" }},
 					Concurrency: 2 * benchConcurrency,
+					Progress: func(_, _ string, _ bool, rec *ehrsqlbench.Record) {
+						for _, s := range rec.Samples {
+							calls += len(s.Attempts)
+						}
+					},
 				})
 				wall = time.Since(start)
 				cpu := cpuTime() - cpu0
@@ -67,18 +73,19 @@ func BenchmarkGenerateValid(b *testing.B) {
 				if mrs[0].Done != 1163 || mrs[0].Pending != 0 {
 					b.Fatalf("%+v", mrs[0])
 				}
-				calls := srv.Calls() - before
+				http := srv.Calls() - before
 				if calls != 1163*k {
 					b.Errorf("%d calls, want %d (1,163 x %d)", calls, 1163*k, k)
 				}
 				ideal := time.Duration(calls) * benchLatency / benchConcurrency
 				ratio := wall.Seconds() / ideal.Seconds()
 				b.ReportMetric(float64(calls), "calls")
+				b.ReportMetric(float64(http), "http_requests")
 				b.ReportMetric(wall.Seconds(), "wall_s")
 				b.ReportMetric(ideal.Seconds(), "ideal_s")
 				b.ReportMetric(ratio, "wall/ideal")
 				b.ReportMetric(cpu.Seconds(), "cpu_s")
-				b.Logf("k=%d: %d calls, wall %.2fs, ideal %.2fs, wall/ideal %.2f, cpu %.2fs", k, calls, wall.Seconds(), ideal.Seconds(), ratio, cpu.Seconds())
+				b.Logf("k=%d: %d calls (%d HTTP requests), wall %.2fs, ideal %.2fs, wall/ideal %.2f, cpu %.2fs", k, calls, http, wall.Seconds(), ideal.Seconds(), ratio, cpu.Seconds())
 				if n := srv.MaxInFlight(); n != benchConcurrency {
 					b.Errorf("%d calls in flight at most, want %d", n, benchConcurrency)
 				}
