@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -79,10 +80,22 @@ type ModelResult struct {
 }
 
 // postProcessed runs a query after the official post-processing, so that
-// what a model's answer gives here is what the scorer will see.
-type postProcessed struct{ executor.Executor }
+// what a model's answer gives here is what the scorer will see. At most
+// cap(slots) queries run at once: SQLite is CPU-bound, and a few warm
+// connections do the work of many cold ones (each connection has its own
+// page cache).
+type postProcessed struct {
+	executor.Executor
+	slots chan struct{}
+}
 
 func (p postProcessed) Query(ctx context.Context, sql string) (*executor.Result, error) {
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, &executor.Error{Class: executor.ClassInfra, Message: ctx.Err().Error(), Err: ctx.Err()}
+	}
+	defer func() { <-p.slots }()
 	return p.Executor.Query(ctx, reliability.PostProcessSQL(sql))
 }
 
@@ -196,7 +209,7 @@ func Generate(ctx context.Context, opt Options) ([]*ModelResult, error) {
 	if conc <= 0 {
 		conc = 8
 	}
-	exec := postProcessed{opt.DB}
+	exec := postProcessed{opt.DB, make(chan struct{}, 2*runtime.GOMAXPROCS(0))}
 	results := make([]*ModelResult, len(opt.Models))
 	var mu sync.Mutex // guards results' counters and Progress
 	g, gctx := errgroup.WithContext(ctx)

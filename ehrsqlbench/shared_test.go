@@ -31,7 +31,7 @@ func ehrsqlData(tb testing.TB, splits ...string) (*sqlite.DB, []*ehrsql.Split) {
 		}
 		out = append(out, s)
 	}
-	db, err := sqlite.Open(filepath.Join(root, "mimic_iv", "mimic_iv.sqlite"), sqlite.Options{Limits: executor.Limits{MaxRows: 1_000_000}, MaxIdle: 32})
+	db, err := sqlite.Open(filepath.Join(root, "mimic_iv", "mimic_iv.sqlite"), sqlite.Options{Limits: executor.Limits{MaxRows: 1_000_000}, MaxIdle: 8})
 	if err != nil {
 		tb.Fatal(err)
 	}

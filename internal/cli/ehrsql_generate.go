@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"text/tabwriter"
 
@@ -121,7 +122,7 @@ func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	db, err := sqlite.Open(filepath.Join(*dataDir, "mimic_iv", "mimic_iv.sqlite"),
-		sqlite.Options{Limits: executor.Limits{Timeout: *timeout, MaxRows: 1_000_000}, MaxIdle: min(*conc, 32)})
+		sqlite.Options{Limits: executor.Limits{Timeout: *timeout, MaxRows: 1_000_000}, MaxIdle: 2 * runtime.GOMAXPROCS(0)})
 	if err != nil {
 		return err
 	}
