@@ -79,6 +79,9 @@ type cachedReply struct {
 	FinishReason string `json:"finish_reason"`
 	// Usage is what the original call consumed; a hit costs nothing.
 	Usage Usage `json:"usage"`
+	// Logprobs, when the request asked for them (omitted otherwise, so
+	// entries written before they existed keep their checksums).
+	Logprobs *Logprobs `json:"logprobs,omitempty"`
 }
 
 type cacheFile struct {
@@ -174,6 +177,9 @@ type keyInput struct {
 	Messages   []Message `json:"messages"`
 	Format     keyFormat `json:"format"`
 	Sample     int       `json:"sample"`
+	// Logprobs is omitted when false, so keys of calls that do not ask for
+	// log-probabilities are unchanged.
+	Logprobs bool `json:"logprobs,omitempty"`
 }
 
 type keyFormat struct {

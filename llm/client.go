@@ -59,6 +59,11 @@ type Request struct {
 	// malformed: it is retried, never cached, and finally returned as
 	// [KindMalformed]. Cached replies are validated again when read.
 	Validate func(text string) error
+	// Logprobs asks for the completion tokens' log-probabilities
+	// (logprobs: true); the endpoint must declare Capabilities.Logprobs,
+	// else the request fails before any call. A reply without them is
+	// malformed.
+	Logprobs bool
 }
 
 // Response is a successful completion.
@@ -74,6 +79,36 @@ type Response struct {
 	FromCache bool
 	Attempts  int    // HTTP attempts made (0 when served from the cache)
 	CacheKey  string // hex SHA-256 identifying the call
+	// Logprobs summarises the completion tokens' log-probabilities
+	// (choices[0].logprobs.content[].logprob), when the request asked.
+	Logprobs Logprobs
+}
+
+// Logprobs summarises a completion's token log-probabilities. A summary
+// rather than the list keeps Response comparable and cache entries small.
+type Logprobs struct {
+	Tokens int     `json:"tokens"`
+	Sum    float64 `json:"sum"`
+	Min    float64 `json:"min"`
+}
+
+// Mean is the mean token log-probability (0 without tokens).
+func (l Logprobs) Mean() float64 {
+	if l.Tokens == 0 {
+		return 0
+	}
+	return l.Sum / float64(l.Tokens)
+}
+
+func summarize(lps []float64) *Logprobs {
+	s := &Logprobs{Tokens: len(lps)}
+	for i, v := range lps {
+		s.Sum += v
+		if i == 0 || v < s.Min {
+			s.Min = v
+		}
+	}
+	return s
 }
 
 // Options are the process-level collaborators of a client. All are optional.
@@ -192,7 +227,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 var schemaName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
-func checkRequest(r Request) string {
+func (c *Client) checkRequest(r Request) string {
 	if len(r.Messages) == 0 {
 		return "request has no messages"
 	}
@@ -205,6 +240,9 @@ func checkRequest(r Request) string {
 	}
 	if r.Sample < 0 {
 		return "sample index is negative"
+	}
+	if r.Logprobs && !c.ep.Capabilities.Logprobs {
+		return "log-probabilities requested, but the endpoint does not declare capabilities.logprobs"
 	}
 	if s := r.Schema; s != nil {
 		if !schemaName.MatchString(s.Name) {
@@ -275,7 +313,7 @@ func (c *Client) format(r Request) keyFormat {
 // build turns the request into go-openai's type plus the body fields that
 // go-openai would drop or second-guess.
 func (c *Client) build(r Request, s Sampling, f keyFormat) (openai.ChatCompletionRequest, map[string]any) {
-	req := openai.ChatCompletionRequest{Model: c.ep.Model, Stop: s.Stop, Seed: s.Seed}
+	req := openai.ChatCompletionRequest{Model: c.ep.Model, Stop: s.Stop, Seed: s.Seed, LogProbs: r.Logprobs}
 	for _, m := range r.Messages {
 		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 	}
@@ -320,17 +358,20 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	fail := func(kind ErrorKind, msg string) (Response, error) {
 		return Response{}, &Error{Kind: kind, Endpoint: c.ep.Name, Tag: r.Tag, Message: c.redact.apply(msg)}
 	}
-	if msg := checkRequest(r); msg != "" {
+	if msg := c.checkRequest(r); msg != "" {
 		return fail(KindBadRequest, msg)
 	}
 	s := c.effective(r)
 	f := c.format(r)
 	key, err := cacheKey(keyInput{Kind: c.ep.Kind, Host: c.host, Model: c.ep.Model, Deployment: c.ep.Deployment,
-		Sampling: s, Messages: r.Messages, Format: f, Sample: r.Sample})
+		Sampling: s, Messages: r.Messages, Format: f, Sample: r.Sample, Logprobs: r.Logprobs})
 	if err != nil {
 		return fail(KindBadRequest, err.Error())
 	}
-	validate := func(text string) error {
+	validate := func(text string, logprobs *Logprobs) error {
+		if r.Logprobs && logprobs == nil {
+			return errors.New("log-probabilities were requested but the reply has none")
+		}
 		if r.Schema != nil {
 			var obj map[string]json.RawMessage
 			if err := json.Unmarshal([]byte(text), &obj); err != nil {
@@ -344,12 +385,12 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	}
 
 	if c.cache != nil {
-		if hit, ok := c.cache.get(key); ok && validate(hit.Text) == nil {
+		if hit, ok := c.cache.get(key); ok && validate(hit.Text, hit.Logprobs) == nil {
 			if c.meter != nil {
 				c.meter.count(c.ep.Name, c.ep.Model, Tally{Calls: 1, CacheHits: 1}, Usage{})
 			}
 			return Response{Text: hit.Text, FinishReason: hit.FinishReason, FromCache: true,
-				Latency: time.Since(start), CacheKey: key}, nil
+				Latency: time.Since(start), CacheKey: key, Logprobs: deref(hit.Logprobs)}, nil
 		}
 	}
 
@@ -372,7 +413,7 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	var persist func(outcome)
 	if c.cache != nil {
 		persist = func(o outcome) {
-			if err := c.cache.put(key, cachedReply{Text: o.text, FinishReason: o.finish, Usage: o.usage}); err != nil {
+			if err := c.cache.put(key, cachedReply{Text: o.text, FinishReason: o.finish, Usage: o.usage, Logprobs: o.logprobs}); err != nil {
 				// The reply is good; losing its cache entry only costs a call later.
 				c.log.Warn("llm cache write failed", "endpoint", c.ep.Name, "error", err)
 			}
@@ -426,7 +467,7 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 		cost = c.meter.count(c.ep.Name, c.ep.Model, Tally{Calls: 1, Attempts: attempts}, used)
 	}
 	resp := Response{Text: last.text, FinishReason: last.finish, Usage: used, CostUSD: cost,
-		Latency: time.Since(start), Attempts: attempts, CacheKey: key}
+		Latency: time.Since(start), Attempts: attempts, CacheKey: key, Logprobs: deref(last.logprobs)}
 	c.log.LogAttrs(ctx, slog.LevelDebug, "llm call",
 		slog.String("endpoint", c.ep.Name), slog.String("tag", r.Tag), slog.Int("sample", r.Sample),
 		slog.Int("attempts", attempts), slog.Duration("latency", resp.Latency),
@@ -434,9 +475,17 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	return resp, nil
 }
 
+func deref(l *Logprobs) Logprobs {
+	if l == nil {
+		return Logprobs{}
+	}
+	return *l
+}
+
 // outcome is one attempt's result; kind "" means success.
 type outcome struct {
 	text, finish string
+	logprobs     *Logprobs
 	usage        Usage
 	// sent: the request went to the transport; billing says how the
 	// attempt is charged against the budget (usageReported, usageNone,
@@ -459,7 +508,7 @@ type outcome struct {
 //
 // The attempt's worst case is reserved with the meter last, just before the
 // request is sent, and settled as soon as the reply is judged.
-func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, patch map[string]any, est int, worst Usage, validate func(string) error, persist func(outcome)) (o outcome) {
+func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, patch map[string]any, est int, worst Usage, validate func(string, *Logprobs) error, persist func(outcome)) (o outcome) {
 	if err := c.gate.acquire(ctx); err != nil {
 		return outcome{kind: KindCanceled, msg: err.Error(), cause: err}
 	}
@@ -504,7 +553,7 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 }
 
 // judge classifies one attempt from what the doer saw on the wire.
-func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.ChatCompletionResponse, err error, validate func(string) error) outcome {
+func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.ChatCompletionResponse, err error, validate func(string, *Logprobs) error) outcome {
 	o := outcome{status: ex.status, billing: usageNone}
 	// A request that reached the provider but got no usable reply back may
 	// have been billed: it is charged at its reservation (usageUnknown).
@@ -562,7 +611,14 @@ func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.Chat
 	}
 	ch := resp.Choices[0]
 	o.text, o.finish = ch.Message.Content, string(ch.FinishReason)
-	if err := validate(o.text); err != nil {
+	if ch.LogProbs != nil {
+		lps := make([]float64, len(ch.LogProbs.Content))
+		for i, t := range ch.LogProbs.Content {
+			lps[i] = t.LogProb
+		}
+		o.logprobs = summarize(lps)
+	}
+	if err := validate(o.text, o.logprobs); err != nil {
 		o.kind, o.msg = KindMalformed, fmt.Sprintf("finish_reason %q: %v", o.finish, err)
 	}
 	return o

@@ -51,6 +51,12 @@
 // transport.go). A seed, when set, is sent as seed+Sample.
 // A [Schema] is sent as response_format json_schema, or json_object, or not
 // at all, following the capabilities; the reply must then be a JSON object.
+// Request.Logprobs sends logprobs: true and needs capabilities.logprobs (a
+// request without it fails before any call); the reply's
+// choices[0].logprobs.content[].logprob are summarised in
+// Response.Logprobs (tokens, sum, minimum), cached with the reply, and a
+// reply without them is malformed. The flag is part of the cache key only
+// when set, so other keys are unchanged.
 //
 // # Errors and retries
 //

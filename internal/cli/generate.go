@@ -58,8 +58,12 @@ type generateConfig struct {
 }
 
 func runGenerate(ctx context.Context, env *Env, args []string) error {
+	if benchmarkOf(args) == "ehrsql" {
+		return runGenerateEHRSQL(ctx, env, args)
+	}
 	fs := newFlagSet(env, "generate")
 	fs.Usage = func() { fmt.Fprint(env.Stderr, generateUsage+"\n"); fs.PrintDefaults() }
+	benchmark := fs.String("benchmark", "clinsql", "benchmark: clinsql, or ehrsql (see clinsql generate --benchmark ehrsql -h)")
 	modelsFile := fs.String("models", "", "models `file` (YAML)")
 	only := fs.String("only", "", "comma-separated model `names` to run (default: all)")
 	tasks := fs.String("tasks", "", "ClinSQL tasks: a `folder` holding data/splits, a split folder, or a manifest .jsonl")
@@ -85,6 +89,8 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	switch {
+	case *benchmark != "clinsql":
+		return usagef("--benchmark must be clinsql or ehrsql, not %q", *benchmark)
 	case *modelsFile == "" || *tasks == "" || (*out == "" && !*estimate):
 		return usagef("--models, --tasks and --out are required")
 	case *conc <= 0 || *limit < 0 || *budget < 0:
@@ -125,21 +131,27 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 
 // selectModels keeps the models named in only (comma-separated).
 func selectModels(models []refine.Model, only string) ([]refine.Model, error) {
+	return selectNamed(models, func(m refine.Model) string { return m.Name }, only)
+}
+
+// selectNamed keeps the entries named in only (comma-separated), in the
+// order named; "" keeps all.
+func selectNamed[M any](models []M, name func(M) string, only string) ([]M, error) {
 	if only == "" {
 		return models, nil
 	}
-	var out []refine.Model
-	for _, name := range strings.Split(only, ",") {
-		name = strings.TrimSpace(name)
+	var out []M
+	for _, want := range strings.Split(only, ",") {
+		want = strings.TrimSpace(want)
 		found := false
 		for _, m := range models {
-			if m.Name == name {
+			if name(m) == want {
 				out = append(out, m)
 				found = true
 			}
 		}
 		if !found {
-			return nil, usagef("--only: no model named %q in the models file", name)
+			return nil, usagef("--only: no model named %q in the models file", want)
 		}
 	}
 	return out, nil

@@ -40,6 +40,11 @@ bench.yaml (relative paths are relative to its folder):
   cache: llm-cache           # optional: reply cache (default OUT/llm-cache)
   report: report             # optional: report folder (default OUT/report)
 
+With "benchmark: ehrsql" the config runs EHRSQL 2024 instead ("clinsql
+generate --benchmark ehrsql", then the report's EHRSQL section): models,
+data_dir, split, out; optional calibration_split, prices, budget_usd,
+concurrency, penalty, cache, report.
+
 exit codes: 0 everything generated, judged and reported; 3 something is
 pending (a task, a model stopped, a judge run cut short): run again to
 resume; 1 other errors; 2 usage errors.
@@ -55,6 +60,9 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	}
 	if *config == "" {
 		return usagef("--config is required")
+	}
+	if isEHRSQLConfig(*config) {
+		return runEHRSQLConfig(ctx, env, *config, *quiet)
 	}
 	cfg, err := loadBenchConfig(*config)
 	if err != nil {

@@ -273,6 +273,9 @@ func (s *Server) decode(r *http.Request) (Call, int, *APIError) {
 	if m := q.MaxCompletionTokens; m != nil && *m < 1 {
 		return invalid(http.StatusBadRequest, "max_completion_tokens must be at least 1", "max_completion_tokens", "")
 	}
+	if q.TopLogprobs != nil && (q.Logprobs == nil || !*q.Logprobs) {
+		return invalid(http.StatusBadRequest, "logprobs must be set to true when top_logprobs is set", "top_logprobs", "")
+	}
 	if len(q.Stop) > 4 {
 		return invalid(http.StatusBadRequest, "stop has more than 4 sequences", "stop", "")
 	}
@@ -324,6 +327,9 @@ func (s *Server) write(w http.ResponseWriter, c *Call, reply Reply) {
 		ID: fmt.Sprintf("chatcmpl-llmtest-%d", c.Seq), Object: "chat.completion", Created: time.Now().Unix(), Model: model,
 		Choices: []choice{{Index: 0, Message: Message{Role: "assistant", Content: reply.Content}, FinishReason: finish}},
 		Usage:   usage{PromptTokens: pt, CompletionTokens: ct, TotalTokens: pt + ct},
+	}
+	if q := c.Request.Logprobs; q != nil && *q && len(resp.Choices) > 0 {
+		resp.Choices[0].Logprobs = logprobsFor(reply.Content, reply.Logprob, reply.TokenLogprobs)
 	}
 	if reply.Fault == NoChoices {
 		resp.Choices = []choice{}
