@@ -64,6 +64,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	if err != nil {
 		return "", nil, err
 	}
+	items = distinctFrom(items)
 	if err := ctx.Err(); err != nil {
 		return "", nil, interrupted(err)
 	}
@@ -497,6 +498,13 @@ func (e *emitter) isCall(items []*item, i int) bool {
 	case up == "EXISTS" || up == "UNNEST":
 		return false // handled as syntax
 	case up == "PIVOT" || up == "UNPIVOT":
+		return false
+	case up == "SETS" && prev.is("GROUPING"):
+		// Valid BigQuery, not a function: the engine's own GROUPING SETS
+		// is not checked against BigQuery's (its ROLLUP and CUBE differ
+		// with expression keys), so the construct is named unsupported
+		// rather than the model blamed for an unknown function SETS.
+		e.unsupported(it, "GROUPING SETS is not supported")
 		return false
 	}
 	return true
