@@ -334,6 +334,7 @@ func TestScalarRules(t *testing.T) {
 		{name: "FLOAT is not a BigQuery type", bq: `SELECT CAST(1 AS FLOAT)`, err: ErrInvalid},
 		{name: "BIGNUMERIC and BOOL", bq: `SELECT CAST('1.5' AS BIGNUMERIC), BIGNUMERIC '2.25', CAST('true' AS BOOL), CAST(0 AS BOOLEAN)`, want: "1.5 | 2.25 | true | false", types: "DECIMAL(38,18) | DECIMAL(38,18) | BOOLEAN | BOOLEAN"},
 		{name: "INT64 aliases", bq: `SELECT CAST('7' AS INT), CAST(7.6 AS INTEGER), CAST(x AS BIGINT) FROM UNNEST([8]) AS x`, want: "7 | 8 | 8", types: "BIGINT | BIGINT | BIGINT"},
+		{name: "KEY and VALUE as aliases without AS", bq: "SELECT 1 value, 3 key, t.value FROM (SELECT 2 AS value) AS t", want: "1 | 3 | 2"},
 		{name: "names DuckDB reserves", bq: "SELECT t.offset, t.table, t.column FROM (SELECT 1 AS offset, 2 AS `table`, 3 AS column) AS t LIMIT 1 OFFSET 0", want: "1 | 2 | 3"},
 		{name: "typed literals", bq: `SELECT NUMERIC '1.25', DATETIME '2020-01-01 10:00:00', TIMESTAMP '2020-01-01 10:00:00+00', TIME '10:11:12'`, want: "1.25 | 2020-01-01 10:00:00 | 2020-01-01 10:00:00+00 | 10:11:12", types: "DECIMAL(38,9) | TIMESTAMP | TIMESTAMPTZ | TIME"},
 		// The operator's FROM does not end the select list (GoogleSQL
