@@ -4,7 +4,7 @@ BIN      ?= bin/clinsql
 SHARED   ?= $(or $(CLINSQL_SHARED),$(abspath ../shared))
 OUT      ?= out
 
-.PHONY: build test lint vet fmtcheck demo bench fuzz clean
+.PHONY: build test lint vet fmtcheck demo bench fuzz conformance clean
 
 # clinsql version and every output record the build's VCS revision. Go
 # stamps it itself, except in a git worktree or with -buildvcs=false: then
@@ -38,6 +38,12 @@ demo: build
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./... | tee bench.txt
+
+# The dialect bridge against Google's GoogleSQL compliance tests in
+# $(SHARED)/zetasql-compliance: prints the headline and compares the tables
+# with executor/bqsql/conformance/testdata (UPDATE=1 rewrites them).
+conformance:
+	CLINSQL_SHARED=$(SHARED) CLINSQL_REQUIRE_SHARED=1 $(GO) test -count 1 -timeout 30m -run '^TestConformance$$' -v ./executor/bqsql/conformance $(if $(UPDATE),-update)
 
 # Each fuzz target for FUZZTIME. Minimisation is off: on rubric trees it can
 # stall the engine for minutes while finding nothing new.

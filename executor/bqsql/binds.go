@@ -1,6 +1,7 @@
 package bqsql
 
 import (
+	"context"
 	"strings"
 )
 
@@ -16,7 +17,7 @@ import (
 // translated like any query (without checks of its own). It returns nil
 // when there is nothing to check or the check does not translate (the
 // query's own translation reports that).
-func (t *Translator) bindChecks(sql string, items []*item) []string {
+func (t *Translator) bindChecks(ctx context.Context, sql string, items []*item) []string {
 	if !at(items, 0).is("WITH") {
 		return nil
 	}
@@ -27,12 +28,23 @@ func (t *Translator) bindChecks(sql string, items []*item) []string {
 	read := map[string]bool{}
 	var walk func([]*item)
 	walk = func(seq []*item) {
+		// fromList: the nearest clause keyword so far is FROM, so a comma
+		// separates FROM items (FROM a, b), not select-list or GROUP BY
+		// elements. Kept while walking forward: looking back from every
+		// comma made a WITH of n CTEs cost n² (issue 13).
+		fromList := false
 		for i, it := range seq {
 			if it.group {
 				walk(it.kids)
 				continue
 			}
-			if it.is("FROM") || it.is("JOIN") || (it.isPunct(",") && inFromList(seq, i)) {
+			switch it.upper() {
+			case "FROM":
+				fromList = true
+			case "SELECT", "WHERE", "GROUP", "HAVING", "ORDER", "QUALIFY", "WINDOW", "LIMIT", "ON", "USING":
+				fromList = false
+			}
+			if it.is("FROM") || it.is("JOIN") || (it.isPunct(",") && fromList) {
 				if parts, _ := readTablePath(seq, i+1); len(parts) == 1 {
 					read[strings.ToLower(parts[0])] = true
 				}
@@ -56,24 +68,9 @@ func (t *Translator) bindChecks(sql string, items []*item) []string {
 		return nil
 	}
 	check := sql[items[0].tok.Pos:end] + "\nSELECT 1 FROM " + strings.Join(unread, " CROSS JOIN ")
-	out, err := t.Translate(check)
+	out, _, err := t.translate(ctx, check, false)
 	if err != nil {
 		return nil
 	}
 	return []string{out}
-}
-
-// inFromList reports whether the comma at seq[i] separates FROM items
-// (FROM a, b), not select-list or GROUP BY elements: the nearest clause
-// keyword before it is FROM.
-func inFromList(seq []*item, i int) bool {
-	for k := i - 1; k >= 0; k-- {
-		switch seq[k].upper() {
-		case "FROM":
-			return !seq[k].group
-		case "SELECT", "WHERE", "GROUP", "HAVING", "ORDER", "QUALIFY", "WINDOW", "LIMIT", "ON", "USING":
-			return false
-		}
-	}
-	return false
 }

@@ -77,7 +77,7 @@ func openDemo(mimicDir string) error {
 		Limits:    executor.Limits{Timeout: queryTimeout, MaxRows: 10000},
 		MaxConns:  2,
 		Threads:   1,
-		Translate: tr.TranslateChecked,
+		Translate: tr.TranslateCheckedContext,
 		Settings:  Settings,
 		Prelude:   Macros,
 		Explain:   Explain,

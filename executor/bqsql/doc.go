@@ -18,6 +18,10 @@
 //     error's Unsupported method, means the query is valid BigQuery that the
 //     embedded engine cannot answer faithfully. The bridge does not return
 //     SQL it knows would answer differently.
+//   - Translation is linear in the query's size, and
+//     TranslateCheckedContext stops when its context is done: the engine
+//     gives it the query's timeout, so hostile input (a 1.2 MB query of
+//     13,500 CTEs) is translated or refused within it.
 //   - Translate does not decide whether a statement is safe to run: the
 //     engine still lets DuckDB's parser check that there is exactly one
 //     read-only statement.

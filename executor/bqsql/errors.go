@@ -36,6 +36,18 @@ type Error struct {
 	// is shown to models in refinement prompts.
 	Msg       string
 	Line, Col int // 1-based position in the input, 0 when unknown
+	// cause is the context error of an interrupted translation.
+	cause error
+}
+
+// Unwrap gives the context error of an interrupted translation, so that
+// errors.Is(err, context.DeadlineExceeded) holds.
+func (e *Error) Unwrap() error { return e.cause }
+
+// interrupted is the error of a translation stopped by its context: not
+// the query's fault, so unsupported unless the engine calls it a timeout.
+func interrupted(cause error) *Error {
+	return &Error{Kind: KindUnsupported, Msg: "translation interrupted: " + cause.Error(), cause: cause}
 }
 
 func (e *Error) Error() string {

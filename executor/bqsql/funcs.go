@@ -120,10 +120,13 @@ func init() {
 		"IEEE_DIVIDE": emit(2, 2, func(c *call) string {
 			return "(CAST(" + c.arg(0) + " AS DOUBLE) / CAST(" + c.arg(1) + " AS DOUBLE))"
 		}),
-		"SAFE_ADD":      emit(2, 2, func(c *call) string { return "(" + c.arg(0) + " + " + c.arg(1) + ")" }),
-		"SAFE_SUBTRACT": emit(2, 2, func(c *call) string { return "(" + c.arg(0) + " - " + c.arg(1) + ")" }),
-		"SAFE_MULTIPLY": emit(2, 2, func(c *call) string { return "(" + c.arg(0) + " * " + c.arg(1) + ")" }),
-		"SAFE_NEGATE":   emit(1, 1, func(c *call) string { return "(-" + c.arg(0) + ")" }),
+		// The SAFE_ forms give NULL where the operator overflows: DuckDB's
+		// try() turns the overflow error into NULL. The operands are
+		// bracketed: SAFE_NEGATE(-x) must not become --x, a comment.
+		"SAFE_ADD":      emit(2, 2, func(c *call) string { return "try((" + c.arg(0) + ") + (" + c.arg(1) + "))" }),
+		"SAFE_SUBTRACT": emit(2, 2, func(c *call) string { return "try((" + c.arg(0) + ") - (" + c.arg(1) + "))" }),
+		"SAFE_MULTIPLY": emit(2, 2, func(c *call) string { return "try((" + c.arg(0) + ") * (" + c.arg(1) + "))" }),
+		"SAFE_NEGATE":   emit(1, 1, func(c *call) string { return "try(-(" + c.arg(0) + "))" }),
 		"GREATEST":      emit(1, -1, func(c *call) string { return nullStrict(c, "greatest") }),
 		"LEAST":         emit(1, -1, func(c *call) string { return nullStrict(c, "least") }),
 		"IS_INF":        fn(1, 1, "isinf"),
@@ -139,9 +142,9 @@ func init() {
 		"CHARACTER_LENGTH": fn(1, 1, "length"),
 		"BYTE_LENGTH":      fn(1, 1, "strlen"),
 		"OCTET_LENGTH":     fn(1, 1, "strlen"),
-		"TRIM":             fn(1, 2, "trim"),
-		"LTRIM":            fn(1, 2, "ltrim"),
-		"RTRIM":            fn(1, 2, "rtrim"),
+		"TRIM":             emit(1, 2, trimFn),
+		"LTRIM":            emit(1, 2, trimFn),
+		"RTRIM":            emit(1, 2, trimFn),
 		"REPLACE":          fn(3, 3, "replace"),
 		"REVERSE":          fn(1, 1, "reverse"),
 		"REPEAT":           fn(2, 2, "repeat"),
@@ -153,7 +156,7 @@ func init() {
 		"RIGHT":            macro(2, 2, "bq_right"),
 		"ASCII":            fn(1, 1, "ascii"),
 		"CHR":              fn(1, 1, "chr"),
-		"UNICODE":          fn(1, 1, "unicode"),
+		"UNICODE":          macro(1, 1, "bq_unicode"),
 		"TRANSLATE":        fn(3, 3, "translate"),
 		"EDIT_DISTANCE":    fn(2, 2, "levenshtein"),
 		"LPAD":             emit(2, 3, func(c *call) string { return padFn(c, "lpad") }),
@@ -365,6 +368,11 @@ func literalInt(items []*item) (int64, bool) {
 	return v, true
 }
 
+// isStringLiteral reports whether items are one string literal.
+func isStringLiteral(items []*item) bool {
+	return len(items) == 1 && items[0].tok.Kind == String && !items[0].synthetic()
+}
+
 // literalFloat returns the value of a numeric literal argument.
 func literalFloat(items []*item) (float64, bool) {
 	neg := false
@@ -383,6 +391,20 @@ func literalFloat(items []*item) (float64, bool) {
 		v = -v
 	}
 	return v, true
+}
+
+// unicodeSpace is the White_Space property's characters, which BigQuery's
+// one-argument TRIM, LTRIM and RTRIM remove (DuckDB's remove only spaces).
+const unicodeSpace = " \t\n\v\f\r\u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+
+// trimFn renders TRIM, LTRIM and RTRIM: with one argument they remove
+// whitespace as Unicode defines it.
+func trimFn(c *call) string {
+	chars := duckString(unicodeSpace)
+	if len(c.args) == 2 {
+		chars = c.arg(1)
+	}
+	return strings.ToLower(c.name) + "(" + c.arg(0) + ", " + chars + ")"
 }
 
 // regexpExtract renders REGEXP_EXTRACT(_ALL): BigQuery returns the capture
@@ -490,6 +512,13 @@ func stringAgg(c *call) string {
 // PARTITION BY only.
 func percentile(c *call) string {
 	p, ok := literalFloat(c.args[1])
+	if a := c.args[1]; !ok && len(a) == 2 && (a[0].is("NUMERIC") || a[0].is("BIGNUMERIC")) && a[1].tok.Kind == String {
+		// NUMERIC '0.5' is a literal to BigQuery, which then computes in
+		// NUMERIC: valid SQL the engine does not reproduce, so not the
+		// model's error.
+		c.e.unsupported(c.it, "%s with a %s fraction is not supported", c.name, a[0].upper())
+		return ""
+	}
 	if !ok {
 		c.e.invalid(c.it, "Argument 2 to %s must be a literal or query parameter", c.name)
 		return ""
@@ -528,6 +557,13 @@ func (e *emitter) approxQuantiles(c *call, offset *int64) string {
 		return ""
 	}
 	n, ok := literalInt(c.args[1])
+	if _, isFloat := literalFloat(c.args[1]); !ok && isFloat || !ok && isStringLiteral(c.args[1]) {
+		// APPROX_QUANTILES(x, 0.75): a FLOAT64 (or STRING) where BigQuery
+		// wants an INT64 count, which it rejects at analysis. The model's
+		// error, not the engine's limit (issue 15).
+		e.invalid(c.it, "No matching signature for aggregate function APPROX_QUANTILES for argument types: ANY, %s. Supported signature: APPROX_QUANTILES([DISTINCT] ANY, INT64)", map[bool]string{true: "FLOAT64", false: "STRING"}[isFloat])
+		return ""
+	}
 	if !ok {
 		e.unsupported(c.it, "APPROX_QUANTILES with a non-literal number of quantiles is not supported")
 		return ""

@@ -23,12 +23,15 @@ var bqReserved = wordSet(`ALL AND ANY ARRAY AS ASC ASSERT_ROWS_MODIFIED AT BETWE
 // duckReserved are words DuckDB's parser does not accept as plain column or
 // table names although BigQuery does (DuckDB's "reserved" and
 // "type_function" keyword categories minus BigQuery's reserved words). They
-// are double-quoted when used as names.
+// are double-quoted when used as names. KEY and VALUE are only unreserved
+// in DuckDB, but cannot be aliases without AS there (SELECT 1 value), as
+// they can in BigQuery.
 var duckReserved = wordSet(`ANALYSE ANALYZE ASYMMETRIC BOTH CHECK COLUMN CONSTRAINT DEFERRABLE
 	DESCRIBE DO FOREIGN INITIALLY LAMBDA LEADING OFFSET ONLY PIVOT PIVOT_LONGER PIVOT_WIDER PLACING
 	PRIMARY REFERENCES RETURNING SHOW SUMMARIZE SYMMETRIC TABLE TRAILING UNIQUE UNPIVOT VARIADIC
 	ANTI ASOF AUTHORIZATION BINARY COLLATION COLUMNS CONCURRENTLY FREEZE GENERATED GLOB ILIKE
-	ISNULL MAP NOTNULL OVERLAPS POSITIONAL SEMI SIMILAR TRY_CAST UNPACK VERBOSE`)
+	ISNULL MAP NOTNULL OVERLAPS POSITIONAL SEMI SIMILAR TRY_CAST UNPACK VERBOSE
+	KEY VALUE`)
 
 // datePartNames are BigQuery's date/time part names.
 var datePartNames = wordSet(`MICROSECOND MILLISECOND SECOND MINUTE HOUR DAY DAYOFWEEK DAYOFYEAR

@@ -77,7 +77,9 @@ CREATE OR REPLACE TEMP MACRO bq_lpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHE
 	THEN CAST(CAST('Second argument in LPAD() cannot be negative' AS BIGINT) AS VARCHAR) ELSE lpad(s, CAST(n AS INTEGER), p) END;
 CREATE OR REPLACE TEMP MACRO bq_rpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN n < 0
 	THEN CAST(CAST('Second argument in RPAD() cannot be negative' AS BIGINT) AS VARCHAR) ELSE rpad(s, CAST(n AS INTEGER), p) END;
-CREATE OR REPLACE TEMP MACRO bq_split(s VARCHAR, d VARCHAR) AS CASE WHEN s = '' THEN [''] ELSE string_split(s, d) END;
+CREATE OR REPLACE TEMP MACRO bq_split(s VARCHAR, d VARCHAR) AS CASE WHEN s IS NULL OR d IS NULL THEN NULL WHEN s = '' THEN [''] ELSE string_split(s, d) END;
+-- UNICODE('') is 0 in BigQuery, -1 in DuckDB.
+CREATE OR REPLACE TEMP MACRO bq_unicode(s VARCHAR) AS CASE WHEN s = '' THEN 0 ELSE unicode(s) END;
 
 -- Arrays: OFFSET is 0-based and raises an error out of range.
 CREATE OR REPLACE TEMP MACRO bq_offset(arr, k BIGINT) AS CASE

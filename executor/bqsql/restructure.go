@@ -492,3 +492,35 @@ func stripLead(it *item) *item {
 	c.nl, c.sp = false, false
 	return &c
 }
+
+// distinctFrom makes each IS [NOT] DISTINCT FROM one item, at every level,
+// before any rule looks for FROM: rules end a select list at the first
+// FROM, and would otherwise name the column inside the operator
+// ("1 IS DISTINCT AS f0_ FROM 2").
+func distinctFrom(items []*item) []*item {
+	out := make([]*item, 0, len(items))
+	for i := 0; i < len(items); i++ {
+		it := items[i]
+		if it.group {
+			it.kids = distinctFrom(it.kids)
+		}
+		if it.is("IS") {
+			j := i + 1
+			not := at(items, j).is("NOT")
+			if not {
+				j++
+			}
+			if at(items, j).is("DISTINCT") && at(items, j+1).is("FROM") {
+				op := "IS DISTINCT FROM"
+				if not {
+					op = "IS NOT DISTINCT FROM"
+				}
+				out = append(out, &item{tok: it.tok, nl: it.nl, sp: it.sp, isRaw: true, raw: op})
+				i = j + 1
+				continue
+			}
+		}
+		out = append(out, it)
+	}
+	return out
+}

@@ -225,6 +225,11 @@ func TestAggregateRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
 		// APPROX_QUANTILES returns input values; on exact data BigQuery's
 		// boundaries are the values of rank ceil(q·N).
+		// A fraction where BigQuery wants the number of quantiles is the
+		// model's type error, not a limit of the engine.
+		{name: "APPROX_QUANTILES with a fraction is invalid", bq: `SELECT APPROX_QUANTILES(x, 0.75)[OFFSET(1)] FROM UNNEST([1, 2]) AS x`, err: ErrInvalid},
+		{name: "APPROX_QUANTILES with a string is invalid", bq: `SELECT APPROX_QUANTILES(x, '4') FROM UNNEST([1, 2]) AS x`, err: ErrInvalid},
+		{name: "PERCENTILE_CONT with a NUMERIC literal is valid, unsupported", bq: `SELECT PERCENTILE_CONT(x, NUMERIC '0.5') OVER () FROM UNNEST([1, 2]) AS x`, err: ErrUnsupported},
 		{name: "APPROX_QUANTILES array", bq: `SELECT APPROX_QUANTILES(x, 2) FROM UNNEST([1, 1, 1, 4, 5, 6, 7, 8, 9, 10]) AS x`, want: "[1, 5, 10]"},
 		{name: "APPROX_QUANTILES distinct", bq: `SELECT APPROX_QUANTILES(DISTINCT x, 2) FROM UNNEST([1, 1, 1, 4, 5, 6, 7, 8, 9, 10]) AS x`, want: "[1, 6, 10]"},
 		{name: "APPROX_QUANTILES ignores NULLs", bq: `SELECT APPROX_QUANTILES(x, 1) FROM UNNEST([1, NULL, 1, NULL, NULL]) AS x`, want: "[1, 1]"},
@@ -329,8 +334,15 @@ func TestScalarRules(t *testing.T) {
 		{name: "FLOAT is not a BigQuery type", bq: `SELECT CAST(1 AS FLOAT)`, err: ErrInvalid},
 		{name: "BIGNUMERIC and BOOL", bq: `SELECT CAST('1.5' AS BIGNUMERIC), BIGNUMERIC '2.25', CAST('true' AS BOOL), CAST(0 AS BOOLEAN)`, want: "1.5 | 2.25 | true | false", types: "DECIMAL(38,18) | DECIMAL(38,18) | BOOLEAN | BOOLEAN"},
 		{name: "INT64 aliases", bq: `SELECT CAST('7' AS INT), CAST(7.6 AS INTEGER), CAST(x AS BIGINT) FROM UNNEST([8]) AS x`, want: "7 | 8 | 8", types: "BIGINT | BIGINT | BIGINT"},
+		{name: "KEY and VALUE as aliases without AS", bq: "SELECT 1 value, 3 key, t.value FROM (SELECT 2 AS value) AS t", want: "1 | 3 | 2"},
 		{name: "names DuckDB reserves", bq: "SELECT t.offset, t.table, t.column FROM (SELECT 1 AS offset, 2 AS `table`, 3 AS column) AS t LIMIT 1 OFFSET 0", want: "1 | 2 | 3"},
 		{name: "typed literals", bq: `SELECT NUMERIC '1.25', DATETIME '2020-01-01 10:00:00', TIMESTAMP '2020-01-01 10:00:00+00', TIME '10:11:12'`, want: "1.25 | 2020-01-01 10:00:00 | 2020-01-01 10:00:00+00 | 10:11:12", types: "DECIMAL(38,9) | TIMESTAMP | TIMESTAMPTZ | TIME"},
+		// The operator's FROM does not end the select list (GoogleSQL
+		// compliance: comparison_functions.test).
+		{name: "IS DISTINCT FROM", bq: `SELECT 1 IS DISTINCT FROM 2, NULL IS DISTINCT FROM NULL, a IS NOT DISTINCT FROM b FROM (SELECT 1 AS a, CAST(NULL AS INT64) AS b)`, want: "true | false | false"},
+		// SAFE_ADD and friends give NULL on overflow where the operator
+		// raises (GoogleSQL compliance: safe_function.test).
+		{name: "SAFE_ arithmetic overflows to NULL", bq: `SELECT SAFE_ADD(9223372036854775807, 1), SAFE_SUBTRACT(-9223372036854775807, 2), SAFE_MULTIPLY(9223372036854775807, 2), SAFE_NEGATE(-9223372036854775807 - 1), SAFE_ADD(1, 2), SAFE_MULTIPLY(1.5, 2)`, want: "NULL | NULL | NULL | NULL | 3 | 3"},
 		{name: "float literals are FLOAT64", bq: `SELECT 1.5, 2e3`, types: "DOUBLE | DOUBLE", want: "1.5 | 2000"},
 		{name: "NULL ordering", bq: `SELECT x FROM UNNEST([2, NULL, 1]) AS x ORDER BY x`, want: "NULL\n1\n2"},
 		{name: "NULL ordering descending", bq: `SELECT x FROM UNNEST([2, NULL, 1]) AS x ORDER BY x DESC`, want: "2\n1\nNULL"},
@@ -355,6 +367,12 @@ func TestStringRules(t *testing.T) {
 		{name: "CONCAT", bq: `SELECT CONCAT('The sky is ', 'blue'), CONCAT('a', NULL), CONCAT('x', 1), CONCAT('v', 2.5), 'a' || 'b'`, want: "The sky is blue | NULL | x1 | v2.5 | ab"},
 		{name: "string functions", bq: `SELECT LENGTH('абв'), STRPOS('foo@example.com', '@'), STARTS_WITH('bar', 'b'), ENDS_WITH('apple', 'e'), LEFT('apple', 3), RIGHT('apple', 3), REPLACE('apple pie', 'pie', 'cobbler'), TRIM('  apple  '), LOWER('ABC'), UPPER('abc')`,
 			want: "3 | 4 | true | true | app | ple | apple cobbler | apple | abc | ABC"},
+		// BigQuery's one-argument trims remove all Unicode whitespace, not
+		// only spaces (GoogleSQL compliance: strings.test).
+		{name: "TRIM strips all whitespace", bq: "SELECT CONCAT('[', TRIM('\\t\\n a b\\r\\n'), ']'), CONCAT('[', LTRIM('\\t a '), ']'), CONCAT('[', RTRIM(' a\\n'), ']'), TRIM('xxaxx', 'x')", want: "[a b] | [a ] | [ a] | a"},
+		// A NULL delimiter gives NULL, not the string split on nothing;
+		// UNICODE('') is 0 (GoogleSQL compliance: strings.test).
+		{name: "SPLIT with NULL and UNICODE of empty", bq: `SELECT SPLIT('x', NULL), SPLIT(NULL, ','), UNICODE(''), UNICODE('a')`, want: "NULL | NULL | 0 | 97"},
 		{name: "LPAD and RPAD", bq: `SELECT LPAD('abc', 5), LPAD('abc', 2), RPAD('abc', 6, 'xy'), LPAD('1', 3, '0')`, want: "  abc | ab | abcxyx | 001"},
 		{name: "SPLIT", bq: `SELECT SPLIT('a,b,c'), SPLIT('a b', ' '), SPLIT('', ','), ARRAY_LENGTH(SPLIT('x'))`, want: "[a, b, c] | [a, b] | [] | 1"},
 		{name: "FORMAT", bq: `SELECT FORMAT('%d', 10), FORMAT('%.2f', 3.14159), FORMAT('-%s-', 'abc'), FORMAT('%05d', 42)`, want: "10 | 3.14 | -abc- | 00042"},
@@ -420,6 +438,7 @@ func TestRejectedLikeBigQuery(t *testing.T) {
 		{name: "unbalanced parenthesis", bq: `SELECT (1`, err: ErrInvalid},
 		{name: "query parameters are unsupported", bq: `SELECT @x`, err: ErrUnsupported},
 		{name: "JSON functions are unsupported", bq: `SELECT JSON_VALUE('{"a": 1}', '$.a')`, err: ErrUnsupported},
+		{name: "GROUPING SETS is unsupported, not an unknown function", bq: `SELECT a, COUNT(*) FROM UNNEST([1, 2]) AS a GROUP BY GROUPING SETS ((a), ())`, err: ErrUnsupported},
 		{name: "PIVOT is unsupported", bq: `SELECT * FROM (SELECT 1 AS a, 'x' AS b) PIVOT (SUM(a) FOR b IN ('x'))`, err: ErrUnsupported},
 	})
 }

@@ -1,6 +1,7 @@
 package bqsql
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -28,7 +29,7 @@ func Translate(sql string) (string, error) {
 // *Error matching ErrInvalid when BigQuery would reject the statement and
 // ErrUnsupported when the embedded engine cannot reproduce BigQuery's result.
 func (t *Translator) Translate(sql string) (string, error) {
-	out, _, err := t.translate(sql, false)
+	out, _, err := t.translate(context.Background(), sql, false)
 	return out, err
 }
 
@@ -36,10 +37,18 @@ func (t *Translator) Translate(sql string) (string, error) {
 // must bind for sql to be valid BigQuery beyond the translation itself (see
 // bindChecks); the engine prepares them, never runs them, before the query.
 func (t *Translator) TranslateChecked(sql string) (query string, binds []string, err error) {
-	return t.translate(sql, true)
+	return t.translate(context.Background(), sql, true)
 }
 
-func (t *Translator) translate(sql string, withBinds bool) (_ string, binds []string, err error) {
+// TranslateCheckedContext is TranslateChecked that stops when ctx is done:
+// the engine gives translation the query's timeout, since hostile input
+// can make it slow. The error then wraps ctx.Err() and is of kind
+// unsupported (the engine classes it a timeout).
+func (t *Translator) TranslateCheckedContext(ctx context.Context, sql string) (query string, binds []string, err error) {
+	return t.translate(ctx, sql, true)
+}
+
+func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) (_ string, binds []string, err error) {
 	defer func() {
 		// A rule that trips over input it did not anticipate must not
 		// take the engine down; the fuzz test keeps this path unused.
@@ -55,10 +64,14 @@ func (t *Translator) translate(sql string, withBinds bool) (_ string, binds []st
 	if err != nil {
 		return "", nil, err
 	}
-	if withBinds {
-		binds = t.bindChecks(sql, items)
+	items = distinctFrom(items)
+	if err := ctx.Err(); err != nil {
+		return "", nil, interrupted(err)
 	}
-	e := &emitter{src: sql, cat: t.Catalog}
+	if withBinds {
+		binds = t.bindChecks(ctx, sql, items)
+	}
+	e := &emitter{src: sql, cat: t.Catalog, ctx: ctx}
 	if err := reservedQualifier(sql, toks); err != nil {
 		return "", nil, err
 	}
@@ -123,6 +136,10 @@ type emitter struct {
 	src string
 	cat Catalog
 	err *Error
+	// ctx bounds the translation's time; ticks counts items translated,
+	// so that ctx is polled every few hundred items rather than each one.
+	ctx   context.Context
+	ticks int
 
 	// Query facts collected by scan, for the type checks.
 	aliases    map[string]string // lower-case table alias -> "dataset.table"
@@ -201,6 +218,9 @@ func (e *emitter) seq(items []*item) string {
 	e.checkBoolOperands(items)
 	var w writer
 	for i := 0; i < len(items); {
+		if e.ticks++; e.ticks%256 == 0 && e.ctx != nil && e.ctx.Err() != nil && e.err == nil {
+			e.err = interrupted(e.ctx.Err())
+		}
 		i += e.one(&w, items, i)
 		if w.b.Len() > maxTranslated && e.err == nil {
 			e.unsupported(items[0], "the query is too complex to translate (over %d bytes of DuckDB SQL)", maxTranslated)
@@ -478,6 +498,13 @@ func (e *emitter) isCall(items []*item, i int) bool {
 	case up == "EXISTS" || up == "UNNEST":
 		return false // handled as syntax
 	case up == "PIVOT" || up == "UNPIVOT":
+		return false
+	case up == "SETS" && prev.is("GROUPING"):
+		// Valid BigQuery, not a function: the engine's own GROUPING SETS
+		// is not checked against BigQuery's (its ROLLUP and CUBE differ
+		// with expression keys), so the construct is named unsupported
+		// rather than the model blamed for an unknown function SETS.
+		e.unsupported(it, "GROUPING SETS is not supported")
 		return false
 	}
 	return true

@@ -47,7 +47,10 @@ const (
 // caller's dialect: parts DuckDB would not bind itself (BigQuery analyses
 // every CTE, DuckDB only those the query reads). Each is prepared, never
 // run, before the query; an error fails the query as the query's own.
-type Translator func(sql string) (query string, binds []string, err error)
+// ctx carries the query's timeout: translation is part of the query's time
+// (a hostile query can be slow to translate), so a translator should stop
+// when ctx is done and return an error wrapping ctx.Err().
+type Translator func(ctx context.Context, sql string) (query string, binds []string, err error)
 
 // Options configure an Engine. Zero fields take the defaults above.
 type Options struct {
@@ -256,17 +259,29 @@ func (e *Engine) query(parent context.Context, query string, translate bool) (*e
 	if err := parent.Err(); err != nil {
 		return nil, e.errorf(executor.ClassInfra, err, "query not started: %v", err)
 	}
+	// The timeout starts before the statement check and the translation:
+	// both take time that grows with the query (issue 13: a 1.2 MB query
+	// once took 117 s to translate under a 2 s timeout).
+	ctx, cancel := context.WithTimeout(parent, e.opts.Limits.Timeout)
+	defer cancel()
 	translated := query
 	if translate && e.opts.Translate != nil && e.opts.Shape != nil {
 		var ref *refusal
-		if err := checkSelect(parent, e.opts.Shape(query)); errors.As(err, &ref) {
+		err := checkSelect(ctx, e.opts.Shape(query))
+		if errors.As(err, &ref) {
 			return nil, e.errorf(executor.ClassRefused, err, "%s", ref.msg)
+		}
+		if err != nil && ctx.Err() != nil {
+			return nil, e.classify(parent, ctx, err)
 		}
 	}
 	var checks []string
 	if translate && e.opts.Translate != nil {
-		t, binds, err := e.opts.Translate(query)
+		t, binds, err := e.opts.Translate(ctx, query)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, e.classify(parent, ctx, err)
+			}
 			return nil, e.translateError(err)
 		}
 		translated, checks = t, binds
@@ -274,8 +289,6 @@ func (e *Engine) query(parent context.Context, query string, translate bool) (*e
 	if strings.TrimSpace(translated) == "" {
 		return nil, e.errorf(executor.ClassSyntax, nil, "empty query")
 	}
-	ctx, cancel := context.WithTimeout(parent, e.opts.Limits.Timeout)
-	defer cancel()
 
 	conn, err := e.db.Conn(ctx)
 	if err != nil {

@@ -280,7 +280,7 @@ func TestTranslateHookAndPrelude(t *testing.T) {
 		Settings: "SET default_null_order = 'nulls_first_on_asc_last_on_desc';",
 		Prelude: `CREATE OR REPLACE TEMP MACRO safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;
 			CREATE OR REPLACE TEMP MACRO twice(a) AS 2 * a;`,
-		Translate: func(s string) (string, []string, error) {
+		Translate: func(_ context.Context, s string) (string, []string, error) {
 			mu.Lock()
 			seen = append(seen, s)
 			mu.Unlock()
@@ -557,7 +557,9 @@ var _ = duck.Error{}
 // parse error must not turn a refusal into a syntax error.
 func TestShapeRefusesBeforeTranslation(t *testing.T) {
 	path := makeDB(t, fixture...)
-	garble := func(s string) (string, []string, error) { return strings.ReplaceAll(s, "TABLE", `"TABLE"`), nil, nil }
+	garble := func(_ context.Context, s string) (string, []string, error) {
+		return strings.ReplaceAll(s, "TABLE", `"TABLE"`), nil, nil
+	}
 	shape := func(s string) string { return strings.ReplaceAll(s, "`", `"`) }
 	e := openEngine(t, path, Options{Translate: garble, Shape: shape})
 	for _, q := range []string{"DROP TABLE `mimiciv_3_1_hosp.patients`", "SELECT 1; DROP TABLE `x`"} {
@@ -571,9 +573,33 @@ func TestShapeRefusesBeforeTranslation(t *testing.T) {
 	if err == nil || classOf(t, err) != executor.ClassSyntax {
 		t.Errorf("unparsable: %v %v", res, err)
 	}
-	e2 := openEngine(t, makeDB(t, fixture...), Options{Translate: func(string) (string, []string, error) { return "SELECT 2 AS y", nil, nil }, Shape: func(string) string { return "SELEC garbage" }})
+	e2 := openEngine(t, makeDB(t, fixture...), Options{Translate: func(context.Context, string) (string, []string, error) { return "SELECT 2 AS y", nil, nil }, Shape: func(string) string { return "SELEC garbage" }})
 	if res, err := e2.Query(context.Background(), "anything"); err != nil || res.Rows[0][0] != int64(2) {
 		t.Errorf("shape parse failure blocked the query: %v %v", res, err)
+	}
+}
+
+// TestTimeoutCoversTranslation: the query's timeout runs from before the
+// translation, so a translator that is slow on hostile input (issue 13: a
+// 1.2 MB query took 117 s to translate under --timeout 2s) is stopped by it
+// and the query is classed a timeout, not left to run unbounded. The fake
+// translator blocks until its context is done: without the timeout in its
+// context the test would hang (the test binary's -timeout catches that).
+func TestTimeoutCoversTranslation(t *testing.T) {
+	slow := func(ctx context.Context, s string) (string, []string, error) {
+		<-ctx.Done()
+		return "", nil, fmt.Errorf("translation interrupted: %w", ctx.Err())
+	}
+	e := openEngine(t, makeDB(t, fixture...), Options{Translate: slow, Limits: executor.Limits{Timeout: 50 * time.Millisecond}})
+	_, err := e.Query(context.Background(), "SELECT 1 AS x")
+	if got := classOf(t, err); got != executor.ClassTimeout {
+		t.Fatalf("class %s (%v), want timeout", got, err)
+	}
+	// The caller's own cancellation is not a timeout of the query.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.Query(ctx, "SELECT 1 AS x"); classOf(t, err) != executor.ClassInfra {
+		t.Fatalf("cancelled: %v", err)
 	}
 }
 
@@ -619,7 +645,7 @@ func TestBindChecks(t *testing.T) {
 	path := makeDB(t, fixture...)
 	check := ""
 	e := openEngine(t, path, Options{
-		Translate: func(s string) (string, []string, error) { return s, []string{check}, nil },
+		Translate: func(_ context.Context, s string) (string, []string, error) { return s, []string{check}, nil },
 	})
 	const q = `SELECT count(*) AS n FROM mimiciv_3_1_hosp.patients`
 	for _, c := range []struct {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -20,11 +21,15 @@ func bridgeDialect() dialect {
 	return dialect{
 		// BigQuery analyses CTEs the query never reads, DuckDB does not:
 		// TranslateChecked returns them as statements to bind first.
-		Translate: func(sql string) (string, []string, error) {
-			out, binds, err := tr.TranslateChecked(sql)
+		Translate: func(ctx context.Context, sql string) (string, []string, error) {
+			out, binds, err := tr.TranslateCheckedContext(ctx, sql)
 			switch {
 			case err == nil:
 				return out, binds, nil
+			case ctx.Err() != nil:
+				// Out of time: the engine classes it (timeout, or the
+				// caller's cancellation), not the bridge.
+				return "", nil, err
 			case errors.Is(err, bqsql.ErrUnsupported):
 				return "", nil, &executor.Error{Class: executor.ClassUnsupported, Engine: duckdb.EngineName, Message: err.Error(), Err: err}
 			}
