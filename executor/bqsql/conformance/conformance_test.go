@@ -55,6 +55,9 @@ const caseTimeout = 20 * time.Second
 // headline, per file, per function or construct; cases.golden: every case
 // that does not agree) with the committed ones. -update rewrites them.
 func TestConformance(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the compliance run goes without the race detector (make test's second pass, make conformance)")
+	}
 	dir := shared.Path(t, "zetasql-compliance", "testdata")
 	usage := modelUsage(t, shared.Path(t, "clinsql-data", "outputs", "inference"))
 	files, err := filepath.Glob(filepath.Join(dir, "*.test"))
