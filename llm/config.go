@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -9,8 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
 // Kind says which wire dialect an endpoint speaks.
@@ -155,6 +152,7 @@ func (e Endpoint) WithDefaults() Endpoint {
 // come from a file; Field is a path such as "endpoints[2].limits.rpm".
 type ConfigError struct {
 	File    string
+	Line    int // 0 when unknown
 	Field   string
 	Problem string
 }
@@ -163,6 +161,9 @@ func (e *ConfigError) Error() string {
 	var b strings.Builder
 	if e.File != "" {
 		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
 		b.WriteString(": ")
 	}
 	if e.Field != "" {
@@ -304,11 +305,9 @@ func LoadEndpoints(path string) ([]Endpoint, error) {
 // ParseEndpoints is [LoadEndpoints] on bytes already read; name is used in
 // error messages.
 func ParseEndpoints(name string, data []byte) ([]Endpoint, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var f EndpointsFile
-	if err := dec.Decode(&f); err != nil {
-		return nil, &ConfigError{File: name, Problem: err.Error()}
+	if err := DecodeYAML(name, data, &f); err != nil {
+		return nil, err
 	}
 	if len(f.Endpoints) == 0 {
 		return nil, &ConfigError{File: name, Field: "endpoints", Problem: "no endpoints"}

@@ -1,13 +1,10 @@
 package refine
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"regexp"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/clinsql/clinsql/llm"
 )
@@ -148,11 +145,9 @@ func LoadModels(path string) ([]Model, error) {
 
 // ParseModels is [LoadModels] on bytes already read; name is used in errors.
 func ParseModels(name string, data []byte) ([]Model, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var f ModelsFile
-	if err := dec.Decode(&f); err != nil {
-		return nil, &llm.ConfigError{File: name, Problem: err.Error()}
+	if err := llm.DecodeYAML(name, data, &f); err != nil {
+		return nil, err
 	}
 	if len(f.Models) == 0 {
 		return nil, &llm.ConfigError{File: name, Field: "models", Problem: "no models"}

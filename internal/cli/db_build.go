@@ -23,7 +23,7 @@ func runDBBuild(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "\nBuilds the embedded engine's database: every MIMIC-IV v3.1 hosp and icu table with explicit")
 		fmt.Fprintln(env.Stderr, "BigQuery-schema types, tables without a file left empty and listed, and mimiciv_3_1_derived.charlson.")
 		fmt.Fprintln(env.Stderr)
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -23,31 +23,6 @@ import (
 	"github.com/clinsql/clinsql/refine"
 )
 
-// classExitCodes are the exit codes of a failed query, one per class, so that
-// scripts can tell whose fault a failure was. Listed in "clinsql exec -h".
-var classExitCodes = []struct {
-	class executor.Class
-	code  int
-}{
-	{executor.ClassSyntax, 3},
-	{executor.ClassRuntime, 4},
-	{executor.ClassTimeout, 5},
-	{executor.ClassBytesLimit, 6},
-	{executor.ClassRowLimit, 7},
-	{executor.ClassRefused, 8},
-	{executor.ClassUnsupported, 9},
-	{executor.ClassInfra, 10},
-}
-
-func exitCodeOf(c executor.Class) int {
-	for _, e := range classExitCodes {
-		if e.class == c {
-			return e.code
-		}
-	}
-	return 1
-}
-
 // engineConfig is what every engine may be opened with.
 type engineConfig struct {
 	DB      string
@@ -150,6 +125,11 @@ func zeroDivisionRelaxed(eng *duckdb.Engine, mode string) (bool, error) {
 // than the whole of it, counting its patients.
 func isSample(eng *duckdb.Engine) (bool, error) {
 	res, err := eng.QueryNative(context.Background(), "SELECT count(*) FROM mimiciv_3_1_hosp.patients")
+	if executor.ClassOf(err) == executor.ClassTimeout {
+		// The count runs under --timeout too: a timeout this short is the
+		// user's, and exits as any query's timeout does.
+		return false, &ExitError{Code: exitCodeOf(executor.ClassTimeout), Err: fmt.Errorf("%s: counting patients for --zero-division auto: %w", executor.ClassTimeout, err)}
+	}
 	if err != nil {
 		return false, fmt.Errorf("--zero-division auto: counting patients: %w (give --zero-division error or null)", err)
 	}
@@ -206,13 +186,12 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(w, "\n--engine bigquery runs on real MIMIC-IV in BigQuery (see executor/bigquery/README.md): --bq-config")
 		fmt.Fprintln(w, "names its YAML configuration, the --bq-* flags override it, and --timeout/--max-rows override it when")
 		fmt.Fprintln(w, "given. --dry-run prints each query's bytes and cost and the cost of a model run, and runs nothing.")
-		fmt.Fprintln(w, "\nexit codes: 0 success (with --tasks: the run completed, whatever the queries did), 1 other error,")
-		fmt.Fprintln(w, "2 usage error, and for a failed query:")
-		for _, e := range classExitCodes {
-			fmt.Fprintf(w, "  %2d  %s\n", e.code, e.class)
-		}
+		fmt.Fprintln(w, "\nWith --tasks the run succeeds (exit 0) whatever the queries did; one query's failure exits with")
+		fmt.Fprintln(w, "its class's code.")
 		fmt.Fprintln(w)
-		fs.PrintDefaults()
+		printFlags(fs)
+		fmt.Fprintln(w)
+		printExitCodes(w)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -66,9 +66,9 @@ func TestExecSQL(t *testing.T) {
 			"subject_id,gender,dod\n1,F,\n2,M,2163-04-02\n3,M,\n", "", nil},
 		{"charlson", "SELECT hadm_id, charlson_comorbidity_index AS cci FROM `physionet-data.mimiciv_3_1_derived.charlson` ORDER BY cci DESC LIMIT 1", 0,
 			"hadm_id,cci\n200,14\n", "", nil},
-		{"syntax", "SELEC 1", 3, "", "syntax_error: ", nil},
-		{"unknown table", "SELECT * FROM `physionet-data.mimiciv_3_1_hosp.nope`", 3, "", "syntax_error: ", nil},
-		{"unknown column", "SELECT nope FROM `physionet-data.mimiciv_3_1_hosp.patients`", 3, "", "syntax_error: ", nil},
+		{"syntax", "SELEC 1", 11, "", "syntax_error: ", nil},
+		{"unknown table", "SELECT * FROM `physionet-data.mimiciv_3_1_hosp.nope`", 11, "", "syntax_error: ", nil},
+		{"unknown column", "SELECT nope FROM `physionet-data.mimiciv_3_1_hosp.patients`", 11, "", "syntax_error: ", nil},
 		{"runtime", "SELECT CAST(gender AS INT64) FROM `physionet-data.mimiciv_3_1_hosp.patients`", 4, "", "runtime_error: ", nil},
 		// The 3-patient database is a sample: by default a division by zero
 		// gives NULL, with a warning; BigQuery's rule on request.
@@ -78,7 +78,7 @@ func TestExecSQL(t *testing.T) {
 		{"division by zero as NULL", "SELECT 1 / 0 AS r", 0, "r\n\n", "warning: ", []string{"--zero-division", "null"}},
 		{"bad zero-division mode", "SELECT 1", 2, "", "--zero-division must be auto, error or null", []string{"--zero-division", "never"}},
 		// BigQuery analyses every CTE, read or not.
-		{"error in an unread CTE", "WITH a AS (SELECT 1 AS x), b AS (SELECT nope FROM a) SELECT x FROM a", 3, "", "syntax_error: Binder Error: Referenced column \"nope\" not found", nil},
+		{"error in an unread CTE", "WITH a AS (SELECT 1 AS x), b AS (SELECT nope FROM a) SELECT x FROM a", 11, "", "syntax_error: Binder Error: Referenced column \"nope\" not found", nil},
 		{"refused", "DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`", 8, "", "refused: only a single read-only SELECT", nil},
 		{"hidden delete", "SELECT 1; # x\nDELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE", 8, "", "refused: ", nil},
 		{"copy", "COPY (SELECT 1) TO '/tmp/clinsql-x.csv'", 8, "", "refused: ", nil},
@@ -108,6 +108,12 @@ func TestExecSQL(t *testing.T) {
 	if code != 5 {
 		t.Errorf("timeout: exit %d, want 5", code)
 	}
+	// A timeout so short that the engine's own first query (counting
+	// patients for --zero-division auto) is cut is still a timeout.
+	code, _, errs = runCLI(t, "", "exec", "--db", db, "--timeout", "1ns", "--sql", "SELECT 1")
+	if code != 5 || !strings.Contains(errs, "timeout") {
+		t.Errorf("--timeout 1ns: exit %d, want 5 (%s)", code, errs)
+	}
 }
 
 func TestExecUsage(t *testing.T) {
@@ -125,7 +131,7 @@ func TestExecUsage(t *testing.T) {
 		}
 	}
 	code, _, errs := runCLI(t, "", "exec", "-h")
-	if code != 0 || !strings.Contains(errs, " 8  refused") || !strings.Contains(errs, "10  infra_error") {
+	if code != 0 || !strings.Contains(errs, "  8  a query failed: refused") || !strings.Contains(errs, " 11  a query failed: syntax_error") {
 		t.Errorf("help: exit %d, lacks exit codes: %s", code, errs)
 	}
 }

@@ -58,7 +58,7 @@ type generateConfig struct {
 
 func runGenerate(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "generate")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, generateUsage+"\n"); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, generateUsage+"\n"); printFlags(fs) }
 	modelsFile := fs.String("models", "", "models `file` (YAML)")
 	only := fs.String("only", "", "comma-separated model `names` to run (default: all)")
 	tasks := fs.String("tasks", "", "ClinSQL tasks: a `folder` holding data/splits, a split folder, or a manifest .jsonl")
@@ -111,12 +111,12 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	res, err := generate(ctx, env, cfg)
 	if err != nil {
 		if ctx.Err() != nil { // interrupted: what is finished is on disk
-			return &ExitError{Code: 3, Err: fmt.Errorf("%v; run the same command again to resume", err)}
+			return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("%v; run the same command again to resume", err)}
 		}
 		return err
 	}
 	if n := res.Pending(); n > 0 {
-		return &ExitError{Code: 3, Err: fmt.Errorf("%d tasks pending; run the same command again to resume", n)}
+		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("%d tasks pending; run the same command again to resume", n)}
 	}
 	return nil
 }

@@ -72,7 +72,7 @@ const exitIncomplete = 3
 
 func runJudge(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "judge")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, judgeUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, judgeUsage); printFlags(fs) }
 	tasksDir := fs.String("tasks", "", "ClinSQL task `folder` or manifest")
 	runDir := fs.String("run", "", "the model's run `folder`")
 	out := fs.String("out", "", "output `folder` (default <run>/judge)")
@@ -91,7 +91,8 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	concurrency := fs.Int("concurrency", 0, "tasks judged at once (default 1.25 x the endpoint's concurrency)")
 	retryInvalid := fs.Bool("retry-invalid", false, "judge again the leaves recorded as invalid")
 	estimateOnly := fs.Bool("estimate", false, "print the estimate and stop")
-	verbose := fs.Bool("v", false, "log retries and calls")
+	verbose := fs.Bool("verbose", false, "log retries and calls")
+	alias(fs, "v", "verbose")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

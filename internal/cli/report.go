@@ -41,7 +41,7 @@ of models with run outputs: a task scores +1 when its execution score reaches
 
 func runReport(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "report")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, reportUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, reportUsage); printFlags(fs) }
 	var gradings, runs, compares stringList
 	tasksDir := fs.String("tasks", "", "ClinSQL task `folder` or manifest")
 	out := fs.String("out", "", "output `folder`")
