@@ -109,6 +109,12 @@ type Retry struct {
 	// Retry-After (defaults 1s and 60s).
 	BaseDelay time.Duration `yaml:"base_delay,omitempty"`
 	MaxDelay  time.Duration `yaml:"max_delay,omitempty"`
+	// DownAfter declares the endpoint down once it has been unreachable
+	// (network errors, 5xx, timeouts; not rate limits, which say it is up)
+	// for this long with no successful call in between (default 30s): the
+	// call in progress stops retrying and later calls of the client fail at
+	// once, with the reason, instead of each spending its retry budget.
+	DownAfter time.Duration `yaml:"down_after,omitempty"`
 }
 
 // Defaults applied by [Endpoint.WithDefaults].
@@ -120,6 +126,7 @@ const (
 	DefaultBudget      = 5 * time.Minute
 	DefaultBaseDelay   = time.Second
 	DefaultMaxDelay    = 60 * time.Second
+	DefaultDownAfter   = 30 * time.Second
 )
 
 // WithDefaults returns a copy with every unset optional field filled in.
@@ -144,6 +151,9 @@ func (e Endpoint) WithDefaults() Endpoint {
 	}
 	if e.Retry.MaxDelay == 0 {
 		e.Retry.MaxDelay = DefaultMaxDelay
+	}
+	if e.Retry.DownAfter == 0 {
+		e.Retry.DownAfter = DefaultDownAfter
 	}
 	return e
 }
@@ -282,6 +292,9 @@ func (e Endpoint) Validate() error {
 	}
 	if r.MaxDelay < 0 {
 		bad("retry.max_delay", "must not be negative")
+	}
+	if r.DownAfter < 0 {
+		bad("retry.down_after", "must not be negative")
 	}
 	return errors.Join(errs...)
 }
