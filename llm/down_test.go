@@ -33,7 +33,7 @@ func (f *fakeClock) Sleep(_ context.Context, d time.Duration) error {
 func TestDeadEndpointDeclaredDown(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text("ok")), llmtest.Options{})
 	ep := endpoint(srv, func(e *llm.Endpoint) { e.Retry = llm.Retry{} }) // the defaults
-	srv.Close()                                                            // dead: connections refused
+	srv.Close()                                                          // dead: connections refused
 	clock := &fakeClock{now: time.Unix(0, 0)}
 	c := newClient(t, ep, llm.Options{Sleep: clock.Sleep, Now: clock.Now})
 
