@@ -31,7 +31,12 @@ func runDatasetsFetch(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	tasks, err := datasets.FetchClinSQL(ctx, *out, datasets.FetchOptions{URL: *url, SHA256: *sum, Outputs: *outputs, Log: env.Stderr})
+	bar := newBar(env, "datasets fetch", 1, false)
+	tasks, err := datasets.FetchClinSQL(ctx, *out, datasets.FetchOptions{URL: *url, SHA256: *sum, Outputs: *outputs, Log: barLog{bar}})
+	if err == nil {
+		bar.Step("fetched", 0, 0, false)
+	}
+	bar.Finish()
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/executor/mimic"
+	gprogress "github.com/clinsql/clinsql/internal/progress"
 )
 
 func runDBBuild(ctx context.Context, env *Env, args []string) error {
@@ -31,13 +32,25 @@ func runDBBuild(ctx context.Context, env *Env, args []string) error {
 	if *dir == "" || *out == "" {
 		return usagef("--mimic and --out are required")
 	}
+	// On a terminal the progress line takes the place of the per-table
+	// lines (they would garble it); elsewhere the lines are the progress.
 	var progress io.Writer
-	if !*quiet {
+	tty := gprogress.IsTerminal(env.Stderr)
+	if !*quiet && !tty {
 		progress = env.Stdout
 	}
+	bar := newBar(env, "db build: tables", len(mimic.V31.Tables), *quiet || !tty)
 	rep, err := mimic.Build(ctx, mimic.BuildOptions{
 		MimicDir: *dir, Out: *out, Force: *force, Threads: *threads, MemoryLimit: *memory, Progress: progress,
+		Table: func(tr mimic.TableReport) {
+			if tr.Missing {
+				bar.Step("empty", 0, 0, false)
+				return
+			}
+			bar.Step("loaded", 0, 0, false)
+		},
 	})
+	bar.Finish()
 	if err != nil {
 		return err
 	}

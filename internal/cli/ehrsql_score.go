@@ -118,7 +118,9 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 	defer db.Close()
 
 	start := time.Now()
+	bar := newBar(env, "ehrsql score", len(items), false)
 	rep, err := reliability.Score(ctx, db, items, reliability.Options{
+		Progress:        func(r reliability.ItemResult) { bar.Step(string(r.Outcome), 0, 0, false) },
 		Workers:         *workers,
 		Abstention:      reliability.Abstention{Marker: *marker, Lenient: *lenient},
 		GoldFromAnswers: *goldSource == "answers",

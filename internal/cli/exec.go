@@ -263,10 +263,15 @@ func execReplay(ctx context.Context, env *Env, open func(engineConfig) (executor
 	}
 	defer ex.Close()
 	status := map[string]int{}
+	bar := newBar(env, "exec", len(tasks), false)
 	mr, err := refine.Replay(ctx, refine.ReplayOptions{
 		Recorded: recorded, Out: out, Tasks: tasks, Executor: ex, Model: name, Concurrency: max(conc, 1),
-		Events: func(ev refine.Event) { status[ev.Status]++ },
+		Events: func(ev refine.Event) { // one call at a time
+			status[ev.Status]++
+			bar.Step(ev.Status, 0, 0, ev.Resumed)
+		},
 	})
+	bar.Finish()
 	if err != nil {
 		return err
 	}
@@ -345,14 +350,19 @@ func execGold(ctx context.Context, env *Env, open func(engineConfig) (executor.E
 	for i, t := range tasks {
 		items[i] = batch.Item{Key: t.Key.String(), SQL: t.GoldSQL, CSV: path.Join(t.Key.String(), datasets.GoldResultFile(t.ID))}
 	}
+	bar := newBar(env, "exec", len(items), false)
 	sum, err := batch.Run(ctx, ex, items, loadErrors, batch.Options{
 		Out: out, Concurrency: conc,
 		Progress: func(o batch.Outcome) {
 			if !o.OK {
-				fmt.Fprintf(env.Stderr, "%s: %s: %s\n", o.Task, o.Class, firstLine(o.Error))
+				bar.Log("%s: %s: %s", o.Task, o.Class, firstLine(o.Error))
+				bar.Step("failed", 0, 0, false)
+				return
 			}
+			bar.Step("ok", 0, 0, false)
 		},
 	})
+	bar.Finish()
 	if err != nil {
 		return err
 	}

@@ -173,6 +173,16 @@ func TestExecGold(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	// Not on a terminal: no control characters, one progress summary line.
+	if strings.ContainsAny(errs, "\r\x1b") || strings.Count("\n"+errs, "\nexec ") != 1 ||
+		!strings.Contains(errs, fmt.Sprintf("exec %d/%d (100%%)", len(tasks), len(tasks))) {
+		t.Errorf("piped progress: want one summary line and no control characters:\n%q", errs)
+	}
+	// On a terminal the line is redrawn in place.
+	ttyErrs := runInPty(t, "exec", "--db", db, "--tasks", root, "--gold", "--out", t.TempDir())
+	if !strings.Contains(ttyErrs, "\r\x1b[Kexec [") {
+		t.Errorf("on a terminal: no progress line drawn in place:\n%q", ttyErrs)
+	}
 	var sum batch.Summary
 	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err != nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/clinsql/clinsql/executor/bigquery"
 	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/executor/mimic"
-	"github.com/clinsql/clinsql/internal/progress"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
 )
@@ -226,10 +225,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	}
 	fmt.Fprintf(env.Stderr, "generate: %d tasks x %d models (%s) on %s; output %s\n",
 		len(tasks), len(cfg.Models), strings.Join(names, ", "), ex.Name(), cfg.Out)
-	var bar *progress.Bar
-	if !cfg.Quiet {
-		bar = progress.New(env.Stderr, "generate", len(tasks)*len(cfg.Models), progress.IsTerminal(env.Stderr))
-	}
+	bar := newBar(env, "generate", len(tasks)*len(cfg.Models), cfg.Quiet)
 	res, err := refine.Generate(ctx, refine.Options{
 		Out: cfg.Out, Tasks: tasks, Models: cfg.Models, Executor: ex, Schema: mimic.V31,
 		LLM:         llm.Options{Cache: cache, Meter: meter, Logger: logger, Getenv: env.Getenv},

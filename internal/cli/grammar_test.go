@@ -3,8 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/creack/pty"
 )
 
 // TestCommandLineGrammar covers what every command shares: group commands
@@ -92,4 +95,26 @@ func TestInterrupted(t *testing.T) {
 	if code != exitInterrupted || !strings.Contains(stderr.String(), "clinsql exec: interrupted") || strings.Contains(stderr.String(), "context canceled") {
 		t.Errorf("exit %d, stderr %q; want %d and \"interrupted\"", code, stderr.String(), exitInterrupted)
 	}
+}
+
+// runInPty runs the command line with its standard error on a
+// pseudo-terminal and returns what the terminal received.
+func runInPty(t *testing.T, args ...string) string {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	got := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(ptmx) // until the terminal side is closed
+		got <- string(b)
+	}()
+	env := &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: tty, Getenv: func(string) string { return "" }}
+	if code := run(context.Background(), env, args); code != 0 {
+		t.Errorf("%v: exit %d", args, code)
+	}
+	tty.Close()
+	return <-got
 }

@@ -10,9 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"text/tabwriter"
-	"time"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge"
@@ -249,18 +247,10 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		return nil
 	}
 
-	start := time.Now()
-	var progressMu sync.Mutex
-	last := time.Now()
-	opts.Progress = func(n int) {
-		progressMu.Lock()
-		defer progressMu.Unlock()
-		if time.Since(last) >= 2*time.Second {
-			last = time.Now()
-			fmt.Fprintf(env.Stderr, "  %d of %d leaves recorded (%s)\n", n, est.Leaves, time.Since(start).Round(time.Second))
-		}
-	}
+	bar := newBar(env, "judge: leaves", est.Leaves, false)
+	opts.Progress = func(int) { bar.Step("recorded", 0, 0, false) }
 	o, err := judge.Run(ctx, items, ledger, opts)
+	bar.Finish()
 	if err != nil {
 		return err
 	}

@@ -90,12 +90,17 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Two stages (reading and computing, then writing); on a terminal the
+	// line's clock shows the report is working.
+	bar := newBar(env, "report: stages", 2, false)
+	defer bar.Finish()
 	r, err := reports.Build(ctx, reports.Options{Tasks: tasks, Gradings: gradings, Runs: runs, Mode: mode,
 		Bootstrap: reports.Bootstrap{Seed: *seed, Resamples: *resamples}, RankBy: metric, Compare: pairs, PreviewRows: *previewRows,
 		Reliability: reports.Reliability{Abstention: reliability.Abstention{Marker: *marker}, Threshold: *threshold}})
 	if err != nil {
 		return err
 	}
+	bar.Step("built", 0, 0, false)
 	const shown = 10
 	for i, w := range r.Warnings {
 		if i == shown {
@@ -108,6 +113,8 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	bar.Step("written", 0, 0, false)
+	bar.Finish()
 	printReportBrief(env, r)
 	fmt.Fprintf(env.Stdout, "\nwrote %d files to %s\nreport: %s\n", len(files), *out, files[len(files)-1])
 	return nil
