@@ -167,6 +167,7 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	runName := fs.String("name", "", "with --run: the new run's model name (default: the recorded one)")
 	bqFlags := bigquery.AddFlags(fs)
 	dryRun := fs.Bool("dry-run", false, "bigquery engine: estimate bytes and cost with free dry runs, run nothing")
+	sel := addTaskFilter(fs, true)
 	runDir := fs.String("run", "", "a model run folder (execution_summary.json files): with --tasks and --out, runs its final SQL again into a new run folder; with --dry-run, estimates its cost")
 	fs.Usage = func() {
 		w := env.Stderr
@@ -246,17 +247,21 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 		return execOne(ctx, env, ex, text)
 	}
 	if *runDir != "" {
-		return execReplay(ctx, env, open, cfg, *tasks, *runDir, *out, *runName, *conc)
+		return execReplay(ctx, env, open, cfg, *tasks, sel, *runDir, *out, *runName, *conc)
 	}
-	return execGold(ctx, env, open, cfg, *tasks, *out, *conc)
+	return execGold(ctx, env, open, cfg, *tasks, sel, *out, *conc)
 }
 
 // execReplay runs a recorded run's final SQL again into a new run folder.
-func execReplay(ctx context.Context, env *Env, open func(engineConfig) (executor.Executor, error), cfg engineConfig, root, recorded, out, name string, conc int) error {
+func execReplay(ctx context.Context, env *Env, open func(engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, recorded, out, name string, conc int) error {
 	tasks, err := loadTasks(env, root)
 	if err != nil {
 		return err
 	}
+	if tasks, err = sel.apply(tasks); err != nil {
+		return err
+	}
+	subsetNote(env, sel, root, len(tasks))
 	ex, err := open(cfg)
 	if err != nil {
 		return err
@@ -329,11 +334,16 @@ func execOne(ctx context.Context, env *Env, ex executor.Executor, query string) 
 	return nil
 }
 
-func execGold(ctx context.Context, env *Env, open func(engineConfig) (executor.Executor, error), cfg engineConfig, root, out string, conc int) error {
+func execGold(ctx context.Context, env *Env, open func(engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, out string, conc int) error {
 	tasks, loadErr := datasets.LoadClinSQL(root)
 	if loadErr != nil && len(tasks) == 0 {
 		return fmt.Errorf("load tasks: %w", loadErr)
 	}
+	tasks, err := sel.apply(tasks)
+	if err != nil {
+		return err
+	}
+	subset := subsetNote(env, sel, root, len(tasks))
 	var loadErrors []string
 	if loadErr != nil {
 		for _, e := range unwrapAll(loadErr) {
@@ -352,7 +362,7 @@ func execGold(ctx context.Context, env *Env, open func(engineConfig) (executor.E
 	}
 	bar := newBar(env, "exec", len(items), false)
 	sum, err := batch.Run(ctx, ex, items, loadErrors, batch.Options{
-		Out: out, Concurrency: conc,
+		Out: out, Concurrency: conc, Subset: subset,
 		Progress: func(o batch.Outcome) {
 			if !o.OK {
 				bar.Log("%s: %s: %s", o.Task, o.Class, firstLine(o.Error))

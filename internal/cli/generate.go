@@ -42,9 +42,10 @@ interrupted): run again to resume; 1 other errors; 2 usage errors.
 // generateConfig is what generate needs, from flags or a benchmark config.
 type generateConfig struct {
 	Models      []refine.Model
-	Tasks       string // LoadClinSQL root
-	Split       string // "" = every split
-	Limit       int    // first N tasks per split (0 = all)
+	Tasks       string      // LoadClinSQL root
+	Split       string      // "" = every split
+	Limit       int         // first N tasks per split (0 = all)
+	Filter      *taskFilter // --task, --domain, --difficulty (nil: none)
 	Out         string
 	Cache       string
 	Prices      string
@@ -70,6 +71,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	conc := fs.Int("concurrency", refine.DefaultConcurrency, "tasks in flight over all models")
 	estimate := fs.Bool("estimate", false, "print the planned calls and their estimated cost, then exit")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	sel := addTaskFilter(fs, false)
 	engine := fs.String("engine", duckdb.EngineName, "engine to run on ("+engineNames()+")")
 	db := fs.String("db", "", "database file (duckdb engine: built by clinsql db build)")
 	timeout := fs.Duration("timeout", duckdb.DefaultTimeout, "per-query timeout")
@@ -99,7 +101,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	cfg := generateConfig{
-		Models: models, Tasks: *tasks, Split: *split, Limit: *limit, Out: *out, Cache: *cache, Prices: *prices,
+		Models: models, Tasks: *tasks, Split: *split, Limit: *limit, Filter: sel, Out: *out, Cache: *cache, Prices: *prices,
 		Budget: *budget, Concurrency: *conc, Engine: *engine, Quiet: *quiet,
 		EngineCfg: engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows}, Memory: *memory, Threads: *threads,
 			BigQuery: bqFlags, Explicit: explicitFlags(fs), Log: env.Stderr, ZeroDivision: *zeroDiv},
@@ -144,7 +146,7 @@ func selectModels(models []refine.Model, only string) ([]refine.Model, error) {
 
 // loadGenerateTasks loads the tasks, keeps the split and the limit, and
 // reports tasks that could not be loaded without dropping the others.
-func loadGenerateTasks(env *Env, root, split string, limit int) ([]*datasets.Task, error) {
+func loadGenerateTasks(env *Env, root, split string, limit int, sel *taskFilter) ([]*datasets.Task, error) {
 	tasks, err := datasets.LoadClinSQL(root)
 	if err != nil && len(tasks) == 0 {
 		return nil, fmt.Errorf("load tasks: %w", err)
@@ -154,6 +156,10 @@ func loadGenerateTasks(env *Env, root, split string, limit int) ([]*datasets.Tas
 			fmt.Fprintf(env.Stderr, "warning: task not loaded: %v\n", e)
 		}
 	}
+	if tasks, err = sel.apply(tasks); err != nil {
+		return nil, err
+	}
+	subsetNote(env, sel, root, len(tasks))
 	var out []*datasets.Task
 	perSplit := map[string]int{}
 	for _, t := range tasks {
@@ -175,7 +181,7 @@ func loadGenerateTasks(env *Env, root, split string, limit int) ([]*datasets.Tas
 // generate runs refine.Generate with a progress line and prints the
 // per-model table.
 func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result, error) {
-	tasks, err := loadGenerateTasks(env, cfg.Tasks, cfg.Split, cfg.Limit)
+	tasks, err := loadGenerateTasks(env, cfg.Tasks, cfg.Split, cfg.Limit, cfg.Filter)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +290,7 @@ func printGenerateTable(w io.Writer, res *refine.Result) {
 
 // estimateGenerate prints the calls a run would make and their cost.
 func estimateGenerate(env *Env, cfg generateConfig) error {
-	tasks, err := loadGenerateTasks(env, cfg.Tasks, cfg.Split, cfg.Limit)
+	tasks, err := loadGenerateTasks(env, cfg.Tasks, cfg.Split, cfg.Limit, cfg.Filter)
 	if err != nil {
 		return err
 	}

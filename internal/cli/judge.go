@@ -90,6 +90,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	retryInvalid := fs.Bool("retry-invalid", false, "judge again the leaves recorded as invalid")
 	estimateOnly := fs.Bool("estimate", false, "print the estimate and stop")
 	verbose := fs.Bool("verbose", false, "log retries and calls")
+	sel := addTaskFilter(fs, true)
 	alias(fs, "v", "verbose")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -118,7 +119,14 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if tasks, err = sel.apply(tasks); err != nil {
+		return err
+	}
+	subset := subsetNote(env, sel, *tasksDir, len(tasks))
 	outputs, err := datasets.LoadRun(*runDir)
+	if subset != "" {
+		outputs = outputsOf(outputs, tasks) // the run's other tasks are not judged
+	}
 	if err != nil {
 		if len(outputs) == 0 {
 			return err
