@@ -44,7 +44,7 @@ const (
 type htmlPage struct {
 	Title string
 	Setup string
-	// HasRS shows the reliability columns (some model has run outputs).
+	// HasRS shows the reliability columns (some model abstained somewhere).
 	HasRS    bool
 	Splits   []htmlSplit
 	Taxonomy htmlTaxonomy
