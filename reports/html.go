@@ -483,27 +483,9 @@ func (r *Report) htmlModelTask(m *Model, k datasets.Key, ti int) hMTask {
 			}
 			mt.Attempts = append(mt.Attempts, ha)
 		}
-		switch k := firstSuccess(o.Summary); {
-		case len(o.Summary.RefinementAttempts) == 0 && !o.Summary.ExecutionSuccess:
-			mt.Status = "no SQL generated"
-			if o.Summary.FinalError != nil {
-				mt.Status += ": " + truncRunes(*o.Summary.FinalError, maxErrorRunes)
-			}
-		case k == 0:
-			mt.Status = "SQL failed on every attempt"
-		default:
-			mt.Status = fmt.Sprintf("ran at attempt %d, %d rows", k, o.Summary.RowCount)
-			for _, w := range finalWarnings(o.Summary) {
-				mt.Status += "; warning: " + truncRunes(w, maxErrorRunes)
-			}
-		}
 		mt.Preview = preview(o, r.PreviewRows)
-	} else {
-		mt.Status = "no run output given"
 	}
-	if !st.Graded {
-		mt.Status += "; not graded (the grading file lacks this task)"
-	}
+	mt.Status = m.taskStatus(k)
 	dec := m.Decisions[k]
 	// The trees show the main mode's scores; a task that mode does not
 	// score (ungraded, reference mode) shows the strict ones.
