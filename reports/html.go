@@ -185,6 +185,10 @@ type hTask struct {
 	Level    string     `json:"level"`
 	Question string     `json:"q"`
 	Trees    [2][]hNode `json:"trees"` // SQL, results: pre-order
+	// GoldSQL and Gold are the task's gold query and the first rows of its
+	// gold result, shown beside the model's.
+	GoldSQL string    `json:"gsql"`
+	Gold    *hPreview `json:"gold,omitempty"`
 }
 
 type hNode struct {
@@ -402,8 +406,11 @@ func (r *Report) htmlData() htmlData {
 	for i, k := range keys {
 		t := r.Tasks[k]
 		tIndex[k] = i
+		gold := &hPreview{Total: -1}
+		readPreview(gold, bytes.NewReader(t.GoldResult), r.PreviewRows)
 		d.Tasks = append(d.Tasks, hTask{Key: k.String(), Scenario: k.Domain, Level: k.Difficulty, Question: t.Question,
-			Trees: [2][]hNode{flatten(t.SQLRubric.Root), flatten(t.ResultsRubric.Root)}})
+			Trees:   [2][]hNode{flatten(t.SQLRubric.Root), flatten(t.ResultsRubric.Root)},
+			GoldSQL: truncRunes(t.GoldSQL, maxSQLBytes), Gold: gold})
 	}
 	for _, m := range r.Models {
 		hm := hModel{Name: m.Name, Grading: strings.Join(m.Gradings, ", "), Run: m.Run}
@@ -540,7 +547,18 @@ func preview(o *datasets.Output, rows int) *hPreview {
 		return p
 	}
 	defer f.Close()
-	cr := csv.NewReader(f)
+	readPreview(p, f, rows)
+	return p
+}
+
+// readPreview reads a result CSV's header and first rows into p; with
+// p.Total -1 it also counts the rows (a gold result has no recorded count).
+func readPreview(p *hPreview, r io.Reader, rows int) {
+	count := p.Total < 0
+	if count {
+		p.Total = 0
+	}
+	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
 	header, err := cr.Read()
@@ -550,7 +568,7 @@ func preview(o *datasets.Output, rows int) *hPreview {
 		} else {
 			p.Note = "result CSV unreadable: " + err.Error()
 		}
-		return p
+		return
 	}
 	cut := func(rec []string) []string {
 		if len(rec) > maxPreviewCols {
@@ -572,8 +590,14 @@ func preview(o *datasets.Output, rows int) *hPreview {
 			p.Note = "result CSV unreadable after row " + fmt.Sprint(len(p.Rows)) + ": " + err.Error()
 			break
 		}
+		if count {
+			p.Total++
+		}
 		if len(p.Rows) == rows {
 			p.More = true
+			if count {
+				continue
+			}
 			break
 		}
 		p.Rows = append(p.Rows, cut(rec))
@@ -581,5 +605,4 @@ func preview(o *datasets.Output, rows int) *hPreview {
 	if len(header) == 1 && header[0] == "result" && len(p.Rows) == 1 && len(p.Rows[0]) == 1 && p.Rows[0][0] == "" && !p.More {
 		p.Note = placeholderNote
 	}
-	return p
 }
