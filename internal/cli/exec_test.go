@@ -3,7 +3,6 @@ package cli
 import (
 	"crypto/sha256"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/executor"
-	"github.com/clinsql/clinsql/executor/batch"
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/internal/fixtures"
 )
@@ -183,14 +181,7 @@ func TestExecGold(t *testing.T) {
 	if !strings.Contains(ttyErrs, "\r\x1b[Kexec [") {
 		t.Errorf("on a terminal: no progress line drawn in place:\n%q", ttyErrs)
 	}
-	var sum batch.Summary
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := readSummary(t, out)
 	var nOK int
 	for _, c := range want {
 		if c == "" {

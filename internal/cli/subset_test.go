@@ -28,14 +28,7 @@ func TestSubsets(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exec one task folder: exit %d: %s", code, stderr)
 	}
-	var sum batch.Summary
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := readSummary(t, out)
 	if sum.Total != 1 || len(sum.Outcomes) != 1 || sum.Outcomes[0].Task != key || !strings.Contains(sum.Subset, "(one task)") {
 		t.Errorf("exec one task folder: total %d, subset %q, outcomes %+v", sum.Total, sum.Subset, sum.Outcomes)
 	}
@@ -59,7 +52,7 @@ func TestSubsets(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("judge --task: exit %d: %s", code, stderr)
 	}
-	b, err = os.ReadFile(filepath.Join(jout, "scoring_results.json"))
+	b, err := os.ReadFile(filepath.Join(jout, "scoring_results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,4 +62,18 @@ func TestSubsets(t *testing.T) {
 	if !strings.Contains(stderr, "subset: 1 tasks (--task "+key+")") {
 		t.Errorf("judge does not say it judged a subset:\n%s\n%s", stdout, stderr)
 	}
+}
+
+// readSummary reads exec --tasks's summary.json from out.
+func readSummary(t *testing.T, out string) batch.Summary {
+	t.Helper()
+	var sum batch.Summary
+	b, err := os.ReadFile(filepath.Join(out, batch.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	return sum
 }
