@@ -168,6 +168,19 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if permTitle != "beta-coder: "+hostileTask {
 		t.Errorf("permalink opened %q", permTitle)
 	}
+	// The task across all models: one grid row per leaf, a verdict per model.
+	if err := chromedp.Do(ctx,
+		chromedp.Click(css(`#drill a.all-models`), chromedp.NodeVisible),
+		chromedp.WaitVisible(css(`#drill table.leaf-grid`)),
+	); err != nil {
+		fail("opening the task across all models", err)
+	}
+	gridRows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Array.prototype.reduce.call(document.querySelectorAll("#drill table.leaf-grid tbody"), function (n, b) { return n + b.rows.length; }, 0)`))
+	if err != nil {
+		fail("reading the grid", err)
+	}
+	gridCols := evalString(`Array.prototype.map.call(document.querySelectorAll("#drill table.leaf-grid")[0].tHead.rows[0].cells, function (c) { return c.textContent; }).join("|")`)
+	verdicts := evalString(`Array.prototype.map.call(document.querySelectorAll("#drill table.leaf-grid span.badge"), function (b) { return b.textContent; }).join(" ")`)
 	wantHash := "#task/beta-coder/" + strings.ReplaceAll(hostileTask, "/", "%2F")
 	if hash != wantHash {
 		t.Errorf("task link %q, want the permalink %q", hash, wantHash)
@@ -177,6 +190,12 @@ func TestHTMLReportInChromium(t *testing.T) {
 		if task.Key.String() == hostileTask {
 			goldTask = task
 		}
+	}
+	if goldTask != nil && gridRows != len(goldTask.SQLRubric.Root.Leaves())+len(goldTask.ResultsRubric.Root.Leaves()) {
+		t.Errorf("all-models grid has %d leaf rows, want one per leaf", gridRows)
+	}
+	if !strings.Contains(gridCols, "alpha-sql") || !strings.Contains(gridCols, "beta-coder") || !strings.Contains(verdicts, "pass") {
+		t.Errorf("all-models grid: columns %q, verdicts %q", gridCols, verdicts)
 	}
 	if goldTask == nil || goldSQL != goldTask.GoldSQL || goldRows == "" {
 		t.Errorf("gold SQL %q (rows %q), want the task's gold SQL beside the model's", goldSQL, goldRows)

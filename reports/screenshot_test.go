@@ -34,6 +34,7 @@ func TestScreenshots(t *testing.T) {
 		{"leaderboard", "", "#board-validation"},
 		{"model", "#model/alpha-sql", "#drill table.tasks"},
 		{"task", "#task/alpha-sql/" + url.PathEscape("validation/Laboratory_Results_Analysis/medium_level_queries/001"), "#drill .side-gold"},
+		{"task-all-models", "#all/" + url.PathEscape("validation/Laboratory_Results_Analysis/medium_level_queries/001"), "#drill table.leaf-grid"},
 	} {
 		if err := chromedp.Do(ctx,
 			chromedp.EmulateViewport(1280, 900),
