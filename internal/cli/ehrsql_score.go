@@ -125,6 +125,7 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 		Abstention:      reliability.Abstention{Marker: *marker, Lenient: *lenient},
 		GoldFromAnswers: *goldSource == "answers",
 	})
+	bar.Finish()
 	if err != nil {
 		return fmt.Errorf("scoring %s: %w", s.Dir, err)
 	}

@@ -54,6 +54,10 @@ func TestEHRSQLScorePredictionFile(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	// Not on a terminal: one progress summary line, no control characters.
+	if !strings.Contains(stderr, "ehrsql score 4/4 (100%)") || strings.ContainsAny(stderr, "\r\x1b") {
+		t.Errorf("progress summary: %q", stderr)
+	}
 	// RS(0) = 1/4 = 25.00, RS(5) = (1 − 10)/4 = −225.00, RS(10) = −475.00,
 	// RS(4) = (1 − 8)/4 = −175.00.
 	for _, want := range []string{"RS(0)             25.00", "RS(5)           -225.00", "RS(10)          -475.00", "RS(N=4)         -175.00",
