@@ -219,7 +219,7 @@ func (b *Bar) line(now time.Time) string {
 	if worked > 0 && elapsed > 0 {
 		fmt.Fprintf(&s, ", %.1f/s", float64(worked)/elapsed.Seconds())
 	}
-	if left := b.total - b.done; left > 0 && worked > 0 && elapsed > 0 {
+	if left := b.total - b.done; left > 0 && worked > 0 && elapsed > 0 && !b.finished {
 		eta := time.Duration(float64(elapsed) / float64(worked) * float64(left))
 		fmt.Fprintf(&s, ", ETA %s", round(eta))
 	}
