@@ -135,7 +135,8 @@ func (h *health) record(now time.Time, kind ErrorKind, msg string, wait, limit t
 			h.failingSince = now
 		}
 		if h.down == "" && limit > 0 && now.Add(wait).Sub(h.failingSince) >= limit {
-			h.down = fmt.Sprintf("declared down: no successful call for %s (last: %s)", limit, msg)
+			h.down = fmt.Sprintf("declared down: failing for %s with no successful call, and the next retry would pass the %s limit (retry.down_after) (last: %s)",
+				now.Sub(h.failingSince).Round(time.Second), limit, msg)
 		}
 	}
 	return h.down

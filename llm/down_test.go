@@ -47,7 +47,7 @@ func TestDeadEndpointDeclaredDown(t *testing.T) {
 	}
 	waited := clock.Now().Sub(start)
 	var le *llm.Error
-	if !errors.As(err, &le) || !strings.Contains(le.Message, "declared down: no successful call for 30s") || !strings.Contains(le.Message, "connect") {
+	if !errors.As(err, &le) || !strings.Contains(le.Message, "declared down: failing for ") || !strings.Contains(le.Message, "the next retry would pass the 30s limit (retry.down_after)") || !strings.Contains(le.Message, "connect") {
 		t.Fatalf("after %s: %v; want the endpoint declared down with the reason", waited, err)
 	}
 	if waited > 30*time.Second {
