@@ -68,7 +68,11 @@ func ParseKey(path string) (Key, error) {
 	if parts[0] == "" || parts[1] == "" || parts[3] == "" {
 		return Key{}, fmt.Errorf("task path %q: empty element", path)
 	}
-	return Key{Split: parts[0], Domain: parts[1], Difficulty: diff, ID: parts[3]}, nil
+	k := Key{Split: parts[0], Domain: parts[1], Difficulty: diff, ID: parts[3]}
+	if err := k.Check(); err != nil {
+		return Key{}, fmt.Errorf("task path %q: %w", path, err)
+	}
+	return k, nil
 }
 
 func difficultyOf(dir string) (string, bool) {
@@ -255,6 +259,8 @@ func isSplitDir(dir string) bool {
 type loader struct {
 	tasks []*Task
 	errs  []error
+	// unsafe: a manifest line's key could not be a folder name.
+	unsafe bool
 }
 
 func (l *loader) errorf(format string, a ...any) {
@@ -443,6 +449,12 @@ func loadManifest(path string, only int) ([]*Task, error) {
 		}
 		return nil, fmt.Errorf("%s: no tasks", path)
 	}
+	if l.unsafe {
+		// Not one task: callers go on with the tasks that loaded, and
+		// a manifest with a path escape is hostile or broken as a whole.
+		_, err := l.finish()
+		return nil, fmt.Errorf("%s: refused, task keys that cannot be folder names: %w", path, err)
+	}
 	return l.finish()
 }
 
@@ -460,6 +472,17 @@ func (l *loader) manifestLine(line []byte, where string) {
 	} {
 		if strings.TrimSpace(f.val) == "" {
 			l.errorf("%s: missing %q", where, f.name)
+		}
+	}
+	// The key's parts become output folders (generate, exec --gold): one
+	// that is not a plain folder name refuses the whole manifest.
+	for _, f := range []struct{ name, val string }{{"split", m.Split}, {"domain", m.Domain}, {"problem_id", m.ProblemID}} {
+		if f.val == "" {
+			continue
+		}
+		if err := CheckPathComponent(f.val); err != nil {
+			l.errorf("%s: %s: %v", where, f.name, err)
+			l.unsafe = true
 		}
 	}
 	diff, ok := difficultyOf(m.Difficulty)
@@ -500,3 +523,7 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// SplitDirs finds the split folders that root stands for: root itself, the
+// split folders below it, or those below root/data/splits.
+func SplitDirs(root string) ([]string, error) { return splitDirs(root) }

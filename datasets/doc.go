@@ -8,9 +8,7 @@
 // the JSON path of the node); a task with a problem is reported, never
 // silently dropped.
 //
-// A model's outputs in the reference inference layout (per task:
-// execution_summary.json and result_<id>.csv) come from [LoadRun], whatever
-// wrote them: the released runs or clinsql itself.
+// A model's outputs (run folders) are package runfolder's.
 //
 // [FetchClinSQL] downloads the public ClinSQL data for users who have no copy.
 package datasets

@@ -25,6 +25,66 @@ type Limits struct {
 	Timeout        time.Duration // wall time per query
 	MaxRows        int           // rows kept in Result.Rows; more are counted, not kept
 	MaxBytesBilled int64         // BigQuery only
+	// MaxResultBytes bounds the bytes of the rows kept in Result.Rows (as
+	// counted by RowBytes), enforced while rows are read: the row that would
+	// cross it and every later one are counted, not kept. It bounds memory
+	// and the result CSV whatever the row count (3,000 rows of 1 MB each are
+	// within any row cap). Zero means DefaultMaxResultBytes.
+	MaxResultBytes int64
+}
+
+// DefaultMaxResultBytes is the default of Limits.MaxResultBytes: 32 MiB. The
+// largest gold result of the ClinSQL validation split is 1,991 bytes of CSV
+// and the largest result of the 16 released model runs 1,882,887 bytes
+// (TestDefaultMaxResultBytes measures both): the cap is over 10,000 times the
+// first and over 16 times the second, so no released result would be cut,
+// while a runaway query is stopped at a size every caller can hold.
+const DefaultMaxResultBytes int64 = 32 << 20
+
+// ResultBytes returns max, or DefaultMaxResultBytes when max is not positive.
+func ResultBytes(max int64) int64 {
+	if max <= 0 {
+		return DefaultMaxResultBytes
+	}
+	return max
+}
+
+// RowBytes estimates the bytes one row holds (about its CSV text): strings
+// and bytes by length, other scalars by a fixed 8, arrays and structs by
+// their elements, plus one per value for the separator. It is what
+// Limits.MaxResultBytes counts, the same way in every engine.
+func RowBytes(row []any) int64 {
+	var n int64
+	for _, v := range row {
+		n += valueBytes(v) + 1
+	}
+	return n
+}
+
+func valueBytes(v any) int64 {
+	switch x := v.(type) {
+	case nil:
+		return 0
+	case string:
+		return int64(len(x))
+	case []byte:
+		return int64(len(x))
+	case []any:
+		return RowBytes(x) + 2
+	case Struct:
+		var n int64 = 2
+		for _, f := range x {
+			n += int64(len(f.Name)) + valueBytes(f.Value) + 3
+		}
+		return n
+	case map[string]any: // a driver's STRUCT, before conversion
+		var n int64 = 2
+		for k, v := range x {
+			n += int64(len(k)) + valueBytes(v) + 3
+		}
+		return n
+	}
+	return 8
 }
 
 // Type is a column type in BigQuery's vocabulary (INT64, FLOAT64, NUMERIC,
@@ -51,11 +111,15 @@ type Struct []StructField
 type Result struct {
 	Columns []Column
 	Rows    [][]any // len(Rows) <= Limits.MaxRows
-	// Truncated reports that the row cap dropped rows. TotalRows is then the
-	// true row count, or -1 when the engine stopped reading without knowing it.
+	// Truncated reports that the row cap or the byte cap dropped rows.
+	// TotalRows is then the true row count, or -1 when the engine stopped
+	// reading without knowing it.
 	Truncated bool
 	TotalRows int64
-	Stats     Stats
+	// ByteCapped reports that the byte cap (Limits.MaxResultBytes), rather
+	// than the row cap, dropped rows.
+	ByteCapped bool
+	Stats      Stats
 	// Warnings say where the result may differ from what the dialect's own
 	// engine would have returned on the same data (the embedded engine on a
 	// sample database: a division by zero given NULL instead of raised).
@@ -140,4 +204,53 @@ func ClassOf(err error) Class {
 		return ClassTimeout
 	}
 	return ClassInfra
+}
+
+// Keeper decides, while an engine reads rows, which rows a Result keeps: a
+// prefix of the rows, up to the row cap and the byte cap. Once a row is not
+// kept no later row is, so the kept rows are always the result's first rows.
+type Keeper struct {
+	maxRows  int
+	maxBytes int64
+	rows     int
+	bytes    int64
+	full     bool
+	byBytes  bool
+}
+
+// NewKeeper returns a Keeper for maxRows rows (at least one is kept when
+// positive) and maxBytes bytes (zero: DefaultMaxResultBytes).
+func NewKeeper(maxRows int, maxBytes int64) *Keeper {
+	return &Keeper{maxRows: maxRows, maxBytes: ResultBytes(maxBytes)}
+}
+
+// Full reports that no further row will be kept: callers count the rest
+// without converting them.
+func (k *Keeper) Full() bool { return k.full || k.rows >= k.maxRows }
+
+// Keep reports whether row is kept, and counts its bytes if so. A row that
+// would take the kept bytes over the cap is not kept, nor any after it.
+func (k *Keeper) Keep(row []any) bool {
+	if k.Full() {
+		return false
+	}
+	n := RowBytes(row)
+	if k.bytes+n > k.maxBytes {
+		k.full, k.byBytes = true, true
+		return false
+	}
+	k.rows++
+	k.bytes += n
+	return true
+}
+
+// ByteCapped reports that the byte cap refused a row.
+func (k *Keeper) ByteCapped() bool { return k.byBytes }
+
+// Finish records the outcome in res: the true row count total, whether rows
+// were dropped, and whether by the byte cap.
+func (k *Keeper) Finish(res *Result, total int64) {
+	res.TotalRows = total
+	res.Truncated = total > int64(len(res.Rows))
+	res.ByteCapped = res.Truncated && k.byBytes
 }

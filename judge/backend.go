@@ -2,6 +2,7 @@ package judge
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/clinsql/clinsql/datasets"
@@ -81,4 +82,26 @@ type Backend interface {
 	// run must stop (the budget is spent, the context ended): the leaf
 	// stays undecided and is judged when the run is resumed.
 	Decide(ctx context.Context, req *LeafRequest) (Decision, error)
+}
+
+// BackendIdentity is what a ledger binds to: the backend's Identity when
+// it has one (a replay: the grading's digest and model), else its Name (an
+// LLM: endpoint, model and prompt versions).
+func BackendIdentity(b Backend) string {
+	if id, ok := b.(interface{ Identity() string }); ok {
+		return id.Identity()
+	}
+	return b.Name()
+}
+
+// SameModel reports whether two model names denote the same model: equal,
+// or equal without an organisation prefix ("Qwen/Qwen3-...") and case.
+func SameModel(a, b string) bool {
+	norm := func(s string) string {
+		if i := strings.LastIndexByte(s, '/'); i >= 0 {
+			s = s[i+1:]
+		}
+		return strings.ToLower(strings.TrimSpace(s))
+	}
+	return a == b || norm(a) == norm(b)
 }

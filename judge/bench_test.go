@@ -12,6 +12,7 @@ import (
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // benchItems returns the 190 validation tasks with gpt-5-chat's released
@@ -23,7 +24,7 @@ func benchItems(b *testing.B) ([]Item, string) {
 		tasks, err := datasets.LoadClinSQL(filepath.Join(data, "data", "splits", "validation"))
 		if err == nil {
 			run := filepath.Join(data, "outputs", "inference", "gpt-5-chat")
-			outs, err := datasets.LoadRun(run)
+			outs, err := runfolder.LoadOutputs(run)
 			if err != nil {
 				b.Fatal(err)
 			}

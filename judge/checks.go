@@ -157,6 +157,8 @@ func noResultReason(a *Answer) string {
 	switch {
 	case !a.Executed && a.Error != "":
 		return "no result: the query failed (" + firstLine(a.Error, 160) + ")"
+	case !a.Executed && a.SQLAbsent:
+		return "no result: only the reference's placeholder CSV was released"
 	case !a.Executed && strings.TrimSpace(a.SQL) == "":
 		return "no result: no SQL was produced"
 	case !a.Executed:
@@ -268,6 +270,9 @@ type scored struct {
 	col   int
 	how   string // exact, canonical, similar
 	score float64
+	// full reports a column holding every word of the concept that is
+	// not a qualifier.
+	full bool
 }
 
 // rankColumns scores the candidate columns against the example names and
@@ -310,11 +315,28 @@ func rankColumns(cols []string, cands []int, examples []string, desc tokenSet) [
 			m.how, m.score = "reordered", 4.5
 		default:
 			m.how, m.score = "similar", f1(cs, concept)
+			m.full = covers(cs, concept)
 		}
 		out = append(out, m)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
 	return out
+}
+
+// covers reports whether col holds every token of concept that is not a
+// qualifier.
+func covers(col, concept tokenSet) bool {
+	n := 0
+	for t := range concept {
+		if qualifiers[t] {
+			continue
+		}
+		if _, ok := col[t]; !ok {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // key is the sorted set of tokens: equal keys mean names equal up to
@@ -344,15 +366,112 @@ func f1(col, concept tokenSet) float64 {
 	return f
 }
 
-// leadingStatistic is the first statistic a text names: "IQR of stay
-// averages" is an IQR, not a mean.
+// leadingStatistic is the statistic a text is about: the first specific
+// one it names ("IQR of stay averages" is an IQR, not a mean), else a rate,
+// else a count ("total mortality rate" is a rate: "total" also reads as a
+// count).
 func leadingStatistic(text string) string {
+	var rate, count bool
 	for _, t := range Tokens(text) {
-		if statistics[t] {
+		switch {
+		case t == "pct":
+			rate = true
+		case t == "count":
+			count = true
+		case statistics[t]:
 			return t
 		}
 	}
+	switch {
+	case rate:
+		return "pct"
+	case count:
+		return "count"
+	}
 	return ""
+}
+
+// namedStatistic is the statistic a value leaf asks for: the one the
+// nearest text naming one names. The parent names the value ("Median time
+// to death", "Validate 95th Percentile Lab Instability Score") and the
+// leaf states the band, sometimes with a remark ("The score represents a
+// count of unstable labs"), so ancestors come first, nearest first. A "%"
+// states the band's unit, not what the value computes, so it does not
+// count.
+func namedStatistic(texts []string) string {
+	for _, text := range texts {
+		text = strings.NewReplacer("%", " ", "(%)", " ").Replace(stripBands(stripIdentifiers(text)))
+		if s := leadingStatistic(text); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// statCompatible reports whether a column computing the statistics cs may
+// hold the statistic lead: it names lead, or a statistic lead is made of
+// (the quartiles of an IQR, a percentile for a percentile rank), or a rate
+// for a mean (a rate is the mean of an indicator) and back.
+func statCompatible(lead string, cs map[string]bool) bool {
+	if cs[lead] {
+		return true
+	}
+	for c := range cs {
+		switch {
+		case lead == "iqr" && (c == "p25" || c == "p75"):
+			return true
+		case lead == "prank" && isPercentile(c), isPercentile(lead) && c == "prank":
+			return true
+		case lead == "mean" && c == "pct", lead == "pct" && c == "mean":
+			return true
+		}
+	}
+	return false
+}
+
+// statisticColumns keeps the candidate columns that may hold the statistic
+// lead: a column naming another statistic is never it (average_mortality_rate
+// for "IQR of mortality", a death count for "median time to death"), and
+// when some columns name the statistic, a column naming none is not it
+// either. Without a named statistic every candidate stays.
+func statisticColumns(t *Table, cands []int, lead string) []int {
+	if lead == "" {
+		return cands
+	}
+	var named, silent []int
+	for _, i := range cands {
+		cs := statsOf(newTokenSet(t.Columns[i]))
+		switch {
+		case len(cs) == 0:
+			silent = append(silent, i)
+		case lead == "iqr" && !cs["iqr"]:
+			// A quartile is part of an IQR, not its value: a band on the
+			// IQR does not bound q1 or q3.
+		case statCompatible(lead, cs):
+			named = append(named, i)
+		}
+	}
+	if len(named) > 0 {
+		return named
+	}
+	return silent
+}
+
+// statName spells a statistic token for an explanation.
+func statName(s string) string {
+	switch {
+	case s == "pct":
+		return "rate"
+	case s == "iqr", s == "sd":
+		return strings.ToUpper(s)
+	case s == "p50":
+		return "median"
+	case s == "prank":
+		return "percentile rank"
+	case isPercentile(s):
+		return s[1:] + "th percentile"
+	}
+	return s
 }
 
 func statsOf(ts tokenSet) map[string]bool {
@@ -434,6 +553,10 @@ func checkColumn(leaf *rubric.Node, t *Table) CodeDecision {
 		what := map[string]string{"exact": "is named as required", "canonical": "has a required name up to spelling and synonyms"}[best.how]
 		return decided(KindColumn, true, ev, "column %q %s", t.Columns[best.col], what)
 	}
+	if c, ex := coreMatch(t.Columns, examples, desc); c >= 0 {
+		ev.Column, ev.Match = t.Columns[c], "core"
+		return decided(KindColumn, true, ev, "column %q names the same quantity as %q (the same words up to spelling, the same statistic)", t.Columns[c], ex)
+	}
 	concept := tokenSet{}
 	for _, e := range examples {
 		for k, w := range newTokenSet(e) {
@@ -459,6 +582,107 @@ func checkColumn(leaf *rubric.Node, t *Table) CodeDecision {
 	ev.Match = "absent"
 	return decided(KindColumn, false, ev, "no column relates to the required quantity {%s}; the result has %s",
 		concept.key(), strings.Join(t.Columns, ", "))
+}
+
+// coreMatch returns the first column that names the same quantity as one
+// of the examples, or as the description: each word that is neither a
+// qualifier nor a statistic has a related word on the other side, both
+// ways, and the statistics agree ("mortality_percentage" for
+// "in_hospital_mortality_percent", "neurologic_complication_rate" for
+// "neuro_complication_rate_pct"). -1 when none does.
+func coreMatch(cols, examples []string, desc tokenSet) (int, string) {
+	type want struct {
+		text  string
+		words []string
+		stats map[string]bool
+	}
+	var wants []want
+	split := func(ts tokenSet) ([]string, map[string]bool) {
+		var words []string
+		quantity := false
+		for _, w := range ts.core() {
+			if !statistics[w] {
+				words = append(words, w)
+				quantity = quantity || !grouping[w]
+			}
+		}
+		if !quantity {
+			// A grouping column ("metric_type", "cohort_type") is named
+			// freely: the same words do not make the same grouping.
+			return nil, nil
+		}
+		return words, statsOf(ts)
+	}
+	// The time unit the examples state holds for the description too.
+	unit := ""
+	for _, e := range examples {
+		w, st := split(newTokenSet(e))
+		wants = append(wants, want{e, w, st})
+		if unit == "" {
+			unit = timeUnit(e)
+		}
+	}
+	if len(desc) > 0 {
+		w, st := split(desc)
+		wants = append(wants, want{"the description", w, st})
+	}
+	covered := func(a, b []string) bool {
+		for _, x := range a {
+			ok := false
+			for _, y := range b {
+				if related(x, y) {
+					ok = true
+					break
+				}
+			}
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	for i, c := range cols {
+		cw, cst := split(newTokenSet(c))
+		if len(cw) == 0 {
+			continue
+		}
+		for _, w := range wants {
+			if len(w.words) == 0 || !sameStats(w.stats, cst) {
+				continue
+			}
+			if u, v := timeUnit(c), unit; u != "" && v != "" && u != v {
+				continue // avg_icu_los_hours is not the stay in days
+			}
+			if covered(w.words, cw) && covered(cw, w.words) {
+				return i, w.text
+			}
+		}
+	}
+	return -1, ""
+}
+
+// timeUnit is the time unit a name states, "" if none.
+func timeUnit(name string) string {
+	for _, t := range Tokens(name) {
+		if timeUnits[t] {
+			return t
+		}
+	}
+	return ""
+}
+
+// sameStats reports two sets of statistics that name the same thing: both
+// empty, or one compatible with the other's every statistic.
+func sameStats(a, b map[string]bool) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	for s := range a {
+		if !statCompatible(s, b) {
+			return false
+		}
+	}
+	return true
 }
 
 func relatedTo(name string, concept tokenSet) bool {
@@ -504,13 +728,18 @@ var bandBoilerplate = regexp.MustCompile(`(?i)\b(?:clinically|plausible|acceptab
 // 0/1 values are groups, not measured values.
 var flagName = regexp.MustCompile(`(?i)^(?:is|has|was)_|_flag$|^flag_`)
 
+// idName marks identifier columns (itemid, subject_id, hadm_id): their
+// numbers name rows, they measure nothing (a respiratory-rate band was once
+// bound to itemid).
+var idName = regexp.MustCompile(`(?i)^(?:.*[_ ])?(?:item|subject|hadm|stay|icustay|patient|caregiver|transfer|specimen|order)?[_ ]?ids?$`)
+
 // valueColumns returns the columns that may hold a checked value: every
 // non-NULL value is a number (a column of NULLs qualifies too: its value is
 // missing, not of another kind), and the column is not an indicator.
 func valueColumns(t *Table) []int {
 	var out []int
 	for i := range t.Columns {
-		if flagName.MatchString(t.Columns[i]) {
+		if flagName.MatchString(t.Columns[i]) || idName.MatchString(t.Columns[i]) {
 			continue
 		}
 		ok := true
@@ -555,7 +784,10 @@ func bindingTexts(leaf *rubric.Node) []string {
 var labelRe = regexp.MustCompile(`['"‘“]([^'"’”]{2,40})['"’”]`)
 
 func checkBand(leaf *rubric.Node, t *Table) CodeDecision {
-	bands := ParseBands(leaf.Requirements)
+	bands := valueBands(leaf.Requirements)
+	if len(bands) == 0 {
+		return undecided(KindBand, "the ranges in the requirement describe the cohort (an age range), not the value")
+	}
 	texts := bindingTexts(leaf)
 	if t.Truncated {
 		return undecided(KindBand, "the result has %d rows; only %d were read", t.TotalRows, len(t.Rows))
@@ -564,6 +796,7 @@ func checkBand(leaf *rubric.Node, t *Table) CodeDecision {
 		return decided(KindBand, false, &Evidence{Rows: t.TotalRows}, "the result holds no value: every cell is NULL")
 	}
 	cols, how, why := bindColumns(t, texts)
+	tree := treeText(leaf)
 	if len(cols) == 0 {
 		return undecided(KindBand, "%s", why)
 	}
@@ -571,7 +804,7 @@ func checkBand(leaf *rubric.Node, t *Table) CodeDecision {
 	// verdict is the same whichever is meant.
 	var first CodeDecision
 	for i, col := range cols {
-		d := bandOnColumn(t, col, how, texts, bands)
+		d := bandOnColumn(t, col, how, texts, tree, bands)
 		if !d.Decided {
 			return d
 		}
@@ -595,8 +828,26 @@ func checkBand(leaf *rubric.Node, t *Table) CodeDecision {
 	return first
 }
 
+// cohortContext is text just before a range that makes it the cohort's
+// ages ("(female, 63-73, transfer)", "aged 40-50"), not the value's band.
+var cohortContext = regexp.MustCompile(`(?i)(?:\bage[ds]?|\bfemales?|\bmales?|\bwomen|\bmen|\bpatients)\W{0,3}$`)
+
+// valueBands returns the bands of a leaf that bound its value: a range
+// written as the cohort's ages is not one.
+func valueBands(text string) []Band {
+	all := ParseBands(text)
+	out := make([]Band, 0, len(all))
+	for _, b := range all {
+		if i := strings.Index(text, b.Text); i > 0 && cohortContext.MatchString(text[:i]) {
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
 // bandOnColumn decides the leaf's band or bands on one column.
-func bandOnColumn(t *Table, col int, how string, texts []string, bands []Band) CodeDecision {
+func bandOnColumn(t *Table, col int, how string, texts, tree []string, bands []Band) CodeDecision {
 	ev := &Evidence{Rows: t.TotalRows, Column: t.Columns[col], Match: how}
 	if u, v, ok := unitConflict(t.Columns[col], texts, bands); ok {
 		return undecided(KindBand, "column %q is in %ss, the requirement in %ss", t.Columns[col], u, v)
@@ -609,11 +860,14 @@ func bandOnColumn(t *Table, col int, how string, texts []string, bands []Band) C
 	}
 	switch {
 	case len(bands) == 1:
-		rows, why := selectRows(t, texts, col)
+		rows, why, lacking := selectRows(t, texts, col, tree)
+		if lacking {
+			return decided(KindBand, false, ev, "%s", why)
+		}
 		if rows == nil {
 			return undecided(KindBand, "%s", why)
 		}
-		return judgeValues(t, col, rows, bands[0], ev)
+		return judgeValues(t, col, rows, bands[0], texts, ev)
 	case labelled:
 		var parts []string
 		pass := true
@@ -622,7 +876,7 @@ func bandOnColumn(t *Table, col int, how string, texts []string, bands []Band) C
 			if len(rows) == 0 {
 				return undecided(KindBand, "no row of the result is labelled %q", b.Label)
 			}
-			d := judgeValues(t, col, rows, b, &Evidence{})
+			d := judgeValues(t, col, rows, b, texts, &Evidence{})
 			if !d.Decided {
 				return d
 			}
@@ -651,6 +905,10 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 	if len(cands) == 0 {
 		return nil, "", "the result has no numeric column"
 	}
+	lead := namedStatistic(texts)
+	if cands = statisticColumns(t, cands, lead); len(cands) == 0 {
+		return nil, "", fmt.Sprintf("no numeric column computes the %s the requirement names", statName(lead))
+	}
 	// The nearest text alone first (the parent naming the value), then
 	// with the leaf, then everything.
 	var tries [][]string
@@ -672,18 +930,6 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 			continue
 		}
 		r := rankColumns(t.Columns, cands, examples, desc)
-		// A column computing another statistic than the one the nearest
-		// text leads with is not it (mean_mean_map for "IQR of stay
-		// averages").
-		if lead := leadingStatistic(try[0]); lead != "" {
-			for i := range r {
-				cs := statsOf(newTokenSet(t.Columns[r[i].col]))
-				if r[i].how == "similar" && len(cs) > 0 && !cs[lead] {
-					r[i].score *= 0.3
-				}
-			}
-			sort.SliceStable(r, func(i, j int) bool { return r[i].score > r[j].score })
-		}
 		second := 0.0
 		if len(r) > 1 {
 			second = r[1].score
@@ -691,7 +937,10 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 		switch best := r[0]; {
 		case best.how != "similar" && best.score > second:
 			return []int{best.col}, best.how, ""
-		case best.score >= minBindScore && best.score-second >= minBindMargin:
+		case best.score >= minBindScore && best.score-second >= minBindMargin,
+			// The only column with every word ("los_gt_7" for "LOS > 7
+			// days", not "los_le_7"): close scores, a clear difference.
+			best.score >= minBindScore && best.full && (len(r) == 1 || !r[1].full):
 			return []int{best.col}, best.how, ""
 		case best.score >= minBindScore && tied == nil:
 			for _, m := range r {
@@ -775,8 +1024,9 @@ func stripBands(s string) string {
 
 // selectRows returns the rows a band applies to: those labelled with a
 // group the rubric text names, or every row when it names none. nil with a
-// reason when it names groups the result does not have.
-func selectRows(t *Table, texts []string, col int) ([]int, string) {
+// reason when it names groups the result does not have; lacking when the
+// result is certainly without the value (one row, of another group).
+func selectRows(t *Table, texts []string, col int, tree []string) (rows []int, why string, lacking bool) {
 	var labels []string
 	for _, text := range texts {
 		for _, m := range labelRe.FindAllStringSubmatch(text, -1) {
@@ -795,17 +1045,160 @@ func selectRows(t *Table, texts []string, col int) ([]int, string) {
 		all[i] = i
 	}
 	if len(labels) == 0 {
-		return all, ""
+		// No quoted group: the rows whose label the text names
+		// ("Validate Value for DKA Survivor LOS" for the row "DKA"), or
+		// every row when it names none, unless the result is one group
+		// that the rubric names elsewhere ("General Cohort AKI Rate"):
+		// the value asked for is then another group's, which the result
+		// lacks.
+		named, others := rowsNamed(t, texts, col, tree)
+		switch {
+		case len(named) > 0:
+			return named, "", false
+		case others != "" && len(t.Rows) == 1:
+			return nil, fmt.Sprintf("the result holds one group, %q, which the rubric names apart from the group this requirement is about: its value is not in the result", others), true
+		}
+		return all, "", false
 	}
 	for _, l := range labels {
 		if rows := rowsLabelled(t, l, col); len(rows) > 0 {
-			return rows, ""
+			return rows, "", false
 		}
 	}
 	if len(t.Rows) == 1 {
-		return all, ""
+		return all, "", false
 	}
-	return nil, fmt.Sprintf("the requirement is about %q, and no row of the result is labelled so", labels[0])
+	return nil, fmt.Sprintf("the requirement is about %q, and no row of the result is labelled so", labels[0]), false
+}
+
+// rowsNamed returns the rows whose label (a text cell, with a word in it)
+// the texts name, word for word. When none is named, others is a label
+// the rubric's other texts name, "" if none.
+func rowsNamed(t *Table, texts []string, col int, tree []string) (named []int, others string) {
+	near := tokenSeq(texts)
+	far := tokenSeq(tree)
+	for ri, r := range t.Rows {
+		for ci, c := range r {
+			if ci == col || c.Null || c.IsNum {
+				continue
+			}
+			lt := labelWords(c.Raw)
+			if len(lt) == 0 {
+				continue
+			}
+			if containsSeq(near, lt) {
+				named = append(named, ri)
+				break
+			}
+			if containsNegated(near, lt) {
+				// "Non-insulin agents" is about every row but Insulin's.
+				for rj := range t.Rows {
+					if rj != ri {
+						named = append(named, rj)
+					}
+				}
+				return named, ""
+			}
+			if others == "" && containsSeq(far, lt) {
+				others = c.Raw
+			}
+		}
+	}
+	if len(named) > 0 {
+		others = ""
+	}
+	return named, others
+}
+
+// tokenSeq is the tokens of the texts, in order, a "|" between texts so
+// no sequence spans two.
+func tokenSeq(texts []string) []string {
+	var out []string
+	for _, text := range texts {
+		out = append(out, Tokens(text)...)
+		out = append(out, "|")
+	}
+	return out
+}
+
+// labelWords are the words of a row label that name its group: tokens
+// with two letters or more ("General (59-69, M)" is "general"; the ages
+// and the sex qualify it).
+func labelWords(label string) []string {
+	var out []string
+	for _, t := range Tokens(label) {
+		letters := 0
+		for _, r := range t {
+			if r >= 'a' && r <= 'z' {
+				letters++
+			}
+		}
+		if letters >= 2 {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// negations turn a group's name into everyone else: "non-insulin",
+// "no shock".
+var negations = setOf("non no not without excluding except other")
+
+// containsSeq reports whether seq occurs in ts, contiguously, and not
+// negated.
+func containsSeq(ts, seq []string) bool {
+	i := findSeq(ts, seq)
+	return i >= 0 && (i == 0 || !negations[ts[i-1]])
+}
+
+// containsNegated reports whether seq occurs in ts only negated.
+func containsNegated(ts, seq []string) bool {
+	i := findSeq(ts, seq)
+	return i > 0 && negations[ts[i-1]]
+}
+
+// findSeq returns where seq first occurs in ts, contiguously, or -1.
+func findSeq(ts, seq []string) int {
+	if len(seq) == 0 {
+		return -1
+	}
+outer:
+	for i := 0; i+len(seq) <= len(ts); i++ {
+		for j := range seq {
+			if ts[i+j] != seq[j] {
+				continue outer
+			}
+		}
+		return i
+	}
+	return -1
+}
+
+// treeTexts caches treeText per rubric tree: trees are immutable once
+// parsed.
+var treeTexts sync.Map // root *rubric.Node -> []string
+
+// treeText returns every requirement of the leaf's tree: what the rubric
+// distinguishes anywhere.
+func treeText(leaf *rubric.Node) []string {
+	root := leaf
+	for root.Parent != nil {
+		root = root.Parent
+	}
+	if v, ok := treeTexts.Load(root); ok {
+		return v.([]string)
+	}
+	var out []string
+	var walk func(n *rubric.Node)
+	walk = func(n *rubric.Node) {
+		out = append(out, n.Requirements)
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(root)
+	treeTexts.Store(root, out)
+	return out
 }
 
 // rowsLabelled returns the rows whose text cells equal or contain label.
@@ -830,10 +1223,16 @@ func rowsLabelled(t *Table, label string, col int) []int {
 }
 
 // judgeValues decides a band over the given rows of a column.
-func judgeValues(t *Table, col int, rows []int, b Band, ev *Evidence) CodeDecision {
+func judgeValues(t *Table, col int, rows []int, b Band, texts []string, ev *Evidence) CodeDecision {
 	ev.Band = b.String()
-	var in, out, null int
-	var scaledIn int
+	name := t.Columns[col]
+	rate := rateBand(b, texts)
+	// A rate band in percent over a column of fractions: read each value
+	// as a fraction when the name says it is one, else decide only where
+	// both readings agree (1.0 lies in "0-70%" as written, 100% does not).
+	fraction := rate && fractionValues(t, col, rows)
+	var in, out, null, empty int
+	var scaledIn, disagree int
 	for _, ri := range rows {
 		c := t.Rows[ri][col]
 		if len(ev.Values) < maxEvidenceValues {
@@ -843,36 +1242,146 @@ func judgeValues(t *Table, col int, rows []int, b Band, ev *Evidence) CodeDecisi
 				ev.Values = append(ev.Values, fmtNum(c.Num))
 			}
 		}
+		inside := !c.Null && b.Contains(c.Num)
+		if fraction && !c.Null {
+			scaled := b.Contains(c.Num * 100)
+			if fractionName(name) {
+				inside = scaled
+			} else if scaled != inside {
+				disagree++
+			}
+		}
 		switch {
 		case c.Null:
 			null++
-		case b.Contains(c.Num):
+		case rate && emptyCohort(t, ri, col):
+			// No one to take a rate of: the 0 is no rate, whatever the
+			// band admits.
+			out++
+			empty++
+		case inside:
 			in++
 		default:
 			out++
-			if scaleAmbiguous(b, c.Num) {
+			if !fraction && scaleAmbiguous(b, c.Num) {
 				scaledIn++
 			}
 		}
 	}
-	name := t.Columns[col]
 	vals := strings.Join(ev.Values, ", ")
 	if len(rows) > maxEvidenceValues {
 		vals += ", …"
 	}
 	switch {
+	case empty > 0 && empty == len(rows)-null:
+		return decided(KindBand, false, ev, "%s = %s is the rate of an empty cohort (every count in its row is 0), not a value within %s", name, vals, b)
+	case disagree > 0:
+		return undecided(KindBand, "%s = %s reads as a fraction or as a percentage, and only one reading lies within %s", name, vals, b)
 	case in == 0 && out == 0:
 		return decided(KindBand, false, ev, "%s has no value (NULL) in the rows checked", name)
 	case scaledIn > 0:
 		return undecided(KindBand, "%s = %s lies outside %s, but inside it read as a %s", name, vals, b, scaleWord(b))
+	case out == 0 && null == 0 && fraction && fractionName(name):
+		return decided(KindBand, true, ev, "%s = %s, fractions, lies within %s as a percentage", name, vals, b)
 	case out == 0 && null == 0:
 		return decided(KindBand, true, ev, "%s = %s lies within %s", name, vals, b)
+	case in == 0 && null == 0 && fraction && fractionName(name):
+		return decided(KindBand, false, ev, "%s = %s, fractions, lies outside %s as a percentage", name, vals, b)
 	case in == 0 && null == 0:
 		return decided(KindBand, false, ev, "%s = %s lies outside %s", name, vals, b)
 	case len(rows) == 1:
 		return decided(KindBand, false, ev, "%s = %s is not within %s", name, vals, b)
 	}
 	return undecided(KindBand, "%s = %s: %d of %d values within %s", name, vals, in, len(rows), b)
+}
+
+// rateBand reports a band on a rate in percent: stated in percent, or on
+// a 0-100 scale (beyond 1, at most 100) about a rate, share, proportion
+// or percentage. Its values may be written as fractions.
+func rateBand(b Band, texts []string) bool {
+	if b.Percent {
+		return true
+	}
+	if b.Lo < 0 || b.Hi <= 1 || b.Hi > 100 {
+		return false
+	}
+	for _, text := range texts {
+		for _, t := range Tokens(text) {
+			if t == "pct" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fractionValues reports a column whose values in the rows are all between
+// 0 and 1, and not all 0: it may hold fractions.
+func fractionValues(t *Table, col int, rows []int) bool {
+	some := false
+	for _, ri := range rows {
+		c := t.Rows[ri][col]
+		if c.Null {
+			continue
+		}
+		if c.Num < 0 || c.Num > 1 {
+			return false
+		}
+		some = some || c.Num != 0
+	}
+	return some
+}
+
+// fractionWords name a fraction (0-1) rather than a percentage.
+var fractionWords = regexp.MustCompile(`(?i)(?:^|[_ ])(?:fraction|frac|proportion|prop|share|ratio)(?:$|[_ ])`)
+
+// fractionName reports a column named as a fraction and not as a
+// percentage ("mv_fraction", not "mortality_pct").
+func fractionName(name string) bool {
+	l := strings.ToLower(name)
+	return fractionWords.MatchString(l) && !strings.Contains(l, "pct") && !strings.Contains(l, "percent")
+}
+
+// emptyCohort reports a row of a rate whose value is 0 and whose cohort is
+// empty: every number in the row is 0, counts among them, or a column
+// counting the cohort (total_admissions, n_patients) is 0.
+func emptyCohort(t *Table, ri, col int) bool {
+	r := t.Rows[ri]
+	if c := r[col]; c.Null || !c.IsNum || c.Num != 0 {
+		return false
+	}
+	allZero, counts := true, 0
+	for i, c := range r {
+		if !c.IsNum || i == col {
+			continue
+		}
+		if _, ok := newTokenSet(t.Columns[i])["count"]; ok {
+			counts++
+		}
+		if c.Num != 0 {
+			allZero = false
+		} else if denominatorName(t.Columns[i]) {
+			return true
+		}
+	}
+	// Only counts tell an empty cohort: a row of rates that are all 0
+	// (no prevalence early, none late, no change) is a real answer.
+	return allZero && counts > 0
+}
+
+// denominatorName reports a column counting a cohort: a count of patients,
+// admissions or stays, not of events.
+func denominatorName(name string) bool {
+	ts := newTokenSet(name)
+	if _, ok := ts["count"]; !ok {
+		return false
+	}
+	for _, w := range []string{"patient", "admission", "stay", "cohort"} {
+		if _, ok := ts[w]; ok {
+			return true
+		}
+	}
+	return len(ts) == 1 // "n", "total"
 }
 
 // scaleAmbiguous reports a value that is outside the band as written but

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 func TestTokens(t *testing.T) {
@@ -27,6 +27,7 @@ func TestTokens(t *testing.T) {
 		{"percentile_90bpm", "prank 90 bpm"},
 		{"calculated percentile for a heart rate of 90 bpm", "prank hr 90 bpm"},
 		{"num_patients", "count patient"},
+		{"iqr_25", "p25"},
 		{"ninety_day_mortality", "90 day mortality"},
 	} {
 		if got := strings.Join(Tokens(tc.in), " "); got != tc.want {
@@ -54,10 +55,20 @@ func TestIdentifiers(t *testing.T) {
 // leaf: root > category > [parent >] leaf.
 func resultsLeaf(t *testing.T, category, parent, text string) *rubric.Node {
 	t.Helper()
+	return resultsLeafBeside(t, category, parent, text, "")
+}
+
+// resultsLeafBeside is resultsLeaf with a sibling of the parent (a leaf)
+// whose requirement is sibling, when not "".
+func resultsLeafBeside(t *testing.T, category, parent, text, sibling string) *rubric.Node {
+	t.Helper()
 	leaf := `{"id":"the-leaf","requirements":` + quote(text) + `,"sub_tasks":[]}`
 	inner := leaf
 	if parent != "" {
 		inner = `{"id":"the-parent","requirements":` + quote(parent) + `,"sequential":true,"sub_tasks":[` + leaf + `]}`
+	}
+	if sibling != "" {
+		inner += `,{"id":"the-sibling","requirements":` + quote(sibling) + `,"sub_tasks":[]}`
 	}
 	doc := `{"id":"root","requirements":"Results Validation","sub_tasks":[{"id":"cat","requirements":` + quote(category) +
 		`,"sequential":true,"sub_tasks":[` + inner + `]}]}`
@@ -96,6 +107,7 @@ func TestCheck(t *testing.T) {
 		name          string
 		category      string
 		parent, text  string
+		sibling       string
 		answer        *Answer
 		csv           string
 		kind          LeafKind
@@ -118,10 +130,22 @@ func TestCheck(t *testing.T) {
 			csv: "meanlosdays\n3\n", kind: KindColumn, decided: true, pass: true},
 		{name: "column synonyms", category: format, parent: "Column Name Exists", text: "Exists a column for average length of stay (e.g., 'avg_length_of_stay_days')",
 			csv: "quartile,mean_los_days\n1,3\n", kind: KindColumn, decided: true, pass: true, explainHas: "up to spelling"},
-		{name: "column reordered goes to the judge", category: format, parent: "Column Name Exists", text: "Column Exists for 'p75_los'",
-			csv: "los_p75\n3\n", kind: KindColumn},
-		{name: "column related goes to the judge", category: format, parent: "Column Name Exists", text: "Column exists for in-hospital mortality rate (e.g., 'in_hospital_mortality_rate_pct')",
+		{name: "column reordered", category: format, parent: "Column Name Exists", text: "Column Exists for 'p75_los'",
+			csv: "los_p75\n3\n", kind: KindColumn, decided: true, pass: true, explainHas: "same quantity"},
+		{name: "column same words without qualifiers", category: format, parent: "Column Name Exists", text: "Column exists for in-hospital mortality rate (e.g., 'in_hospital_mortality_rate_pct')",
+			csv: "n,mortality_percent\n10,3.5\n", kind: KindColumn, decided: true, pass: true, explainHas: `"mortality_percent" names the same quantity as "in_hospital_mortality_rate_pct"`},
+		{name: "column related spelling", category: format, parent: "Column Name Exists", text: "Column Exists for Neurologic Complication Rate (e.g., neuro_complication_rate_pct)",
+			csv: "quintile,mortality_rate,neurologic_complication_rate\n1,3,4\n", kind: KindColumn, decided: true, pass: true, explainHas: "neurologic_complication_rate"},
+		{name: "column from the description", category: format, parent: "Column Name Exists", text: "Column exists for minimum first troponin",
+			csv: "patient_count,min_first_troponin\n1,3\n", kind: KindColumn, decided: true, pass: true, explainHas: "the description"},
+		{name: "column another grouping goes to the judge", category: format, parent: "Column Name Exists", text: "Column 'metric_type' or similar must exist",
+			csv: "cohort_type,n_patients\nA,3\n", kind: KindColumn},
+		{name: "column in another time unit goes to the judge", category: format, parent: "Column Name Exists", text: "Column exists for top decile average ICU LOS (e.g., 'top_decile_avg_icu_los_days')",
+			csv: "avg_icu_los_hours_top_decile\n30\n", kind: KindColumn},
+		{name: "column another window goes to the judge", category: format, parent: "Column Name Exists", text: "Column exists for 30-day mortality rate (e.g., 'mortality_30_day_rate_pct')",
 			csv: "n,mortality_percent\n10,3.5\n", kind: KindColumn},
+		{name: "column another statistic goes to the judge", category: format, parent: "Column Name Exists", text: "Column Exists: Median Initial Troponin T (e.g., 'median_initial_troponin_t')",
+			csv: "patient_count,mean_initial_troponin\n10,3.5\n", kind: KindColumn},
 		{name: "column absent", category: format, parent: "Column Name Exists", text: "Column exists for RRT percentage (e.g., 'rrt_prevalence_pct')",
 			csv: "time_window,basal_count,bolus_count\nfirst,1,2\n", kind: KindColumn, decided: true, explainHas: "no column relates"},
 		{name: "column quartiles for an IQR go to the judge", category: format, parent: "Column Name Exists", text: "Primary Column Exists (related to IQR of mechanical circulatory support procedures)",
@@ -184,6 +208,44 @@ func TestCheck(t *testing.T) {
 			csv: "insulin_first_72h_pct,oral_first_72h_pct\n40,12\n", kind: KindBand, decided: true, pass: true, explainHas: "whichever"},
 		{name: "band tie with different verdicts", category: values, parent: "Validation of the 'initiation_prevalence_first_72h_pct' column values.", text: "Acceptable Range (20-90)",
 			csv: "insulin_first_72h_pct,oral_first_72h_pct\n40,12\n", kind: KindBand},
+		// Issue 16's error classes, rebuilt from the scanned decisions.
+		{name: "band fraction against a percent band", category: values, parent: "Share of admissions on mechanical ventilation", text: "Clinically Plausible (0-70%)",
+			csv: "cohort,ventilated\nA,1.0\nB,0.9996\n", kind: KindBand, explainHas: "fraction or as a percentage"},
+		{name: "band fraction against a (%) band", category: values, parent: "Complication rate (%)", text: "Acceptable Range (%) 0-60",
+			csv: "complication_rate\n0.72\n", kind: KindBand, explainHas: "fraction or as a percentage"},
+		{name: "band named fraction is scaled", category: values, parent: "Share of admissions on mechanical ventilation", text: "Clinically Plausible (0-70%)",
+			csv: "mv_fraction\n0.9996\n", kind: KindBand, decided: true, explainHas: "fractions, lies outside"},
+		{name: "band fraction both readings agree", category: values, parent: "Share of admissions on mechanical ventilation", text: "Clinically Plausible (0-70%)",
+			csv: "mv_rate\n0.25\n", kind: KindBand, decided: true, pass: true},
+		{name: "band median ttd among death counts", category: values, parent: "Median time to death for 'Sepsis'", text: "Acceptable Range (1-30 days)",
+			csv: "group,deaths_los_le_7,deaths_los_gt_7,median_ttd_days\nSepsis,129,161,3.08\nShock,100,120,18.48\n", kind: KindBand, decided: true, pass: true, explainHas: "median_ttd_days = 3.08"},
+		{name: "band empty cohort rate", category: values, parent: "In-hospital mortality rate", text: "Clinically Plausible (0-100%)",
+			csv: "deaths,total_admissions,mortality_rate\n0,0,0.0\n", kind: KindBand, decided: true, explainHas: "empty cohort"},
+		{name: "band zero rate of a real cohort", category: values, parent: "In-hospital mortality rate", text: "Clinically Plausible (0-100%)",
+			csv: "deaths,total_admissions,mortality_rate\n0,50,0.0\n", kind: KindBand, decided: true, pass: true},
+		{name: "band IQR not a mean", category: values, parent: "IQR of mortality", text: "Clinically Plausible (0-100)",
+			csv: "average_mortality_rate\n12.5\n", kind: KindBand, explainHas: "computes the IQR"},
+		{name: "band id column is no value", category: values, parent: "Validate respiratory rate", text: "Clinically Plausible (10-30)",
+			csv: "itemid,label\n220210,RR\n", kind: KindBand, explainHas: "no numeric column"},
+		{name: "band stratum by comparison", category: values, parent: "Median time to death with LOS > 7 days for 'Sepsis'", text: "Clinically Plausible (8-60)",
+			csv: "diagnosis_group,n_los_le_7,n_los_gt_7,median_time_to_death_los_le_7,median_time_to_death_los_gt_7\nSepsis,10,12,3,22\n", kind: KindBand, decided: true, pass: true, explainHas: "median_time_to_death_los_gt_7 = 22 lies"},
+		{name: "band rate not a count", category: values, parent: "Validate mortality rate (e.g., 'mortality_pct')", text: "Clinically Plausible (0-40)",
+			csv: "group,n_deaths,mortality_pct\nA,300,12.5\n", kind: KindBand, decided: true, pass: true, explainHas: "mortality_pct = 12.5"},
+		// Rows bound by the group the text names, unquoted.
+		{name: "band row named without quotes", category: values, parent: "Validate Value for DKA Survivor LOS (e.g., dka_cohort_survivor_los_days)", text: "Acceptable Range (4-20)",
+			csv: "cohort_type,mean_survivor_los,n\nGeneral,3.1,62762\nDKA,5.4,120\n", kind: KindBand, decided: true, pass: true, explainHas: "mean_survivor_los = 5.4 lies"},
+		{name: "band another group's row", category: values, parent: "Validate Value for DKA Survivor LOS (e.g., dka_cohort_survivor_los_days)", text: "Acceptable Range (4-20)",
+			sibling: "Validate Value for General Cohort Survivor LOS", csv: "cohort_type,mean_survivor_los,n\nGeneral,5.4,62762\n", kind: KindBand, decided: true, explainHas: `one group, "General"`},
+		{name: "band rows of a negated group", category: values, parent: "Validation of 'initiation_rate_final_48h_pct' column", text: "Non-insulin oral agent initiation rates near discharge are in the acceptable range (e.g., 0.0-10.0)",
+			csv: "medication_class,final_48h_percent\nInsulin,34.11\nMetformin,3.49\nSulfonylurea,2.45\n", kind: KindBand, decided: true, pass: true, explainHas: "final_48h_percent = 3.49, 2.45 lies"},
+		{name: "band age range is the cohort's", category: values, parent: "Validation for the total number of admissions in the specified cohort.", text: "The total number of admissions for this specific Medicare cohort (female, 63-73, transfer, atrial fibrillation) is expected to be a moderate number.",
+			csv: "total_admissions\n45\n", kind: KindBand, explainHas: "age range"},
+		{name: "band zero rates without counts", category: values, parent: "Validate the value in the column 'prevalence_pct_first_48h'.", text: "Acceptable Range (0.0 - 2.0)",
+			csv: "prevalence_first_48h,prevalence_final_12h,absolute_pp_difference\n0,0,0\n", kind: KindBand, decided: true, pass: true},
+		{name: "band one row of another group with qualifiers", category: values, parent: "Validate Value for DKA 30d Mortality Rate (e.g., dka_cohort_30d_mortality_rate_pct)", text: "Clinically Plausible (0-100)",
+			sibling: "Validate Value for General Cohort 30d Mortality Rate", csv: "cohort,thirty_day_mortality_rate_pct\n\"General (59-69, M)\",4.03\n", kind: KindBand, decided: true, explainHas: "one group"},
+		{name: "band IQR not on the quartiles", category: values, parent: "Validation for the column 'iqr_of_stay_averages'.", text: "Clinically Plausible: IQR values for all categories are between 1 and 20.",
+			csv: "map_category,stay_count,mean_of_mean_map,median_of_mean_map,iqr_25,iqr_75\n<65,10,60.5,60,59.63,63.87\n", kind: KindBand, explainHas: "computes the IQR"},
 		{name: "band without result", category: values, parent: "Validation", text: "Acceptable Range (2-5)", answer: failed, kind: KindBand, decided: true},
 
 		// Other value leaves: decided only without a result.
@@ -192,7 +254,7 @@ func TestCheck(t *testing.T) {
 		{name: "other without result", category: values, parent: "Validation of relative differences", text: "Shock cohort has higher burden", answer: empty, kind: KindOther, decided: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			leaf := resultsLeaf(t, tc.category, tc.parent, tc.text)
+			leaf := resultsLeafBeside(t, tc.category, tc.parent, tc.text, tc.sibling)
 			a := tc.answer
 			if a == nil {
 				a = table(t, tc.csv)
@@ -236,7 +298,7 @@ func TestPlaceholder(t *testing.T) {
 		{"real NULL row named result", ph, true, 1, false, true},
 		{"real NULL row", real, true, 1, false, true},
 	} {
-		o := &datasets.Output{ResultCSV: tc.file, Summary: datasets.ExecutionSummary{FinalSQL: "SELECT 1", ExecutionSuccess: tc.success, RowCount: tc.rows}}
+		o := &runfolder.Output{ResultCSV: tc.file, Summary: runfolder.ExecutionSummary{FinalSQL: "SELECT 1", ExecutionSuccess: tc.success, RowCount: int64(tc.rows)}}
 		a := LoadAnswer(o, "q")
 		if a.Placeholder != tc.placeholder || a.HasResult() != tc.hasResult {
 			t.Errorf("%s: placeholder %v has result %v", tc.name, a.Placeholder, a.HasResult())

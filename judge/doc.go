@@ -56,10 +56,15 @@
 //   - column_exists passes when a column has a name the leaf gives (quoted,
 //     back-quoted or in an "e.g." list), up to case, separators, synonyms
 //     (avg/mean, pct/percent/rate, sd/stddev, median/p50, "length of
-//     stay"/los, ...) and word order kept; it fails when no column, and no
-//     row label of a long-format result, shares any word with the required
-//     quantity. Names that are related but differ (other words, another
-//     order, a grouping column) are a judgement: they go to the backend.
+//     stay"/los, ...) and word order kept; or names the same quantity as an
+//     example or the leaf's description: the same words up to qualifiers
+//     (units, "in-hospital", "rate") and related spellings, both ways, and
+//     the same statistic ("mortality_percent" for
+//     "in_hospital_mortality_rate_pct", "mean_los" for "avg_los_days"). It
+//     fails when no column, and no row label of a long-format result,
+//     shares any word with the required quantity. Names that are related
+//     but differ (another time window, another statistic, a grouping
+//     column) are a judgement: they go to the backend.
 //   - no_null passes when no cell is NULL (empty, NULL, NaN, None); fails
 //     when a column the leaf names, or any column of an unscoped leaf, has
 //     one; leaves with an "expected"/"acceptable" exception, or NULLs only
@@ -68,11 +73,20 @@
 //     to 0.40)", "between 5 and 90", "(>0.01 and <0.1)", units, percent,
 //     per-group bands "Home: 60-95%"), binds it to a numeric column through
 //     the names and words of the leaf and its parent(s) (nearest first,
-//     exact names first, then the best token overlap by a clear margin; the
-//     only numeric column of a small result), selects the rows of a group
-//     the rubric names, and passes when every value lies in the band, fails
-//     when none does or the value is NULL. Mixed values over unselected
-//     rows, a unit or percent/fraction scale mismatch, columns that tie
+//     exact names first, then the best token overlap by a clear margin, or
+//     the only column holding every word; the only numeric column of a
+//     small result). Only columns computing the statistic the texts name
+//     (median, IQR, percentile, mean, rate, count) are candidates, and
+//     identifier columns (itemid, subject_id) never are. It selects the
+//     rows of the group the rubric names (quoted, or a row label the text
+//     names word for word), and passes when every value lies in the band,
+//     fails when none does or the value is NULL. On a rate band in percent
+//     a column of fractions (all values in [0, 1]) is read as fractions
+//     when its name says so, else decided only where both readings agree;
+//     a rate of 0 over an empty cohort (every count in its row 0, or a
+//     cohort count of 0) never passes; a one-row result of another group
+//     the rubric names fails a leaf on the group asked for. Mixed values
+//     over unselected rows, a unit or scale mismatch, columns that tie
 //     with different verdicts, and unbound values go to the backend.
 //
 // SQL-rubric leaves are decided by code only when there is no SQL (they
@@ -183,7 +197,23 @@
 // finished call and loses no decision; a finished run makes no call. A
 // ledger can only be resumed with the settings that started it
 // ([LedgerHeader]). Each record carries its tokens and dollars; the
-// summary totals them per task and for the run. A budget cap (llm.Meter)
-// stops the run cleanly between calls: nothing is recorded for refused
-// calls and the run can be resumed.
+// summary totals them per task and for the run. A budget cap (llm.Meter;
+// the command line opens it on the output folder, so the cap holds over
+// every run into it) stops the run cleanly between calls: nothing is
+// recorded for refused calls and the run can be resumed.
+//
+// # Scores and their denominators
+//
+// [Score] evaluates each item's two trees in the run's mode and averages
+// per split as the reference scorer does. In reference mode, replaying a
+// recorded grading ([Replay]) reproduces the published scorer's
+// denominators and files too: a task the grading lacks is left out of the
+// averages ([Summary.Excluded]; the published scorer silently dropped the
+// tasks whose rubric copy it could not load, such as validation
+// Vital_Signs_Monitoring/easy_level_queries/012 for the 12 early-graded
+// models), and the samples keep the recorded sample_path and order, so
+// that with code checks off the three summary files equal the published
+// ones byte for byte (TestReplayReferenceDenominators, all 16 released
+// models). Strict mode, the default, keeps such a task in the
+// denominator, scored from what was decided (graded: false).
 package judge

@@ -74,3 +74,31 @@ func TestEndpointDown(t *testing.T) {
 		})
 	}
 }
+
+// TestEndpointGarbageDown: transport-level garbage on every call (a body
+// cut off mid-way, a truncated body, a 200 that is not JSON) stops the run
+// as a down endpoint does, instead of recording every leaf invalid.
+func TestEndpointGarbageDown(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		fault llmtest.Fault
+	}{{"cut off", llmtest.CutOff}, {"truncated", llmtest.Truncated}, {"not json", llmtest.Malformed}} {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, items := fixtureRun(t)
+			srv := llmtest.Start(t, llmtest.Fixed(llmtest.Reply{Fault: c.fault}), llmtest.Options{})
+			sl := &llmtest.Sleeper{}
+			j := newTestJudge(t, srv, nil, llm.Options{Sleep: sl.Sleep}, 1)
+			opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true, Tasks: 2, Leaves: 2, Group: GroupTree}
+			l := openLedger(t, t.TempDir(), opts)
+			defer l.Close()
+			o := mustRun(t, items, l, opts)
+			var de *EndpointDownError
+			if !errors.As(o.Stopped, &de) || o.Complete() {
+				t.Fatalf("stopped = %v, complete %v; want an EndpointDownError", o.Stopped, o.Complete())
+			}
+			if calls := o.This.LLMCalls; calls > DefaultMaxConsecutiveFailures+opts.Tasks*opts.Leaves {
+				t.Errorf("%d calls before stopping", calls)
+			}
+		})
+	}
+}

@@ -546,6 +546,11 @@ func CheckLeaf(t Tree, l *rubric.Node, a *Answer) CodeDecision {
 	if t == TreeResults {
 		return Check(l, a)
 	}
+	if a.SQLAbsent {
+		// Unknown is not empty: a release without SQL text leaves SQL
+		// leaves to the backend (recorded decisions, typically).
+		return undecided(KindSQL, "the SQL text was not released; SQL requirements are judged by the backend")
+	}
 	if strings.TrimSpace(a.SQL) == "" {
 		return decided(KindSQL, false, &Evidence{}, "no SQL was produced")
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // fixtureRun writes the generated ClinSQL tasks and a model run for them
@@ -34,7 +35,7 @@ func fixtureRun(t testing.TB) (string, string, []Item) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		sum := datasets.ExecutionSummary{Query: ft.Question, FinalSQL: ft.SQL, ExecutionSuccess: true, RowCount: 1, Model: "fixture-model"}
+		sum := runfolder.ExecutionSummary{Query: ft.Question, FinalSQL: ft.SQL, ExecutionSuccess: true, RowCount: 1, Model: "fixture-model"}
 		csv := ft.Result
 		if ft.Domain == "Laboratory_Results_Analysis" {
 			msg := "400 Unrecognized name: valuenum at [3:5]"
@@ -42,7 +43,7 @@ func fixtureRun(t testing.TB) (string, string, []Item) {
 			csv = "result\n\"\"\n"
 		}
 		b, _ := json.MarshalIndent(sum, "", "  ")
-		if err := os.WriteFile(filepath.Join(dir, datasets.ExecutionSummaryFile), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, runfolder.ExecutionSummaryFile), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(filepath.Join(dir, datasets.GoldResultFile(ft.ID)), []byte(csv), 0o644); err != nil {
@@ -53,7 +54,7 @@ func fixtureRun(t testing.TB) (string, string, []Item) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	outs, err := datasets.LoadRun(run)
+	outs, err := runfolder.LoadOutputs(run)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,15 +39,26 @@ func killItems(t testing.TB) []Item {
 	return items
 }
 
-func killJudge(t testing.TB, url, cacheDir string, group GroupMode) (*LLMJudge, Options) {
-	cache, err := llm.OpenCache(cacheDir)
+// killPrices price the kill tests' calls, so that the folder's spending
+// record (llm.SpendingFile) can be checked against what the server billed.
+var killPrices = llm.Prices{"judge-test": {Prompt: 1, Completion: 10}}
+
+// killJudge is the judge of the kill tests, its cache and spending record
+// in dir.
+func killJudge(t testing.TB, url, dir string, group GroupMode) (*LLMJudge, Options, *llm.Meter) {
+	cache, err := llm.OpenCache(filepath.Join(dir, "cache"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	meter, err := llm.OpenMeter(dir, killPrices, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { meter.Close() })
 	ep := llm.Endpoint{Name: "kill", Kind: llm.KindOpenAI, BaseURL: url, Model: "judge-test", APIKeyEnv: "JUDGE_TEST_KEY",
 		Sampling: llm.Sampling{Temperature: new(0.0)}, Capabilities: llm.Capabilities{JSONSchema: true},
 		Limits: llm.Limits{Concurrency: 2, Timeout: 5 * time.Second}, Retry: llm.Retry{MaxAttempts: 2, BaseDelay: time.Millisecond}}
-	c, err := llm.New(ep, llm.Options{Cache: cache, Getenv: testGetenv})
+	c, err := llm.New(ep, llm.Options{Cache: cache, Meter: meter, Getenv: testGetenv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +67,7 @@ func killJudge(t testing.TB, url, cacheDir string, group GroupMode) (*LLMJudge, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return j, Options{Mode: rubric.Strict, Backend: j, Skipping: true, Tasks: 8, Leaves: 4, Group: group}
+	return j, Options{Mode: rubric.Strict, Backend: j, Skipping: true, Tasks: 8, Leaves: 4, Group: group}, meter
 }
 
 // TestKillChild is the child of TestKillResume: it judges until killed.
@@ -65,12 +76,33 @@ func TestKillChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestKillResume")
 	}
-	_, opts := killJudge(t, os.Getenv("JUDGE_KILL_URL"), filepath.Join(dir, "cache"), GroupMode(os.Getenv("JUDGE_KILL_GROUP")))
+	_, opts, _ := killJudge(t, os.Getenv("JUDGE_KILL_URL"), dir, GroupMode(os.Getenv("JUDGE_KILL_GROUP")))
 	l := openLedger(t, dir, opts)
 	if _, err := Run(context.Background(), killItems(t), l, opts); err != nil {
 		t.Fatal(err)
 	}
 	t.Fatal("the child was meant to be killed before finishing")
+}
+
+// checkKillSpending: nothing the server billed is missing from the
+// folder's spending record after the kill: every request it received was
+// reserved before it was sent, and calls in flight at the kill count at
+// their reservation.
+func checkKillSpending(t *testing.T, srv *llmtest.Server, meter *llm.Meter, dir string) {
+	t.Helper()
+	// The requests the child had sent end as their connections close.
+	if !srv.WaitIdle(10 * time.Second) {
+		t.Fatal("the server is still handling requests of the killed child")
+	}
+	p, c := srv.Billed()
+	usd, _ := killPrices.Cost("judge-test", llm.Usage{PromptTokens: p, CompletionTokens: c})
+	b, _ := os.ReadFile(filepath.Join(dir, llm.SpendingFile))
+	reserved := bytes.Count(b, []byte(`"op":"reserve"`))
+	st := meter.Resumed()
+	t.Logf("spending after the kill: %d requests, %d reserved, %d in flight; billed $%.6f, recorded $%.6f", srv.Calls(), reserved, st.Unreconciled, usd, st.SpentUSD)
+	if reserved < srv.Calls() || st.SpentUSD < usd-1e-12 {
+		t.Errorf("%d requests reached the server, %d were reserved; billed $%.6f, recorded $%.6f", srv.Calls(), reserved, usd, st.SpentUSD)
+	}
 }
 
 // TestKillResume really kills (SIGKILL) a process in the middle of a
@@ -131,7 +163,8 @@ func killResume(t *testing.T, group GroupMode) {
 		t.Fatalf("killed after %d of %d leaves", len(before.Records), total)
 	}
 
-	j, opts := killJudge(t, srv.OpenAIBaseURL(), filepath.Join(dir, "cache"), group)
+	j, opts, meter := killJudge(t, srv.OpenAIBaseURL(), dir, group)
+	checkKillSpending(t, srv, meter, dir)
 	l := openLedger(t, dir, opts)
 	o := mustRun(t, items, l, opts)
 	if !o.Complete() {

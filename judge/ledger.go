@@ -10,15 +10,20 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clinsql/clinsql/internal/buildinfo"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // LedgerFile is the ledger's name in a judge output folder.
 const LedgerFile = "ledger.jsonl"
 
 // LedgerVersion is written in the header; readers refuse newer versions.
-const LedgerVersion = 1
+// Version 2 binds the ledger to the run, task set and backend it judged
+// (LedgerHeader.Run, TasksSHA256, Backend); a version 1 ledger can be read
+// but not resumed.
+const LedgerVersion = 2
 
 // Tree names the rubric a leaf belongs to.
 type Tree string
@@ -151,15 +156,50 @@ type LedgerHeader struct {
 	Group      GroupMode `json:"group,omitempty"`
 	GroupGated bool      `json:"group_gated,omitempty"`
 	Created    time.Time `json:"created"`
+	// Run is the identity of the run judged: its model and a fingerprint
+	// of its answers. A ledger is never resumed for other answers.
+	Run *runfolder.Identity `json:"run,omitempty"`
+	// TasksSHA256 fingerprints the tasks and rubrics judged against
+	// (runfolder.TaskFingerprint).
+	TasksSHA256 string `json:"tasks_sha256,omitempty"`
+	// Backend identifies the deciding backend beyond its name: for a
+	// replay the grading file's digest and model (not its path), for an
+	// LLM its endpoint, model and prompt version.
+	Backend string `json:"backend,omitempty"`
+	// Partial marks a ledger of a run judged with tasks missing
+	// (--allow-partial): its scores cover the answered tasks only.
+	Partial bool `json:"partial,omitempty"`
+	// Producer is the clinsql build that created the ledger.
+	Producer *buildinfo.Stamp `json:"producer,omitempty"`
 }
 
 func (h LedgerHeader) compatible(o LedgerHeader) error {
+	// The inputs first: decisions about other answers, tasks or recorded
+	// decisions are not these decisions, whatever the settings.
+	if o.Run != nil && (h.Ledger < 2 || h.Run == nil) {
+		return fmt.Errorf("the ledger was written by an older clinsql that did not record which run it judged, so it cannot be resumed safely; judge into a new output folder (--out)")
+	}
+	if o.Run != nil && !h.Run.Same(*o.Run) {
+		what := "another run"
+		if h.Run.Model == o.Run.Model {
+			what = "the same model's run with other answers (the run changed since it was judged: tasks added, re-executed or regenerated)"
+		}
+		return fmt.Errorf("this output folder holds the decisions for %s: %s; --run is %s; judge into a new output folder (--out), or delete this one to start over", what, h.Run, o.Run)
+	}
+	if o.TasksSHA256 != "" && h.TasksSHA256 != o.TasksSHA256 {
+		return fmt.Errorf("the ledger was judged against other tasks or rubrics (tasks sha256 %s, now %s); judge into a new output folder (--out)", short(h.TasksSHA256), short(o.TasksSHA256))
+	}
+	if h.Partial != o.Partial {
+		return fmt.Errorf("the ledger was written with partial %v, now %v; judge into a new output folder (--out)", h.Partial, o.Partial)
+	}
 	var diffs []string
+	if h.Backend != "" && o.Backend != "" && h.Backend != o.Backend {
+		diffs = append(diffs, fmt.Sprintf("judge %q, not %q", h.Backend, o.Backend))
+	} else if h.Backend == "" && h.Judge != o.Judge {
+		diffs = append(diffs, fmt.Sprintf("judge %q, not %q", h.Judge, o.Judge))
+	}
 	if h.Mode != o.Mode {
 		diffs = append(diffs, fmt.Sprintf("mode %s, not %s", h.Mode, o.Mode))
-	}
-	if h.Judge != o.Judge {
-		diffs = append(diffs, fmt.Sprintf("judge %q, not %q", h.Judge, o.Judge))
 	}
 	if h.ReferenceGuided != o.ReferenceGuided {
 		diffs = append(diffs, fmt.Sprintf("reference_guided %v, not %v", h.ReferenceGuided, o.ReferenceGuided))
@@ -180,6 +220,14 @@ func (h LedgerHeader) compatible(o LedgerHeader) error {
 		return fmt.Errorf("the ledger was written with %s; resume with those settings, or judge into a new output folder (--out) to change them", joinAnd(diffs))
 	}
 	return nil
+}
+
+// short is a digest's first 12 characters.
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12] + "…"
+	}
+	return s
 }
 
 func joinAnd(s []string) string {
@@ -327,7 +375,10 @@ func OpenLedger(path string, h LedgerHeader) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// Append-only: every write lands at the end, whatever another handle
+	// did (the folder lock keeps a second writer out; this keeps lines
+	// whole even if one slipped past it).
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -344,6 +395,10 @@ func OpenLedger(path string, h LedgerHeader) (*Ledger, error) {
 	}
 	l.f = f
 	if good == 0 {
+		if h.Producer == nil {
+			st := buildinfo.Current()
+			h.Producer = &st
+		}
 		if h.Created.IsZero() {
 			h.Created = time.Now().UTC().Truncate(time.Second)
 		}

@@ -208,7 +208,9 @@ func (j *LLMJudge) failed(err error) (le *llm.Error, stop error) {
 	switch k := le.Kind; {
 	case k == llm.KindBudget || k == llm.KindCanceled || k == llm.KindAuth || k == llm.KindQuota:
 		return le, err
-	case k.EndpointDown():
+	case le.EndpointDown():
+		// Transport garbage (a body cut off, not JSON) counts too: an
+		// endpoint that only ever sends it is as down as one that resets.
 		if n := j.down.Add(1); j.maxDown > 0 && n >= j.maxDown {
 			return le, &EndpointDownError{Calls: n, Last: err}
 		}

@@ -29,6 +29,8 @@ var phrases = []struct {
 	{regexp.MustCompile(`\b(\d{1,2})(?:st|nd|rd|th)? percentiles?\b`), " p$1 "},
 	{regexp.MustCompile(`\bpercentiles? (\d{1,2})\b`), " p$1 "},
 	{regexp.MustCompile(`\b(?:pctl?|perc|percentile) ?(\d{1,2})\b`), " p$1 "},
+	// "iqr_25", "iqr_75": the quartiles, not the range.
+	{regexp.MustCompile(`\biqr (25|75)\b`), " p$1 "},
 	{regexp.MustCompile(`\b(?:first|lower) quartile\b|\bq1\b`), " p25 "},
 	{regexp.MustCompile(`\b(?:third|upper) quartile\b|\bq3\b`), " p75 "},
 	{regexp.MustCompile(`\bmedian\b|\bp50\b`), " p50 "},
@@ -36,6 +38,12 @@ var phrases = []struct {
 	// A percentile without a number left is a rank ("calculated
 	// percentile for a heart rate of 90").
 	{regexp.MustCompile(`\bpercentiles?\b`), " prank "},
+	{regexp.MustCompile(`\btime (?:to|until|of) death\b`), " ttd "},
+	// Comparisons name strata ("LOS > 7 days", los_gt_7): keep them.
+	{regexp.MustCompile(`>=|≥`), " ge "},
+	{regexp.MustCompile(`<=|≤`), " le "},
+	{regexp.MustCompile(`>`), " gt "},
+	{regexp.MustCompile(`<`), " lt "},
 	{regexp.MustCompile(`\bheart rates?\b`), " hr "},
 	{regexp.MustCompile(`\brespiratory rates?\b|\bresp rate\b`), " rr "},
 	{regexp.MustCompile(`\bsystolic (?:blood pressure|bp)\b`), " sbp "},
@@ -72,6 +80,7 @@ var synonyms = map[string]string{
 	"quintile": "quintile", "quintiles": "quintile", "decile": "decile", "deciles": "decile",
 	"total": "count", "size": "count",
 	"thirty": "30", "sixty": "60", "ninety": "90", "seven": "7", "fourteen": "14",
+	"lte": "le", "gte": "ge",
 	"stays": "stay", "categories": "category", "cat": "category", "grp": "group", "groups": "group",
 }
 

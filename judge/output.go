@@ -8,8 +8,10 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/atomicfile"
+	"github.com/clinsql/clinsql/internal/buildinfo"
 	"github.com/clinsql/clinsql/internal/pyjson"
 	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
 )
 
@@ -64,6 +66,8 @@ type TaskCost struct {
 	SQLScore         float64 `json:"sql_score"`
 	ResultsScore     float64 `json:"results_score"`
 	InvalidLeaves    int     `json:"invalid_leaves"`
+	// Excluded: the task is left out of the scores (see Summary.Excluded).
+	Excluded bool `json:"excluded,omitempty"`
 }
 
 // SplitScores are a split's averages.
@@ -88,8 +92,20 @@ type Summary struct {
 	Group           GroupMode   `json:"group"`
 	GroupGated      bool        `json:"group_gated"`
 	Complete        bool        `json:"complete"`
-	StoppedBy       string      `json:"stopped_by,omitempty"`
-	Tasks           int         `json:"tasks"`
+	// Completeness is "complete", "partial" (the run lacks answers and was
+	// judged with --allow-partial: Missing lists them) or "interrupted"
+	// (leaves left undecided: StoppedBy says why). Only complete outputs
+	// are ranked by clinsql report unless asked otherwise.
+	Completeness string   `json:"completeness"`
+	Missing      []string `json:"missing_tasks,omitempty"`
+	StoppedBy    string   `json:"stopped_by,omitempty"`
+	Tasks        int      `json:"tasks"`
+	// Run, TasksSHA256 and Backend are what the scores are bound to (see
+	// LedgerHeader); Producer the clinsql build that wrote the file.
+	Run         *runfolder.Identity `json:"run,omitempty"`
+	TasksSHA256 string              `json:"tasks_sha256,omitempty"`
+	Backend     string              `json:"backend,omitempty"`
+	Producer    buildinfo.Stamp     `json:"producer"`
 
 	LeavesTotal     int `json:"leaves_total"`
 	LeavesCode      int `json:"leaves_code"`
@@ -129,6 +145,13 @@ type Summary struct {
 	ByTree map[Tree]Counts        `json:"by_tree"`
 	ByKind map[LeafKind]Counts    `json:"by_kind"`
 	Splits map[string]SplitScores `json:"splits"`
+	// Excluded lists the tasks judged but left out of the scores: in
+	// reference mode, the tasks a replayed recording lacks. The published
+	// scorer dropped those from its denominator (the 12 early-graded
+	// models lack validation/Vital_Signs_Monitoring/easy_level_queries/012,
+	// whose rubric copy failed to load), so reference mode does too;
+	// strict mode keeps them, scored.
+	Excluded []string `json:"excluded_tasks,omitempty"`
 	// Detail is per task, in key order.
 	Detail []TaskCost `json:"tasks_detail"`
 	This   RunCounts  `json:"this_run"`
@@ -154,26 +177,48 @@ func Score(o *Outcome, model string) *Scored {
 	if sp, ok := o.Opts.Backend.(interface{ Samples() int }); ok {
 		s.Samples = sp.Samples()
 	}
+	s.Completeness = "complete"
+	if !s.Complete {
+		s.Completeness = "interrupted"
+	}
+	s.Producer = buildinfo.Current()
 	if o.Stopped != nil {
 		s.StoppedBy = o.Stopped.Error()
 	}
 	out := &Scored{Splits: map[string]*scoring.Rescored{}, Summary: s}
+	rec, _ := o.Opts.Backend.(recording)
+	order := map[*scoring.TaskScore]int{}
 	items := append([]*ItemResult(nil), o.Items...)
 	sort.Slice(items, func(i, j int) bool { return items[i].Task.Key.Less(items[j].Task.Key) })
 	voted, flipped := 0, 0
 	for _, it := range items {
 		key := it.Task.Key
-		split := out.Splits[key.Split]
-		if split == nil {
-			split = &scoring.Rescored{Model: model, Split: key.Split, Mode: mode}
-			out.Splits[key.Split] = split
-		}
 		ts := &scoring.TaskScore{Key: key, SamplePath: it.Answer.Dir, Graded: true, Kinds: map[string]int{},
 			SQL:     rubric.Evaluate(it.Task.SQLRubric.Root, it.SQL, mode),
 			Results: rubric.Evaluate(it.Task.ResultsRubric.Root, it.Results, mode)}
-		split.Tasks = append(split.Tasks, ts)
-		s.Scores[key] = [2]float64{ts.SQL.Value, ts.Results.Value}
+		if rec != nil {
+			recPath, i, ok := rec.Recorded(key)
+			ts.Graded = ok
+			if mode == rubric.Reference && ok {
+				// As recorded, so that the summary files are the
+				// published ones byte for byte.
+				ts.SamplePath, order[ts] = recPath, i
+			}
+		}
 		tc := TaskCost{Task: key.String(), SQLScore: ts.SQL.Value, ResultsScore: ts.Results.Value, InvalidLeaves: ts.Invalid()}
+		switch {
+		case mode == rubric.Reference && !ts.Graded:
+			tc.Excluded = true
+			s.Excluded = append(s.Excluded, key.String())
+		default:
+			split := out.Splits[key.Split]
+			if split == nil {
+				split = &scoring.Rescored{Model: model, Split: key.Split, Mode: mode}
+				out.Splits[key.Split] = split
+			}
+			split.Tasks = append(split.Tasks, ts)
+			s.Scores[key] = [2]float64{ts.SQL.Value, ts.Results.Value}
+		}
 		groups := map[string]bool{}
 		for _, t := range []struct {
 			tree      Tree
@@ -255,11 +300,44 @@ func Score(o *Outcome, model string) *Scored {
 		s.ErrorKinds = nil
 	}
 	for name, r := range out.Splits {
+		if len(order) > 0 {
+			// Replayed in reference mode: the recording's order, in
+			// which the reference scorer listed and summed its samples.
+			sort.SliceStable(r.Tasks, func(i, j int) bool { return order[r.Tasks[i]] < order[r.Tasks[j]] })
+		}
 		b := scoring.Summarise(r.Tasks)
 		s.Splits[name] = SplitScores{Tasks: b.All.N, AverageSQLScore: scoring.Round6(b.All.SQL),
 			AverageResultsScore: scoring.Round6(b.All.Results), TasksWithInvalid: b.All.InvalidTasks}
 	}
 	return out
+}
+
+// recording is a backend that replays a reference scorer's decisions
+// (Replay): it knows which tasks that scorer graded, their sample paths and
+// its order.
+type recording interface {
+	Recorded(datasets.Key) (samplePath string, index int, ok bool)
+}
+
+// Binding is what a judge output is bound to, beyond the outcome: the run,
+// the task set, the backend, and the tasks the run lacked.
+type Binding struct {
+	Run         *runfolder.Identity
+	TasksSHA256 string
+	Backend     string
+	// Missing are tasks the run lacks, judged without them on purpose
+	// (--allow-partial): the output is then "partial".
+	Missing []string
+}
+
+// Bind records b in the summary and marks the scores partial when tasks
+// were missing (an interrupted output stays "interrupted").
+func (sc *Scored) Bind(b Binding) {
+	s := sc.Summary
+	s.Run, s.TasksSHA256, s.Backend, s.Missing = b.Run, b.TasksSHA256, b.Backend, b.Missing
+	if len(b.Missing) > 0 && s.Completeness == "complete" {
+		s.Completeness = "partial"
+	}
 }
 
 // uncountedLeaves returns the leaves of a scored tree whose verdicts the
@@ -296,6 +374,7 @@ func (sc *Scored) WriteFiles(dir string, o *Outcome) error {
 		byKey[it.Task.Key] = it
 	}
 	for name, r := range sc.Splits {
+		r.Completeness = sc.Summary.Completeness
 		sub := dir
 		if len(sc.Splits) > 1 {
 			sub = filepath.Join(dir, name)
@@ -347,6 +426,8 @@ func gradingJSON(r *scoring.Rescored, items map[datasets.Key]*ItemResult, s *Sum
 		{Key: "average_results_score", Value: scoring.Round6(b.All.Results)},
 		{Key: "difficulty_breakdown", Value: diff},
 		{Key: "scoring_mode", Value: string(r.Mode)},
+		{Key: "completeness", Value: s.Completeness},
+		{Key: "producer", Value: s.Producer},
 		{Key: "judge", Value: pyjson.Object{
 			{Key: "name", Value: s.Judge},
 			{Key: "reference_guided", Value: s.ReferenceGuided},
@@ -354,6 +435,7 @@ func gradingJSON(r *scoring.Rescored, items map[datasets.Key]*ItemResult, s *Sum
 			{Key: "skipping", Value: s.Skipping},
 			{Key: "samples", Value: s.Samples},
 			{Key: "complete", Value: s.Complete},
+			{Key: "completeness", Value: s.Completeness},
 		}},
 	}
 	var evals []any

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/internal/textclip"
 	"github.com/clinsql/clinsql/llm"
 )
 
@@ -105,7 +106,9 @@ func writeAnswer(b *strings.Builder, task *datasets.Task, a *Answer, tree Tree, 
 	b.WriteString("\n")
 
 	b.WriteString("\n## Candidate SQL\n")
-	if strings.TrimSpace(a.SQL) == "" {
+	if a.SQLAbsent {
+		b.WriteString("(absent: this run was released as its result CSV only; the SQL text is unknown, not empty)\n")
+	} else if strings.TrimSpace(a.SQL) == "" {
 		b.WriteString("(none: the model produced no SQL)\n")
 	} else {
 		writeFenced(b, "sql", clip(a.SQL, o.MaxSQL))
@@ -157,6 +160,10 @@ func clip(s string, n int) string {
 
 func executionStatus(a *Answer) string {
 	switch {
+	case a.SQLAbsent && a.Executed:
+		return "ran (only the result was released)"
+	case a.SQLAbsent:
+		return "unknown: only a placeholder result was released"
 	case strings.TrimSpace(a.SQL) == "":
 		return "not run: no SQL"
 	case !a.Executed:
@@ -182,8 +189,10 @@ func writePreview(b *strings.Builder, t *Table, maxRows int, o PromptOptions) {
 	cols := min(len(t.Columns), o.MaxColumns)
 	rows := min(len(t.Rows), maxRows)
 	cell := func(s string) string {
-		s = strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", "/")
-		return clipRunes(s, o.MaxCell)
+		// Clip first: a cell may be huge (a model's result is untrusted),
+		// and only its first MaxCell characters are ever shown.
+		s = clipRunes(s, o.MaxCell)
+		return strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", "/")
 	}
 	b.WriteString("|")
 	for _, c := range t.Columns[:cols] {
@@ -214,13 +223,8 @@ func writePreview(b *strings.Builder, t *Table, maxRows int, o PromptOptions) {
 	fmt.Fprintf(b, "(%s)\n", strings.Join(notes, "; "))
 }
 
-func clipRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
-}
+// clipRunes is textclip.Runes: it reads no further than the cut.
+func clipRunes(s string, n int) string { return textclip.Runes(s, n) }
 
 // FormatCell renders a cell deterministically: NULL, integers without a
 // decimal point, other numbers with 6 significant digits, text as is.

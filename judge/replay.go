@@ -16,7 +16,10 @@ import (
 // scores equal the published ones.
 type Replay struct {
 	file  string
+	model string
+	sha   string
 	evals map[datasets.Key]scoring.Evaluation
+	order map[datasets.Key]int // position in the file
 }
 
 // NewReplay reads the recorded decisions in path.
@@ -25,7 +28,10 @@ func NewReplay(path string) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Replay{file: path, evals: map[datasets.Key]scoring.Evaluation{}}
+	if st := g.Summary.Status(); st != "complete" {
+		return nil, fmt.Errorf("%s: the grading is %s (summary.completeness); replay only finished gradings", path, st)
+	}
+	r := &Replay{file: path, model: g.Model(), sha: g.SHA256, evals: map[datasets.Key]scoring.Evaluation{}, order: map[datasets.Key]int{}}
 	for i, e := range g.Evaluations {
 		k, err := datasets.ParseKey(e.SamplePath)
 		if err != nil {
@@ -35,12 +41,25 @@ func NewReplay(path string) (*Replay, error) {
 			return nil, fmt.Errorf("%s: detailed_evaluations[%d]: task %s graded twice", path, i, k)
 		}
 		r.evals[k] = e
+		r.order[k] = i
 	}
 	return r, nil
 }
 
 // Name is "replay:<file>".
 func (r *Replay) Name() string { return "replay:" + r.file }
+
+// Model is the model the recorded decisions are about (the grading's
+// summary.experiment_model).
+func (r *Replay) Model() string { return r.model }
+
+// Identity binds a ledger to the recorded decisions themselves: the
+// grading file's digest and model, not its path.
+func (r *Replay) Identity() string {
+	return fmt.Sprintf("replay:sha256:%s model %q", r.sha, r.model)
+}
+
+// Has reports whether the recording holds the task's decisions.
 
 // Source is SourceReplay.
 func (r *Replay) Source() Source { return SourceReplay }
@@ -49,6 +68,14 @@ func (r *Replay) Source() Source { return SourceReplay }
 func (r *Replay) Has(k datasets.Key) bool {
 	_, ok := r.evals[k]
 	return ok
+}
+
+// Recorded returns the task's sample_path as recorded (the answer's folder
+// on the machine that graded it) and its position in the recording; ok is
+// false when the recording lacks the task.
+func (r *Replay) Recorded(k datasets.Key) (samplePath string, index int, ok bool) {
+	index, ok = r.order[k]
+	return r.evals[k].SamplePath, index, ok
 }
 
 // Decide returns the recorded decision. A leaf the recording lacks is

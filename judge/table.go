@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/internal/pyfmt"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // Cell is one value of a result table.
@@ -81,11 +81,16 @@ func (t *Table) Values(i int) []Cell {
 	return out
 }
 
+// MaxCellBytes bounds each cell read from a result CSV: longer cells are
+// cut while they are read (executor.ClipCells), never held whole. No check
+// reads that far into a cell, and a prompt shows a few dozen characters.
+const MaxCellBytes = 64 << 10
+
 // ReadCSV reads a result CSV: a header row, then data rows. Short rows are
 // padded with NULLs; a row longer than the header is an error naming the
-// line.
+// line. Cells are cut to MaxCellBytes.
 func ReadCSV(r io.Reader, maxRows int) (*Table, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(executor.ClipCells(r, MaxCellBytes))
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	head, err := cr.Read()
@@ -198,6 +203,9 @@ type Answer struct {
 	Placeholder bool
 	// ReadErr is why the result file could not be read.
 	ReadErr error
+	// SQLAbsent marks an answer released as its result alone: the SQL
+	// text is unknown (not empty), and prompts say so.
+	SQLAbsent bool
 }
 
 // HasResult reports whether the query ran and returned at least one row:
@@ -230,7 +238,7 @@ func (a *Answer) TotalRows() int {
 // run: header "result", one row with an empty value, and a summary that
 // says the query failed or returned nothing. A real one-row result whose
 // single column is named "result" and holds NULL keeps its row count.
-func isPlaceholder(t *Table, s datasets.ExecutionSummary) bool {
+func isPlaceholder(t *Table, s runfolder.ExecutionSummary) bool {
 	return len(t.Columns) == 1 && t.Columns[0] == "result" && t.TotalRows == 1 &&
 		t.Rows[0][0].Raw == "" && (!s.ExecutionSuccess || s.RowCount == 0)
 }
@@ -238,9 +246,9 @@ func isPlaceholder(t *Table, s datasets.ExecutionSummary) bool {
 // LoadAnswer reads a model's answer from a run folder entry. Unreadable
 // result files are recorded in ReadErr, not returned: the answer is then
 // judged as having no result.
-func LoadAnswer(o *datasets.Output, question string) *Answer {
+func LoadAnswer(o *runfolder.Output, question string) *Answer {
 	a := &Answer{Key: o.Key, Dir: o.Dir, Question: question, SQL: o.Summary.FinalSQL, Executed: o.Summary.ExecutionSuccess,
-		RowCount: o.Summary.RowCount, ResultFile: o.ResultCSV}
+		RowCount: int(o.Summary.RowCount), ResultFile: o.ResultCSV, SQLAbsent: o.SQLAbsent}
 	if question == "" {
 		a.Question = o.Summary.Query
 	}
@@ -250,7 +258,7 @@ func LoadAnswer(o *datasets.Output, question string) *Answer {
 	if o.ResultCSV == "" {
 		return a
 	}
-	b, err := os.ReadFile(o.ResultCSV)
+	b, err := runfolder.ReadFile(o.ResultCSV, runfolder.MaxResultBytes)
 	if err != nil {
 		a.ReadErr = err
 		return a
@@ -259,6 +267,15 @@ func LoadAnswer(o *datasets.Output, question string) *Answer {
 	if err != nil {
 		a.ReadErr = fmt.Errorf("%s: %w", o.ResultCSV, err)
 		return a
+	}
+	if o.SQLAbsent {
+		// Only the result was released: it ran unless it is the
+		// reference's placeholder of a failed or empty run.
+		a.RowCount = t.TotalRows
+		if isPlaceholder(t, runfolder.ExecutionSummary{}) {
+			a.Placeholder, a.Executed, a.RowCount = true, false, 0
+			return a
+		}
 	}
 	if isPlaceholder(t, o.Summary) {
 		a.Placeholder = true

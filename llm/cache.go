@@ -34,7 +34,39 @@ func OpenCache(dir string) (*Cache, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("llm: open cache: %w", err)
 	}
+	reclaimTemps(dir, time.Now().Add(-staleTemp))
 	return &Cache{dir: dir}, nil
+}
+
+// staleTemp is the age past which a cache temporary file is abandoned: a
+// write takes milliseconds, so an older one was left by a killed process,
+// while a younger one may be another process's write in progress.
+const staleTemp = 10 * time.Minute
+
+// reclaimTemps removes the temporary files (".tmp-*") in the cache's
+// folders last modified before cutoff.
+func reclaimTemps(dir string, cutoff time.Time) {
+	subs, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, sub := range subs {
+		if !sub.IsDir() {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(dir, sub.Name()))
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			if !strings.HasPrefix(f.Name(), ".tmp-") || !f.Type().IsRegular() {
+				continue
+			}
+			if info, err := f.Info(); err == nil && info.ModTime().Before(cutoff) {
+				os.Remove(filepath.Join(dir, sub.Name(), f.Name()))
+			}
+		}
+	}
 }
 
 // Dir returns the cache directory.
@@ -47,6 +79,9 @@ type cachedReply struct {
 	FinishReason string `json:"finish_reason"`
 	// Usage is what the original call consumed; a hit costs nothing.
 	Usage Usage `json:"usage"`
+	// Logprobs, when the request asked for them (omitted otherwise, so
+	// entries written before they existed keep their checksums).
+	Logprobs *Logprobs `json:"logprobs,omitempty"`
 }
 
 type cacheFile struct {
@@ -142,6 +177,9 @@ type keyInput struct {
 	Messages   []Message `json:"messages"`
 	Format     keyFormat `json:"format"`
 	Sample     int       `json:"sample"`
+	// Logprobs is omitted when false, so keys of calls that do not ask for
+	// log-probabilities are unchanged.
+	Logprobs bool `json:"logprobs,omitempty"`
 }
 
 type keyFormat struct {

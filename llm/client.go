@@ -59,6 +59,11 @@ type Request struct {
 	// malformed: it is retried, never cached, and finally returned as
 	// [KindMalformed]. Cached replies are validated again when read.
 	Validate func(text string) error
+	// Logprobs asks for the completion tokens' log-probabilities
+	// (logprobs: true); the endpoint must declare Capabilities.Logprobs,
+	// else the request fails before any call. A reply without them is
+	// malformed.
+	Logprobs bool
 }
 
 // Response is a successful completion.
@@ -74,6 +79,36 @@ type Response struct {
 	FromCache bool
 	Attempts  int    // HTTP attempts made (0 when served from the cache)
 	CacheKey  string // hex SHA-256 identifying the call
+	// Logprobs summarises the completion tokens' log-probabilities
+	// (choices[0].logprobs.content[].logprob), when the request asked.
+	Logprobs Logprobs
+}
+
+// Logprobs summarises a completion's token log-probabilities. A summary
+// rather than the list keeps Response comparable and cache entries small.
+type Logprobs struct {
+	Tokens int     `json:"tokens"`
+	Sum    float64 `json:"sum"`
+	Min    float64 `json:"min"`
+}
+
+// Mean is the mean token log-probability (0 without tokens).
+func (l Logprobs) Mean() float64 {
+	if l.Tokens == 0 {
+		return 0
+	}
+	return l.Sum / float64(l.Tokens)
+}
+
+func summarize(lps []float64) *Logprobs {
+	s := &Logprobs{Tokens: len(lps)}
+	for i, v := range lps {
+		s.Sum += v
+		if i == 0 || v < s.Min {
+			s.Min = v
+		}
+	}
+	return s
 }
 
 // Options are the process-level collaborators of a client. All are optional.
@@ -240,7 +275,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 
 var schemaName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 
-func checkRequest(r Request) string {
+func (c *Client) checkRequest(r Request) string {
 	if len(r.Messages) == 0 {
 		return "request has no messages"
 	}
@@ -253,6 +288,9 @@ func checkRequest(r Request) string {
 	}
 	if r.Sample < 0 {
 		return "sample index is negative"
+	}
+	if r.Logprobs && !c.ep.Capabilities.Logprobs {
+		return "log-probabilities requested, but the endpoint does not declare capabilities.logprobs"
 	}
 	if s := r.Schema; s != nil {
 		if !schemaName.MatchString(s.Name) {
@@ -323,7 +361,7 @@ func (c *Client) format(r Request) keyFormat {
 // build turns the request into go-openai's type plus the body fields that
 // go-openai would drop or second-guess.
 func (c *Client) build(r Request, s Sampling, f keyFormat) (openai.ChatCompletionRequest, map[string]any) {
-	req := openai.ChatCompletionRequest{Model: c.ep.Model, Stop: s.Stop, Seed: s.Seed}
+	req := openai.ChatCompletionRequest{Model: c.ep.Model, Stop: s.Stop, Seed: s.Seed, LogProbs: r.Logprobs}
 	for _, m := range r.Messages {
 		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
 	}
@@ -368,17 +406,20 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	fail := func(kind ErrorKind, msg string) (Response, error) {
 		return Response{}, &Error{Kind: kind, Endpoint: c.ep.Name, Tag: r.Tag, Message: c.redact.apply(msg)}
 	}
-	if msg := checkRequest(r); msg != "" {
+	if msg := c.checkRequest(r); msg != "" {
 		return fail(KindBadRequest, msg)
 	}
 	s := c.effective(r)
 	f := c.format(r)
 	key, err := cacheKey(keyInput{Kind: c.ep.Kind, Host: c.host, Model: c.ep.Model, Deployment: c.ep.Deployment,
-		Sampling: s, Messages: r.Messages, Format: f, Sample: r.Sample})
+		Sampling: s, Messages: r.Messages, Format: f, Sample: r.Sample, Logprobs: r.Logprobs})
 	if err != nil {
 		return fail(KindBadRequest, err.Error())
 	}
-	validate := func(text string) error {
+	validate := func(text string, logprobs *Logprobs) error {
+		if r.Logprobs && logprobs == nil {
+			return errors.New("log-probabilities were requested but the reply has none")
+		}
 		if r.Schema != nil {
 			var obj map[string]json.RawMessage
 			if err := json.Unmarshal([]byte(text), &obj); err != nil {
@@ -392,12 +433,12 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	}
 
 	if c.cache != nil {
-		if hit, ok := c.cache.get(key); ok && validate(hit.Text) == nil {
+		if hit, ok := c.cache.get(key); ok && validate(hit.Text, hit.Logprobs) == nil {
 			if c.meter != nil {
-				c.meter.settle(c.ep.Name, c.ep.Model, 0, Tally{Calls: 1, CacheHits: 1}, Usage{})
+				c.meter.count(c.ep.Name, c.ep.Model, Tally{Calls: 1, CacheHits: 1}, Usage{})
 			}
 			return Response{Text: hit.Text, FinishReason: hit.FinishReason, FromCache: true,
-				Latency: time.Since(start), CacheKey: key}, nil
+				Latency: time.Since(start), CacheKey: key, Logprobs: deref(hit.Logprobs)}, nil
 		}
 	}
 
@@ -406,17 +447,11 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 		return Response{}, &Error{Kind: KindNetwork, Endpoint: c.ep.Name, Tag: r.Tag, Message: reason}
 	}
 	estPrompt := EstimateTokens(r.Messages)
-	var reserved float64
-	if c.meter != nil {
-		completion := s.MaxTokens
-		if completion == 0 {
-			completion = DefaultCompletionReserve
-		}
-		reserved, err = c.meter.reserve(c.ep.Model, Usage{PromptTokens: estPrompt, CompletionTokens: completion})
-		if err != nil {
-			c.meter.settle(c.ep.Name, c.ep.Model, 0, Tally{Failures: 1}, Usage{})
-			return fail(KindBudget, err.Error())
-		}
+	// worst is what one attempt may cost: the prompt estimate (which errs
+	// high) plus the token cap sent; each attempt reserves it.
+	worst := Usage{PromptTokens: estPrompt, CompletionTokens: s.MaxTokens}
+	if s.MaxTokens == 0 {
+		worst.CompletionTokens = DefaultCompletionReserve
 	}
 	estTokens := estPrompt + s.MaxTokens
 	if s.MaxTokens == 0 {
@@ -430,27 +465,30 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	var persist func(outcome)
 	if c.cache != nil {
 		persist = func(o outcome) {
-			if err := c.cache.put(key, cachedReply{Text: o.text, FinishReason: o.finish, Usage: o.usage}); err != nil {
+			if err := c.cache.put(key, cachedReply{Text: o.text, FinishReason: o.finish, Usage: o.usage, Logprobs: o.logprobs}); err != nil {
 				// The reply is good; losing its cache entry only costs a call later.
 				c.log.Warn("llm cache write failed", "endpoint", c.ep.Name, "error", err)
 			}
 		}
 	}
-	attempts := 0
+	attempts, tries := 0, 0
 	for {
-		attempts++
-		last = c.attempt(ctx, oreq, patch, estTokens, validate, persist)
+		tries++
+		last = c.attempt(ctx, oreq, patch, estTokens, worst, validate, persist)
+		if last.sent {
+			attempts++
+		}
 		used = used.Add(last.usage)
 		if last.kind == "" {
 			c.health.record(c.now(), "", "", 0, 0) // it answers again
 			break
 		}
-		delay := backoff(attempts, c.ep.Retry.BaseDelay, c.ep.Retry.MaxDelay, last.retryAfter)
+		delay := backoff(tries, c.ep.Retry.BaseDelay, c.ep.Retry.MaxDelay, last.retryAfter)
 		if down := c.health.record(c.now(), last.kind, c.redact.apply(last.msg), delay, c.ep.Retry.DownAfter); down != "" {
 			last.msg = down
 			break
 		}
-		if !last.kind.Retryable() || attempts >= c.ep.Retry.MaxAttempts {
+		if !last.kind.Retryable() || tries >= c.ep.Retry.MaxAttempts {
 			break
 		}
 		if time.Now().Add(delay).After(deadline) {
@@ -459,7 +497,7 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 		}
 		c.log.LogAttrs(ctx, slog.LevelInfo, "llm retry",
 			slog.String("endpoint", c.ep.Name), slog.String("tag", r.Tag), slog.Int("sample", r.Sample),
-			slog.Int("attempt", attempts), slog.String("kind", string(last.kind)), slog.Int("status", last.status),
+			slog.Int("attempt", tries), slog.String("kind", string(last.kind)), slog.Int("status", last.status),
 			slog.Duration("delay", delay), slog.String("error", c.redact.apply(last.msg)))
 		if err := c.sleep(ctx, delay); err != nil {
 			last = outcome{kind: KindCanceled, msg: err.Error(), cause: err}
@@ -470,10 +508,10 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	var cost float64
 	if last.kind != "" {
 		if c.meter != nil {
-			c.meter.settle(c.ep.Name, c.ep.Model, reserved, Tally{Failures: 1, Attempts: attempts}, used)
+			c.meter.count(c.ep.Name, c.ep.Model, Tally{Failures: 1, Attempts: attempts}, used)
 		}
 		e := &Error{Kind: last.kind, Endpoint: c.ep.Name, Tag: r.Tag, Status: last.status, Attempts: attempts,
-			Usage: used, Message: c.redact.apply(last.msg)}
+			Usage: used, Message: c.redact.apply(last.msg), Transport: last.transport}
 		c.log.LogAttrs(ctx, slog.LevelDebug, "llm call failed",
 			slog.String("endpoint", c.ep.Name), slog.String("tag", r.Tag), slog.Int("sample", r.Sample),
 			slog.String("kind", string(e.Kind)), slog.Int("attempts", attempts), slog.String("error", e.Message))
@@ -483,10 +521,10 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 		return Response{}, e
 	}
 	if c.meter != nil {
-		cost = c.meter.settle(c.ep.Name, c.ep.Model, reserved, Tally{Calls: 1, Attempts: attempts}, used)
+		cost = c.meter.count(c.ep.Name, c.ep.Model, Tally{Calls: 1, Attempts: attempts}, used)
 	}
 	resp := Response{Text: last.text, FinishReason: last.finish, Usage: used, CostUSD: cost,
-		Latency: time.Since(start), Attempts: attempts, CacheKey: key}
+		Latency: time.Since(start), Attempts: attempts, CacheKey: key, Logprobs: deref(last.logprobs)}
 	c.log.LogAttrs(ctx, slog.LevelDebug, "llm call",
 		slog.String("endpoint", c.ep.Name), slog.String("tag", r.Tag), slog.Int("sample", r.Sample),
 		slog.Int("attempts", attempts), slog.Duration("latency", resp.Latency),
@@ -494,22 +532,40 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	return resp, nil
 }
 
+func deref(l *Logprobs) Logprobs {
+	if l == nil {
+		return Logprobs{}
+	}
+	return *l
+}
+
 // outcome is one attempt's result; kind "" means success.
 type outcome struct {
 	text, finish string
+	logprobs     *Logprobs
 	usage        Usage
-	kind         ErrorKind
-	status       int
-	retryAfter   time.Duration
-	msg          string
-	cause        error
+	// sent: the request went to the transport; billing says how the
+	// attempt is charged against the budget (usageReported, usageNone,
+	// usageUnknown).
+	sent       bool
+	billing    string
+	kind       ErrorKind
+	status     int
+	retryAfter time.Duration
+	msg        string
+	cause      error
+	// transport: the body was garbled on the wire (see Error.Transport).
+	transport bool
 }
 
 // A successful reply is given to persist before the endpoint's slot is
 // released, so that the calls a crash can lose are at most the endpoint's
 // concurrency: a reply received is on disk before another call goes out in
 // its place.
-func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, patch map[string]any, est int, validate func(string) error, persist func(outcome)) (o outcome) {
+//
+// The attempt's worst case is reserved with the meter last, just before the
+// request is sent, and settled as soon as the reply is judged.
+func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, patch map[string]any, est int, worst Usage, validate func(string, *Logprobs) error, persist func(outcome)) (o outcome) {
 	if err := c.gate.acquire(ctx); err != nil {
 		return outcome{kind: KindCanceled, msg: err.Error(), cause: err}
 	}
@@ -529,11 +585,22 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 			return outcome{kind: KindCanceled, msg: err.Error(), cause: err}
 		}
 	}
+	if c.meter != nil {
+		res, err := c.meter.reserve(ctx, c.ep.Name, c.ep.Model, worst)
+		if err != nil {
+			if ctx.Err() != nil {
+				return outcome{kind: KindCanceled, msg: err.Error(), cause: ctx.Err()}
+			}
+			return outcome{kind: KindBudget, msg: err.Error()}
+		}
+		defer func() { c.meter.settle(res, c.ep.Model, o.usage, o.billing) }()
+	}
 	actx, cancel := context.WithTimeout(ctx, c.ep.Limits.Timeout)
 	defer cancel()
 	ex := &exchange{patch: patch}
 	resp, err := c.api.CreateChatCompletion(withExchange(actx, ex), oreq)
 	o = c.judge(ctx, actx, ex, resp, err, validate)
+	o.sent = ex.sent
 	if c.gate.tpm != nil {
 		// Settle the estimate: with no usage reported (an error), the
 		// tokens are given back.
@@ -543,8 +610,10 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 }
 
 // judge classifies one attempt from what the doer saw on the wire.
-func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.ChatCompletionResponse, err error, validate func(string) error) outcome {
-	o := outcome{status: ex.status}
+func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.ChatCompletionResponse, err error, validate func(string, *Logprobs) error) outcome {
+	o := outcome{status: ex.status, billing: usageNone}
+	// A request that reached the provider but got no usable reply back may
+	// have been billed: it is charged at its reservation (usageUnknown).
 	switch {
 	case !ex.sent:
 		// go-openai refused the request before sending it.
@@ -554,43 +623,59 @@ func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.Chat
 		}
 		return o
 	case ex.sendErr != nil && ex.status == 0:
+		if ex.wrote.Load() {
+			o.billing = usageUnknown
+		}
 		o.kind, o.msg, o.cause = classifyTransport(ctx, actx, ex.sendErr), ex.sendErr.Error(), ex.sendErr
 		if o.kind == KindCanceled {
 			o.cause = ctx.Err()
 		}
 		return o
 	case ex.status < 200 || ex.status > 299:
-		o.kind, o.msg = classifyStatus(ex.status, ex.body)
+		o.kind, o.msg = classifyStatus(ex.status, ex.body, c.redact)
 		o.retryAfter = retryAfter(ex.header, time.Now())
 		return o
 	case ex.sendErr != nil:
 		// Headers arrived but the body was cut off.
+		o.billing = usageUnknown
 		if ctx.Err() != nil {
 			o.kind, o.msg, o.cause = KindCanceled, ctx.Err().Error(), ctx.Err()
 			return o
 		}
-		o.kind, o.msg = KindMalformed, "reply body cut off: "+ex.sendErr.Error()
+		o.kind, o.msg, o.transport = KindMalformed, "reply body cut off: "+ex.sendErr.Error(), true
 		return o
 	case len(ex.body) > maxReplyBytes:
-		o.kind, o.msg = KindMalformed, "reply body larger than 32 MiB"
+		o.kind, o.msg, o.billing, o.transport = KindMalformed, "reply body larger than 32 MiB", usageUnknown, true
 		return o
 	case err != nil || !json.Valid(ex.body):
 		// go-openai's streaming decoder accepts trailing garbage; the whole
 		// body must be one JSON value.
-		o.kind, o.msg = KindMalformed, "reply body is not valid JSON"
+		o.kind, o.msg, o.billing, o.transport = KindMalformed, "reply body is not valid JSON", usageUnknown, true
 		if err != nil {
 			o.msg += ": " + err.Error()
 		}
 		return o
 	}
 	o.usage = Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
+	o.billing = usageReported
+	if u := o.usage; u == (Usage{}) || u.PromptTokens < 0 || u.CompletionTokens < 0 {
+		// A reply without usage (or with nonsense) says nothing of its cost.
+		o.usage, o.billing = Usage{}, usageUnknown
+	}
 	if len(resp.Choices) == 0 {
 		o.kind, o.msg = KindMalformed, "reply has no choices"
 		return o
 	}
 	ch := resp.Choices[0]
 	o.text, o.finish = ch.Message.Content, string(ch.FinishReason)
-	if err := validate(o.text); err != nil {
+	if ch.LogProbs != nil {
+		lps := make([]float64, len(ch.LogProbs.Content))
+		for i, t := range ch.LogProbs.Content {
+			lps[i] = t.LogProb
+		}
+		o.logprobs = summarize(lps)
+	}
+	if err := validate(o.text, o.logprobs); err != nil {
 		o.kind, o.msg = KindMalformed, fmt.Sprintf("finish_reason %q: %v", o.finish, err)
 	}
 	return o

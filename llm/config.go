@@ -81,6 +81,10 @@ type Capabilities struct {
 	// MaxCompletionTokens: send max_completion_tokens instead of max_tokens
 	// (required by OpenAI reasoning models).
 	MaxCompletionTokens bool `yaml:"max_completion_tokens"`
+	// Logprobs: the endpoint returns token log-probabilities when asked
+	// (logprobs: true; OpenAI chat models do, reasoning models and many
+	// served models do not). Needed by the EHRSQL logprob abstention.
+	Logprobs bool `yaml:"logprobs"`
 }
 
 // Limits bound the load on an endpoint. They are shared by every client in

@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"time"
 )
 
 // Usage counts tokens as the provider reports them.
@@ -102,13 +104,15 @@ func EstimateTokens(msgs []Message) int {
 
 // Tally is a running count of calls, tokens and dollars.
 type Tally struct {
-	Calls            int     `json:"calls"`      // Complete calls answered, from cache or not
-	CacheHits        int     `json:"cache_hits"` // of which served from the cache
-	Attempts         int     `json:"attempts"`   // HTTP requests sent
-	Failures         int     `json:"failures"`   // Complete calls that returned an error
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
+	Calls            int `json:"calls"`      // Complete calls answered, from cache or not
+	CacheHits        int `json:"cache_hits"` // of which served from the cache
+	Attempts         int `json:"attempts"`   // HTTP requests sent
+	Failures         int `json:"failures"`   // Complete calls that returned an error
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	// CostUSD prices the usage reported. The budget ([Meter.Spent]) also
+	// charges attempts whose usage is unknown at their reservation.
+	CostUSD float64 `json:"cost_usd"`
 	// Unpriced counts calls whose model had no price (their cost is 0 here).
 	Unpriced int `json:"unpriced"`
 }
@@ -125,30 +129,66 @@ func (t *Tally) add(o Tally) {
 }
 
 // Meter is a running cost meter with an optional budget cap, shared by any
-// number of clients. Before each uncached call the client reserves the
-// call's worst-case cost (estimated prompt tokens plus max_tokens, or
-// [DefaultCompletionReserve] when unset); if spent plus reserved would exceed
-// the budget the call fails with [KindBudget] before anything is sent, so a
-// capped run stops cleanly between calls. After the call the reservation is
-// replaced by the real cost. The cap can be overshot only by the error of the
-// prompt estimate of calls already in flight.
+// number of clients and safe for concurrent use.
+//
+// Before each HTTP attempt the client reserves the attempt's worst-case
+// cost: the estimated prompt tokens plus the token cap it sends
+// (max_tokens, for a grouped judge call the per-leaf cap times the leaves,
+// or [DefaultCompletionReserve] when none is sent), priced, and scaled by
+// the largest overrun its model has shown (below). An attempt that can never fit under the
+// cap fails with [KindBudget] before anything is sent, and so does every
+// later one (cache hits are still served), so a capped run stops cleanly.
+// After the attempt the reservation is replaced by its real cost: the
+// reported usage; nothing for an error status or a request never written;
+// the full reservation when the request went out but no usable reply came
+// back (a timeout, a dropped connection: the provider may have billed it).
+//
+// A reply whose reported usage costs more than its reservation (a provider
+// exceeding max_tokens) is recorded, and stops a capped meter as above; the
+// folder's later reservations are scaled by the overrun. Calls run
+// concurrently only while the remaining budget covers every call in flight
+// at [OverrunHeadroom] times its reservation; in the last stretch they go
+// one at a time (reserve waits). So a provider billing up to
+// OverrunHeadroom times the reservation overshoots the cap by at most one
+// call's cost.
+//
+// A meter from [NewMeter] counts in memory, for one process. One from
+// [OpenMeter] records every reservation in a folder's [SpendingFile],
+// fsynced before the request is sent, and starts from what the file already
+// holds, so the cap is on the folder across any number of runs and a
+// process killed mid-call never leaves a sent request unrecorded.
 type Meter struct {
-	prices    Prices
-	budget    float64
-	mu        sync.Mutex
-	spent     float64
-	reserved  float64
-	exhausted bool
-	by        map[string]*Tally
+	prices Prices
+	budget float64
+
+	mu       sync.Mutex
+	changed  chan struct{} // closed and replaced when spent or reserved change
+	spent    float64       // the folder's total: settled attempts, unsettled reservations of dead processes
+	reserved float64       // this process's attempts in flight
+	inFlight int
+	factor   map[string]float64 // per model: reservations are scaled by its worst overrun seen (absent: 1)
+	stop     error              // set: no attempt is admitted any more
+	by       map[string]*Tally
+
+	journal *spendFile // nil: in memory only
+	resumed FolderSpending
+	token   string
+	seq     int
 }
 
 // DefaultCompletionReserve is the completion size reserved against the
 // budget for a call without max_tokens.
 const DefaultCompletionReserve = 1024
 
-// NewMeter returns a meter using prices; budgetUSD > 0 caps the spend.
+// OverrunHeadroom is how many times its reservation every call in flight
+// must fit in the remaining budget for calls to run concurrently.
+const OverrunHeadroom = 4
+
+// NewMeter returns an in-memory meter using prices; budgetUSD > 0 caps the
+// spend of this process. See [OpenMeter] for a cap on a folder.
 func NewMeter(prices Prices, budgetUSD float64) *Meter {
-	return &Meter{prices: prices, budget: budgetUSD, by: map[string]*Tally{}}
+	return &Meter{prices: prices, budget: budgetUSD, by: map[string]*Tally{}, factor: map[string]float64{},
+		changed: make(chan struct{}), token: newToken(), resumed: FolderSpending{Overrun: 1}}
 }
 
 // Prices returns the meter's price table.
@@ -156,6 +196,38 @@ func (m *Meter) Prices() Prices { return m.prices }
 
 // Budget returns the cap (0 = none).
 func (m *Meter) Budget() float64 { return m.budget }
+
+// Resumed returns what the folder's spending file held when the meter
+// opened it (zero for an in-memory meter).
+func (m *Meter) Resumed() FolderSpending { return m.resumed }
+
+// Spent returns what the folder has spent: the resumed total plus this
+// process's settled attempts (calls in flight not included).
+func (m *Meter) Spent() float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.spent
+}
+
+// Stopped returns why the meter admits no more calls, or nil.
+func (m *Meter) Stopped() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.stop
+}
+
+// Close releases the spending file (nothing for an in-memory meter). Calls
+// in flight should have ended; later calls are counted in memory only.
+func (m *Meter) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.journal == nil {
+		return nil
+	}
+	err := m.journal.close()
+	m.journal = nil
+	return err
+}
 
 // check is used by New: a capped meter needs a price for every model.
 func (m *Meter) check(e Endpoint) error {
@@ -165,23 +237,140 @@ func (m *Meter) check(e Endpoint) error {
 	return nil
 }
 
-// reserve books a worst-case cost; it fails once the budget is spent.
-func (m *Meter) reserve(model string, est Usage) (float64, error) {
-	usd, _ := m.prices.Cost(model, est)
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.budget > 0 && (m.exhausted || m.spent+m.reserved+usd > m.budget) {
-		// Once a call has been refused, refuse every later one too, so a run
-		// does not sneak small calls in after a big one was turned away.
-		m.exhausted = true
-		return 0, fmt.Errorf("budget of $%.4f reached (spent $%.4f, in flight $%.4f, this call up to $%.4f)", m.budget, m.spent, m.reserved, usd)
-	}
-	m.reserved += usd
-	return usd, nil
+// reservation is one attempt's booked worst case.
+type reservation struct {
+	id         string
+	usd, worst float64 // reserved; the worst case at list prices
 }
 
-// settle replaces a reservation with what the call really did.
-func (m *Meter) settle(endpoint, model string, reserved float64, t Tally, used Usage) float64 {
+// budgetError says why an attempt was not admitted.
+type budgetError struct{ msg string }
+
+func (e *budgetError) Error() string { return e.msg }
+
+// broadcast wakes reservations waiting for room; under m.mu.
+func (m *Meter) broadcast() {
+	close(m.changed)
+	m.changed = make(chan struct{})
+}
+
+// reserve books an attempt's worst case before it is sent, waiting while
+// calls in flight leave too little headroom (see [Meter]). It fails with a
+// *budgetError once the budget cannot take the attempt, or when ctx ends.
+func (m *Meter) reserve(ctx context.Context, endpoint, model string, est Usage) (*reservation, error) {
+	worst, _ := m.prices.Cost(model, est)
+	for {
+		m.mu.Lock()
+		if m.stop != nil {
+			err := m.stop
+			m.mu.Unlock()
+			return nil, err
+		}
+		usd := worst * max(1, m.factor[model])
+		if m.budget > 0 {
+			if m.spent+usd > m.budget {
+				// Spending only grows: this attempt will never fit. Refuse
+				// every later one too, so a run does not sneak small calls
+				// in after a big one was turned away.
+				m.stop = &budgetError{fmt.Sprintf("budget of $%.4f reached (spent $%.4f, in flight $%.4f, this call up to $%.4f)", m.budget, m.spent, m.reserved, usd)}
+				m.broadcast()
+				m.mu.Unlock()
+				return nil, m.stop
+			}
+			if m.inFlight > 0 && m.spent+OverrunHeadroom*(m.reserved+usd) > m.budget {
+				wait := m.changed
+				m.mu.Unlock()
+				select {
+				case <-wait:
+					continue
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+		}
+		m.seq++
+		r := &reservation{id: fmt.Sprintf("%s-%d", m.token, m.seq), usd: usd, worst: worst}
+		m.reserved += usd
+		m.inFlight++
+		j := m.journal
+		if j != nil {
+			if err := j.append(spendRecord{Op: "reserve", ID: r.id, Time: time.Now().UTC(), Endpoint: endpoint, Model: model,
+				PromptTokens: est.PromptTokens, CompletionTokens: est.CompletionTokens, WorstUSD: worst, USD: usd}); err != nil {
+				m.reserved -= usd
+				m.inFlight--
+				m.stop = &budgetError{err.Error()}
+				m.broadcast()
+				m.mu.Unlock()
+				return nil, m.stop
+			}
+		}
+		m.mu.Unlock()
+		// Synced outside the lock: concurrent attempts' syncs overlap. The
+		// request is not sent before its reservation is on disk.
+		if j != nil {
+			if err := j.sync(); err != nil {
+				m.settle(r, model, Usage{}, usageNone)
+				m.mu.Lock()
+				if m.stop == nil {
+					m.stop = &budgetError{err.Error()}
+					m.broadcast()
+				}
+				m.mu.Unlock()
+				return nil, err
+			}
+		}
+		return r, nil
+	}
+}
+
+// settle replaces a reservation with what the attempt cost: used as
+// reported (usageReported), nothing (usageNone) or the reservation itself
+// (usageUnknown). It returns the charge. A reported cost above the
+// reservation scales later reservations and stops a capped meter.
+func (m *Meter) settle(r *reservation, model string, used Usage, how string) float64 {
+	usd := 0.0
+	switch how {
+	case usageReported:
+		usd, _ = m.prices.Cost(model, used)
+	case usageUnknown:
+		usd = r.usd
+	}
+	overrun := how == usageReported && usd > r.usd*(1+1e-9)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.reserved -= r.usd
+	m.inFlight--
+	if m.inFlight == 0 || m.reserved < 1e-12 {
+		m.reserved = 0 // no float dust left behind
+	}
+	m.spent += usd
+	if overrun {
+		if r.worst > 0 {
+			m.factor[model] = max(m.factor[model], usd/r.worst)
+		}
+		if m.budget > 0 && m.stop == nil {
+			m.stop = &budgetError{fmt.Sprintf("the provider reported usage costing $%.4f for a call reserved at $%.4f (more than the token cap sent); stopped, spent $%.4f of $%.4f; running again reserves %.2fx the worst case", usd, r.usd, m.spent, m.budget, max(1, m.factor[model]))}
+		}
+	}
+	if m.journal != nil {
+		rec := spendRecord{Op: "settle", ID: r.id, Time: time.Now().UTC(), USD: usd, Usage: how, Overrun: overrun}
+		if how == usageReported {
+			rec.PromptTokens, rec.CompletionTokens = used.PromptTokens, used.CompletionTokens
+		}
+		// Not synced: a settle line lost in a crash leaves its reservation
+		// counting in full, which errs on the safe side. A failed write
+		// stops further calls, whose spending could not be recorded either.
+		if err := m.journal.append(rec); err != nil && m.stop == nil {
+			m.stop = &budgetError{err.Error()}
+		}
+	}
+	m.broadcast()
+	return usd
+}
+
+// count adds a call's outcome to its endpoint's tally and returns the cost
+// of the usage reported.
+func (m *Meter) count(endpoint, model string, t Tally, used Usage) float64 {
 	usd, ok := m.prices.Cost(model, used)
 	t.PromptTokens, t.CompletionTokens, t.CostUSD = used.PromptTokens, used.CompletionTokens, usd
 	if !ok && (used.PromptTokens > 0 || used.CompletionTokens > 0) {
@@ -189,11 +378,6 @@ func (m *Meter) settle(endpoint, model string, reserved float64, t Tally, used U
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.reserved -= reserved
-	if m.reserved < 1e-12 {
-		m.reserved = 0
-	}
-	m.spent += usd
 	tl := m.by[endpoint]
 	if tl == nil {
 		tl = &Tally{}

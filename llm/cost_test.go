@@ -51,12 +51,14 @@ func TestMeterCountsTokensAndDollars(t *testing.T) {
 
 func TestBudgetCap(t *testing.T) {
 	r := llmtest.Text("ok")
-	r.PromptTokens, r.CompletionTokens = 1000, 100
+	r.CompletionTokens = 100
 	srv := llmtest.Start(t, llmtest.Fixed(r), llmtest.Options{})
-	// Each call costs $0.001 + $0.001 = $0.002 and reserves up to
-	// prompt estimate + max_tokens 100.
+	// Each call costs $0.001 for its 100 completion tokens plus a few
+	// prompt tokens (the fake counts 1 per 4 bytes + 1, below the client's
+	// estimate), and reserves the estimate plus max_tokens 100: five fit
+	// in $0.0055, a sixth reservation would not.
 	prices := llm.Prices{"gpt-test": {Prompt: 1, Completion: 10}}
-	meter := llm.NewMeter(prices, 0.0105)
+	meter := llm.NewMeter(prices, 0.0055)
 	dir := t.TempDir()
 	cache, _ := llm.OpenCache(dir)
 	c := newClient(t, endpoint(srv, func(e *llm.Endpoint) { e.Sampling.MaxTokens = 100 }), llm.Options{Meter: meter, Cache: cache})
@@ -89,7 +91,7 @@ func TestBudgetCap(t *testing.T) {
 		t.Errorf("%d cache entries for %d calls", n, done)
 	}
 	tot := meter.Total()
-	if tot.CostUSD > meter.Budget() || !near(tot.CostUSD, 0.010) || tot.Failures != 5 {
+	if tot.CostUSD > meter.Budget() || !near(tot.CostUSD, 5*(0.001+float64(tot.PromptTokens)/5/1e6)) || tot.Failures != 5 || tot.PromptTokens == 0 {
 		t.Errorf("total %+v", tot)
 	}
 	// What was done stays available: cache hits need no budget.

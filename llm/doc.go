@@ -10,7 +10,8 @@
 //	eps, err := llm.LoadEndpoints("endpoints.yaml")      // or build an llm.Endpoint in Go
 //	cache, err := llm.OpenCache("out/llm-cache")
 //	prices, err := llm.LoadPrices("prices.yaml")
-//	meter := llm.NewMeter(prices, 20)                    // stop at $20
+//	meter, err := llm.OpenMeter("out", prices, 20)        // a $20 cap on out/, over every run
+//	defer meter.Close()
 //	c, err := llm.New(eps[0], llm.Options{Cache: cache, Meter: meter, Logger: log})
 //	resp, err := c.Complete(ctx, llm.Request{
 //		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}},
@@ -50,6 +51,12 @@
 // transport.go). A seed, when set, is sent as seed+Sample.
 // A [Schema] is sent as response_format json_schema, or json_object, or not
 // at all, following the capabilities; the reply must then be a JSON object.
+// Request.Logprobs sends logprobs: true and needs capabilities.logprobs (a
+// request without it fails before any call); the reply's
+// choices[0].logprobs.content[].logprob are summarised in
+// Response.Logprobs (tokens, sum, minimum), cached with the reply, and a
+// reply without them is malformed. The flag is part of the cache key only
+// when set, so other keys are unchanged.
 //
 // # Errors and retries
 //
@@ -65,7 +72,9 @@
 //	                          Request.Validate failed
 //	quota            no       HTTP 429 insufficient_quota
 //	auth             no       HTTP 401, 403, key variable unset
-//	budget_exceeded  no       the meter's cap is reached (nothing was sent)
+//	budget_exceeded  no       the meter's cap is reached, or it stopped after
+//	                          usage above a reservation or a failed write
+//	                          of its spending file (nothing was sent)
 //	canceled         no       the caller's context ended
 //	context_length   no       prompt too long (400 context_length_exceeded, 413)
 //	bad_request      no       other 4xx, invalid Request
@@ -100,10 +109,19 @@
 // A [Meter] totals calls, tokens and dollars per endpoint from a [Prices]
 // table (YAML, dollars per million prompt and completion tokens, see
 // testdata/prices.example.yaml). [Prices.Estimate] prices a planned run. With
-// a budget cap, each uncached call first reserves its worst-case cost; a call
-// that does not fit fails with [KindBudget] before anything is sent, and so
-// does every call after it (cache hits are still served), so a capped run
-// stops cleanly between calls.
+// a budget cap, each HTTP attempt first reserves its worst-case cost (the
+// prompt estimate plus the token cap sent); an attempt that does not fit
+// fails with [KindBudget] before anything is sent, and so does every call
+// after it (cache hits are still served), so a capped run stops cleanly
+// between calls. Usage reported above the reservation stops a capped meter
+// too, and scales later reservations.
+//
+// [OpenMeter] keeps the spending of a folder in its [SpendingFile], an
+// append-only JSONL of reservations (fsynced before the request is sent)
+// and settlements, locked against a second process. A meter opened on it
+// starts from the folder's total, so the cap holds over every run into the
+// folder, and a process killed mid-call leaves its reservations counted in
+// full: the record never says less than the provider may have billed.
 //
 // # Testing
 //

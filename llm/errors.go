@@ -75,8 +75,17 @@ type Error struct {
 	// billed by the provider).
 	Usage   Usage
 	Message string // redacted
-	cause   error  // only context errors, so errors.Is works without leaking text
+	// Transport reports a malformed reply garbled on the wire rather than
+	// by the model: the body cut off or truncated, not JSON at all, or
+	// over the size limit. Such replies say the endpoint (or a proxy in
+	// front of it) is broken, as a reset connection does: see EndpointDown.
+	Transport bool
+	cause     error // only context errors, so errors.Is works without leaking text
 }
+
+// EndpointDown reports whether this failure counts toward the endpoint-down
+// stop: its kind says so, or the reply was garbled on the wire.
+func (e *Error) EndpointDown() bool { return e.Kind.EndpointDown() || e.Transport }
 
 func (e *Error) Error() string {
 	var b strings.Builder
@@ -126,8 +135,10 @@ type apiErrorBody struct {
 }
 
 // classifyStatus maps a non-2xx reply to a kind and a short message taken
-// from the error envelope when there is one.
-func classifyStatus(status int, body []byte) (ErrorKind, string) {
+// from the error envelope when there is one. The message is redacted before
+// it is cut: a key echoed across the cut would otherwise survive in part,
+// the redactor no longer recognising what is left of it.
+func classifyStatus(status int, body []byte, redact redactor) (ErrorKind, string) {
 	var env apiErrorBody
 	msg, code := "", ""
 	if json.Unmarshal(body, &env) == nil && env.Error != nil {
@@ -139,9 +150,9 @@ func classifyStatus(status int, body []byte) (ErrorKind, string) {
 	} else {
 		msg = strings.TrimSpace(string(body))
 	}
-	msg = truncate(msg, 300)
-	if code != "" && !strings.Contains(msg, code) {
-		msg = code + ": " + msg
+	msg = truncate(redact.apply(msg), maxErrorMessage)
+	if code = redact.apply(code); code != "" && !strings.Contains(msg, code) {
+		msg = code + ": " + truncate(msg, maxErrorMessage)
 	}
 	lower := strings.ToLower(msg)
 	switch {
@@ -187,6 +198,9 @@ func classifyTransport(parent, attempt context.Context, err error) ErrorKind {
 	}
 	return KindNetwork
 }
+
+// maxErrorMessage bounds the server's text kept in an error message.
+const maxErrorMessage = 300
 
 func truncate(s string, n int) string {
 	if len(s) <= n {

@@ -81,7 +81,7 @@ func TestClassifyStatus(t *testing.T) {
 		{422, `unprocessable`, KindBadRequest},
 	}
 	for _, tt := range tests {
-		if got, msg := classifyStatus(tt.status, []byte(tt.body)); got != tt.want {
+		if got, msg := classifyStatus(tt.status, []byte(tt.body), nil); got != tt.want {
 			t.Errorf("classifyStatus(%d, %s) = %s (%s), want %s", tt.status, tt.body, got, msg, tt.want)
 		}
 	}
@@ -274,6 +274,63 @@ func TestErrorKindClasses(t *testing.T) {
 	} {
 		if c.k.EndpointDown() != c.down || c.k.Retryable() != c.retryable {
 			t.Errorf("%s: EndpointDown %v Retryable %v, want %v %v", c.k, c.k.EndpointDown(), c.k.Retryable(), c.down, c.retryable)
+		}
+	}
+}
+
+// A key echoed in an error body is redacted before the message is cut, so
+// no part of it survives wherever the cut falls: before, inside or after it.
+func TestRedactBeforeTruncate(t *testing.T) {
+	const key = "sk-test-0123456789abcdefXYZ"
+	r := redactor{key}
+	for pos := 0; pos <= maxErrorMessage+1; pos++ {
+		pad := strings.Repeat(".", max(0, maxErrorMessage-pos))
+		for _, body := range []string{
+			`{"error":{"message":"` + pad + key + ` is not a valid key","code":"invalid_api_key"}}`,
+			pad + key + " is not a valid key",
+			`{"error":{"message":"` + pad + `","code":"` + key + `"}}`,
+		} {
+			_, msg := classifyStatus(401, []byte(body), r)
+			for n := 4; n <= len(key); n++ {
+				for i := 0; i+n <= len(key); i++ {
+					if frag := key[i : i+n]; strings.Contains(msg, frag) {
+						t.Fatalf("key at %d: message %q holds %q of the key", pos, msg, frag)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Temporary files a killed process left in the cache are removed when the
+// cache is opened again; a fresh one (another process writing now) stays.
+func TestCacheReclaimsTemps(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "ab")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old, fresh, entry := filepath.Join(sub, ".tmp-abcdef12-1"), filepath.Join(sub, ".tmp-abcdef12-2"), filepath.Join(sub, "abcdef.json")
+	for _, p := range []string{old, fresh, entry} {
+		if err := os.WriteFile(p, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	long := time.Now().Add(-time.Hour)
+	for _, p := range []string{old, entry} {
+		if err := os.Chtimes(p, long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := OpenCache(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("stale temporary file kept: %v", err)
+	}
+	for _, p := range []string{fresh, entry} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s: %v", p, err)
 		}
 	}
 }

@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,7 +28,10 @@ type exchange struct {
 	// temperature 0 is written into the body here.
 	patch map[string]any
 
-	sent    bool // the request left the client
+	sent bool // the request went to the transport
+	// wrote: the whole request was written to the connection, so the
+	// provider may have processed (and billed) it even if no reply came.
+	wrote   atomic.Bool
 	status  int
 	header  http.Header
 	body    []byte
@@ -55,6 +60,13 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 		}
 	}
 	ex.sent = true
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		WroteRequest: func(i httptrace.WroteRequestInfo) {
+			if i.Err == nil {
+				ex.wrote.Store(true)
+			}
+		},
+	}))
 	resp, err := d.hc.Do(req)
 	if err != nil {
 		ex.sendErr = err

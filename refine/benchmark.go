@@ -1,11 +1,8 @@
 package refine
 
 import (
-	"encoding/json"
-	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -14,10 +11,8 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/internal/pyjson"
+	"github.com/clinsql/clinsql/runfolder"
 )
-
-// BenchmarkSummaryFile is a model's attempt-wise success summary.
-const BenchmarkSummaryFile = "benchmark_summary.json"
 
 // difficulties in the reference's order.
 var difficulties = []string{"easy", "medium", "hard"}
@@ -68,9 +63,9 @@ func pct(n, total int) float64 {
 	return float64(n) / float64(total) * 100
 }
 
-// BenchmarkSummary is what [WriteBenchmarkSummary] found, for callers that
-// print it.
-type BenchmarkSummary struct {
+// Tally is what [WriteBenchmarkSummary] counted, for callers that print
+// it (the file itself is read as runfolder.BenchmarkSummary).
+type Tally struct {
 	Model      string
 	Total      int // tasks counted (finished, not excluded)
 	Successful int
@@ -85,7 +80,7 @@ type BenchmarkSummary struct {
 
 // CumulativeRate returns the percentage of counted tasks that succeeded by
 // attempt k (1-based).
-func (b *BenchmarkSummary) CumulativeRate(k int) float64 {
+func (b *Tally) CumulativeRate(k int) float64 {
 	n := 0
 	for i := 0; i < k && i < len(b.SuccessAt); i++ {
 		n += b.SuccessAt[i]
@@ -101,12 +96,12 @@ func (b *BenchmarkSummary) CumulativeRate(k int) float64 {
 // are listed under "clinsql" with the status counts and, when expected is
 // given, the tasks still pending. The file is written in Python's json.dump
 // format, as the reference's is.
-func WriteBenchmarkSummary(run, model string, attempts int, expected []datasets.Key) (*BenchmarkSummary, error) {
+func WriteBenchmarkSummary(run, model string, attempts int, expected []datasets.Key) (*Tally, error) {
 	b, bs, err := BuildBenchmarkSummary(run, model, attempts, expected)
 	if err != nil {
 		return nil, err
 	}
-	if err := atomicfile.Write(filepath.Join(run, BenchmarkSummaryFile), b); err != nil {
+	if err := atomicfile.Write(filepath.Join(run, runfolder.BenchmarkSummaryFile), b); err != nil {
 		return nil, err
 	}
 	return bs, nil
@@ -115,12 +110,12 @@ func WriteBenchmarkSummary(run, model string, attempts int, expected []datasets.
 // BuildBenchmarkSummary is [WriteBenchmarkSummary] without the write: the
 // file's bytes and what they say. run may be any producer's run folder (the
 // released ones included).
-func BuildBenchmarkSummary(run, model string, attempts int, expected []datasets.Key) ([]byte, *BenchmarkSummary, error) {
-	outs, err := datasets.LoadRun(run)
+func BuildBenchmarkSummary(run, model string, attempts int, expected []datasets.Key) ([]byte, *Tally, error) {
+	outs, err := runfolder.LoadOutputs(run)
 	if err != nil && (len(outs) > 0 || hasSummaries(run)) {
 		return nil, nil, err
 	}
-	bs := &BenchmarkSummary{Model: model, Statuses: map[string]int{}}
+	bs := &Tally{Model: model, Statuses: map[string]int{}}
 	type levelKey struct{ split, domain, difficulty string }
 	all := &tally{}
 	splits := map[string]*tally{}
@@ -286,7 +281,7 @@ func tallyOf[K comparable](m map[K]*tally, k K) *tally {
 func hasSummaries(dir string) bool {
 	found := false
 	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && d.Name() == datasets.ExecutionSummaryFile {
+		if err == nil && !d.IsDir() && d.Name() == runfolder.ExecutionSummaryFile {
 			found = true
 			return filepath.SkipAll
 		}
@@ -301,18 +296,4 @@ func anySlice(list []string) []any {
 		out[i] = s
 	}
 	return out
-}
-
-// ReadBenchmarkSummary reads the reference fields of a benchmark_summary.json
-// (any producer's).
-func ReadBenchmarkSummary(path string) (map[string]any, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	return m, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // releasedInconsistent is the one released run whose benchmark_summary.json
@@ -38,7 +39,7 @@ func TestBenchmarkSummaryMatchesReleased(t *testing.T) {
 			if err := json.Unmarshal(b, &got); err != nil {
 				t.Fatal(err)
 			}
-			raw, err := os.ReadFile(filepath.Join(root, model, BenchmarkSummaryFile))
+			raw, err := os.ReadFile(filepath.Join(root, model, runfolder.BenchmarkSummaryFile))
 			if err != nil {
 				t.Fatal(err)
 			}

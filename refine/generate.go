@@ -57,6 +57,9 @@ type Options struct {
 	RunID string
 	// Events, if set, is called once per task, from one goroutine at a time.
 	Events func(Event)
+	// Subset records in each run's manifest that Tasks are part of their
+	// splits on purpose (--limit, filters).
+	Subset bool
 	// NewClient replaces llm.New (tests).
 	NewClient func(llm.Endpoint, llm.Options) (Completer, error)
 }
@@ -86,7 +89,7 @@ type ModelResult struct {
 	// authentication, quota, budget or request error that every further
 	// call would repeat).
 	Stopped string
-	Summary *BenchmarkSummary
+	Summary *Tally
 	Usage   llm.Usage
 	CostUSD float64
 }
@@ -183,6 +186,24 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 			opts.Events(e)
 		}
 	}
+	// Each model's folder is locked and its manifest opened before any
+	// call: a second generate on the same folder is refused here.
+	handles := make([]*runHandle, len(plans))
+	defer func() {
+		for _, h := range handles {
+			if h != nil {
+				h.lock.Release()
+			}
+		}
+	}()
+	for i, p := range plans {
+		h, err := openRun(p.dir, "generate", p.model.Name, "", opts.Tasks, p.settings, opts.Subset, opts.RunID)
+		if err != nil {
+			return nil, fmt.Errorf("model %q: %w", p.model.Name, err)
+		}
+		handles[i] = h
+	}
+
 	global := semaphore.NewWeighted(int64(opts.Concurrency))
 	res := &Result{}
 	g, gctx := errgroup.WithContext(ctx)
@@ -221,6 +242,10 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 		}
 		res.Models[i].Summary = bs
 		res.Models[i].Pending = bs.Pending
+		if merr := handles[i].finish(bs.Pending, err == nil && res.Models[i].Stopped == ""); merr != nil {
+			err = errors.Join(err, fmt.Errorf("model %q: manifest: %w", p.model.Name, merr))
+		}
+		handles[i] = nil
 	}
 	return res, err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/refine/refinetest"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // syntheticSchedule answers the synthetic tasks with okSQL, broken in the
@@ -95,7 +96,7 @@ func TestGenerateTwoModels(t *testing.T) {
 		t.Errorf("calls never overlapped (max %d)", both)
 	}
 	// The reference benchmark summary reads back with its shape.
-	checkBenchmarkShape(t, filepath.Join(out, "model-a", BenchmarkSummaryFile), "model-a", 40)
+	checkBenchmarkShape(t, filepath.Join(out, "model-a", runfolder.BenchmarkSummaryFile), "model-a", 40)
 
 	// Direct mode asks for SQL only.
 	if p := srvB.Requests()[0].Prompt(); strings.Contains(p, "Reasoning:") || !strings.Contains(p, "query only") {
@@ -115,7 +116,7 @@ func TestGenerateTwoModels(t *testing.T) {
 
 	// Deleting some outputs redoes only those, from the cache.
 	for _, tk := range tasks[:5] {
-		os.Remove(filepath.Join(TaskDir(filepath.Join(out, "model-a"), tk.Key), datasets.ExecutionSummaryFile))
+		os.Remove(filepath.Join(runfolder.TaskDir(filepath.Join(out, "model-a"), tk.Key), runfolder.ExecutionSummaryFile))
 	}
 	res, err = Generate(context.Background(), opts)
 	if err != nil {
@@ -164,9 +165,14 @@ func (w withSemantics) Semantics() string { return w.sem }
 // checkBenchmarkShape checks the reference keys of benchmark_summary.json.
 func checkBenchmarkShape(t *testing.T, path, model string, total int) {
 	t.Helper()
-	m, err := ReadBenchmarkSummary(path)
+	// The file's raw shape: the reference's keys, nested as published.
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
 	if m["model"] != model || m["total_queries"] != float64(total) {
 		t.Errorf("%s: model %v total %v", path, m["model"], m["total_queries"])

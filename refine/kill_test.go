@@ -18,6 +18,7 @@ import (
 	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // The child process of TestKilledAndResumed is this test binary run again
@@ -46,9 +47,14 @@ func helperMain() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	meter, err := llm.OpenMeter(out, killPrices, 0)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	_, err = Generate(context.Background(), Options{
 		Out: out, Tasks: syntheticTasks(n), Models: []Model{killModel(os.Getenv(helperEnv))}, Executor: ex,
-		LLM: llm.Options{Cache: cache, Getenv: getenv}, Concurrency: 2, RunID: "child",
+		LLM: llm.Options{Cache: cache, Meter: meter, Getenv: getenv}, Concurrency: 2, RunID: "child",
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -56,6 +62,11 @@ func helperMain() int {
 	}
 	return 0
 }
+
+// killPrices price the kill test's calls, so that the run folder's
+// spending record (llm.SpendingFile) can be checked against what the
+// server billed.
+var killPrices = llm.Prices{"fake-killed": {Prompt: 1, Completion: 10}}
 
 func killModel(baseURL string) Model {
 	t0 := 0.0
@@ -103,6 +114,24 @@ func TestKilledAndResumed(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd.Wait()
+	// Nothing the server billed is missing from the folder's spending:
+	// every request was reserved before it was sent, and calls in flight
+	// at the kill count at their reservation.
+	if !srv.WaitIdle(10 * time.Second) {
+		t.Fatal("the server is still handling requests of the killed child")
+	}
+	meter, err := llm.OpenMeter(out, killPrices, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer meter.Close()
+	bp, bc := srv.Billed()
+	billed, _ := killPrices.Cost("fake-killed", llm.Usage{PromptTokens: bp, CompletionTokens: bc})
+	sp, _ := os.ReadFile(filepath.Join(out, llm.SpendingFile))
+	st := meter.Resumed()
+	if reserved := strings.Count(string(sp), `"op":"reserve"`); reserved < srv.Calls() || st.SpentUSD < billed-1e-12 {
+		t.Errorf("%d requests reached the server, %d were reserved; billed $%.6f, recorded $%.6f", srv.Calls(), reserved, billed, st.SpentUSD)
+	}
 	before := countSummaries(run)
 	if before >= killTasks {
 		t.Fatalf("the child finished all %d tasks before the kill; slow it down", before)
@@ -124,7 +153,7 @@ func TestKilledAndResumed(t *testing.T) {
 	for _, tk := range tasks {
 		askedBefore[tk.Question] = sched.Calls(tk.Question)
 	}
-	t.Logf("killed after %d of %d tasks (%d model calls)", before, killTasks, srv.Calls())
+	t.Logf("killed after %d of %d tasks (%d model calls; %d in flight, spent $%.6f, billed $%.6f)", before, killTasks, srv.Calls(), st.Unreconciled, st.SpentUSD, billed)
 
 	ex := miniEngine(t)
 	cache, err := llm.OpenCache(filepath.Join(out, "llm-cache"))
@@ -133,7 +162,7 @@ func TestKilledAndResumed(t *testing.T) {
 	}
 	res, err := Generate(context.Background(), Options{
 		Out: out, Tasks: tasks, Models: []Model{killModel(srv.OpenAIBaseURL())}, Executor: ex,
-		LLM: llm.Options{Cache: cache, Getenv: getenv}, Concurrency: 2, RunID: "resume",
+		LLM: llm.Options{Cache: cache, Meter: meter, Getenv: getenv}, Concurrency: 2, RunID: "resume",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -158,7 +187,7 @@ func TestKilledAndResumed(t *testing.T) {
 			t.Errorf("%s: finished by %s, want %s", tk.Key, sum.Clinsql.RunID, wantRun)
 		}
 	}
-	outs, err := datasets.LoadRun(run)
+	outs, err := runfolder.LoadOutputs(run)
 	if err != nil || len(outs) != killTasks {
 		t.Fatalf("LoadRun: %d outputs, %v", len(outs), err)
 	}
@@ -180,7 +209,7 @@ func TestKilledAndResumed(t *testing.T) {
 func countSummaries(dir string) int {
 	n := 0
 	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && d.Name() == datasets.ExecutionSummaryFile {
+		if err == nil && !d.IsDir() && d.Name() == runfolder.ExecutionSummaryFile {
 			n++
 		}
 		return nil

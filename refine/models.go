@@ -145,16 +145,38 @@ func LoadModels(path string) ([]Model, error) {
 
 // ParseModels is [LoadModels] on bytes already read; name is used in errors.
 func ParseModels(name string, data []byte) ([]Model, error) {
-	var f ModelsFile
+	models, err := DecodeModels[Model](name, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := errors.Join(CheckModels(name, models)...); err != nil {
+		return nil, err
+	}
+	return models, nil
+}
+
+// DecodeModels decodes the models list of a models file whose entries are
+// M (Model, or a benchmark's extension of it) strictly: unknown fields are
+// errors, and so is a file without models.
+func DecodeModels[M any](name string, data []byte) ([]M, error) {
+	var f struct {
+		Models []M `yaml:"models"`
+	}
 	if err := llm.DecodeYAML(name, data, &f); err != nil {
 		return nil, err
 	}
 	if len(f.Models) == 0 {
 		return nil, &llm.ConfigError{File: name, Field: "models", Problem: "no models"}
 	}
+	return f.Models, nil
+}
+
+// CheckModels validates each model and that no two share a name (names are
+// output folders), every problem located by file and field.
+func CheckModels(name string, models []Model) []error {
 	var errs []error
 	seen := map[string]int{}
-	for i, m := range f.Models {
+	for i, m := range models {
 		prefix := fmt.Sprintf("models[%d]", i)
 		if err := m.Validate(); err != nil {
 			errs = append(errs, llm.InFile(err, name, prefix))
@@ -167,10 +189,7 @@ func ParseModels(name string, data []byte) ([]Model, error) {
 		}
 		seen[lowerASCII(m.Name)] = i
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return f.Models, nil
+	return errs
 }
 
 func lowerASCII(s string) string {

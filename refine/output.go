@@ -14,24 +14,19 @@ import (
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // FailedToGenerate is the reference's final_error when no query came back.
 const FailedToGenerate = "Failed to generate SQL"
 
 // TaskSummary is a task's execution_summary.json as clinsql writes it: the
-// reference fields first, in the reference order, then clinsql's own under
-// "clinsql". [datasets.LoadRun] and the reference tools read it alike.
+// reference fields first, in the reference order (the one
+// runfolder.ExecutionSummary that every reader uses), then clinsql's own
+// under "clinsql". [runfolder.Load] and the reference tools read it alike.
 type TaskSummary struct {
-	Query              string             `json:"query"`
-	FinalSQL           string             `json:"final_sql"`
-	ExecutionSuccess   bool               `json:"execution_success"`
-	RowCount           int64              `json:"row_count"`
-	FinalError         *string            `json:"final_error"`
-	Model              string             `json:"model"`
-	ModelID            string             `json:"model_id,omitempty"`
-	RefinementAttempts []datasets.Attempt `json:"refinement_attempts"`
-	Clinsql            *TaskDetail        `json:"clinsql,omitempty"`
+	runfolder.ExecutionSummary
+	Clinsql *TaskDetail `json:"clinsql,omitempty"`
 }
 
 // TaskDetail is clinsql's own part of execution_summary.json.
@@ -56,7 +51,7 @@ type TaskDetail struct {
 	ExcludedNote string    `json:"excluded,omitempty"`
 	// Recorded is the recorded run's own outcome for a replayed task (see
 	// Replay): for the released runs, what BigQuery did with the same query.
-	Recorded *datasets.ExecutionSummary `json:"recorded,omitempty"`
+	Recorded *runfolder.ExecutionSummary `json:"recorded,omitempty"`
 }
 
 // UsageJSON totals a task's model calls.
@@ -102,24 +97,16 @@ func engineSemantics(ex executor.Executor) string {
 	return ""
 }
 
-// TaskDir is the task's folder in a model's run folder.
-func TaskDir(run string, k datasets.Key) string {
-	return filepath.Join(run, k.Split, k.Domain, k.DifficultyDir(), k.ID)
-}
-
-// SQLFile names the final query's file in a task's folder of the run.
-func SQLFile(id string) string { return "sql_" + id + ".sql" }
-
 // Summary builds the task's execution_summary.json from its record.
 func Summary(rec *Record, t *datasets.Task, s Settings, runID string) *TaskSummary {
-	ts := &TaskSummary{
+	ts := &TaskSummary{ExecutionSummary: runfolder.ExecutionSummary{
 		Query:              t.Question,
 		Model:              s.Model,
 		ModelID:            s.ModelID,
-		RefinementAttempts: []datasets.Attempt{},
-	}
+		RefinementAttempts: []runfolder.Attempt{},
+	}}
 	for _, a := range rec.Attempts {
-		ra := datasets.Attempt{Attempt: a.Attempt, Success: a.Status == AttemptOK || a.Status == AttemptEmpty, RowCount: int(a.RowCount), Warnings: a.Warnings}
+		ra := runfolder.Attempt{Attempt: a.Attempt, Success: a.Status == AttemptOK || a.Status == AttemptEmpty, RowCount: a.RowCount, Warnings: a.Warnings}
 		if !ra.Success {
 			e := attemptError(a)
 			ra.Error = &e
@@ -151,7 +138,7 @@ func Summary(rec *Record, t *datasets.Task, s Settings, runID string) *TaskSumma
 			ts.FinalError = &e
 		}
 		if rec.Result != nil {
-			d.ResultFile = datasets.GoldResultFile(t.ID)
+			d.ResultFile = runfolder.ResultFile(t.ID)
 			d.RowsWritten = len(rec.Result.Rows)
 			d.Truncated = rec.Result.Truncated
 		}
@@ -181,13 +168,13 @@ func attemptError(a Attempt) string {
 // as done only once all of its files are whole; files of an earlier answer
 // that this one does not have are removed first.
 func WriteTask(run string, t *datasets.Task, rec *Record, sum *TaskSummary) error {
-	dir := TaskDir(run, t.Key)
+	dir := runfolder.TaskDir(run, t.Key)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	sumPath := filepath.Join(dir, datasets.ExecutionSummaryFile)
-	sqlPath := filepath.Join(dir, SQLFile(t.ID))
-	csvPath := filepath.Join(dir, datasets.GoldResultFile(t.ID))
+	sumPath := filepath.Join(dir, runfolder.ExecutionSummaryFile)
+	sqlPath := filepath.Join(dir, runfolder.SQLFile(t.ID))
+	csvPath := filepath.Join(dir, runfolder.ResultFile(t.ID))
 	// The summary goes first, so that a crash below leaves the task pending.
 	for _, p := range []string{sumPath, sqlPath, csvPath} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -195,7 +182,7 @@ func WriteTask(run string, t *datasets.Task, rec *Record, sum *TaskSummary) erro
 		}
 	}
 	atomicfile.RemoveTemps(dir)
-	if err := atomicfile.Write(filepath.Join(dir, datasets.QuestionFile(t.ID)), []byte(t.Question)); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, runfolder.QuestionFile(t.ID)), []byte(t.Question)); err != nil {
 		return err
 	}
 	if sum.FinalSQL != "" {
@@ -223,7 +210,7 @@ func WriteTask(run string, t *datasets.Task, rec *Record, sum *TaskSummary) erro
 // false when the task has none (not done yet); a file that cannot be read
 // is an error naming it.
 func ReadTask(run string, k datasets.Key) (sum *TaskSummary, ok bool, err error) {
-	path := filepath.Join(TaskDir(run, k), datasets.ExecutionSummaryFile)
+	path := filepath.Join(runfolder.TaskDir(run, k), runfolder.ExecutionSummaryFile)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // RequestRecorded marks an attempt whose query came from a recorded run, not
@@ -37,6 +38,8 @@ type ReplayOptions struct {
 	RunID       string
 	// Events, if set, is called once per task, one call at a time.
 	Events func(Event)
+	// Subset: Tasks are part of their splits on purpose.
+	Subset bool
 }
 
 // Replay runs a recorded run's final SQL again on another engine and writes
@@ -63,26 +66,29 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 	if o.RunID == "" {
 		o.RunID = fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid())
 	}
-	outs, err := datasets.LoadRun(o.Recorded)
+	outs, err := runfolder.LoadOutputs(o.Recorded)
 	if err != nil {
 		return nil, fmt.Errorf("replay: recorded run: %w", err)
 	}
-	recorded := make(map[datasets.Key]*datasets.Output, len(outs))
+	recorded := make(map[datasets.Key]*runfolder.Output, len(outs))
 	names := map[string]int{}
 	for _, out := range outs {
 		recorded[out.Key] = out
 		names[out.Summary.Model]++
 	}
+	recordedModel := majority(names, "recorded")
 	if o.Model == "" {
-		o.Model = majority(names, "recorded")
+		o.Model = recordedModel
 	}
 	set := Settings{Model: o.Model, Kind: RequestRecorded, Engine: o.Executor.Name(), EngineSemantics: engineSemantics(o.Executor)}
 	if err := checkSettings(o.Out, set); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(o.Out, 0o755); err != nil {
+	h, err := openRun(o.Out, "exec --run", o.Model, recordedModel, o.Tasks, set, o.Subset, o.RunID)
+	if err != nil {
 		return nil, err
 	}
+	defer h.lock.Release()
 	if err := writeSettings(o.Out, set); err != nil {
 		return nil, err
 	}
@@ -156,11 +162,14 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 		return mr, err
 	}
 	mr.Summary = b
+	if err := h.finish(b.Pending, true); err != nil {
+		return mr, err
+	}
 	return mr, nil
 }
 
 // replayTask runs one recorded final query as a single attempt.
-func replayTask(ctx context.Context, s *Solver, t *datasets.Task, out *datasets.Output) *Record {
+func replayTask(ctx context.Context, s *Solver, t *datasets.Task, out *runfolder.Output) *Record {
 	rec := &Record{Key: t.Key, Question: t.Question, Final: -1, Started: time.Now()}
 	defer func() { rec.Duration = time.Since(rec.Started) }()
 	a := Attempt{Attempt: 1, Request: RequestRecorded, SQL: out.Summary.FinalSQL}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // writeRecorded writes a recorded run: per task key, the final SQL and
@@ -20,13 +21,13 @@ func writeRecorded(t *testing.T, dir string, sqls map[string]string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := TaskDir(dir, k)
+		d := runfolder.TaskDir(dir, k)
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		b, _ := json.Marshal(datasets.ExecutionSummary{Query: "q", FinalSQL: sql, ExecutionSuccess: sql != "", RowCount: 1,
-			Model: "recorded-model", RefinementAttempts: []datasets.Attempt{{Attempt: 1, Success: sql != ""}}})
-		if err := os.WriteFile(filepath.Join(d, datasets.ExecutionSummaryFile), b, 0o644); err != nil {
+		b, _ := json.Marshal(runfolder.ExecutionSummary{Query: "q", FinalSQL: sql, ExecutionSuccess: sql != "", RowCount: 1,
+			Model: "recorded-model", RefinementAttempts: []runfolder.Attempt{{Attempt: 1, Success: sql != ""}}})
+		if err := os.WriteFile(filepath.Join(d, runfolder.ExecutionSummaryFile), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -49,11 +50,11 @@ func TestReplay(t *testing.T) {
 	if mr.Model != "recorded-model" || mr.Done != 3 || len(mr.Pending) != 1 || !strings.HasPrefix(mr.Pending[0], "test/Medication_Management") {
 		t.Fatalf("result = %+v", mr)
 	}
-	outs, err := datasets.LoadRun(out)
+	outs, err := runfolder.LoadOutputs(out)
 	if err != nil || len(outs) != 3 {
 		t.Fatalf("LoadRun: %d outputs, %v", len(outs), err)
 	}
-	byDomain := map[string]*datasets.Output{}
+	byDomain := map[string]*runfolder.Output{}
 	for _, o := range outs {
 		byDomain[o.Domain] = o
 	}

@@ -24,6 +24,7 @@ const (
 	StatusFailed      = "failed"      // every query the model wrote failed (the model's fault)
 	StatusNoSQL       = "no_sql"      // the model never produced a query
 	StatusUnsupported = "unsupported" // the engine cannot run the query faithfully: not the model's fault, excluded from its rates
+	StatusAbstained   = "abstained"   // the model declined to answer (Solver.Abstains; EHRSQL's "null")
 
 	StatusLLMError    = "llm_error"   // the model endpoint failed after its retries
 	StatusInfraError  = "infra_error" // the engine failed after retries
@@ -33,7 +34,7 @@ const (
 // Finished reports whether a task with this status is done.
 func Finished(status string) bool {
 	switch status {
-	case StatusOK, StatusEmpty, StatusFailed, StatusNoSQL, StatusUnsupported:
+	case StatusOK, StatusEmpty, StatusFailed, StatusNoSQL, StatusUnsupported, StatusAbstained:
 		return true
 	}
 	return false
@@ -54,6 +55,7 @@ const (
 	AttemptError       = "error"       // failed on the engine, the model's fault
 	AttemptNoSQL       = "no_sql"      // the reply held no query
 	AttemptUnsupported = "unsupported" // the engine cannot run it faithfully
+	AttemptAbstained   = "abstained"   // the reply declined to answer; nothing ran
 )
 
 // Attempt is one model answer and what became of it.
@@ -67,7 +69,9 @@ type Attempt struct {
 	Error      string         `json:"error,omitempty"`
 	RowCount   int64          `json:"row_count"`
 	Truncated  bool           `json:"truncated,omitempty"`
-	Columns    []string       `json:"columns,omitempty"`
+	// ByteCapped: the result byte cap, not the row cap, cut the rows kept.
+	ByteCapped bool     `json:"byte_capped,omitempty"`
+	Columns    []string `json:"columns,omitempty"`
 	// Warnings are the engine's (executor.Result.Warnings): the query ran,
 	// but not exactly as BigQuery would have.
 	Warnings []string `json:"warnings,omitempty"`
@@ -87,6 +91,9 @@ type LLMCall struct {
 	FromCache        bool    `json:"from_cache,omitempty"`
 	HTTPAttempts     int     `json:"http_attempts"`
 	FinishReason     string  `json:"finish_reason,omitempty"`
+	// Logprobs summarises the reply's token log-probabilities when the
+	// call asked for them (Solver.Tune).
+	Logprobs *llm.Logprobs `json:"logprobs,omitempty"`
 }
 
 // Record is one task's outcome.
@@ -138,12 +145,34 @@ type Solver struct {
 	LLM      Completer
 	Exec     executor.Executor
 	Prompter *Prompter
+	// Prompts, if set, writes the prompts instead of Prompter: another
+	// benchmark's wording over the same loop (EHRSQL's SQLite prompts).
+	Prompts PromptSource
+	// Tune, if set, adjusts every model request before it is sent (a
+	// sample index, sampling overrides, log-probabilities).
+	Tune func(*llm.Request)
+	// Abstains, if set, reports whether a reply declines to answer; such a
+	// reply ends the task with status abstained, and nothing runs.
+	Abstains func(reply string) bool
 	// ExecRetries is how many times a query that failed with
 	// executor.ClassInfra is run again (default 3), ExecRetryDelay the first
 	// wait, doubled each time (default 2s). Sleep replaces the wait in tests.
 	ExecRetries    int
 	ExecRetryDelay time.Duration
 	Sleep          func(context.Context, time.Duration) error
+}
+
+// PromptSource writes a task's prompts; *Prompter is one.
+type PromptSource interface {
+	Generate(t *datasets.Task) string
+	Fix(t *datasets.Task, last Shown, history []Shown) string
+}
+
+func (s *Solver) prompts() PromptSource {
+	if s.Prompts != nil {
+		return s.Prompts
+	}
+	return s.Prompter
 }
 
 // Solve answers one task. It never returns an error: every outcome,
@@ -157,14 +186,14 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 	for round := 0; round <= rounds; round++ {
 		req, prompt := RequestGenerate, ""
 		if round == 0 {
-			prompt = s.Prompter.Generate(t)
+			prompt = s.prompts().Generate(t)
 		} else {
 			last := shown[len(shown)-1]
 			var history []Shown
 			if s.Model.History {
 				history = shown[:len(shown)-1]
 			}
-			prompt = s.Prompter.Fix(t, last, history)
+			prompt = s.prompts().Fix(t, last, history)
 			switch last.Outcome {
 			case outcomeEmpty:
 				req = RequestFixEmpty
@@ -174,10 +203,14 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 				req = RequestFixError
 			}
 		}
-		resp, err := s.LLM.Complete(ctx, llm.Request{
+		lreq := llm.Request{
 			Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}},
 			Tag:      t.Key.String(),
-		})
+		}
+		if s.Tune != nil {
+			s.Tune(&lreq)
+		}
+		resp, err := s.LLM.Complete(ctx, lreq)
 		if err != nil {
 			kind := llm.KindOf(err)
 			if kind == llm.KindContextLength {
@@ -200,6 +233,17 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 				CostUSD: resp.CostUSD, LatencyMS: ms(resp.Latency), FromCache: resp.FromCache,
 				HTTPAttempts: resp.Attempts, FinishReason: resp.FinishReason,
 			},
+		}
+		if lreq.Logprobs {
+			lp := resp.Logprobs
+			a.LLM.Logprobs = &lp
+		}
+		if s.Abstains != nil && s.Abstains(resp.Text) {
+			a.Status, a.SQL = AttemptAbstained, "null"
+			rec.Attempts = append(rec.Attempts, a)
+			rec.Final, rec.Status = len(rec.Attempts)-1, StatusAbstained
+			rec.SuccessAttempt = firstSuccess(rec.Attempts)
+			return rec
 		}
 		x, err := Extract(resp.Text)
 		if err != nil {
@@ -313,7 +357,7 @@ func (s *Solver) runAttempt(ctx context.Context, a *Attempt) (*executor.Result, 
 	if res.Truncated && res.TotalRows >= 0 {
 		a.RowCount = res.TotalRows
 	}
-	a.Truncated = res.Truncated
+	a.Truncated, a.ByteCapped = res.Truncated, res.ByteCapped
 	a.Warnings = res.Warnings
 	a.Columns = make([]string, len(res.Columns))
 	for i, c := range res.Columns {
@@ -385,3 +429,8 @@ func (rec *Record) engineFailed(ctx context.Context, a Attempt) *Record {
 	rec.Stopped = fmt.Sprintf("engine failed after %d retries: %s", a.ExecRetries, a.Error)
 	return rec
 }
+
+// Fatal returns why no further task of the model should be started after
+// this record (a wrong key, an exhausted quota or budget, a request the
+// endpoint refuses: every call would fail alike), or "".
+func (rec *Record) Fatal() string { return fatalFor(rec) }

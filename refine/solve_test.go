@@ -12,6 +12,7 @@ import (
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 func TestFixAfterFailure(t *testing.T) {
@@ -44,13 +45,13 @@ func TestFixAfterFailure(t *testing.T) {
 		t.Errorf("attempt 1 usage not recorded: %+v", a1.LLM)
 	}
 
-	// The outputs are the reference layout, readable by datasets.LoadRun.
+	// The outputs are the reference layout, readable by runfolder.Load.
 	run := t.TempDir()
 	sum := Summary(rec, task, Settings{Model: "m", ModelID: "fake-m"}, "run-1")
 	if err := WriteTask(run, task, rec, sum); err != nil {
 		t.Fatal(err)
 	}
-	outs, err := datasets.LoadRun(run)
+	outs, err := runfolder.LoadOutputs(run)
 	if err != nil || len(outs) != 1 {
 		t.Fatalf("LoadRun: %v (%d outputs)", err, len(outs))
 	}
@@ -64,7 +65,7 @@ func TestFixAfterFailure(t *testing.T) {
 	if err != nil || string(csv) != "gender,n\nF,1\nM,2\n" {
 		t.Errorf("result CSV %q, %v", csv, err)
 	}
-	if b, _ := os.ReadFile(filepath.Join(o.Dir, SQLFile(task.ID))); string(b) != okSQL {
+	if b, _ := os.ReadFile(filepath.Join(o.Dir, runfolder.SQLFile(task.ID))); string(b) != okSQL {
 		t.Errorf("sql file %q", b)
 	}
 }
@@ -154,7 +155,7 @@ func TestRefineOnEmpty(t *testing.T) {
 	if err := WriteTask(run, task, rec, Summary(rec, task, Settings{}, "r")); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(filepath.Join(TaskDir(run, task.Key), datasets.GoldResultFile(task.ID))); string(b) != "subject_id\n" {
+	if b, err := os.ReadFile(filepath.Join(runfolder.TaskDir(run, task.Key), datasets.GoldResultFile(task.ID))); string(b) != "subject_id\n" {
 		t.Errorf("empty result CSV %q, %v", b, err)
 	}
 
@@ -197,8 +198,8 @@ func TestNoSQLReply(t *testing.T) {
 	if err := WriteTask(run, task, rec, sum); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{SQLFile(task.ID), datasets.GoldResultFile(task.ID)} {
-		if _, err := os.Stat(filepath.Join(TaskDir(run, task.Key), f)); err == nil {
+	for _, f := range []string{runfolder.SQLFile(task.ID), datasets.GoldResultFile(task.ID)} {
+		if _, err := os.Stat(filepath.Join(runfolder.TaskDir(run, task.Key), f)); err == nil {
 			t.Errorf("%s written for a task without SQL", f)
 		}
 	}

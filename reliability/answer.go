@@ -114,6 +114,10 @@ func (a Answer) render() string {
 // through NormalizeCell, the rows are sorted and the first MaxAnswerRows
 // kept. A truncated result cannot be sorted faithfully and is an error.
 func Normalize(res *executor.Result) Answer {
+	if res.Truncated && res.ByteCapped {
+		return Answer{Kind: KindError, Class: executor.ClassBytesLimit,
+			Error: fmt.Sprintf("result has %d rows, over the engine's result byte cap after %d; the official scorer sorts them all", res.TotalRows, len(res.Rows))}
+	}
 	if res.Truncated {
 		return Answer{Kind: KindError, Class: executor.ClassRowLimit,
 			Error: fmt.Sprintf("result has %d rows, more than the engine's row cap of %d; the official scorer sorts them all", res.TotalRows, len(res.Rows))}

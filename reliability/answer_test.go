@@ -149,6 +149,10 @@ func TestNormalizeTruncatedIsError(t *testing.T) {
 	if a.Kind != KindError || a.Class != executor.ClassRowLimit {
 		t.Errorf("%+v", a)
 	}
+	a = Normalize(&executor.Result{Rows: [][]any{{int64(1)}}, Truncated: true, ByteCapped: true, TotalRows: 5})
+	if a.Kind != KindError || a.Class != executor.ClassBytesLimit || !strings.Contains(a.Error, "byte cap") {
+		t.Errorf("byte capped: %+v", a)
+	}
 }
 
 func TestAnswerEqual(t *testing.T) {

@@ -169,6 +169,11 @@ func run(ctx context.Context, q Querier, sql string) (Answer, error) {
 	return Normalize(res), nil
 }
 
+// OutcomeOf is the official reliability_score table on two normalised
+// answers (the gold's and the prediction's), for callers that executed
+// them already.
+func OutcomeOf(gold, pred Answer) Outcome { return outcome(gold, pred) }
+
 // outcome is the official reliability_score table.
 func outcome(gold, pred Answer) Outcome {
 	switch {

@@ -36,6 +36,9 @@ type Counts struct {
 	AbstainedUnanswerable int `json:"abstained_unanswerable"`
 }
 
+// Add counts one outcome.
+func (c *Counts) Add(o Outcome) { c.add(o) }
+
 func (c *Counts) add(o Outcome) {
 	switch o {
 	case Correct:

@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/gocarina/gocsv"
 
@@ -320,7 +322,35 @@ func writeCSV[T any](w io.Writer, rows []T) error {
 	if rows == nil {
 		rows = []T{}
 	}
-	return gocsv.Marshal(rows, w)
+	cw := &formulaSafeWriter{gocsv.DefaultCSVWriter(w)}
+	return gocsv.MarshalCSV(rows, cw)
+}
+
+// formulaSafeWriter writes CSV cells so that a spreadsheet does not run
+// them: a text cell starting with = + - @ (or a tab or carriage return,
+// which some spreadsheets skip before looking) is prefixed with a single
+// quote, as OWASP advises against CSV injection. Model names, leaf texts
+// and error messages come from others; "=HYPERLINK(...)" as a model name
+// would otherwise be a live formula in leaderboard.csv. Numbers ("-0.0512",
+// "+1") are left as they are: they are what the cells are for.
+type formulaSafeWriter struct{ *gocsv.SafeCSVWriter }
+
+func (f *formulaSafeWriter) Write(row []string) error {
+	out := make([]string, len(row))
+	for i, c := range row {
+		out[i] = neutraliseFormula(c)
+	}
+	return f.SafeCSVWriter.Write(out)
+}
+
+func neutraliseFormula(c string) string {
+	if c == "" || !strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+		return c
+	}
+	if _, err := strconv.ParseFloat(c, 64); err == nil {
+		return c
+	}
+	return "'" + c
 }
 
 // taskStatus says what became of the model's answer to task k, for the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/fixtures"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // The generated report fixture: the four fixture tasks, two models graded on
@@ -142,7 +143,7 @@ func writeFixtureRun(t testing.TB, dir, model string) string {
 		must(t, err)
 		td := filepath.Join(dir, task.Path())
 		must(t, os.MkdirAll(td, 0o755))
-		must(t, os.WriteFile(filepath.Join(td, datasets.ExecutionSummaryFile), b, 0o644))
+		must(t, os.WriteFile(filepath.Join(td, runfolder.ExecutionSummaryFile), b, 0o644))
 		must(t, os.WriteFile(filepath.Join(td, "result_"+task.ID+".csv"), []byte(result), 0o644))
 		if bench[task.Split] == nil {
 			bench[task.Split] = map[string]int{}
@@ -162,7 +163,7 @@ func writeFixtureRun(t testing.TB, dir, model string) string {
 		}
 		b, err := json.Marshal(map[string]any{"model": model, "splits": splits})
 		must(t, err)
-		must(t, os.WriteFile(filepath.Join(dir, BenchmarkSummaryFile), b, 0o644))
+		must(t, os.WriteFile(filepath.Join(dir, runfolder.BenchmarkSummaryFile), b, 0o644))
 	}
 	return dir
 }

@@ -13,10 +13,12 @@ import (
 	"math"
 	"os"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/internal/textclip"
 	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
 )
 
@@ -388,13 +390,8 @@ func (r *Report) htmlRefine() htmlRefine {
 
 func round4(x float64) float64 { return math.Round(x*scoreDecimals) / scoreDecimals }
 
-func truncRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	rs := []rune(s)
-	return string(rs[:n]) + "…"
-}
+// truncRunes is textclip.Runes: it reads no further than the cut.
+func truncRunes(s string, n int) string { return textclip.Runes(s, n) }
 
 func (r *Report) htmlData() htmlData {
 	d := htmlData{Mode: modeName(r.Mode), Other: modeName(r.Other()), Splits: r.Splits,
@@ -481,7 +478,7 @@ func (r *Report) htmlModelTask(m *Model, k datasets.Key, ti int) hMTask {
 			mt.SQL = truncRunes(mt.SQL, maxSQLBytes) + "\n-- (cut for the report)"
 		}
 		for i, a := range o.Summary.RefinementAttempts {
-			ha := hAttempt{N: a.Attempt, OK: a.Success, Rows: a.RowCount}
+			ha := hAttempt{N: a.Attempt, OK: a.Success, Rows: int(a.RowCount)}
 			if ha.N == 0 {
 				ha.N = i + 1
 			}
@@ -535,8 +532,8 @@ func (r *Report) htmlModelTask(m *Model, k datasets.Key, ti int) hMTask {
 }
 
 // preview reads the first rows of a task's result CSV.
-func preview(o *datasets.Output, rows int) *hPreview {
-	p := &hPreview{Total: o.Summary.RowCount}
+func preview(o *runfolder.Output, rows int) *hPreview {
+	p := &hPreview{Total: int(o.Summary.RowCount)}
 	if o.ResultCSV == "" {
 		p.Note = "no result CSV in the run"
 		return p
@@ -558,7 +555,9 @@ func readPreview(p *hPreview, r io.Reader, rows int) {
 	if count {
 		p.Total = 0
 	}
-	cr := csv.NewReader(r)
+	// Cells are cut while read: a result file may hold a huge cell, and
+	// the preview shows maxCellRunes of it.
+	cr := csv.NewReader(executor.ClipCells(r, 4*maxCellRunes))
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
 	header, err := cr.Read()

@@ -16,6 +16,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge"
 	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
 )
 
@@ -69,32 +70,10 @@ type Decision struct {
 // judge_summary.json and, per split, detailed_grading.json (in judge/ for
 // a one-split run, else in judge/<split>/).
 const (
-	BenchmarkSummaryFile = "benchmark_summary.json"
-	JudgeDir             = "judge"
-	GradingFile          = judge.GradingFile
-	JudgeSummaryFile     = judge.SummaryFile
-	LedgerFile           = judge.LedgerFile
+	GradingFile      = judge.GradingFile
+	JudgeSummaryFile = judge.SummaryFile
+	LedgerFile       = judge.LedgerFile
 )
-
-// BenchmarkSummary is the part of a run's benchmark_summary.json the report
-// reads: the attempt-wise success per split.
-type BenchmarkSummary struct {
-	Model  string                       `json:"model"`
-	Splits map[string]BenchmarkSplitRow `json:"splits"`
-	// Clinsql is present in runs clinsql wrote: tasks the engine could not
-	// run faithfully are not counted against the model.
-	Clinsql struct {
-		Excluded []string `json:"excluded_unsupported"`
-	} `json:"clinsql"`
-}
-
-// BenchmarkSplitRow is one split's attempt-wise success.
-type BenchmarkSplitRow struct {
-	TotalQueries    int            `json:"total_queries"`
-	TotalSuccessful int            `json:"total_successful"`
-	Counts          map[string]int `json:"attempt_success_counts"`
-	Cumulative      map[string]int `json:"attempt_cumulative_success_counts"`
-}
 
 // JudgeSummary is a run's judge/judge_summary.json, as clinsql judge
 // writes it.
@@ -113,15 +92,18 @@ type Model struct {
 	// Ref and Strict are the decisions scored in each mode.
 	Ref, Strict *scoring.Rescored
 	// Outputs are the run's per-task answers (empty without a run).
-	Outputs map[datasets.Key]*datasets.Output
+	Outputs map[datasets.Key]*runfolder.Output
 	// Bench is the run's benchmark_summary.json, nil when absent.
-	Bench *BenchmarkSummary
+	Bench *runfolder.BenchmarkSummary
 	// Judge is the run's judge/judge_summary.json, nil when absent.
 	Judge *JudgeSummary
 	// Decisions holds every recorded leaf decision by task.
 	Decisions map[datasets.Key]map[LeafKey]*Decision
 	// Warnings did not stop the report.
 	Warnings []error
+	// Completeness is "complete", or "partial" or "interrupted" when the
+	// judge output says so (see judge.Summary.Completeness).
+	Completeness string
 
 	// fromJudge: the decisions come from clinsql judge (a run's judge/).
 	fromJudge bool
@@ -153,8 +135,8 @@ type source struct {
 	gradings []*scoring.Grading
 	origin   string // SourceRecorded or SourceJudge
 	run      string
-	outputs  []*datasets.Output
-	bench    *BenchmarkSummary
+	outputs  []*runfolder.Output
+	bench    *runfolder.BenchmarkSummary
 	judge    *JudgeSummary
 	// ledger holds the last ledger record of every leaf, nil without one.
 	ledger map[judge.LeafKey]*judge.Record
@@ -234,7 +216,7 @@ func loadSources(ctx context.Context, gradings, runs []string, workers int) ([]*
 		switch {
 		case len(cands) == 0:
 			errs = append(errs, fmt.Errorf("--run %s: no %s, and no --grading of model %q to pair it with: judge it first (clinsql judge) or give its detailed_grading.json",
-				r.run, filepath.Join(JudgeDir, GradingFile), name))
+				r.run, filepath.Join(runfolder.JudgeDir, GradingFile), name))
 		case cands[0].run != "":
 			errs = append(errs, fmt.Errorf("--run %s: model %q already has run %s", r.run, name, cands[0].run))
 		default:
@@ -259,7 +241,7 @@ func loadRun(dir string) (*source, error) {
 		return nil, fmt.Errorf("not a folder")
 	}
 	s := &source{run: dir, origin: SourceJudge}
-	outs, err := datasets.LoadRun(dir)
+	outs, err := runfolder.LoadOutputs(dir)
 	if len(outs) == 0 && err != nil {
 		return nil, err
 	}
@@ -269,15 +251,12 @@ func loadRun(dir string) (*source, error) {
 		s.warns = append(s.warns, err)
 	}
 	s.outputs = outs
-	if b, err := os.ReadFile(filepath.Join(dir, BenchmarkSummaryFile)); err == nil {
-		var bs BenchmarkSummary
-		if err := json.Unmarshal(b, &bs); err != nil {
-			s.warns = append(s.warns, fmt.Errorf("%s: %v (refinement cross-check skipped)", filepath.Join(dir, BenchmarkSummaryFile), err))
-		} else {
-			s.bench = &bs
-		}
+	if bs, err := runfolder.ReadBenchmarkSummary(dir); err != nil {
+		s.warns = append(s.warns, fmt.Errorf("%v (refinement cross-check skipped)", err))
+	} else {
+		s.bench = bs
 	}
-	paths, err := judgeGradings(filepath.Join(dir, JudgeDir))
+	paths, err := judgeGradings(filepath.Join(dir, runfolder.JudgeDir))
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +267,7 @@ func loadRun(dir string) (*source, error) {
 		}
 		s.gradings = append(s.gradings, g)
 	}
-	lpath := filepath.Join(dir, JudgeDir, LedgerFile)
+	lpath := filepath.Join(dir, runfolder.JudgeDir, LedgerFile)
 	if _, err := os.Stat(lpath); err == nil {
 		l, err := judge.ReadLedger(lpath)
 		if err != nil {
@@ -299,7 +278,7 @@ func loadRun(dir string) (*source, error) {
 		}
 		s.ledger = l.Last()
 	}
-	jpath := filepath.Join(dir, JudgeDir, JudgeSummaryFile)
+	jpath := filepath.Join(dir, runfolder.JudgeDir, JudgeSummaryFile)
 	if b, err := os.ReadFile(jpath); err == nil {
 		var js JudgeSummary
 		if err := json.Unmarshal(b, &js); err != nil {
@@ -433,8 +412,9 @@ func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datas
 		files = append(files, g.File)
 	}
 	m := &Model{Name: first.Model(), Gradings: files, Run: s.run, Bench: s.bench, Judge: s.judge, fromJudge: s.origin == SourceJudge,
-		Outputs: map[datasets.Key]*datasets.Output{}, Decisions: map[datasets.Key]map[LeafKey]*Decision{},
+		Outputs: map[datasets.Key]*runfolder.Output{}, Decisions: map[datasets.Key]map[LeafKey]*Decision{},
 		Warnings: s.warns}
+	m.Completeness = completeness(s)
 	if m.Name == "" {
 		m.Name = filepath.Base(filepath.Dir(first.File))
 		m.Warnings = append(m.Warnings, fmt.Errorf("%s: summary has no experiment_model; named %q", first.File, m.Name))
@@ -532,7 +512,7 @@ func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task)
 		m.Decisions[k][LeafKey{Tree(lk.Tree), lk.Leaf}] = d
 	}
 	if bad > 0 {
-		warns = append(warns, fmt.Errorf("%s: %d ledger records name tasks that are not among the tasks", filepath.Join(s.run, JudgeDir, LedgerFile), bad))
+		warns = append(warns, fmt.Errorf("%s: %d ledger records name tasks that are not among the tasks", filepath.Join(s.run, runfolder.JudgeDir, LedgerFile), bad))
 	}
 	return warns
 }
@@ -595,8 +575,33 @@ func slug(name string) string {
 			b.WriteByte('_')
 		}
 	}
-	if b.Len() == 0 {
-		return "_"
+	// A name of dots would name the parent folder or this one
+	// (models/../split): the model's summaries would land outside models/.
+	if strings.Trim(b.String(), ".") == "" {
+		return strings.Repeat("_", max(b.Len(), 1))
 	}
 	return b.String()
+}
+
+// completeness is the least complete status of a source's gradings and
+// judge summary.
+func completeness(s *source) string {
+	status := "complete"
+	worse := func(st string) {
+		if st != "" && st != "complete" && status != "interrupted" {
+			status = st
+		}
+	}
+	for _, g := range s.gradings {
+		worse(g.Summary.Status())
+	}
+	if s.judge != nil {
+		switch {
+		case s.judge.Completeness != "":
+			worse(s.judge.Completeness)
+		case !s.judge.Complete:
+			worse("interrupted")
+		}
+	}
+	return status
 }

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge"
 	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
 )
 
@@ -20,9 +20,9 @@ import (
 // ledger and the outputs into <run>/judge/.
 func judgeFixtureRun(t *testing.T, fs *fixtureSet, run, grading string, mode rubric.Mode) *judge.Summary {
 	t.Helper()
-	outs, err := datasets.LoadRun(run)
+	outs, err := runfolder.LoadOutputs(run)
 	must(t, err)
-	var val []*datasets.Output
+	var val []*runfolder.Output
 	for _, o := range outs {
 		if o.Key.Split == "validation" {
 			val = append(val, o)
@@ -32,7 +32,7 @@ func judgeFixtureRun(t *testing.T, fs *fixtureSet, run, grading string, mode rub
 	must(t, err)
 	rp, err := judge.NewReplay(grading)
 	must(t, err)
-	dir := filepath.Join(run, JudgeDir)
+	dir := filepath.Join(run, runfolder.JudgeDir)
 	must(t, os.MkdirAll(dir, 0o755))
 	l, err := judge.OpenLedger(filepath.Join(dir, judge.LedgerFile), judge.LedgerHeader{Mode: mode, Judge: rp.Name(), CodeChecks: true, Skipping: true, Samples: 1})
 	must(t, err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/internal/buildinfo"
 	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -65,13 +66,16 @@ func metricName(m Metric) string {
 	return "execution score"
 }
 
+// madeBy names the clinsql build that wrote a file, for its header.
+func madeBy() string { return fmt.Sprintf("Made by clinsql %s.", buildinfo.Current()) }
+
 // setup is the one-paragraph description of how the numbers were made.
 func (r *Report) setup() string {
 	return fmt.Sprintf("Scores x100, two decimals: the unweighted mean over tasks rounded to 6 decimals, as the reference scorer publishes them. "+
 		"Main mode: %s; %s mode beside it. Reference mode reproduces the published scorer; strict mode counts recorded judge errors and unreadable "+
 		"replies as invalid instead of passes (scoring them as failures), honours critical leaves under every parent, and keeps tasks the grading "+
-		"lacks in the denominator. 95%% confidence intervals: percentile bootstrap over tasks, %d resamples, seed %d. Ranked by %s (%s mode).",
-		modeName(r.Mode), modeName(r.Other()), r.Bootstrap.Resamples, r.Bootstrap.Seed, metricName(r.RankBy), modeName(r.Mode))
+		"lacks in the denominator. 95%% confidence intervals: percentile bootstrap over tasks, %d resamples, seed %d. Ranked by %s (%s mode). %s",
+		modeName(r.Mode), modeName(r.Other()), r.Bootstrap.Resamples, r.Bootstrap.Seed, metricName(r.RankBy), modeName(r.Mode), madeBy())
 }
 
 func ci(i Interval) string {
@@ -385,7 +389,7 @@ func (r *Report) WriteTaxonomyMarkdown(w io.Writer) {
 	fmt.Fprintln(w, "Every rubric leaf is tagged with one bucket: the first rule below that matches its tree, its top-level category id and its text "+
 		"(leaf id, requirements and the ids of its ancestors below the category). Failure rate = failed / (passed + failed) leaves "+
 		"over the model's graded tasks, from the recorded verdicts (every leaf, gated or not, as recorded); invalid leaves "+
-		"(judge errors, unreadable replies) are counted apart.")
+		"(judge errors, unreadable replies) are counted apart. "+madeBy())
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "## Rules")
 	fmt.Fprintln(w)
@@ -465,7 +469,7 @@ func (r *Report) WriteRefinementMarkdown(w io.Writer) {
 	}
 	fmt.Fprintln(w, "Tasks whose final SQL ran without error after attempt k (cumulative, % of the split's tasks), from the execution "+
 		"summaries; rescued = tasks whose SQL first ran at refinement round k; published = benchmark_summary.json's cumulative counts "+
-		"(! marks a disagreement with the execution summaries).")
+		"(! marks a disagreement with the execution summaries). "+madeBy())
 	fmt.Fprintln(w)
 	maxA := 3
 	for _, x := range r.Refinement {

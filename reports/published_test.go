@@ -83,7 +83,7 @@ func TestPublishedTable4(t *testing.T) {
 	}
 	tasks, err := datasets.LoadClinSQL(data)
 	must(t, err)
-	r, err := Build(context.Background(), Options{Tasks: tasks, Gradings: gradings, Runs: runs, Bootstrap: Bootstrap{Seed: 1, Resamples: 200}})
+	r, err := Build(context.Background(), Options{Tasks: tasks, Gradings: gradings, Runs: runs, Mode: rubric.Reference, Bootstrap: Bootstrap{Seed: 1, Resamples: 200}})
 	must(t, err)
 	out := t.TempDir()
 	_, err = r.Write(out)

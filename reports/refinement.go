@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // RefinementRow is one model's execution success per attempt on one split,
@@ -49,7 +49,7 @@ func (r RefinementRow) Rate(k int) float64 {
 
 // firstSuccess returns the attempt (1-based) at which a task's SQL first
 // ran, or 0 if it never did.
-func firstSuccess(s datasets.ExecutionSummary) int {
+func firstSuccess(s runfolder.ExecutionSummary) int {
 	for i, a := range s.RefinementAttempts {
 		if a.Success {
 			if a.Attempt > 0 {
@@ -66,7 +66,7 @@ func firstSuccess(s datasets.ExecutionSummary) int {
 
 // finalWarnings are the warnings of the attempt whose SQL is the task's
 // final one, when it ran.
-func finalWarnings(s datasets.ExecutionSummary) []string {
+func finalWarnings(s runfolder.ExecutionSummary) []string {
 	if n := len(s.RefinementAttempts); n > 0 && s.ExecutionSuccess {
 		return s.RefinementAttempts[n-1].Warnings
 	}
@@ -83,7 +83,7 @@ func refinement(m *Model, splits []string) ([]RefinementRow, []error) {
 		}
 	}
 	for _, split := range splits {
-		var outs []*datasets.Output
+		var outs []*runfolder.Output
 		skipped := 0
 		for _, o := range m.Outputs {
 			switch {

@@ -19,9 +19,9 @@ type Options struct {
 	Tasks []*datasets.Task
 	// Gradings are recorded detailed_grading.json files; Runs run folders.
 	Gradings, Runs []string
-	// Mode is the aggregation mode of the main tables (default Reference,
-	// which reproduces the published numbers); the other mode is shown
-	// beside it.
+	// Mode is the aggregation mode of the main tables (default Strict, as
+	// everywhere in clinsql; Reference reproduces the published numbers);
+	// the other mode is shown beside it.
 	Mode rubric.Mode
 	// Bootstrap configures the confidence intervals.
 	Bootstrap Bootstrap
@@ -37,6 +37,11 @@ type Options struct {
 	PreviewRows int
 	// Workers bounds concurrent loading and scoring (default GOMAXPROCS).
 	Workers int
+	// IncludeIncomplete reports judge outputs that are partial (a run
+	// judged with tasks missing) or interrupted (leaves undecided). They
+	// are refused otherwise; included, each is flagged by a marker in its
+	// name ("gpt-5 [partial]"), so every table, CSV and the HTML show it.
+	IncludeIncomplete bool
 }
 
 // Report is everything the output files show.
@@ -84,7 +89,7 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	}
 	mode := opt.Mode
 	if mode == "" {
-		mode = rubric.Reference
+		mode = rubric.Strict
 	}
 	if _, err := rubric.ParseMode(string(mode)); err != nil {
 		return nil, err
@@ -113,6 +118,9 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	}
 	models, err := scoreModels(ctx, srcs, opt.Tasks, workers)
 	if err != nil {
+		return nil, err
+	}
+	if err := flagIncomplete(models, opt.IncludeIncomplete); err != nil {
 		return nil, err
 	}
 	r := &Report{Mode: mode, Bootstrap: opt.Bootstrap, RankBy: rankBy, Reliability: rel, PreviewRows: opt.PreviewRows,
@@ -252,4 +260,26 @@ func (r *Report) sortedKeys() []datasets.Key {
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].Less(keys[j]) })
 	return keys
+}
+
+// flagIncomplete refuses models whose decisions are not a finished judge
+// run over a whole run, or, when they are asked for, marks their names.
+func flagIncomplete(models []*Model, include bool) error {
+	var errs []error
+	for _, m := range models {
+		if m.Completeness == "complete" {
+			continue
+		}
+		if !include {
+			where := strings.Join(m.Gradings, ", ")
+			if m.Run != "" {
+				where = m.Run
+			}
+			errs = append(errs, fmt.Errorf("%s: the judge output of model %q is %s, not a score of the whole run; finish it (run the same clinsql judge again; for a partial run, finish generating first) or pass --include-incomplete to report it flagged",
+				where, m.Name, m.Completeness))
+			continue
+		}
+		m.Name += " [" + m.Completeness + "]"
+	}
+	return errors.Join(errs...)
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 
 	"github.com/clinsql/clinsql/internal/atomicfile"
+	"github.com/clinsql/clinsql/internal/buildinfo"
 	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/scoring"
 )
@@ -175,8 +176,9 @@ type jsonCell struct {
 }
 
 type jsonReport struct {
-	Generator string `json:"generator"`
-	Mode      string `json:"mode"`
+	Generator string          `json:"generator"`
+	Producer  buildinfo.Stamp `json:"producer"`
+	Mode      string          `json:"mode"`
 	Bootstrap struct {
 		Seed      uint64  `json:"seed"`
 		Resamples int     `json:"resamples"`
@@ -227,6 +229,7 @@ type jsonComparison struct {
 func (r *Report) WriteJSON(w io.Writer) error {
 	var j jsonReport
 	j.Generator = "clinsql report"
+	j.Producer = buildinfo.Current()
 	j.Mode = modeName(r.Mode)
 	j.Bootstrap.Seed, j.Bootstrap.Resamples, j.Bootstrap.Level = r.Bootstrap.Seed, r.Bootstrap.Resamples, r.Bootstrap.Level
 	j.RankBy = string(r.RankBy)

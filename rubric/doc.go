@@ -14,7 +14,7 @@
 //     child below 1 and ignores critical flags; a non-sequential node scores 0
 //     if a critical child is below 1, else the weighted mean of its
 //     non-critical children (1 if it has none). Weights default to 1.
-//   - [Strict] is the default for new judging. Verdicts are pass, fail,
+//   - [Strict] is the default of every command. Verdicts are pass, fail,
 //     invalid (the judge failed or its reply could not be read) or skipped
 //     (not judged because it could not change the score). Critical children
 //     are honoured under every parent. An invalid leaf never counts as a pass:

@@ -247,10 +247,20 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
+// MaxDepth is the deepest a rubric tree may go (the root is level 1). The
+// released ClinSQL rubrics go 6 levels deep; a deeper tree is refused rather
+// than judged, since the judge's prompt quotes every ancestor of a leaf (a
+// 4,900-level tree made a 24 MB prompt).
+const MaxDepth = 32
+
 func (p *parser) node(v any, path string, parent *Node) *Node {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		p.errf(path, "a rubric node must be an object, found %s", kindOf(v))
+		return nil
+	}
+	if depth := 1 + parentDepth(parent); depth > MaxDepth {
+		p.errf(path, "the tree is deeper than %d levels", MaxDepth)
 		return nil
 	}
 	n := &Node{Weight: 1, Path: path, Parent: parent}
@@ -335,6 +345,12 @@ func (p *parser) node(v any, path string, parent *Node) *Node {
 				n.Children = append(n.Children, child)
 			}
 		}
+	}
+
+	if len(n.Children) > 0 && allZeroWeights(n.Children) {
+		// The weighted mean of zero weights is taken as 1: whatever the
+		// verdicts below, the node passes.
+		p.warnf(join(path, "sub_tasks"), "every child has weight 0: the node scores 1 whatever their verdicts")
 	}
 
 	for _, k := range stray {
@@ -441,4 +457,21 @@ func (t *Tree) Marshal(f Format) ([]byte, error) {
 		return yaml.Marshal(t.Root)
 	}
 	return json.MarshalIndent(t.Root, "", "  ")
+}
+
+func parentDepth(n *Node) int {
+	d := 0
+	for ; n != nil; n = n.Parent {
+		d++
+	}
+	return d
+}
+
+func allZeroWeights(children []*Node) bool {
+	for _, c := range children {
+		if c.Weight != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,8 @@
 package scoring
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -20,6 +22,29 @@ type Record struct {
 	Critical     bool    `json:"critical"`
 	Weight       float64 `json:"weight"`
 	Requirements *string `json:"requirements,omitempty"`
+	// NoScore reports that the file gave no score (the key absent or
+	// null): Score is then 0, which the reference would sum, but no judge
+	// decided it (see Classify).
+	NoScore bool `json:"-"`
+}
+
+// UnmarshalJSON reads a record, noting a missing or null score.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	type plain Record
+	var raw struct {
+		plain
+		Score *float64 `json:"score"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*r = Record(raw.plain)
+	if raw.Score == nil {
+		r.Score, r.NoScore = 0, true
+	} else {
+		r.Score = *raw.Score
+	}
+	return nil
 }
 
 // Evaluation is one task's entry in detailed_grading.json.
@@ -40,6 +65,35 @@ type GradingSummary struct {
 	AverageSQLScore     float64                 `json:"average_sql_score"`
 	AverageResultsScore float64                 `json:"average_results_score"`
 	DifficultyBreakdown map[string]GroupAverage `json:"difficulty_breakdown"`
+	// Completeness is clinsql judge's: "complete", "partial" (a run with
+	// tasks missing, judged on purpose) or "interrupted" (leaves left
+	// undecided). Published gradings have none: they are complete.
+	Completeness string `json:"completeness,omitempty"`
+	// Judge is clinsql judge's description of itself (absent in published
+	// gradings).
+	Judge *GradingJudge `json:"judge,omitempty"`
+}
+
+// GradingJudge is the "judge" block clinsql judge adds to a grading's
+// summary.
+type GradingJudge struct {
+	Name         string `json:"name"`
+	Complete     bool   `json:"complete"`
+	Completeness string `json:"completeness,omitempty"`
+}
+
+// Status is the grading's completeness: "complete" for a published
+// grading or a finished judge run.
+func (s GradingSummary) Status() string {
+	switch {
+	case s.Completeness != "":
+		return s.Completeness
+	case s.Judge != nil && s.Judge.Completeness != "":
+		return s.Judge.Completeness
+	case s.Judge != nil && !s.Judge.Complete:
+		return "interrupted"
+	}
+	return "complete"
 }
 
 // GroupAverage is one difficulty's (or scenario's) averages as published.
@@ -54,6 +108,9 @@ type Grading struct {
 	Summary     GradingSummary `json:"summary"`
 	Evaluations []Evaluation   `json:"detailed_evaluations"`
 	File        string         `json:"-"`
+	// SHA256 is the file's digest: a replay is bound to the decisions it
+	// served, not to a path.
+	SHA256 string `json:"-"`
 }
 
 // ReadGrading reads a detailed_grading.json file. Any model's file in the
@@ -63,7 +120,8 @@ func ReadGrading(path string) (*Grading, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Grading{File: path}
+	sum := sha256.Sum256(b)
+	g := &Grading{File: path, SHA256: hex.EncodeToString(sum[:])}
 	if err := json.Unmarshal(b, g); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -87,6 +145,7 @@ const (
 	KindJudgeError = "judge_error" // an API error the reference stored as the reply
 	KindUnparsed   = "unparsed"    // a reply the reference parser could not read
 	KindNonBinary  = "non_binary"  // a score other than 0 or 1
+	KindNoScore    = "no_score"    // no score recorded (absent or null)
 )
 
 var (
@@ -112,6 +171,10 @@ func Classify(r Record) (v rubric.Verdict, kind, reason string) {
 	case judgeErrorPrefix.MatchString(x):
 		v.Status = rubric.Invalid
 		return v, KindJudgeError, "judge error recorded as the reply: " + firstLine(x, 100)
+	case r.NoScore:
+		// Not a fail: nothing decided the leaf.
+		v.Status = rubric.Invalid
+		return v, KindNoScore, "no score recorded (absent or null)"
 	case strings.HasPrefix(x, "{") || strings.HasPrefix(x, "```"):
 		stated := map[float64]bool{}
 		for _, m := range scoreInReply.FindAllStringSubmatch(x, -1) {

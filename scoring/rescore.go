@@ -35,6 +35,9 @@ type Rescored struct {
 	Model, Split string
 	Mode         rubric.Mode
 	Tasks        []*TaskScore // grading file order, then ungraded tasks by key
+	// Completeness is "" or "complete" for finished scores, else
+	// "partial" or "interrupted": written into every summary file.
+	Completeness string
 	// Warnings are problems that did not stop scoring (decisions for nodes
 	// the rubric lacks, stray rubric keys).
 	Warnings []error

@@ -214,3 +214,27 @@ func TestPublishedScores(t *testing.T) {
 		t.Errorf("%d checks, want 6056", checks)
 	}
 }
+
+// A record without a score (key absent or null) is invalid, not a fail:
+// no judge decided the leaf. The reference's number (0) is kept.
+func TestClassifyNoScore(t *testing.T) {
+	for _, c := range []struct {
+		json   string
+		status rubric.Status
+		kind   string
+	}{
+		{`{"explanation":"The SQL filters males."}`, rubric.Invalid, KindNoScore},
+		{`{"score":null,"explanation":"The SQL filters males."}`, rubric.Invalid, KindNoScore},
+		{`{"score":0,"explanation":"Missing the age filter."}`, rubric.Fail, KindDecided},
+		{`{"score":1.0,"explanation":"ok"}`, rubric.Pass, KindDecided},
+	} {
+		var r Record
+		if err := json.Unmarshal([]byte(c.json), &r); err != nil {
+			t.Fatal(err)
+		}
+		v, kind, _ := Classify(r)
+		if v.Status != c.status || kind != c.kind || (r.NoScore && v.Score != 0) {
+			t.Errorf("%s: %v %s (score %v), want %v %s", c.json, v.Status, kind, v.Score, c.status, c.kind)
+		}
+	}
+}

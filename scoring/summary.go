@@ -7,6 +7,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/atomicfile"
+	"github.com/clinsql/clinsql/internal/buildinfo"
 	"github.com/clinsql/clinsql/internal/pyfmt"
 	"github.com/clinsql/clinsql/internal/pyjson"
 )
@@ -136,7 +137,10 @@ type Files struct {
 
 // Encode renders r in the reference's shapes, byte-compatible with Python's
 // json.dump(indent=2). Strict-mode runs add fields of their own (the mode,
-// invalid counts and score bounds); reference-mode files carry none.
+// the clinsql build, invalid counts and score bounds); reference-mode files
+// carry none, so that they can equal the published ones: their mode is
+// stated beside them (rescore_summary.json, judge_summary.json, a report's
+// models/<model>/<split>/reference/ folder).
 func (r *Rescored) Encode() (Files, error) {
 	b := Summarise(r.Tasks)
 	summary := pyjson.Object{
@@ -149,10 +153,16 @@ func (r *Rescored) Encode() (Files, error) {
 		{Key: "average_results_score", Value: Round6(b.All.Results)},
 		{Key: "difficulty_breakdown", Value: difficultyBreakdown(b.ByDifficulty)},
 	}
+	if r.Completeness != "" && r.Completeness != "complete" {
+		// Never mistaken for a finished run's scores; finished runs keep
+		// the reference's bytes.
+		summary = append(summary, pyjson.Member{Key: "completeness", Value: r.Completeness})
+	}
 	strict := r.Mode != "reference"
 	if strict {
 		summary = append(summary,
 			pyjson.Member{Key: "scoring_mode", Value: string(r.Mode)},
+			pyjson.Member{Key: "producer", Value: buildinfo.Current()},
 			pyjson.Member{Key: "tasks_with_invalid_leaves", Value: b.All.InvalidTasks})
 	}
 	var samples []any
@@ -176,11 +186,17 @@ func (r *Rescored) Encode() (Files, error) {
 	if f.Scoring, err = pyjson.Marshal(pyjson.Object{{Key: "summary", Value: summary}, {Key: "samples", Value: samples}}); err != nil {
 		return f, err
 	}
-	if f.Difficulty, err = pyjson.Marshal(pyjson.Object{
+	mark := func(o pyjson.Object) pyjson.Object {
+		if r.Completeness != "" && r.Completeness != "complete" {
+			o = append(o, pyjson.Member{Key: "completeness", Value: r.Completeness})
+		}
+		return o
+	}
+	if f.Difficulty, err = pyjson.Marshal(mark(pyjson.Object{
 		{Key: "experiment_model", Value: r.Model},
 		{Key: "split", Value: r.Split},
 		{Key: "difficulty_breakdown", Value: difficultyBreakdown(b.ByDifficulty)},
-	}); err != nil {
+	})); err != nil {
 		return f, err
 	}
 	var scen []any
@@ -188,11 +204,11 @@ func (r *Rescored) Encode() (Files, error) {
 		scen = append(scen, append(pyjson.Object{{Key: "category", Value: s}}, append(group(b.ByScenario[s]),
 			pyjson.Member{Key: "difficulty_breakdown", Value: difficultyBreakdown(b.ByCell[s])})...))
 	}
-	f.Scenario, err = pyjson.Marshal(pyjson.Object{
+	f.Scenario, err = pyjson.Marshal(mark(pyjson.Object{
 		{Key: "experiment_model", Value: r.Model},
 		{Key: "split", Value: r.Split},
 		{Key: "scenarios", Value: scen},
-	})
+	}))
 	return f, err
 }
 

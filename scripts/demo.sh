@@ -62,16 +62,17 @@ quietly exec "$bin" exec --db "$db" --tasks "$data" --run "$recorded" --out "$ru
 
 echo
 if [ -n "${CLINSQL_JUDGE_CONFIG:-}" ]; then
-	echo "== judging with code checks and the live judge in $CLINSQL_JUDGE_CONFIG"
+	echo "== judging (strict mode) with code checks and the live judge in $CLINSQL_JUDGE_CONFIG"
 	judge=(--judge-config "$CLINSQL_JUDGE_CONFIG")
 else
-	echo "== judging with code checks, and the published judge decisions for the rest (replay)"
+	echo "== judging (strict mode) with code checks, and the published judge decisions for the rest (replay)"
 	judge=(--judge "replay:$grading")
 fi
 quietly judge "$bin" judge --tasks "$data" --run "$run" "${judge[@]}"
 
 echo
-echo "== report: the re-executed run beside the 16 released models (published decisions)"
+echo "== report: the re-executed run beside the 16 released models (published decisions),"
+echo "   strict mode, the reference (published scorer's) mode beside it"
 args=()
 for g in "$data"/outputs/evaluation/*/validation/detailed_grading.json; do
 	args+=(--grading "$g")

@@ -41,16 +41,18 @@ type Options struct {
 
 // Outcome is what one item's query did.
 type Outcome struct {
-	Task       string         `json:"task"`
-	OK         bool           `json:"ok"`
-	Class      executor.Class `json:"class,omitempty"`
-	Error      string         `json:"error,omitempty"`
-	Columns    int            `json:"columns,omitempty"`
-	Rows       int            `json:"rows"`
-	TotalRows  int64          `json:"total_rows"`
-	Truncated  bool           `json:"truncated,omitempty"`
-	DurationMS float64        `json:"duration_ms"`
-	CSV        string         `json:"csv,omitempty"`
+	Task      string         `json:"task"`
+	OK        bool           `json:"ok"`
+	Class     executor.Class `json:"class,omitempty"`
+	Error     string         `json:"error,omitempty"`
+	Columns   int            `json:"columns,omitempty"`
+	Rows      int            `json:"rows"`
+	TotalRows int64          `json:"total_rows"`
+	Truncated bool           `json:"truncated,omitempty"`
+	// ByteCapped: the result byte cap, not the row cap, cut the rows kept.
+	ByteCapped bool    `json:"byte_capped,omitempty"`
+	DurationMS float64 `json:"duration_ms"`
+	CSV        string  `json:"csv,omitempty"`
 	// Warnings are the result's (executor.Result.Warnings).
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -196,7 +198,7 @@ func runOne(ctx context.Context, ex executor.Executor, it Item, out string) resu
 		return result{Outcome: o}
 	}
 	o.OK = true
-	o.Columns, o.Rows, o.TotalRows, o.Truncated = len(res.Columns), len(res.Rows), res.TotalRows, res.Truncated
+	o.Columns, o.Rows, o.TotalRows, o.Truncated, o.ByteCapped = len(res.Columns), len(res.Rows), res.TotalRows, res.Truncated, res.ByteCapped
 	o.Warnings = res.Warnings
 	if res.Stats.Duration > 0 {
 		o.DurationMS = ms(res.Stats.Duration)

@@ -17,6 +17,8 @@ import (
 	"unicode"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/clinsql/clinsql/executor"
 )
 
 // Defaults. MaxBytesBilled and Timeout are the ClinSQL reference's values
@@ -68,6 +70,10 @@ type Config struct {
 	Timeout time.Duration `yaml:"timeout"`
 	// MaxRows kept per result; more are counted, not kept.
 	MaxRows int `yaml:"max_rows"`
+	// MaxResultBytes bounds the bytes of the rows kept per result
+	// (executor.Limits.MaxResultBytes); reading stops at the row that would
+	// cross it.
+	MaxResultBytes ByteSize `yaml:"max_result_bytes"`
 	// QueryCache lets BigQuery answer from its 24-hour result cache (free).
 	QueryCache *bool `yaml:"query_cache"`
 	// Labels are set on every job (keys and values: lower-case letters,
@@ -108,6 +114,7 @@ func DefaultConfig() Config {
 		MaxBytesBilled: DefaultMaxBytesBilled,
 		Timeout:        DefaultTimeout,
 		MaxRows:        DefaultMaxRows,
+		MaxResultBytes: ByteSize(executor.DefaultMaxResultBytes),
 		QueryCache:     &cache,
 		Labels:         map[string]string{"app": "clinsql"},
 		Retry:          DefaultRetry,
@@ -273,6 +280,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxRows <= 0 {
 		add(c.errf("max_rows", "must be positive (got %d)", c.MaxRows))
+	}
+	if c.MaxResultBytes <= 0 {
+		add(c.errf("max_result_bytes", "must be positive (got %d); there is no unlimited setting", c.MaxResultBytes))
 	}
 	if c.QueryCache == nil {
 		add(c.errf("query_cache", "must be true or false"))

@@ -21,7 +21,8 @@
 //     (jobs.cancel) on a context detached from the expired one, with its own
 //     short deadline.
 //  4. Rows are read through every page (jobs.getQueryResults) up to the row
-//     cap; Result.TotalRows is the job's total, Truncated says rows were
+//     cap or the result byte cap (max_result_bytes, default 32 MiB), reading
+//     no page past it; Result.TotalRows is the job's total, Truncated says rows were
 //     dropped. Values are typed as package executor documents (NUMERIC and
 //     BIGNUMERIC exact as *big.Rat, DATE/DATETIME/TIME as civil types,
 //     TIMESTAMP as UTC time.Time, ARRAY as []any, STRUCT as executor.Struct,

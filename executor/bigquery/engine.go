@@ -139,7 +139,7 @@ func (e *Engine) Config() Config { return e.cfg }
 
 // Limits returns the per-query limits in force.
 func (e *Engine) Limits() executor.Limits {
-	return executor.Limits{Timeout: e.cfg.Timeout, MaxRows: e.cfg.MaxRows, MaxBytesBilled: int64(e.cfg.MaxBytesBilled)}
+	return executor.Limits{Timeout: e.cfg.Timeout, MaxRows: e.cfg.MaxRows, MaxBytesBilled: int64(e.cfg.MaxBytesBilled), MaxResultBytes: int64(e.cfg.MaxResultBytes)}
 }
 
 // Totals returns the sums of every query and dry run so far.
@@ -419,9 +419,12 @@ func (e *Engine) readRows(ctx context.Context, job *bigquery.Job) (res *executor
 		return nil, err
 	}
 	limit := e.cfg.MaxRows
+	keep := executor.NewKeeper(limit, int64(e.cfg.MaxResultBytes))
 	res = &executor.Result{Rows: [][]any{}}
 	var schema bigquery.Schema
-	for len(res.Rows) < limit {
+	// Reading stops at the first row not kept: the job's TotalRows gives the
+	// true count without fetching the rest.
+	for !keep.Full() {
 		it.PageInfo().MaxSize = min(limit-len(res.Rows), maxPageRows)
 		var row []bigquery.Value
 		err := it.Next(&row)
@@ -443,6 +446,9 @@ func (e *Engine) readRows(ctx context.Context, job *bigquery.Job) (res *executor
 				return nil, err
 			}
 		}
+		if !keep.Keep(out) {
+			break
+		}
 		res.Rows = append(res.Rows, out)
 	}
 	if schema == nil {
@@ -451,8 +457,7 @@ func (e *Engine) readRows(ctx context.Context, job *bigquery.Job) (res *executor
 	for _, f := range schema {
 		res.Columns = append(res.Columns, executor.Column{Name: f.Name, Type: typeName(f)})
 	}
-	res.TotalRows = max(int64(it.TotalRows), int64(len(res.Rows)))
-	res.Truncated = res.TotalRows > int64(len(res.Rows))
+	keep.Finish(res, max(int64(it.TotalRows), int64(len(res.Rows))))
 	return res, nil
 }
 

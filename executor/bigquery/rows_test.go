@@ -3,6 +3,7 @@ package bigquery
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/clinsql/clinsql/internal/bqfake"
@@ -74,5 +75,27 @@ func TestPagination(t *testing.T) {
 				t.Errorf("%d page fetches, want at most %d", pages, c.maxPages)
 			}
 		})
+	}
+}
+
+// The byte cap stops reading pages at the first row it cannot keep; the
+// true count still comes from the job.
+func TestByteCap(t *testing.T) {
+	f := newFixture(t, func(cfg *Config) { cfg.MaxResultBytes = 50_000 })
+	const sql = "SELECT i, s FROM big"
+	rows := make([][]any, 300)
+	for i := range rows {
+		rows[i] = []any{strconv.Itoa(i), strings.Repeat("x", 10_000)}
+	}
+	f.srv.Script(sql, bqfake.Query{Schema: numberedSchema, Rows: rows, PageRows: 100})
+	res, err := f.eng.Query(context.Background(), sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != 4 || !res.Truncated || !res.ByteCapped || res.TotalRows != 300 {
+		t.Fatalf("rows %d, truncated %v, byte capped %v, total %d", len(res.Rows), res.Truncated, res.ByteCapped, res.TotalRows)
+	}
+	if pages := len(f.srv.Calls("jobs.getQueryResults")); pages > 2 {
+		t.Errorf("%d result fetches after the cap was reached on the first page", pages)
 	}
 }

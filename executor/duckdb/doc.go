@@ -16,11 +16,15 @@
 // Limits. Every query runs under Limits.Timeout (default 300 s): when it
 // expires the driver interrupts DuckDB, which stops within milliseconds, and
 // the query fails with [executor.ClassTimeout]; a caller's own cancellation is
-// [executor.ClassInfra]. Limits.MaxRows (default 100,000) rows are kept; the
-// rest are read and counted, never held, so Result.TotalRows is always the
-// true count. DuckDB itself materialises a result inside its buffer manager,
-// bounded by memory_limit; a result too big for it fails with DuckDB's
-// out-of-memory error ([executor.ClassRuntime]).
+// [executor.ClassInfra]. The first rows within Limits.MaxRows (default
+// 100,000) and Limits.MaxResultBytes (default 32 MiB) are kept; the rest are
+// counted, never held, so Result.TotalRows is always the true count. The
+// driver materialises a whole result before Go reads a row, outside
+// memory_limit, so on one thread (the default) the caps are applied inside
+// DuckDB by a filter function around the query (budget.go), and DuckDB's
+// result holds only the kept rows. Spill folders of killed processes are
+// removed when an engine opens. DuckDB's system views, table functions and
+// current_setting() (which name host paths) are refused before a query runs.
 //
 // Dialect. Options.Translate (the BigQuery-to-DuckDB bridge) rewrites each
 // query first; Options.Settings (the bridge's global settings: NULL order,

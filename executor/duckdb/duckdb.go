@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	duck "github.com/duckdb/duckdb-go/v2"
@@ -120,6 +122,7 @@ func Open(path string, opts Options) (*Engine, error) {
 	if opts.Limits.MaxRows <= 0 {
 		opts.Limits.MaxRows = DefaultMaxRows
 	}
+	opts.Limits.MaxResultBytes = executor.ResultBytes(opts.Limits.MaxResultBytes)
 	if opts.MemoryLimit == "" {
 		opts.MemoryLimit = DefaultMemoryLimit
 	}
@@ -142,7 +145,8 @@ func Open(path string, opts Options) (*Engine, error) {
 	if st.IsDir() {
 		return nil, fmt.Errorf("open duckdb %s: is a directory", path)
 	}
-	tempDir, err := os.MkdirTemp("", "clinsql-duckdb-")
+	reclaimTempDirs(os.TempDir())
+	tempDir, err := os.MkdirTemp("", tempPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, fmt.Errorf("open duckdb %s: temporary folder: %w", path, err)
 	}
@@ -201,6 +205,10 @@ func Open(path string, opts Options) (*Engine, error) {
 	if err := db.PingContext(context.Background()); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("open duckdb %s: %w", path, err)
+	}
+	if err := e.registerKeep(context.Background()); err != nil {
+		e.Close()
+		return nil, fmt.Errorf("open duckdb %s: register %s: %w", path, keepFunc, err)
 	}
 	return e, nil
 }
@@ -318,12 +326,35 @@ func (e *Engine) query(parent context.Context, query string, translate bool) (*e
 }
 
 func (e *Engine) prepareRun(ctx context.Context, c *duck.Conn, query string) (*executor.Result, error) {
+	// The query as submitted is prepared first: its errors, and its column
+	// names, are its own, not the wrapper's (which renames duplicates).
 	stmt, err := prepareOne(ctx, c, query)
 	if err != nil {
 		return nil, err
 	}
 	defer stmt.Close()
-	return e.run(ctx, stmt)
+	if e.opts.Threads != 1 {
+		return e.run(ctx, stmt, nil, nil)
+	}
+	n, err := stmt.ColumnCount()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, n)
+	for i := range names {
+		if names[i], err = stmt.ColumnName(i); err != nil {
+			return nil, err
+		}
+	}
+	wrapped, err := prepareOne(ctx, c, wrapKeep(query))
+	if err != nil {
+		// A query the wrapper cannot hold (a trailing semicolon before a
+		// comment) runs as it is, capped on the Go side only.
+		return e.run(ctx, stmt, nil, nil)
+	}
+	defer wrapped.Close()
+	b := &budget{keep: executor.NewKeeper(e.opts.Limits.MaxRows, e.opts.Limits.MaxResultBytes)}
+	return e.run(context.WithValue(ctx, budgetKey{}, b), wrapped, names, b)
 }
 
 // relaxed runs query again with some macros redefined, then restores them
@@ -378,14 +409,18 @@ func prepareOne(ctx context.Context, c *duck.Conn, query string) (*duck.Stmt, er
 }
 
 // run executes the prepared SELECT, keeping the first MaxRows rows and
-// counting the rest without holding them.
-func (e *Engine) run(ctx context.Context, stmt *duck.Stmt) (*executor.Result, error) {
+// counting the rest without holding them. With b, stmt is the query wrapped
+// in clinsql_keep (see budget.go): the rows it returns are the ones kept,
+// b counted them all, and names are the query's own column names.
+func (e *Engine) run(ctx context.Context, stmt *duck.Stmt, names []string, b *budget) (*executor.Result, error) {
 	rows, err := stmt.QueryContext(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	names := rows.Columns()
+	if names == nil {
+		names = rows.Columns()
+	}
 	typed, ok := rows.(driver.RowsColumnTypeDatabaseTypeName)
 	if !ok {
 		return nil, fmt.Errorf("driver rows %T do not report column types", rows)
@@ -400,7 +435,7 @@ func (e *Engine) run(ctx context.Context, stmt *duck.Stmt) (*executor.Result, er
 		types[i] = t
 		res.Columns[i] = executor.Column{Name: name, Type: executor.Type(t.bigQuery())}
 	}
-	max := e.opts.Limits.MaxRows
+	keep := executor.NewKeeper(e.opts.Limits.MaxRows, e.opts.Limits.MaxResultBytes)
 	dst := make([]driver.Value, len(names))
 	var total int64
 	for {
@@ -417,7 +452,7 @@ func (e *Engine) run(ctx context.Context, stmt *duck.Stmt) (*executor.Result, er
 			return nil, err
 		}
 		total++
-		if len(res.Rows) >= max {
+		if keep.Full() {
 			continue
 		}
 		row := make([]any, len(dst))
@@ -428,10 +463,21 @@ func (e *Engine) run(ctx context.Context, stmt *duck.Stmt) (*executor.Result, er
 			}
 			row[i] = cv
 		}
-		res.Rows = append(res.Rows, row)
+		if keep.Keep(row) {
+			res.Rows = append(res.Rows, row)
+		}
 	}
-	res.TotalRows = total
-	res.Truncated = total > int64(len(res.Rows))
+	if b != nil {
+		// The filter kept a prefix within the caps; the Go side may have
+		// measured the converted values a little larger and kept fewer.
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		if keep.Finish(res, b.total); b.keep.ByteCapped() {
+			res.ByteCapped = res.Truncated
+		}
+		return res, nil
+	}
+	keep.Finish(res, total)
 	return res, nil
 }
 
@@ -541,4 +587,43 @@ func statementTypeName(t duck.StmtType) string {
 		return n
 	}
 	return fmt.Sprintf("type-%d", int(t))
+}
+
+// tempPrefix starts the name of each engine's spill folder, followed by the
+// owning process id: "clinsql-duckdb-pid1234-567".
+const tempPrefix = "clinsql-duckdb-pid"
+
+// reclaimTempDirs removes the spill folders of engines whose process is
+// gone: Close removes an engine's own folder, but a process killed with
+// SIGKILL leaves it behind, with whatever DuckDB had spilled (hundreds of
+// MB). Folders of live processes, and anything not named by tempPrefix, are
+// left alone.
+func reclaimTempDirs(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), tempPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
+}
+
+// processAlive reports whether process pid exists (signal 0 checks without
+// sending anything; a process of another user answers EPERM, alive).
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

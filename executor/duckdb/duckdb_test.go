@@ -224,15 +224,19 @@ func TestConfigurationLocked(t *testing.T) {
 			t.Errorf("%s succeeded on a raw connection", s)
 		}
 	}
-	// Every pooled connection sees the locked settings.
+	// Every pooled connection sees the locked settings (read through the
+	// pool directly: model SQL may not read settings, see TestHostPathsHidden).
 	for i := 0; i < 6; i++ {
-		res, err := e.Query(context.Background(), `SELECT current_setting('threads') AS t, current_setting('enable_external_access') AS x, current_setting('autoload_known_extensions') AS a, current_setting('lock_configuration') AS l, current_setting('access_mode') AS m, current_setting('temp_directory') AS d`)
+		var threads int64
+		var external, autoload, locked bool
+		var mode, temp string
+		err := e.db.QueryRowContext(context.Background(), `SELECT current_setting('threads') AS t, current_setting('enable_external_access') AS x, current_setting('autoload_known_extensions') AS a, current_setting('lock_configuration') AS l, current_setting('access_mode') AS m, current_setting('temp_directory') AS d`).
+			Scan(&threads, &external, &autoload, &locked, &mode, &temp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := res.Rows[0]
-		if got[0] != int64(1) || got[1] != false || got[2] != false || got[3] != true || !strings.EqualFold(got[4].(string), "read_only") || got[5] != e.tempDir {
-			t.Errorf("settings %v", got)
+		if threads != 1 || external || autoload || !locked || !strings.EqualFold(mode, "read_only") || temp != e.tempDir {
+			t.Errorf("settings %v %v %v %v %v %v", threads, external, autoload, locked, mode, temp)
 		}
 	}
 }
@@ -704,5 +708,94 @@ func TestRelax(t *testing.T) {
 	redefine = `CREATE OR REPLACE TEMP MACRO ratio(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;`
 	if res, err := e.Query(ctx, q); err != nil || len(res.Warnings) != 1 {
 		t.Errorf("after a dropped connection: %v", err)
+	}
+}
+
+// The byte cap stops keeping rows while they are read: 300 rows of 10 kB
+// under a 50 kB cap keep the first 4, and the true count is still reported.
+func TestByteCap(t *testing.T) {
+	e := openEngine(t, makeDB(t, fixture...), Options{Limits: executor.Limits{MaxResultBytes: 50_000}})
+	res, err := e.QueryNative(context.Background(), `SELECT i, repeat('x', 10000) AS s FROM range(300) t(i) ORDER BY i`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != 4 || !res.Truncated || !res.ByteCapped || res.TotalRows != 300 {
+		t.Fatalf("rows=%d truncated=%v byteCapped=%v total=%d; want 4 rows of 300, byte capped", len(res.Rows), res.Truncated, res.ByteCapped, res.TotalRows)
+	}
+	if res.Rows[3][0] != int64(3) {
+		t.Errorf("kept %v, want the first rows", res.Rows[3][0])
+	}
+}
+
+// Model SQL cannot read the engine's settings or the attached files' paths
+// (the spill folder, the database file, the home folder): DuckDB's system
+// views and functions are refused before the query runs.
+func TestHostPathsHidden(t *testing.T) {
+	e := openEngine(t, makeDB(t, fixture...), Options{})
+	for _, q := range []string{
+		`SELECT name, setting FROM pg_catalog.pg_settings`,
+		`SELECT * FROM pg_settings`,
+		`SELECT * FROM duckdb_settings()`,
+		`SELECT value FROM duckdb_settings() WHERE name = 'temp_directory'`,
+		`SELECT current_setting('temp_directory')`,
+		`SELECT path FROM duckdb_databases()`,
+		`SELECT path FROM duckdb_databases`,
+		`SELECT file FROM pragma_database_list`,
+		`SELECT * FROM system.main.duckdb_settings`,
+		`WITH s AS (SELECT * FROM pg_catalog.pg_settings) SELECT * FROM s`,
+		`SELECT (SELECT max(setting) FROM pg_catalog.pg_settings) AS x`,
+	} {
+		res, err := e.QueryNative(context.Background(), q)
+		if executor.ClassOf(err) != executor.ClassRefused {
+			t.Errorf("%s: %v %v, want refused", q, res, err)
+		}
+	}
+	// Data and the information schema stay readable.
+	for _, q := range []string{`SELECT count(*) FROM mimiciv_3_1_hosp.patients`, `SELECT table_name FROM information_schema.tables`} {
+		if _, err := e.QueryNative(context.Background(), q); err != nil {
+			t.Errorf("%s: %v", q, err)
+		}
+	}
+}
+
+// The caps are enforced inside DuckDB by wrapping the query (budget.go);
+// the wrapper changes nothing a query returns: the first rows in the
+// query's own order, its own column names (duplicates included), and
+// queries ending in a comment or a semicolon still run.
+func TestCapWrapperTransparent(t *testing.T) {
+	e := openEngine(t, makeDB(t, fixture...), Options{Limits: executor.Limits{MaxRows: 3, MaxResultBytes: 50_000}})
+	cases := []struct {
+		sql   string
+		cols  []string
+		first []any
+		kept  int
+		total int64
+	}{
+		{`SELECT i FROM range(5000) t(i) ORDER BY i DESC`, []string{"i"}, []any{int64(4999)}, 3, 5000},
+		{`SELECT i, repeat('x', 20000) AS s FROM range(100) t(i) ORDER BY i DESC`, []string{"i", "s"}, []any{int64(99)}, 2, 100},
+		{`SELECT 1 AS x, 2 AS x, 'a' AS X`, []string{"x", "x", "X"}, []any{int64(1), int64(2), "a"}, 1, 1},
+		{"SELECT 7 AS a -- a trailing comment", []string{"a"}, []any{int64(7)}, 1, 1},
+		{"SELECT 8 AS a;", []string{"a"}, []any{int64(8)}, 1, 1},
+		{"SELECT 9 AS a; -- comment after the semicolon", []string{"a"}, []any{int64(9)}, 1, 1},
+		{`SELECT NULL AS n FROM range(10)`, []string{"n"}, []any{nil}, 3, 10},
+		{`SELECT 42 AS n WHERE false`, []string{"n"}, nil, 0, 0},
+	}
+	for _, c := range cases {
+		res, err := e.QueryNative(context.Background(), c.sql)
+		if err != nil {
+			t.Errorf("%s: %v", c.sql, err)
+			continue
+		}
+		var cols []string
+		for _, col := range res.Columns {
+			cols = append(cols, col.Name)
+		}
+		if !reflect.DeepEqual(cols, c.cols) || len(res.Rows) != c.kept || res.TotalRows != c.total {
+			t.Errorf("%s: columns %v, %d rows of %d; want %v, %d of %d", c.sql, cols, len(res.Rows), res.TotalRows, c.cols, c.kept, c.total)
+			continue
+		}
+		if c.first != nil && !reflect.DeepEqual(res.Rows[0][:len(c.first)], c.first) {
+			t.Errorf("%s: first row %v, want %v", c.sql, res.Rows[0], c.first)
+		}
 	}
 }

@@ -63,5 +63,60 @@ func checkSelect(ctx context.Context, query string) error {
 	case len(p.Statements) != 1:
 		return &refusal{fmt.Sprintf("exactly one SELECT statement is allowed; DuckDB's parser found %d statements", len(p.Statements))}
 	}
+	var tree any
+	if err := json.Unmarshal(p.Statements[0], &tree); err != nil {
+		return fmt.Errorf("duckdb parser: unreadable statement: %w", err)
+	}
+	if name := hostRevealing(tree); name != "" {
+		return &refusal{fmt.Sprintf("%s is not available: the engine's settings and catalog reveal the host's paths", name)}
+	}
 	return nil
+}
+
+// hostRevealing returns the first table or function in a parsed statement
+// that shows the engine's own configuration rather than data: settings
+// (pg_catalog.pg_settings, duckdb_settings(), current_setting(): the spill
+// folder, the home folder), the attached database files (duckdb_databases,
+// pragma_database_list) and the rest of DuckDB's system views and table
+// functions. None of them is part of the dialect a model writes (BigQuery
+// has none of these), and several name host paths. It returns "" when the
+// statement reads none.
+func hostRevealing(node any) string {
+	switch n := node.(type) {
+	case []any:
+		for _, c := range n {
+			if name := hostRevealing(c); name != "" {
+				return name
+			}
+		}
+	case map[string]any:
+		if n["type"] == "BASE_TABLE" {
+			schema, _ := n["schema_name"].(string)
+			table, _ := n["table_name"].(string)
+			catalog, _ := n["catalog_name"].(string)
+			if systemName(table) || strings.EqualFold(schema, "pg_catalog") || strings.EqualFold(catalog, "system") {
+				return strings.TrimPrefix(strings.Join([]string{catalog, schema, table}, "."), ".")
+			}
+		}
+		if f, ok := n["function_name"].(string); ok && (systemName(f) || strings.EqualFold(f, "current_setting")) {
+			return f + "()"
+		}
+		for _, c := range n {
+			if name := hostRevealing(c); name != "" {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+// systemName reports a DuckDB system view or table function name.
+func systemName(name string) bool {
+	lower := strings.ToLower(name)
+	for _, p := range []string{"duckdb_", "pragma_", "pg_settings"} {
+		if strings.HasPrefix(lower, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -22,8 +22,9 @@
 //     interrupts SQLite itself (sqlite3_interrupt through the connection's
 //     progress handler), not just the caller; the caller's context
 //     cancellation does the same.
-//   - At most Limits.MaxRows rows (default 100,000) are kept; the rest are
-//     stepped through and counted in Result.TotalRows.
+//   - The first rows within Limits.MaxRows (default 100,000) and
+//     Limits.MaxResultBytes (default 32 MiB) are kept; the rest are stepped
+//     through and counted in Result.TotalRows.
 //   - Values follow the storage class of each cell, whatever the declared
 //     column type, exactly as Python's sqlite3 module returns them: INTEGER
 //     int64, REAL float64, TEXT string (decoded as UTF-8 with undecodable

@@ -41,7 +41,7 @@ const (
 
 // Options configure a DB.
 type Options struct {
-	Limits    executor.Limits // Timeout and MaxRows; MaxBytesBilled does not apply
+	Limits    executor.Limits // Timeout, MaxRows and MaxResultBytes; MaxBytesBilled does not apply
 	Immutable Immutable
 	// MaxIdle bounds the pooled idle connections (default 4). More
 	// concurrent queries open more connections; the surplus is closed.
@@ -54,7 +54,9 @@ type DB struct {
 	uri     string
 	timeout time.Duration
 	maxRows int
-	maxIdle int
+	// maxBytes is Limits.MaxResultBytes, defaulted.
+	maxBytes int64
+	maxIdle  int
 
 	mu     sync.Mutex
 	idle   []*csqlite.Conn
@@ -83,11 +85,12 @@ func Open(path string, opt Options) (*DB, error) {
 	}
 	u := url.URL{Scheme: "file", Path: abs, RawQuery: q.Encode()}
 	db := &DB{
-		path:    path,
-		uri:     u.String(),
-		timeout: opt.Limits.Timeout,
-		maxRows: opt.Limits.MaxRows,
-		maxIdle: opt.MaxIdle,
+		path:     path,
+		uri:      u.String(),
+		timeout:  opt.Limits.Timeout,
+		maxRows:  opt.Limits.MaxRows,
+		maxBytes: executor.ResultBytes(opt.Limits.MaxResultBytes),
+		maxIdle:  opt.MaxIdle,
 	}
 	if db.timeout <= 0 {
 		db.timeout = DefaultTimeout
@@ -254,6 +257,7 @@ func (db *DB) run(c *csqlite.Conn, sql string) (*executor.Result, error) {
 	n := stmt.ColumnCount()
 	res := &executor.Result{Columns: make([]executor.Column, n), Rows: [][]any{}}
 	classes := make([]int, n) // storage class seen so far: 0 none, mixed
+	keep := executor.NewKeeper(db.maxRows, db.maxBytes)
 	var total int64
 	for {
 		ok, err := stmt.Step()
@@ -264,19 +268,24 @@ func (db *DB) run(c *csqlite.Conn, sql string) (*executor.Result, error) {
 			break
 		}
 		total++
-		if len(res.Rows) >= db.maxRows {
-			res.Truncated = true
+		if keep.Full() {
 			continue
 		}
 		row := make([]any, n)
+		types := make([]int, n)
 		for i := range row {
-			t := stmt.ColumnType(i)
-			row[i] = value(stmt, i, t)
+			types[i] = stmt.ColumnType(i)
+			row[i] = value(stmt, i, types[i])
+		}
+		if !keep.Keep(row) {
+			continue
+		}
+		for i, t := range types {
 			classes[i] = merge(classes[i], t)
 		}
 		res.Rows = append(res.Rows, row)
 	}
-	res.TotalRows = total
+	keep.Finish(res, total)
 	for i := range res.Columns {
 		res.Columns[i] = executor.Column{Name: stmt.ColumnName(i), Type: columnType(classes[i], stmt.ColumnDeclType(i))}
 	}

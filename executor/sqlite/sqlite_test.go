@@ -368,3 +368,14 @@ func TestEHRSQLDatabase(t *testing.T) {
 		}
 	}
 }
+
+func TestByteCap(t *testing.T) {
+	db := open(t, sqlite.Options{Limits: executor.Limits{MaxResultBytes: 50_000}})
+	res, err := db.Query(context.Background(), "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 300) SELECT x, printf('%.*c', 10000, 'x') FROM c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != 4 || !res.Truncated || !res.ByteCapped || res.TotalRows != 300 {
+		t.Errorf("rows %d, truncated %v, byte capped %v, total %d", len(res.Rows), res.Truncated, res.ByteCapped, res.TotalRows)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // benchConfig is the file clinsql run takes: everything a benchmark of many
@@ -27,7 +28,7 @@ import (
 //	                           # or {name: bigquery, bq_config: bq.yaml}
 //	out: runs/bench1           # one run folder per model below it
 //	prices: prices.yaml        # optional, for costs and the budget
-//	budget_usd: 50             # optional cap over generation and judging
+//	budget_usd: 50             # optional cap on what generation into OUT ever spends
 //	concurrency: 8             # tasks in flight over all models
 //	cache: llm-cache           # optional, default OUT/llm-cache
 //	judge: judge.yaml          # the judge's config (clinsql judge --config)
@@ -54,8 +55,10 @@ type benchEngine struct {
 	DB      string        `yaml:"db,omitempty"`
 	Timeout time.Duration `yaml:"timeout,omitempty"`
 	MaxRows int           `yaml:"max_rows,omitempty"`
-	Memory  string        `yaml:"memory,omitempty"`
-	Threads int           `yaml:"threads,omitempty"`
+	// MaxResultBytes is --max-result-bytes ("64MiB" or bytes).
+	MaxResultBytes bigquery.ByteSize `yaml:"max_result_bytes,omitempty"`
+	Memory         string            `yaml:"memory,omitempty"`
+	Threads        int               `yaml:"threads,omitempty"`
 	// ZeroDivision is --zero-division (auto, error or null).
 	ZeroDivision string `yaml:"zero_division,omitempty"`
 	// BQConfig is the bigquery engine's configuration file
@@ -112,6 +115,8 @@ func loadBenchConfig(path string) (*benchConfig, error) {
 		bad("engine.timeout", "must not be negative")
 	case c.Engine.MaxRows < 0:
 		bad("engine.max_rows", "must not be negative")
+	case c.Engine.MaxResultBytes < 0:
+		bad("engine.max_result_bytes", "must not be negative")
 	case c.Engine.Threads < 0:
 		bad("engine.threads", "must not be negative")
 	}
@@ -143,7 +148,7 @@ func loadBenchConfig(path string) (*benchConfig, error) {
 		c.Concurrency = refine.DefaultConcurrency
 	}
 	if c.Cache == "" {
-		c.Cache = filepath.Join(c.Out, "llm-cache")
+		c.Cache = filepath.Join(c.Out, runfolder.LLMCacheDir)
 	}
 	if c.Report == "" {
 		c.Report = filepath.Join(c.Out, "report")
@@ -157,7 +162,7 @@ func (c *benchConfig) generateConfig(quiet bool) generateConfig {
 	g := generateConfig{
 		Models: c.models, Tasks: c.Tasks, Split: c.Split, Out: c.Out, Cache: c.Cache,
 		Prices: c.Prices, Budget: c.BudgetUSD, Concurrency: c.Concurrency, Engine: e.Name, Quiet: quiet,
-		EngineCfg: engineConfig{DB: e.DB, Limits: executor.Limits{Timeout: e.Timeout, MaxRows: e.MaxRows}, Memory: e.Memory, Threads: e.Threads, ZeroDivision: e.ZeroDivision},
+		EngineCfg: engineConfig{DB: e.DB, Limits: executor.Limits{Timeout: e.Timeout, MaxRows: e.MaxRows, MaxResultBytes: int64(e.MaxResultBytes)}, Memory: e.Memory, Threads: e.Threads, ZeroDivision: e.ZeroDivision},
 	}
 	if e.Name == bigquery.Name {
 		// No flags are given: the configuration file says everything.

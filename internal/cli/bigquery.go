@@ -5,13 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/clinsql/clinsql/internal/atomicfile"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/clinsql/clinsql/internal/atomicfile"
+	"github.com/clinsql/clinsql/runfolder"
 
 	"golang.org/x/sync/errgroup"
 
@@ -61,6 +63,9 @@ func openBigQuery(ctx context.Context, cfg engineConfig) (*bigquery.Engine, erro
 	}
 	if cfg.Explicit["max-rows"] {
 		bq.MaxRows = cfg.Limits.MaxRows
+	}
+	if cfg.Explicit["max-result-bytes"] {
+		bq.MaxResultBytes = bigquery.ByteSize(cfg.Limits.MaxResultBytes)
 	}
 	var opts []bigquery.Option
 	if cfg.Log != nil {
@@ -309,7 +314,7 @@ func goldSources(env *Env, root string) ([]dryRunSource, error) {
 // of executions. Tasks with no SQL (generation failed) are skipped and
 // counted on stderr.
 func runSources(env *Env, dir string) ([]dryRunSource, error) {
-	outs, err := datasets.LoadRun(dir)
+	outs, err := runfolder.LoadOutputs(dir)
 	if err != nil && len(outs) == 0 {
 		return nil, fmt.Errorf("load run: %w", err)
 	}

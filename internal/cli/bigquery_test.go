@@ -13,6 +13,7 @@ import (
 	"github.com/clinsql/clinsql/executor/batch"
 	"github.com/clinsql/clinsql/internal/bqfake"
 	"github.com/clinsql/clinsql/internal/fixtures"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // bqSetup starts a fake BigQuery and writes an engine configuration for it.
@@ -168,9 +169,9 @@ func TestExecBigQueryDryRunModelRun(t *testing.T) {
 	write := func(key, sql string, attempts int) {
 		p := filepath.Join(dir, filepath.FromSlash(key))
 		os.MkdirAll(p, 0o755)
-		s := datasets.ExecutionSummary{FinalSQL: sql, Model: "m", RefinementAttempts: make([]datasets.Attempt, attempts)}
+		s := runfolder.ExecutionSummary{FinalSQL: sql, Model: "m", RefinementAttempts: make([]runfolder.Attempt, attempts)}
 		b, _ := json.Marshal(s)
-		os.WriteFile(filepath.Join(p, datasets.ExecutionSummaryFile), b, 0o644)
+		os.WriteFile(filepath.Join(p, runfolder.ExecutionSummaryFile), b, 0o644)
 	}
 	write("validation/Diagnostic_Procedures/easy_level_queries/001", "SELECT a", 1)
 	write("validation/Diagnostic_Procedures/easy_level_queries/002", "SELECT b", 3)

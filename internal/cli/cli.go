@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/clinsql/clinsql/internal/buildinfo"
+
 	"github.com/agnivade/levenshtein"
 )
 
@@ -31,21 +33,19 @@ type command struct {
 // commands lists every command; the dispatcher picks the longest name that
 // prefixes the arguments.
 var commands = []command{
-	{"version", "print the version", runVersion},
+	{"version", "print the module version and the VCS revision this binary was built from", runVersion},
 	{"db build", "build the embedded DuckDB database from MIMIC-IV CSV files", runDBBuild},
 	{"db fetch-demo", "download the open MIMIC-IV demo from PhysioNet, checksums verified", runDBFetchDemo},
 	{"exec", "run SQL (one query, or every task's gold SQL) on an engine", runExec},
 	{"rescore", "recompute scores from recorded judge decisions (detailed_grading.json)", runRescore},
 	{"judge", "judge a model's run: code checks, an LLM judge or recorded decisions, gate-aware skipping", runJudge},
+	{"agree", "agreement of two judges (judge folders, ledgers or recorded gradings): kappa per tree, leaf kind and source, every disagreement", runAgree},
 	{"datasets fetch", "download public benchmark data (clinsql)", runDatasetsFetch},
 	{"generate", "ask models for SQL per task, run it, refine failures; reference inference layout", runGenerate},
 	{"run", "benchmark many models from one config: generate, judge and report, resuming what is done", runRun},
 	{"report", "leaderboard, error taxonomy, refinement and judge health of many models, as Markdown, CSV, JSON and HTML", runReport},
 	{"ehrsql score", "score EHRSQL 2024 predictions: reliability RS(0), RS(5), RS(10), RS(N)", runEHRSQLScore},
 }
-
-// Version is set at build time with -ldflags "-X ...cli.Version=...".
-var Version = "dev"
 
 // ExitError carries a specific exit code (for example a query's error class
 // mapped to a code) together with the message already printed.
@@ -283,6 +283,26 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// parseInterleaved is parseFlags for a command that takes positional
+// arguments among its flags: it returns them, in order.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		rest := []string{}
+		err := parseFlags(fs, args)
+		var ue usageError
+		if errors.As(err, &ue) && fs.NArg() > 0 && strings.HasPrefix(ue.msg, "unexpected argument") {
+			pos = append(pos, fs.Arg(0))
+			rest = fs.Args()[1:]
+		} else if err != nil {
+			return nil, err
+		} else {
+			return pos, nil
+		}
+		args = rest
+	}
+}
+
 // flagError rewrites the flag package's message in the command's terms.
 func flagError(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
@@ -310,6 +330,6 @@ func runVersion(_ context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	fmt.Fprintln(env.Stdout, "clinsql", Version)
+	fmt.Fprintln(env.Stdout, "clinsql", buildinfo.Current())
 	return nil
 }

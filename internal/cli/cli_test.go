@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,8 +86,8 @@ func TestRescore(t *testing.T) {
 		name string
 		args []string
 	}{
-		{"rescore-reference", nil},
-		{"rescore-strict", []string{"--mode", "strict"}},
+		{"rescore-reference", []string{"--mode", "reference"}},
+		{"rescore-strict", nil}, // the default
 		{"rescore-brief", []string{"--mode", "strict", "--brief"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,6 +102,19 @@ func TestRescore(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 					t.Error(err)
 				}
+			}
+			// The mode the three files are in is stated beside them.
+			var sum rescoreSummary
+			b, err := os.ReadFile(filepath.Join(out, rescoreSummaryFile))
+			if err == nil {
+				err = json.Unmarshal(b, &sum)
+			}
+			want := "strict"
+			if slices.Contains(tc.args, "reference") {
+				want = "reference"
+			}
+			if err != nil || string(sum.Mode) != want || sum.Tasks != 3 || sum.Producer.Version == "" {
+				t.Errorf("%s: %+v (%v); want mode %s, 3 tasks, a clinsql version", rescoreSummaryFile, sum, err, want)
 			}
 		})
 	}

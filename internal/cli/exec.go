@@ -160,6 +160,7 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	out := fs.String("out", "", "with --tasks: folder for the result CSVs and summary.json")
 	timeout := fs.Duration("timeout", duckdb.DefaultTimeout, "per-query timeout")
 	maxRows := fs.Int("max-rows", duckdb.DefaultMaxRows, "rows kept per result (the true count is still reported)")
+	maxResult := resultBytesFlag(fs)
 	memory := fs.String("memory", duckdb.DefaultMemoryLimit, "engine memory limit")
 	threads := fs.Int("threads", duckdb.DefaultThreads, "engine threads per query (1, the default, gives identical results run to run)")
 	zeroDiv := fs.String("zero-division", zeroDivAuto, zeroDivisionHelp)
@@ -221,11 +222,11 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 		return usagef("--tasks needs --gold or --run")
 	case *tasks != "" && *out == "" && !*dryRun:
 		return usagef("--tasks needs --out")
-	case *timeout <= 0 || *maxRows <= 0:
-		return usagef("--timeout and --max-rows must be positive")
+	case *timeout <= 0 || *maxRows <= 0 || *maxResult <= 0:
+		return usagef("--timeout, --max-rows and --max-result-bytes must be positive")
 	}
 	explicit := explicitFlags(fs)
-	cfg := engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows}, Memory: *memory, Threads: *threads, Conns: max(*conc, 1),
+	cfg := engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows, MaxResultBytes: int64(*maxResult)}, Memory: *memory, Threads: *threads, Conns: max(*conc, 1),
 		BigQuery: bqFlags, Explicit: explicit, Log: env.Stderr, ZeroDivision: *zeroDiv}
 	if *dryRun {
 		return execDryRun(ctx, env, cfg, *query, *sqlFile, *tasks, *runDir, *out)
@@ -329,9 +330,29 @@ func execOne(ctx context.Context, env *Env, ex executor.Executor, query string) 
 		fmt.Fprintf(env.Stderr, "clinsql exec: warning: %s\n", w)
 	}
 	if res.Truncated {
-		fmt.Fprintf(env.Stderr, "clinsql exec: result truncated to %d of %d rows (--max-rows)\n", len(res.Rows), res.TotalRows)
+		fmt.Fprintf(env.Stderr, "clinsql exec: %s\n", truncationNote(res))
 	}
 	return nil
+}
+
+// resultBytesFlag registers --max-result-bytes, the per-query byte cap on the
+// rows kept (executor.Limits.MaxResultBytes).
+func resultBytesFlag(fs *flag.FlagSet) *bigquery.ByteSize {
+	b := bigquery.ByteSize(executor.DefaultMaxResultBytes)
+	fs.Var(&b, "max-result-bytes", "bytes of rows kept per result, e.g. 64MiB; later rows are counted, not kept (default 32MiB)")
+	return &b
+}
+
+// truncationNote says which cap cut a result, and how much of it is kept.
+func truncationNote(res *executor.Result) string {
+	total := "an unknown number of"
+	if res.TotalRows >= 0 {
+		total = fmt.Sprint(res.TotalRows)
+	}
+	if res.ByteCapped {
+		return fmt.Sprintf("result truncated to its first %d of %s rows: the rows kept reached the byte cap (--max-result-bytes)", len(res.Rows), total)
+	}
+	return fmt.Sprintf("result truncated to %d of %s rows (--max-rows)", len(res.Rows), total)
 }
 
 func execGold(ctx context.Context, env *Env, open func(engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, out string, conc int) error {

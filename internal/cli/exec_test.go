@@ -289,7 +289,7 @@ func TestExecReplayRun(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "again on duckdb: 4 tasks run, 0 already done; ok 4") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	code, stdout, stderr = runCLI(t, dir, "judge", "--tasks", dir, "--run", out, "--judge", "replay:"+grading)
+	code, stdout, stderr = runCLI(t, dir, "judge", "--tasks", dir, "--run", out, "--judge", "replay:"+grading, "--replay-other-model")
 	if code != 0 || !strings.Contains(stdout, "validation: 3 tasks") {
 		t.Fatalf("judge: exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 const generateUsage = `usage: clinsql generate --models models.yaml --tasks DIR --out DIR [--engine duckdb --db FILE] [flags]
@@ -57,8 +58,12 @@ type generateConfig struct {
 }
 
 func runGenerate(ctx context.Context, env *Env, args []string) error {
+	if benchmarkOf(args) == "ehrsql" {
+		return runGenerateEHRSQL(ctx, env, args)
+	}
 	fs := newFlagSet(env, "generate")
 	fs.Usage = func() { fmt.Fprint(env.Stderr, generateUsage+"\n"); printFlags(fs) }
+	benchmark := fs.String("benchmark", "clinsql", "benchmark: clinsql, or ehrsql (see clinsql generate --benchmark ehrsql -h)")
 	modelsFile := fs.String("models", "", "models `file` (YAML)")
 	only := fs.String("only", "", "comma-separated model `names` to run (default: all)")
 	tasks := fs.String("tasks", "", "ClinSQL tasks: a `folder` holding data/splits, a split folder, or a manifest .jsonl")
@@ -67,7 +72,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	out := fs.String("out", "", "output `folder`")
 	cache := fs.String("cache", "", "model reply cache `folder` (default OUT/llm-cache)")
 	prices := fs.String("prices", "", "prices `file` (YAML, dollars per million tokens) for cost reports")
-	budget := fs.Float64("budget", 0, "stop calling models once this many `dollars` are spent (needs --prices)")
+	budget := fs.Float64("budget", 0, "cap in `dollars` on what --out will ever spend, over every run (needs --prices)")
 	conc := fs.Int("concurrency", refine.DefaultConcurrency, "tasks in flight over all models")
 	estimate := fs.Bool("estimate", false, "print the planned calls and their estimated cost, then exit")
 	quiet := fs.Bool("quiet", false, "no progress line")
@@ -76,6 +81,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	db := fs.String("db", "", "database file (duckdb engine: built by clinsql db build)")
 	timeout := fs.Duration("timeout", duckdb.DefaultTimeout, "per-query timeout")
 	maxRows := fs.Int("max-rows", duckdb.DefaultMaxRows, "rows kept per result (the true count is still recorded)")
+	maxResult := resultBytesFlag(fs)
 	memory := fs.String("memory", duckdb.DefaultMemoryLimit, "engine memory limit")
 	threads := fs.Int("threads", duckdb.DefaultThreads, "engine threads per query (1, the default, gives identical results run to run)")
 	zeroDiv := fs.String("zero-division", zeroDivAuto, zeroDivisionHelp)
@@ -84,14 +90,16 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	switch {
+	case *benchmark != "clinsql":
+		return usagef("--benchmark must be clinsql or ehrsql, not %q", *benchmark)
 	case *modelsFile == "" || *tasks == "" || (*out == "" && !*estimate):
 		return usagef("--models, --tasks and --out are required")
 	case *conc <= 0 || *limit < 0 || *budget < 0:
 		return usagef("--concurrency must be positive, --limit and --budget not negative")
 	case *budget > 0 && *prices == "":
 		return usagef("--budget needs --prices")
-	case *timeout <= 0 || *maxRows <= 0:
-		return usagef("--timeout and --max-rows must be positive")
+	case *timeout <= 0 || *maxRows <= 0 || *maxResult <= 0:
+		return usagef("--timeout, --max-rows and --max-result-bytes must be positive")
 	}
 	models, err := refine.LoadModels(*modelsFile)
 	if err != nil {
@@ -103,7 +111,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	cfg := generateConfig{
 		Models: models, Tasks: *tasks, Split: *split, Limit: *limit, Filter: sel, Out: *out, Cache: *cache, Prices: *prices,
 		Budget: *budget, Concurrency: *conc, Engine: *engine, Quiet: *quiet,
-		EngineCfg: engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows}, Memory: *memory, Threads: *threads,
+		EngineCfg: engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows, MaxResultBytes: int64(*maxResult)}, Memory: *memory, Threads: *threads,
 			BigQuery: bqFlags, Explicit: explicitFlags(fs), Log: env.Stderr, ZeroDivision: *zeroDiv},
 	}
 	if *estimate {
@@ -124,21 +132,27 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 
 // selectModels keeps the models named in only (comma-separated).
 func selectModels(models []refine.Model, only string) ([]refine.Model, error) {
+	return selectNamed(models, func(m refine.Model) string { return m.Name }, only)
+}
+
+// selectNamed keeps the entries named in only (comma-separated), in the
+// order named; "" keeps all.
+func selectNamed[M any](models []M, name func(M) string, only string) ([]M, error) {
 	if only == "" {
 		return models, nil
 	}
-	var out []refine.Model
-	for _, name := range strings.Split(only, ",") {
-		name = strings.TrimSpace(name)
+	var out []M
+	for _, want := range strings.Split(only, ",") {
+		want = strings.TrimSpace(want)
 		found := false
 		for _, m := range models {
-			if m.Name == name {
+			if name(m) == want {
 				out = append(out, m)
 				found = true
 			}
 		}
 		if !found {
-			return nil, usagef("--only: no model named %q in the models file", name)
+			return nil, usagef("--only: no model named %q in the models file", want)
 		}
 	}
 	return out, nil
@@ -194,7 +208,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	}
 	cacheDir := cfg.Cache
 	if cacheDir == "" {
-		cacheDir = filepath.Join(cfg.Out, "llm-cache")
+		cacheDir = filepath.Join(cfg.Out, runfolder.LLMCacheDir)
 	}
 	cache, err := llm.OpenCache(cacheDir)
 	if err != nil {
@@ -206,7 +220,10 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 		if err != nil {
 			return nil, err
 		}
-		meter = llm.NewMeter(prices, cfg.Budget)
+		if meter, err = openMeter(env.Stderr, cfg.Out, prices, cfg.Budget); err != nil {
+			return nil, err
+		}
+		defer meter.Close()
 	}
 	// Retries and other client events go to a log file: on the terminal
 	// they would bury the progress line.
@@ -235,7 +252,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	res, err := refine.Generate(ctx, refine.Options{
 		Out: cfg.Out, Tasks: tasks, Models: cfg.Models, Executor: ex, Schema: mimic.V31,
 		LLM:         llm.Options{Cache: cache, Meter: meter, Logger: logger, Getenv: env.Getenv},
-		Concurrency: cfg.Concurrency,
+		Concurrency: cfg.Concurrency, Subset: cfg.Limit > 0,
 		Events: func(e refine.Event) {
 			logger.Info("task", "model", e.Model, "task", e.Key.String(), "status", e.Status, "resumed", e.Resumed, "detail", e.Detail)
 			if bar == nil {

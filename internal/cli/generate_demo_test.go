@@ -13,6 +13,7 @@ import (
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/refine"
 	"github.com/clinsql/clinsql/refine/refinetest"
+	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
 )
 
@@ -108,23 +109,23 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 	}
 	for _, m := range []string{"alpha", "beta"} {
 		run := filepath.Join(out, m)
-		bs, err := refine.ReadBenchmarkSummary(filepath.Join(run, refine.BenchmarkSummaryFile))
-		if err != nil {
-			t.Fatal(err)
+		bs, err := runfolder.ReadBenchmarkSummary(run)
+		if err != nil || bs == nil {
+			t.Fatalf("%s: %v", run, err)
 		}
-		if bs["total_queries"] != float64(wantTotal) {
-			t.Errorf("%s: total_queries %v, want %d", m, bs["total_queries"], wantTotal)
+		if bs.TotalQueries != wantTotal {
+			t.Errorf("%s: total_queries %v, want %d", m, bs.TotalQueries, wantTotal)
 		}
-		counts := bs["attempt_success_counts"].(map[string]any)
-		rates := bs["attempt_cumulative_success_rates"].(map[string]any)
+		counts := bs.Counts
+		rates := bs.CumulativeRates
 		for k := 1; k <= 3; k++ {
-			if got := counts[strconv.Itoa(k)]; got != float64(wantAt[k]) {
+			if got := counts[strconv.Itoa(k)]; got != wantAt[k] {
 				t.Errorf("%s: successes at attempt %d: %v, want %d", m, k, got, wantAt[k])
 			}
 		}
 		t.Logf("%s: %d tasks counted, %d excluded; successes at attempts 1/2/3: %v/%v/%v; cumulative %%: %.1f/%.1f/%.1f",
 			m, wantTotal, wantExcluded, counts["1"], counts["2"], counts["3"], rates["1"], rates["2"], rates["3"])
-		outs, err := datasets.LoadRun(run)
+		outs, err := runfolder.LoadOutputs(run)
 		if err != nil || len(outs) != 190 {
 			t.Fatalf("%s: LoadRun: %d outputs, %v", m, len(outs), err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 const genKey = "sk-generate-cli-test-0123456789abcdef"
@@ -84,11 +85,11 @@ func TestGenerateCommand(t *testing.T) {
 		t.Errorf("no final progress line:\n%s", stderr)
 	}
 	for _, m := range []string{"alpha", "beta"} {
-		outs, err := datasets.LoadRun(filepath.Join(out, m))
+		outs, err := runfolder.LoadOutputs(filepath.Join(out, m))
 		if err != nil || len(outs) != 3 {
 			t.Fatalf("%s: %d outputs, %v", m, len(outs), err)
 		}
-		if _, err := os.Stat(filepath.Join(out, m, refine.BenchmarkSummaryFile)); err != nil {
+		if _, err := os.Stat(filepath.Join(out, m, runfolder.BenchmarkSummaryFile)); err != nil {
 			t.Error(err)
 		}
 	}
@@ -170,7 +171,7 @@ func TestGenerateOnBigQuery(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	outs, err := datasets.LoadRun(filepath.Join(out, "alpha"))
+	outs, err := runfolder.LoadOutputs(filepath.Join(out, "alpha"))
 	if err != nil || len(outs) != len(tasks) {
 		t.Fatalf("%d outputs, %v", len(outs), err)
 	}

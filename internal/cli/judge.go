@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,10 +15,11 @@ import (
 	"github.com/clinsql/clinsql/judge"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
 )
 
-const judgeUsage = `usage: clinsql judge --tasks DIR --run DIR [--out DIR] (--judge replay:FILE | --judge-config FILE) [--mode reference|strict]
+const judgeUsage = `usage: clinsql judge --tasks DIR --run DIR [--out DIR] (--judge replay:FILE | --judge-config FILE) [--mode strict|reference]
 
 Judges a model's run (the reference inference layout: per task
 execution_summary.json and result_<id>.csv) against the task rubrics.
@@ -59,10 +59,14 @@ scoring summaries in the reference shapes, and judge_summary.json. Running
 again into the same --out resumes: decided leaves are not judged again, and
 a finished run makes no call. An exit code of 3 means the run stopped
 before every leaf was decided (budget, interrupt); what was done is kept.
+The budget caps what --out spends over every run (spending.jsonl there).
 
---mode strict (the default) honours critical flags everywhere and keeps
-invalid verdicts (judge errors, unreadable replies) apart from failures;
---mode reference aggregates as the published scorer.
+--mode strict (the default, as for rescore, report and run) honours
+critical flags everywhere and keeps invalid verdicts (judge errors,
+unreadable replies) apart from failures; --mode reference aggregates as the
+published scorer, and with --judge replay:FILE leaves out of the averages
+the tasks the recorded grading lacks, as the published scorer did (with
+--code-checks=false it then prints the published averages).
 `
 
 // exitIncomplete is the exit code of a run that stopped early.
@@ -83,11 +87,13 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	skip := fs.Bool("skip", true, "skip leaves that cannot change the score")
 	groupName := fs.String("group", string(judge.DefaultGroup), "`grouping` of leaves into judge calls: leaf, category or tree")
 	groupGated := fs.Bool("group-gated", false, "also group the leaves waiting on a gate in the same call")
-	budget := fs.Float64("budget", -1, "stop cleanly before spending more than `USD` (overrides the config)")
+	budget := fs.Float64("budget", -1, "cap in `USD` on what --out will ever spend, over every run (overrides the config)")
 	prices := fs.String("prices", "", "price table `file` (overrides the config)")
 	cacheDir := fs.String("cache", "", "LLM cache `folder` (default <out>/llm-cache; \"off\" for none)")
 	concurrency := fs.Int("concurrency", 0, "tasks judged at once (default 1.25 x the endpoint's concurrency)")
 	retryInvalid := fs.Bool("retry-invalid", false, "judge again the leaves recorded as invalid")
+	allowPartial := fs.Bool("allow-partial", false, "judge a run with missing or pending tasks: only its answered tasks, the output marked partial")
+	otherModel := fs.Bool("replay-other-model", false, "replay recorded decisions made about another model's answers (on purpose)")
 	estimateOnly := fs.Bool("estimate", false, "print the estimate and stop")
 	verbose := fs.Bool("verbose", false, "log retries and calls")
 	sel := addTaskFilter(fs, true)
@@ -106,7 +112,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		return usageError{err.Error()}
 	}
 	if *out == "" {
-		*out = filepath.Join(*runDir, "judge")
+		*out = filepath.Join(*runDir, runfolder.JudgeDir)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -123,22 +129,55 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	subset := subsetNote(env, sel, *tasksDir, len(tasks))
-	outputs, err := datasets.LoadRun(*runDir)
-	if subset != "" {
-		outputs = outputsOf(outputs, tasks) // the run's other tasks are not judged
+	// The run is read under a shared lock (no generate may write it
+	// meanwhile), the output written under an exclusive one (one judge at
+	// a time per output folder).
+	if runLock, err := runfolder.LockShared(*runDir); err != nil {
+		return err
+	} else {
+		defer runLock.Release()
 	}
+	outLock, err := runfolder.LockExclusive(*out)
 	if err != nil {
-		if len(outputs) == 0 {
+		return err
+	}
+	defer outLock.Release()
+	run, err := runfolder.Load(*runDir)
+	if err != nil {
+		if run == nil || len(run.Outputs) == 0 {
 			return err
 		}
 		// An unreadable answer is judged as no answer; say which.
 		fmt.Fprintf(env.Stderr, "warning: some outputs cannot be read and are judged as empty answers:\n%v\n", err)
 	}
+	outputs := run.Outputs
+	if subset != "" {
+		outputs = outputsOf(outputs, tasks) // the run's other tasks are not judged
+	}
+	model := run.Model()
+	var missing []string
+	if m := run.Missing(tasks); len(m) > 0 {
+		for _, k := range m {
+			missing = append(missing, k.String())
+		}
+		if !*allowPartial {
+			return &ExitError{Code: 1, Err: fmt.Errorf("run %s (model %q) is partial: %d of %d tasks have no final answer (first: %s); "+
+				"finish it (run the same clinsql generate again), or pass --allow-partial to judge the %d answered tasks with the output marked partial",
+				*runDir, model, len(m), len(m)+len(outputs), m[0], len(outputs))}
+		}
+		fmt.Fprintf(env.Stderr, "note: judging a partial run: %d tasks have no answer; the output is marked partial\n", len(m))
+	}
+	if run.Manifest != nil && !run.Manifest.Complete && len(missing) == 0 {
+		// The manifest was not closed: the generating process stopped.
+		if !*allowPartial {
+			return fmt.Errorf("run %s (model %q): its manifest says generation did not finish; run the same clinsql generate again, or pass --allow-partial", *runDir, model)
+		}
+		missing = append(missing, "(generation did not finish)")
+	}
 	items, err := judge.Pair(tasks, outputs, *runDir)
 	if err != nil {
 		return err
 	}
-	model := judge.ModelName(outputs, filepath.Base(filepath.Clean(*runDir)))
 
 	opts := judge.Options{Mode: mode, CodeChecks: *codeChecks, Skipping: *skip, ReferenceGuided: *guided, RetryInvalid: *retryInvalid,
 		Group: group, GroupGated: *groupGated}
@@ -157,6 +196,17 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		rp, err := judge.NewReplay(file)
 		if err != nil {
 			return err
+		}
+		recorded := ""
+		if run.Manifest != nil {
+			recorded = run.Manifest.RecordedModel
+		}
+		if rm := rp.Model(); !judge.SameModel(rm, model) && (recorded == "" || !judge.SameModel(rm, recorded)) {
+			if !*otherModel {
+				return fmt.Errorf("--judge %s: the recorded decisions are about model %q, but --run %s holds model %q: "+
+					"replaying them would score one model's answers with another's verdicts; pass --replay-other-model to do it on purpose", *judgeSpec, rm, *runDir, model)
+			}
+			fmt.Fprintf(env.Stderr, "warning: replaying decisions about model %q for run %q (--replay-other-model)\n", rm, model)
 		}
 		opts.Backend = rp
 	default:
@@ -192,14 +242,17 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		} else if cfg.BudgetUSD > 0 {
 			return usagef("a budget needs a price table (--prices or prices: in the config)")
 		}
-		meter = llm.NewMeter(table, cfg.BudgetUSD)
+		if meter, err = openMeter(env.Stderr, *out, table, cfg.BudgetUSD); err != nil {
+			return err
+		}
+		defer meter.Close()
 		lo := llm.Options{Meter: meter}
 		dir := cfg.Cache
 		if *cacheDir != "" {
 			dir = *cacheDir
 		}
 		if dir == "" {
-			dir = filepath.Join(*out, "llm-cache")
+			dir = filepath.Join(*out, runfolder.LLMCacheDir)
 		}
 		if dir != "off" {
 			if lo.Cache, err = llm.OpenCache(dir); err != nil {
@@ -227,13 +280,14 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		return usagef("--group-gated needs --group category or tree")
 	}
 
+	runID := run.Identity
+	binding := judge.Binding{Run: &runID, TasksSHA256: runfolder.TaskFingerprint(pairedTasks(items)),
+		Backend: judge.BackendIdentity(opts.Backend), Missing: missing}
 	header := judge.LedgerHeader{Mode: mode, Judge: opts.Backend.Name(), ReferenceGuided: opts.ReferenceGuided,
-		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1, Group: opts.Group, GroupGated: opts.GroupGated}
+		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1, Group: opts.Group, GroupGated: opts.GroupGated,
+		Run: binding.Run, TasksSHA256: binding.TasksSHA256, Backend: binding.Backend, Partial: len(missing) > 0}
 	if llmJudge != nil {
 		header.Samples = llmJudge.Samples()
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
 	}
 	ledger, err := judge.OpenLedger(filepath.Join(*out, judge.LedgerFile), header)
 	if err != nil {
@@ -263,6 +317,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	sc := judge.Score(o, model)
+	sc.Bind(binding)
 	if err := sc.WriteFiles(*out, o); err != nil {
 		return err
 	}
@@ -325,6 +380,9 @@ func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) {
 	if s.ReferenceGuided {
 		fmt.Fprint(w, "  REFERENCE-GUIDED")
 	}
+	if s.Completeness != "complete" {
+		fmt.Fprintf(w, "  %s", strings.ToUpper(s.Completeness))
+	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "leaves\ttotal\tcode\tllm\treplay\tskipped\tinvalid\tundecided\t\n")
@@ -346,11 +404,19 @@ func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) {
 	}
 	for _, split := range sortedSplits(s.Splits) {
 		v := s.Splits[split]
-		fmt.Fprintf(w, "%s: %d tasks, SQL %s, execution %s", split, v.Tasks, pct(v.AverageSQLScore), pct(v.AverageResultsScore))
+		fmt.Fprintf(w, "%s: %d tasks, SQL %s (%.6f), execution %s (%.6f), %s mode", split, v.Tasks, pct(v.AverageSQLScore), v.AverageSQLScore,
+			pct(v.AverageResultsScore), v.AverageResultsScore, s.Mode)
+		if s.Completeness != "complete" {
+			fmt.Fprintf(w, " (%s: not a score of the whole run)", s.Completeness)
+		}
 		if v.TasksWithInvalid > 0 {
 			fmt.Fprintf(w, ", %d tasks with invalid leaves", v.TasksWithInvalid)
 		}
 		fmt.Fprintln(w)
+	}
+	if n := len(s.Excluded); n > 0 {
+		fmt.Fprintf(w, "left out of the scores in reference mode, as the published scorer did: %d task(s) the recorded grading lacks (%s); strict mode keeps them\n",
+			n, strings.Join(s.Excluded, ", "))
 	}
 	fmt.Fprintf(w, "wrote %s, %s, %s, %s, %s and %s to %s\n", judge.LedgerFile, judge.GradingFile, scoring.ScoringFile,
 		scoring.DifficultyFile, scoring.ScenarioFile, judge.SummaryFile, out)
@@ -362,5 +428,14 @@ func sortedSplits(m map[string]judge.SplitScores) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// pairedTasks are the tasks of the items judged.
+func pairedTasks(items []judge.Item) []*datasets.Task {
+	out := make([]*datasets.Task, len(items))
+	for i, it := range items {
+		out[i] = it.Task
+	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/judge"
 	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // writeModelRun writes a run for the fixture tasks of the validation split
@@ -29,14 +30,14 @@ func writeModelRun(t *testing.T, dir string) string {
 		if err := os.MkdirAll(td, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		s := datasets.ExecutionSummary{Query: ft.Question, FinalSQL: ft.SQL, ExecutionSuccess: true, RowCount: 1, Model: "fixture-model"}
+		s := runfolder.ExecutionSummary{Query: ft.Question, FinalSQL: ft.SQL, ExecutionSuccess: true, RowCount: 1, Model: "fixture-model"}
 		csv := ft.Result
 		if ft.Domain == "Laboratory_Results_Analysis" {
 			msg := "400 Unrecognized name: valuenum"
 			s.ExecutionSuccess, s.RowCount, s.FinalError, csv = false, 0, &msg, "result\n\"\"\n"
 		}
 		b, _ := json.Marshal(s)
-		os.WriteFile(filepath.Join(td, datasets.ExecutionSummaryFile), b, 0o644)
+		os.WriteFile(filepath.Join(td, runfolder.ExecutionSummaryFile), b, 0o644)
 		os.WriteFile(filepath.Join(td, datasets.GoldResultFile(ft.ID)), []byte(csv), 0o644)
 	}
 	return run
@@ -123,20 +124,7 @@ func TestJudgeLLM(t *testing.T) {
 		}
 		return "pass"
 	}), llmtest.Options{APIKey: "secret"})
-	cfg := filepath.Join(dir, "judge.yaml")
-	os.WriteFile(filepath.Join(dir, "prices.yaml"), []byte("prices:\n  judge-test: {prompt: 1000, completion: 1000}\n"), 0o644)
-	os.WriteFile(cfg, []byte(`endpoint:
-  name: fake
-  kind: openai
-  base_url: `+srv.OpenAIBaseURL()+`
-  model: judge-test
-  api_key_env: FAKE_JUDGE_KEY
-  sampling: {temperature: 0, max_tokens: 200}
-  capabilities: {json_schema: true}
-  limits: {concurrency: 4}
-  retry: {max_attempts: 2, base_delay: 1ms}
-prices: prices.yaml
-`), 0o644)
+	cfg := writeJudgeConfig(t, dir, srv.OpenAIBaseURL())
 	out := filepath.Join(dir, "out")
 	// A budget that runs out stops cleanly with exit code 3.
 	code, _, stderr := runWithKey(t, dir, "judge", "--tasks", dir, "--run", runDir, "--out", out, "--judge-config", cfg, "--budget", "2", "--concurrency", "1")

@@ -7,14 +7,16 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/clinsql/clinsql/ehrsqlbench"
 	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/reports"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
 )
 
-const reportUsage = `usage: clinsql report --tasks DIR --out DIR (--run DIR | --grading FILE)...
-                      [--mode reference|strict] [--seed N] [--resamples N] [--rank-by exec|sql|rs0|rs10]
+const reportUsage = `usage: clinsql report --tasks DIR --out DIR (--run DIR | --grading FILE)... [--ehrsql DIR]...
+       clinsql report --out DIR --ehrsql DIR...
+                      [--mode strict|reference] [--seed N] [--resamples N] [--rank-by exec|sql|rs0|rs10]
                       [--compare A,B]... [--abstain-marker null] [--correct-at 1]
 
 Writes the tables and pictures of a paper for any number of models into --out:
@@ -31,12 +33,26 @@ judge/ folder (written by clinsql judge) holds the decisions. A run without
 judge/ decisions lends its outputs (SQL, results, refinement attempts) to the
 --grading of the same model. Both flags repeat.
 
---mode picks the main tables' mode (reference reproduces the published
-scorer; strict is shown beside it, and vice versa).
+Judge outputs that are partial (a run judged with --allow-partial) or
+interrupted (leaves left undecided) are refused; --include-incomplete reports
+them with the marker "[partial]" or "[interrupted]" after the model's name.
+
+--mode picks the main tables' mode: strict (the default, as for judge,
+rescore and run) or reference (reproduces the published scorer); the other
+mode is shown beside it. Every table, CSV row, report.json and the HTML
+name the mode of each figure.
 
 RS(0) and RS(10), the EHRSQL 2024 reliability scores, stand beside the scores
 of models with run outputs: a task scores +1 when its execution score reaches
 --correct-at, 0 when its final SQL is --abstain-marker, -c otherwise.
+
+--ehrsql is an EHRSQL run folder (clinsql generate --benchmark ehrsql); it
+adds the EHRSQL section: ehrsql.md and ehrsql.csv (RS(0), RS(5), RS(10),
+RS(N) per model x strategy with 95% bootstrap intervals, coverage and the
+thresholds with their calibration split) and, per model with a calibrated
+strategy, ehrsql_risk_coverage_<model>.svg (RS(c) and coverage on the
+calibration split against each threshold). Without --tasks, only that
+section is written.
 `
 
 func runReport(ctx context.Context, env *Env, args []string) error {
@@ -47,7 +63,9 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	out := fs.String("out", "", "output `folder`")
 	fs.Var(&gradings, "grading", "recorded detailed_grading.json (repeatable)")
 	fs.Var(&runs, "run", "run folder (repeatable)")
-	modeName := fs.String("mode", string(rubric.Reference), "main aggregation `mode`: reference or strict")
+	var ehrsqlRuns stringList
+	fs.Var(&ehrsqlRuns, "ehrsql", "EHRSQL run `folder` (repeatable): adds the EHRSQL section")
+	modeName := fs.String("mode", string(rubric.Strict), "main aggregation `mode`: strict or reference")
 	seed := fs.Uint64("seed", 1, "bootstrap `seed`")
 	resamples := fs.Int("resamples", 2000, "bootstrap `resamples`")
 	rankBy := fs.String("rank-by", string(reports.MetricExec), "rank models by `metric`: exec, sql, rs0 or rs10")
@@ -55,8 +73,12 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	previewRows := fs.Int("preview-rows", 10, "result `rows` shown per task in the HTML")
 	marker := fs.String("abstain-marker", "null", "final SQL that means the model abstained, for RS(c)")
 	threshold := fs.Float64("correct-at", 1, "execution `score` at which a task counts as correct for RS(c)")
+	includeIncomplete := fs.Bool("include-incomplete", false, "report partial or interrupted judge outputs, flagged in every table (refused otherwise)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *out != "" && *tasksDir == "" && len(gradings)+len(runs) == 0 && len(ehrsqlRuns) > 0 {
+		return writeEHRSQLReport(env, *out, ehrsqlRuns)
 	}
 	if *tasksDir == "" || *out == "" {
 		return usagef("--tasks and --out are required")
@@ -96,7 +118,8 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	defer bar.Finish()
 	r, err := reports.Build(ctx, reports.Options{Tasks: tasks, Gradings: gradings, Runs: runs, Mode: mode,
 		Bootstrap: reports.Bootstrap{Seed: *seed, Resamples: *resamples}, RankBy: metric, Compare: pairs, PreviewRows: *previewRows,
-		Reliability: reports.Reliability{Abstention: reliability.Abstention{Marker: *marker}, Threshold: *threshold}})
+		Reliability:       reports.Reliability{Abstention: reliability.Abstention{Marker: *marker}, Threshold: *threshold},
+		IncludeIncomplete: *includeIncomplete})
 	if err != nil {
 		return err
 	}
@@ -117,6 +140,30 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	bar.Finish()
 	printReportBrief(env, r)
 	fmt.Fprintf(env.Stdout, "\nwrote %d files to %s\nreport: %s\n", len(files), *out, files[len(files)-1])
+	if len(ehrsqlRuns) > 0 {
+		return writeEHRSQLReport(env, *out, ehrsqlRuns)
+	}
+	return nil
+}
+
+// writeEHRSQLReport writes the EHRSQL section of the runs into out.
+func writeEHRSQLReport(env *Env, out string, dirs []string) error {
+	var runs []*ehrsqlbench.RunReport
+	for _, d := range dirs {
+		r, err := ehrsqlbench.ReadRun(d)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, r)
+	}
+	files, err := ehrsqlbench.WriteReport(out, runs)
+	if err != nil {
+		return err
+	}
+	for _, r := range runs {
+		printEHRSQLResults(env.Stdout, r.Results)
+	}
+	fmt.Fprintf(env.Stdout, "wrote the EHRSQL section (%d files) to %s\n", len(files), out)
 	return nil
 }
 

@@ -45,7 +45,7 @@ func TestReportCommand(t *testing.T) {
 		t.Errorf("leaderboard.csv header %q", header)
 	}
 	cmp, err := os.ReadFile(filepath.Join(out, reports.ComparisonsCSV))
-	if err != nil || !strings.Contains(string(cmp), "second-model,fixture-model,reference,validation,all,3,") {
+	if err != nil || !strings.Contains(string(cmp), "second-model,fixture-model,strict,validation,all,3,") {
 		t.Errorf("comparisons.csv:\n%s (%v)", cmp, err)
 	}
 }

@@ -2,27 +2,35 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"text/tabwriter"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/internal/atomicfile"
+	"github.com/clinsql/clinsql/internal/buildinfo"
+	"github.com/clinsql/clinsql/judge"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
 )
 
-const rescoreUsage = `usage: clinsql rescore --grading FILE --tasks DIR --out DIR [--mode reference|strict]
+const rescoreUsage = `usage: clinsql rescore --grading FILE --tasks DIR --out DIR [--mode strict|reference] [--brief]
 
 Recomputes every score of a recorded detailed_grading.json (the reference
 scorer's per-leaf decisions, any model) from the task rubrics, and writes
 scoring_results.json, difficulty_scoring_results.json and
 scenario_scoring_results.json into --out.
 
---mode reference (the default here) reproduces the published scorer: the
-files equal the published ones. --mode strict detects recorded judge errors
-and unreadable replies and makes them invalid instead of passes, honours
-critical flags under sequential parents, counts tasks the grading lacks, and
-prints the corrected table beside the published one.
+--mode strict (the default, as for judge, report and run) detects recorded
+judge errors and unreadable replies and makes them invalid instead of
+passes, honours critical flags under sequential parents, counts tasks the
+grading lacks, and prints the corrected table beside the published one; its
+files carry "scoring_mode": "strict". --mode reference reproduces the
+published scorer: the three files equal the published ones byte for byte,
+so they hold no mode; rescore_summary.json beside them names the mode, the
+grading file and the clinsql build for either mode.
 
 --tasks is the folder holding data/splits, the splits folder, a split
 folder, or a manifest .jsonl.
@@ -34,7 +42,7 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	grading := fs.String("grading", "", "recorded `detailed_grading.json`")
 	tasksDir := fs.String("tasks", "", "ClinSQL task `folder` or manifest")
 	out := fs.String("out", "", "output `folder` for the summary files")
-	modeName := fs.String("mode", string(rubric.Reference), "aggregation `mode`: reference or strict")
+	modeName := fs.String("mode", string(rubric.Strict), "aggregation `mode`: strict or reference")
 	brief := fs.Bool("brief", false, "print one line: the model's published and recomputed averages")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -64,6 +72,9 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	if err := r.WriteFiles(*out); err != nil {
 		return err
 	}
+	if err := writeRescoreSummary(*out, *grading, r); err != nil {
+		return err
+	}
 	ref := r
 	if mode != rubric.Reference {
 		if ref, err = scoring.Rescore(g, tasks, rubric.Reference); err != nil {
@@ -79,8 +90,38 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	default:
 		printStrict(env.Stdout, ref, r)
 	}
-	fmt.Fprintf(env.Stdout, "\nwrote %s, %s and %s to %s\n", scoring.ScoringFile, scoring.DifficultyFile, scoring.ScenarioFile, *out)
+	fmt.Fprintf(env.Stdout, "\nwrote %s, %s, %s (%s mode) and %s to %s\n", scoring.ScoringFile, scoring.DifficultyFile, scoring.ScenarioFile,
+		mode, rescoreSummaryFile, *out)
 	return nil
+}
+
+// rescoreSummaryFile names what the three summary files beside it are: in
+// reference mode they equal the published files byte for byte and so can
+// hold no field of clinsql's own, not even their mode.
+const rescoreSummaryFile = "rescore_summary.json"
+
+type rescoreSummary struct {
+	Mode     rubric.Mode     `json:"mode"`
+	Producer buildinfo.Stamp `json:"producer"`
+	Grading  string          `json:"grading"`
+	Model    string          `json:"model"`
+	Split    string          `json:"split"`
+	// The split's averages, as judge_summary.json gives them per split.
+	judge.SplitScores
+	Files []string `json:"files"`
+}
+
+func writeRescoreSummary(dir, grading string, r *scoring.Rescored) error {
+	b := scoring.Summarise(r.Tasks)
+	s := rescoreSummary{Mode: r.Mode, Producer: buildinfo.Current(), Grading: grading, Model: r.Model, Split: r.Split,
+		SplitScores: judge.SplitScores{Tasks: b.All.N, AverageSQLScore: scoring.Round6(b.All.SQL), AverageResultsScore: scoring.Round6(b.All.Results),
+			TasksWithInvalid: b.All.InvalidTasks},
+		Files: []string{scoring.ScoringFile, scoring.DifficultyFile, scoring.ScenarioFile}}
+	j, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, rescoreSummaryFile), append(j, '\n'))
 }
 
 // loadTasks loads a task set and refuses to go on if any task is broken:
@@ -208,6 +249,6 @@ func printStrict(w io.Writer, ref, strict *scoring.Rescored) {
 // those of the chosen mode, x100.
 func printBrief(w io.Writer, ref, r *scoring.Rescored) {
 	rb, sb := scoring.Summarise(ref.Tasks), scoring.Summarise(r.Tasks)
-	fmt.Fprintf(w, "%-40s %4d  SQL %6s  Exec %6s  |  %-9s %4d  SQL %6s  Exec %6s  invalid tasks %d\n",
-		r.Model, rb.All.N, pct(rb.All.SQL), pct(rb.All.Results), r.Mode, sb.All.N, pct(sb.All.SQL), pct(sb.All.Results), sb.All.InvalidTasks)
+	fmt.Fprintf(w, "%-40s %-9s %4d  SQL %6s  Exec %6s  |  %-9s %4d  SQL %6s  Exec %6s  invalid tasks %d\n",
+		r.Model, ref.Mode, rb.All.N, pct(rb.All.SQL), pct(rb.All.Results), r.Mode, sb.All.N, pct(sb.All.SQL), pct(sb.All.Results), sb.All.InvalidTasks)
 }

@@ -31,13 +31,19 @@ bench.yaml (relative paths are relative to its folder):
     db: mimic.duckdb
     timeout: 300s
     max_rows: 100000
+    max_result_bytes: 32MiB
   out: runs/bench1           # OUT: one run folder per model, the report in OUT/report
   judge: judge.yaml          # the judge's config (clinsql judge --judge-config), or replay:FILE
   prices: prices.yaml        # optional: generation costs
-  budget_usd: 50             # optional: cap on generation spend (the judge config has its own)
+  budget_usd: 50             # optional: cap on what generation into OUT ever spends (the judge config has its own)
   concurrency: 8             # optional: generation tasks in flight over all models
   cache: llm-cache           # optional: reply cache (default OUT/llm-cache)
   report: report             # optional: report folder (default OUT/report)
+
+With "benchmark: ehrsql" the config runs EHRSQL 2024 instead ("clinsql
+generate --benchmark ehrsql", then the report's EHRSQL section): models,
+data_dir, split, out; optional calibration_split, prices, budget_usd,
+concurrency, penalty, cache, report.
 
 exit codes: 0 everything generated, judged and reported; 3 something is
 pending (a task, a model stopped, a judge run cut short): run again to
@@ -54,6 +60,9 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	}
 	if *config == "" {
 		return usagef("--config is required")
+	}
+	if isEHRSQLConfig(*config) {
+		return runEHRSQLConfig(ctx, env, *config, *quiet)
 	}
 	cfg, err := loadBenchConfig(*config)
 	if err != nil {
@@ -95,8 +104,9 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		var ee *ExitError
 		switch {
 		case errors.As(err, &ee) && ee.Code == exitIncomplete:
-			pending = append(pending, fmt.Sprintf("%s: judging stopped early: %v", m.Model, ee.Err))
-			judged = append(judged, m.Dir) // its decisions so far are reported
+			// An interrupted judge output is not ranked: the report
+			// would refuse it (see reports.Options.IncludeIncomplete).
+			pending = append(pending, fmt.Sprintf("%s: judging stopped early, not reported: %v", m.Model, ee.Err))
 		case err != nil:
 			return fmt.Errorf("judge %s: %w", m.Model, err)
 		default:

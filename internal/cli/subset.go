@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // taskFilter holds the subset flags shared by every command that takes
@@ -131,12 +132,12 @@ func subsetNote(env *Env, f *taskFilter, root string, n int) string {
 }
 
 // outputsOf keeps the outputs of the given tasks.
-func outputsOf(outputs []*datasets.Output, tasks []*datasets.Task) []*datasets.Output {
+func outputsOf(outputs []*runfolder.Output, tasks []*datasets.Task) []*runfolder.Output {
 	keep := make(map[datasets.Key]bool, len(tasks))
 	for _, t := range tasks {
 		keep[t.Key] = true
 	}
-	var out []*datasets.Output
+	var out []*runfolder.Output
 	for _, o := range outputs {
 		if keep[o.Key] {
 			out = append(out, o)

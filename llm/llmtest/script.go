@@ -29,6 +29,12 @@ const (
 type Reply struct {
 	Content      string
 	FinishReason string // default "stop"
+	// Logprob is every completion token's log-probability, sent in
+	// choices[0].logprobs.content when the request asks (logprobs: true);
+	// TokenLogprobs, if set, gives them token by token instead (the last
+	// repeats). The fake's tokens are the content cut into 4-byte pieces.
+	Logprob       float64
+	TokenLogprobs []float64
 	// Token counts reported in "usage"; 0 means estimated from the text.
 	PromptTokens, CompletionTokens int
 
@@ -55,6 +61,10 @@ func JSON(v any) Reply {
 	}
 	return Reply{Content: string(b)}
 }
+
+// WithLogprob is a successful reply with content s whose tokens all have
+// log-probability lp.
+func WithLogprob(s string, lp float64) Reply { return Reply{Content: s, Logprob: lp} }
 
 // Length is a reply cut by max_tokens: finish_reason "length".
 func Length(partial string) Reply { return Reply{Content: partial, FinishReason: "length"} }
@@ -172,5 +182,28 @@ func ByPrompt(fallback Handler, rules ...Rule) Handler {
 			}
 		}
 		return fallback(c)
+	}
+}
+
+// Inflate reports factor times the request's token cap (max_tokens or
+// max_completion_tokens) as the completion tokens of h's successful
+// replies, as a provider does whose usage exceeds the cap it was sent (a
+// billing quirk, hidden reasoning tokens). A request without a cap is
+// answered as h answers it. Budget tests use it to check that a cap still
+// holds when the reply costs more than the client reserved.
+func Inflate(h Handler, factor int) Handler {
+	return func(c *Call) Reply {
+		r := h(c)
+		if r.Status != 0 && r.Status != http.StatusOK {
+			return r
+		}
+		limit := c.Request.MaxTokens
+		if limit == nil {
+			limit = c.Request.MaxCompletionTokens
+		}
+		if limit != nil {
+			r.CompletionTokens = factor * *limit
+		}
+		return r
 	}
 }

@@ -43,6 +43,8 @@ type Server struct {
 	maxIn    atomic.Int64
 	aborted  atomic.Int64
 
+	billedPrompt, billedCompletion atomic.Int64
+
 	mu       sync.Mutex
 	calls    []Call
 	problems []string
@@ -103,6 +105,28 @@ func (s *Server) Problems() []string {
 	return append([]string(nil), s.problems...)
 }
 
+// Billed is the usage of every successful reply the server produced, as a
+// provider bills it: counted when the reply is decided, so a reply whose
+// client went away (a killed process) before it arrived is billed too.
+func (s *Server) Billed() (promptTokens, completionTokens int) {
+	return int(s.billedPrompt.Load()), int(s.billedCompletion.Load())
+}
+
+// WaitIdle waits until the server is handling no request, or timeout
+// passes; it reports whether the server is idle. After a client is killed,
+// its requests end as their connections close, and [Server.Billed] is
+// final once the server is idle.
+func (s *Server) WaitIdle(timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for s.inFlight.Load() > 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return true
+}
+
 // statusClientClosed marks a request whose client went away before its body
 // arrived (nginx logs these as 499). It is never written to the wire.
 const statusClientClosed = 499
@@ -142,6 +166,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 
 	reply := s.h(&call)
+	if reply.Status == 0 || reply.Status == http.StatusOK {
+		pt, ct := reply.usage(&call)
+		s.billedPrompt.Add(int64(pt))
+		s.billedCompletion.Add(int64(ct))
+	}
 	if !s.wait(r, s.opts.Latency+reply.Delay) {
 		return // the client gave up or the server is closing
 	}
@@ -244,6 +273,9 @@ func (s *Server) decode(r *http.Request) (Call, int, *APIError) {
 	if m := q.MaxCompletionTokens; m != nil && *m < 1 {
 		return invalid(http.StatusBadRequest, "max_completion_tokens must be at least 1", "max_completion_tokens", "")
 	}
+	if q.TopLogprobs != nil && (q.Logprobs == nil || !*q.Logprobs) {
+		return invalid(http.StatusBadRequest, "logprobs must be set to true when top_logprobs is set", "top_logprobs", "")
+	}
 	if len(q.Stop) > 4 {
 		return invalid(http.StatusBadRequest, "stop has more than 4 sequences", "stop", "")
 	}
@@ -290,17 +322,14 @@ func (s *Server) write(w http.ResponseWriter, c *Call, reply Reply) {
 	if finish == "" {
 		finish = "stop"
 	}
-	pt, ct := reply.PromptTokens, reply.CompletionTokens
-	if pt == 0 {
-		pt = 1 + len(c.Prompt())/4
-	}
-	if ct == 0 {
-		ct = 1 + len(reply.Content)/4
-	}
+	pt, ct := reply.usage(c)
 	resp := completion{
 		ID: fmt.Sprintf("chatcmpl-llmtest-%d", c.Seq), Object: "chat.completion", Created: time.Now().Unix(), Model: model,
 		Choices: []choice{{Index: 0, Message: Message{Role: "assistant", Content: reply.Content}, FinishReason: finish}},
 		Usage:   usage{PromptTokens: pt, CompletionTokens: ct, TotalTokens: pt + ct},
+	}
+	if q := c.Request.Logprobs; q != nil && *q && len(resp.Choices) > 0 {
+		resp.Choices[0].Logprobs = logprobsFor(reply.Content, reply.Logprob, reply.TokenLogprobs)
 	}
 	if reply.Fault == NoChoices {
 		resp.Choices = []choice{}
@@ -330,6 +359,19 @@ func (s *Server) write(w http.ResponseWriter, c *Call, reply Reply) {
 	w.Header().Set("Content-Length", fmt.Sprint(len(body)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
+}
+
+// usage is the token counts the reply reports: its own, or estimated from
+// the text.
+func (r Reply) usage(c *Call) (pt, ct int) {
+	pt, ct = r.PromptTokens, r.CompletionTokens
+	if pt == 0 {
+		pt = 1 + len(c.Prompt())/4
+	}
+	if ct == 0 {
+		ct = 1 + len(r.Content)/4
+	}
+	return pt, ct
 }
 
 func writeError(w http.ResponseWriter, status int, e APIError, header http.Header) {

@@ -1,6 +1,7 @@
 package llmtest_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -166,5 +167,55 @@ func TestBodyCutShort(t *testing.T) {
 	}
 	if srv.Aborted() != 1 || len(srv.Problems()) != 0 || len(srv.Requests()) != 0 {
 		t.Errorf("aborted %d, problems %v, requests %d", srv.Aborted(), srv.Problems(), len(srv.Requests()))
+	}
+}
+
+// TestInflateAndBilled: Inflate reports factor x max_tokens, only on
+// successful replies, and Billed counts each reply the server produced,
+// including one whose client went away before it arrived.
+func TestInflateAndBilled(t *testing.T) {
+	r := llmtest.Text("ok")
+	r.PromptTokens = 10
+	srv := llmtest.Start(t, llmtest.Inflate(llmtest.Then(llmtest.Fixed(r), llmtest.ServerError(500)), 3), llmtest.Options{})
+	bearer := map[string]string{"Authorization": "Bearer sk-x"}
+	url := srv.OpenAIBaseURL() + "/chat/completions"
+	capped := `{"model":"m","messages":[{"role":"user","content":"hi"}],"max_tokens":7}`
+	for _, tc := range []struct {
+		body           string
+		status, pt, ct int
+	}{
+		{capped, 500, 0, 0},   // an error is not billed
+		{capped, 200, 10, 21}, // 3 x max_tokens
+		{`{"model":"m","messages":[{"role":"user","content":"hi"}],"max_completion_tokens":5}`, 200, 10, 15},
+		{okBody, 200, 10, 1}, // no cap: the reply's own count
+	} {
+		bp, bc := srv.Billed()
+		status, got := post(t, url, bearer, tc.body)
+		if status != tc.status {
+			t.Fatalf("%s: status %d, want %d", tc.body, status, tc.status)
+		}
+		if status == 200 {
+			u := got["usage"].(map[string]any)
+			if int(u["prompt_tokens"].(float64)) != tc.pt || int(u["completion_tokens"].(float64)) != tc.ct {
+				t.Errorf("%s: usage %v, want %d and %d", tc.body, u, tc.pt, tc.ct)
+			}
+		}
+		if p, c := srv.Billed(); p-bp != tc.pt || c-bc != tc.ct {
+			t.Errorf("%s: billed %d and %d, want %d and %d", tc.body, p-bp, c-bc, tc.pt, tc.ct)
+		}
+	}
+
+	// A client that gives up while the reply is being generated is billed.
+	slow := llmtest.Start(t, llmtest.Fixed(r), llmtest.Options{Latency: time.Hour})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, slow.OpenAIBaseURL()+"/chat/completions", strings.NewReader(capped))
+	req.Header.Set("Authorization", "Bearer sk-x")
+	req.Header.Set("Content-Type", "application/json")
+	if _, err := http.DefaultClient.Do(req); err == nil {
+		t.Fatal("the slow reply arrived")
+	}
+	if p, c := slow.Billed(); p != 10 || c != 1 {
+		t.Errorf("abandoned reply billed %d and %d, want 10 and 1", p, c)
 	}
 }

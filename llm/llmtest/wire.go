@@ -19,6 +19,8 @@ type ChatRequest struct {
 	Stop                StopList        `json:"stop"`
 	ResponseFormat      *ResponseFormat `json:"response_format"`
 	Stream              bool            `json:"stream"`
+	Logprobs            *bool           `json:"logprobs"`
+	TopLogprobs         *int            `json:"top_logprobs"`
 }
 
 // Message is one chat message. Content given as an array of parts is
@@ -147,9 +149,61 @@ type completion struct {
 }
 
 type choice struct {
-	Index        int     `json:"index"`
-	Message      Message `json:"message"`
-	FinishReason string  `json:"finish_reason"`
+	Index        int             `json:"index"`
+	Message      Message         `json:"message"`
+	Logprobs     *choiceLogprobs `json:"logprobs"`
+	FinishReason string          `json:"finish_reason"`
+}
+
+// choiceLogprobs is OpenAI's choices[].logprobs: null unless the request
+// asked for logprobs.
+type choiceLogprobs struct {
+	Content []tokenLogprob `json:"content"`
+	Refusal []tokenLogprob `json:"refusal"`
+}
+
+type tokenLogprob struct {
+	Token       string         `json:"token"`
+	Logprob     float64        `json:"logprob"`
+	Bytes       []int          `json:"bytes"`
+	TopLogprobs []tokenLogprob `json:"top_logprobs"`
+}
+
+// tokenize cuts s into the fake's tokens: pieces of up to 4 bytes, on rune
+// boundaries (the usual rule of thumb for English text).
+func tokenize(s string) []string {
+	var out []string
+	for len(s) > 0 {
+		n := 0
+		for _, r := range s {
+			l := len(string(r))
+			if n > 0 && n+l > 4 {
+				break
+			}
+			n += l
+		}
+		out = append(out, s[:n])
+		s = s[n:]
+	}
+	return out
+}
+
+// logprobsFor is the logprobs object of content: token i gets per[i] when
+// given (the last value repeats), else each.
+func logprobsFor(content string, each float64, per []float64) *choiceLogprobs {
+	lp := &choiceLogprobs{Content: []tokenLogprob{}}
+	for i, tok := range tokenize(content) {
+		v := each
+		if len(per) > 0 {
+			v = per[min(i, len(per)-1)]
+		}
+		b := make([]int, len(tok))
+		for j := range len(tok) {
+			b[j] = int(tok[j])
+		}
+		lp.Content = append(lp.Content, tokenLogprob{Token: tok, Logprob: v, Bytes: b, TopLogprobs: []tokenLogprob{}})
+	}
+	return lp
 }
 
 type usage struct {

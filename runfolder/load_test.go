@@ -1,4 +1,4 @@
-package datasets
+package runfolder
 
 import (
 	"os"
@@ -24,7 +24,8 @@ func TestLoadRun(t *testing.T) {
 		`{"query":"q","final_sql":"","execution_success":false,"row_count":0,"final_error":"Failed to generate SQL","model":"m","refinement_attempts":[]}`)
 	write("validation/Diagnostic_Procedures/medium_level_queries/009", ExecutionSummaryFile, `{"query":"q","row_count":"seven"}`)
 
-	outs, err := LoadRun(dir)
+	r, err := Load(dir)
+	outs := r.Outputs
 	if err == nil || !strings.Contains(err.Error(), filepath.Join("medium_level_queries", "009", ExecutionSummaryFile)+`: field "row_count"`) {
 		t.Fatalf("err = %v", err)
 	}
@@ -46,10 +47,11 @@ func TestLoadReleasedRuns(t *testing.T) {
 	models, _ := os.ReadDir(inf)
 	total := 0
 	for _, m := range models {
-		outs, err := LoadRun(filepath.Join(inf, m.Name()))
+		r, err := Load(filepath.Join(inf, m.Name()))
 		if err != nil {
 			t.Fatalf("%s: %v", m.Name(), err)
 		}
+		outs := r.Outputs
 		if len(outs) != 190 {
 			t.Errorf("%s: %d outputs", m.Name(), len(outs))
 		}
@@ -62,5 +64,12 @@ func TestLoadReleasedRuns(t *testing.T) {
 	}
 	if total != 3040 {
 		t.Errorf("%d outputs, want 3040", total)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

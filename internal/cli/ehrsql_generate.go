@@ -1,0 +1,375 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/clinsql/clinsql/datasets/ehrsql"
+	"github.com/clinsql/clinsql/ehrsqlbench"
+	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/sqlite"
+	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/reports"
+)
+
+const ehrsqlGenerateUsage = `usage: clinsql generate --benchmark ehrsql --data-dir DIR --split NAME --models FILE --out DIR [flags]
+
+Benchmarks models on EHRSQL 2024: each model answers each question of the
+split with SQLite SQL for DIR/mimic_iv/mimic_iv.sqlite (prompted with the
+database's schema and, with shots: N, the N nearest train questions), SQLite
+errors fed back for up to the model's rounds. Each model's strategies
+(strategies: [model, model+logprob, ...]) are applied side by side; the
+thresholds of logprob and consistency are chosen on --calibration-split
+(default valid; never the split being scored) to maximise RS(--penalty) and
+applied unchanged. Writes, per model and strategy,
+OUT/<model>/<split>/<strategy>/prediction.json (the official submission,
+"clinsql ehrsql score --pred" reads it) and decisions.json, per item
+OUT/<model>/<split>/items/<id>.json, OUT/<model>/calibration.json and
+OUT/summary.json; prints RS(0), RS(5), RS(10), RS(N) with 95% bootstrap
+intervals.
+
+Running the same command again resumes: finished items are kept and model
+replies come from the cache (OUT/llm-cache unless --cache).
+
+exit codes: 0 done; 3 items pending (run again); 1 other errors; 2 usage errors.
+`
+
+// runGenerateEHRSQL is "clinsql generate --benchmark ehrsql".
+func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "generate --benchmark ehrsql")
+	fs.Usage = func() { fmt.Fprint(env.Stderr, ehrsqlGenerateUsage+"\n"); printFlags(fs) }
+	benchmark := fs.String("benchmark", "ehrsql", "benchmark: ehrsql here (clinsql: see clinsql generate -h)")
+	dataDir := fs.String("data-dir", "", "EHRSQL 2024 `folder`: NAME/data.json, NAME/label.json, mimic_iv/mimic_iv.sqlite")
+	split := fs.String("split", "", "split `NAME` to answer and score")
+	calSplit := fs.String("calibration-split", "valid", "split `NAME` the thresholds are chosen on")
+	modelsFile := fs.String("models", "", "EHRSQL models `file` (YAML)")
+	only := fs.String("only", "", "comma-separated model `names` to run (default: all)")
+	out := fs.String("out", "", "output `folder`")
+	limit := fs.Int("limit", 0, "only the first `N` questions of --split (the predictions then cover only those)")
+	calLimit := fs.Int("calibration-limit", 0, "only the first `N` questions of the calibration split")
+	penalty := fs.Float64("penalty", ehrsqlbench.DefaultPenalty, "calibration maximises RS(`c`)")
+	conc := fs.Int("concurrency", 8, "questions in flight over all models")
+	cache := fs.String("cache", "", "model reply cache `folder` (default OUT/llm-cache)")
+	prices := fs.String("prices", "", "prices `file` (YAML, dollars per million tokens)")
+	budget := fs.Float64("budget", 0, "stop calling models once this many `dollars` are spent (needs --prices)")
+	estimate := fs.Bool("estimate", false, "print the planned calls, tokens and cost per model and strategy, then exit")
+	timeout := fs.Duration("timeout", sqlite.DefaultTimeout, "per-query timeout on SQLite (the official scorer has none)")
+	seed := fs.Uint64("seed", 1, "bootstrap seed")
+	quiet := fs.Bool("quiet", false, "no progress line")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *benchmark != "ehrsql":
+		return usagef("--benchmark must be ehrsql or clinsql, not %q", *benchmark)
+	case *dataDir == "" || *split == "" || *modelsFile == "" || (*out == "" && !*estimate):
+		return usagef("--data-dir, --split, --models and --out are required")
+	case *conc <= 0 || *limit < 0 || *calLimit < 0 || *budget < 0 || *penalty < 0:
+		return usagef("--concurrency must be positive; --limit, --calibration-limit, --budget and --penalty not negative")
+	case *budget > 0 && *prices == "":
+		return usagef("--budget needs --prices")
+	}
+	models, err := ehrsqlbench.LoadModels(*modelsFile)
+	if err != nil {
+		return err
+	}
+	if models, err = selectNamed(models, func(m ehrsqlbench.Model) string { return m.Name }, *only); err != nil {
+		return err
+	}
+	load := func(name string, n int) (*ehrsql.Split, []string, error) {
+		s, err := ehrsql.LoadSplit(filepath.Join(*dataDir, name))
+		if err != nil {
+			return nil, nil, err
+		}
+		ids := s.Data.IDs()
+		if n > 0 && n < len(ids) {
+			ids = ids[:n]
+		}
+		return s, ids, nil
+	}
+	eval, evalIDs, err := load(*split, *limit)
+	if err != nil {
+		return err
+	}
+	var cal *ehrsql.Split
+	var calIDs []string
+	if ehrsqlbench.NeedsCalibration(models) {
+		if *calSplit == *split {
+			return usagef("--calibration-split %s is the split being scored: thresholds are never tuned on it", *split)
+		}
+		if cal, calIDs, err = load(*calSplit, *calLimit); err != nil {
+			return err
+		}
+	}
+	var retriever *ehrsqlbench.Retriever
+	for _, m := range models {
+		if m.Shots > 0 {
+			train, err := ehrsql.LoadSplit(filepath.Join(*dataDir, "train"))
+			if err != nil {
+				return fmt.Errorf("shots need the train split: %w", err)
+			}
+			retriever = ehrsqlbench.NewRetriever(train)
+			break
+		}
+	}
+	db, err := sqlite.Open(filepath.Join(*dataDir, "mimic_iv", "mimic_iv.sqlite"),
+		sqlite.Options{Limits: executor.Limits{Timeout: *timeout, MaxRows: 1_000_000}, MaxIdle: 2 * runtime.GOMAXPROCS(0)})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	schema, err := ehrsqlbench.SchemaText(ctx, db)
+	if err != nil {
+		return err
+	}
+	var pr llm.Prices
+	if *prices != "" {
+		if pr, err = llm.LoadPrices(*prices); err != nil {
+			return err
+		}
+	}
+	if *estimate {
+		pick := func(s *ehrsql.Split, ids []string) []ehrsql.Question {
+			if s == nil {
+				return nil
+			}
+			keep := map[string]bool{}
+			for _, id := range ids {
+				keep[id] = true
+			}
+			var qs []ehrsql.Question
+			for _, q := range s.Data.Questions {
+				if keep[q.ID] {
+					qs = append(qs, q)
+				}
+			}
+			return qs
+		}
+		printEHRSQLEstimate(env.Stdout, ehrsqlbench.EstimateRun(models, pick(eval, evalIDs), pick(cal, calIDs), schema, retriever, pr))
+		return nil
+	}
+
+	layout := ehrsqlbench.Layout{Root: *out}
+	lock, err := layout.Lock()
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	cacheDir := *cache
+	if cacheDir == "" {
+		cacheDir = layout.Cache()
+	}
+	c, err := llm.OpenCache(cacheDir)
+	if err != nil {
+		return err
+	}
+	var meter *llm.Meter
+	if pr != nil {
+		meter = llm.NewMeter(pr, *budget)
+	}
+	total := len(evalIDs) + len(calIDs)
+	fmt.Fprintf(env.Stderr, "generate ehrsql: %d questions (%s %d, calibration %s %d) x %d models; output %s\n",
+		total, *split, len(evalIDs), *calSplit, len(calIDs), len(models), *out)
+	done := 0
+	res, err := ehrsqlbench.Run(ctx, ehrsqlbench.RunOptions{
+		Options: ehrsqlbench.Options{
+			Layout: layout, Models: models, DB: db, Schema: schema, Retriever: retriever,
+			LLM:         llm.Options{Cache: c, Meter: meter, Getenv: env.Getenv},
+			Concurrency: *conc,
+			Progress: func(model, id string, resumed bool, rec *ehrsqlbench.Record) {
+				done++
+				if !*quiet && done%100 == 0 {
+					fmt.Fprintf(env.Stderr, "  %d items answered\n", done)
+				}
+			},
+		},
+		Eval: eval, EvalIDs: evalIDs, Calibration: cal, CalibrationIDs: calIDs,
+		Penalty: *penalty, Bootstrap: reports.Bootstrap{Seed: *seed},
+	})
+	if res != nil {
+		for split, mrs := range res.Generated {
+			for _, mr := range mrs {
+				if mr.Stopped != "" {
+					fmt.Fprintf(env.Stderr, "%s (%s): %s\n", mr.Model, split, mr.Stopped)
+				}
+			}
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return &ExitError{Code: 3, Err: fmt.Errorf("%v; run the same command again to resume", err)}
+		}
+		return err
+	}
+	if res.Pending > 0 {
+		return &ExitError{Code: 3, Err: fmt.Errorf("%d items pending; run the same command again to resume", res.Pending)}
+	}
+	printEHRSQLResults(env.Stdout, res.Results)
+	return nil
+}
+
+func printEHRSQLResults(w io.Writer, rs []*ehrsqlbench.Result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "model\tstrategy\tcoverage\tRS(0)\tRS(5)\tRS(10)\t95% CI\tRS(N)\tthresholds\t")
+	for _, r := range rs {
+		iv := r.Intervals["rs10"]
+		fmt.Fprintf(tw, "%s\t%s\t%.1f%%\t%.2f\t%.2f\t%.2f\t[%.2f, %.2f]\t%.2f\t%s\t\n", r.Model, r.Strategy, 100*r.Coverage,
+			r.Scores.RS0, r.Scores.RS5, r.Scores.RS10, iv[0], iv[1], r.Scores.RSN, thresholdsText(r))
+	}
+	tw.Flush()
+}
+
+func thresholdsText(r *ehrsqlbench.Result) string {
+	var parts []string
+	if t := r.Thresholds.Logprob; t != nil {
+		parts = append(parts, fmt.Sprintf("logprob>=%.4g", *t))
+	}
+	if t := r.Thresholds.Agreement; t != nil {
+		parts = append(parts, fmt.Sprintf("agreement>=%.3g", *t))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " ") + " (" + r.CalibrationSplit + ")"
+}
+
+func printEHRSQLEstimate(w io.Writer, es []ehrsqlbench.Estimate) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "model\tstrategy\tquestions\tcalls\tprompt tokens\tcompletion tokens\tcost $\tworst $\t")
+	for _, e := range es {
+		cost, worst := "-", "-"
+		if e.Priced {
+			cost, worst = fmt.Sprintf("%.2f", e.CostUSD), fmt.Sprintf("%.2f", e.WorstUSD)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t\n", e.Model, e.Strategy, e.Questions, e.Calls, e.PromptTokens, e.CompletionTokens, cost, worst)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "a strategy's row is its cost alone; (run) is what the run makes for the model (strategies share answers).")
+	fmt.Fprintln(w, "prompt tokens are estimated (4 bytes a token); completions at max_tokens; \"worst\" uses every refinement round")
+}
+
+// benchmarkOf returns the --benchmark value in args (default clinsql).
+func benchmarkOf(args []string) string {
+	for i, a := range args {
+		for _, p := range []string{"--benchmark", "-benchmark"} {
+			if a == p && i+1 < len(args) {
+				return args[i+1]
+			}
+			if v, ok := strings.CutPrefix(a, p+"="); ok {
+				return v
+			}
+		}
+		if a == "--" {
+			break
+		}
+	}
+	return "clinsql"
+}
+
+// ehrsqlRunConfig is a clinsql run config with benchmark: ehrsql. Relative
+// paths are relative to the file's folder.
+//
+//	benchmark: ehrsql
+//	models: ehrsql-models.yaml     # EHRSQL models file
+//	data_dir: ../shared/ehrsql-2024
+//	split: test                    # the split answered and scored
+//	calibration_split: valid       # optional (default valid)
+//	out: runs/ehrsql
+//	prices: prices.yaml            # optional
+//	budget_usd: 20                 # optional (needs prices)
+//	concurrency: 32                # optional: questions in flight
+//	penalty: 10                    # optional: calibration maximises RS(penalty)
+//	cache: llm-cache               # optional (default OUT/llm-cache)
+//	report: report                 # optional (default OUT/report)
+type ehrsqlRunConfig struct {
+	Benchmark        string   `yaml:"benchmark"`
+	Models           string   `yaml:"models"`
+	DataDir          string   `yaml:"data_dir"`
+	Split            string   `yaml:"split"`
+	CalibrationSplit string   `yaml:"calibration_split,omitempty"`
+	Out              string   `yaml:"out"`
+	Prices           string   `yaml:"prices,omitempty"`
+	BudgetUSD        float64  `yaml:"budget_usd,omitempty"`
+	Concurrency      int      `yaml:"concurrency,omitempty"`
+	Penalty          *float64 `yaml:"penalty,omitempty"`
+	Cache            string   `yaml:"cache,omitempty"`
+	Report           string   `yaml:"report,omitempty"`
+}
+
+// isEHRSQLConfig reports whether the run config at path says benchmark: ehrsql.
+func isEHRSQLConfig(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var peek struct {
+		Benchmark string `yaml:"benchmark"`
+	}
+	return yaml.Unmarshal(b, &peek) == nil && peek.Benchmark == "ehrsql"
+}
+
+// runEHRSQLConfig is clinsql run with an EHRSQL config: generation,
+// calibration, scoring, then the report's EHRSQL section.
+func runEHRSQLConfig(ctx context.Context, env *Env, path string, quiet bool) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	var c ehrsqlRunConfig
+	if err := dec.Decode(&c); err != nil {
+		return &llm.ConfigError{File: path, Problem: err.Error()}
+	}
+	base := filepath.Dir(path)
+	for _, p := range []*string{&c.Models, &c.DataDir, &c.Out, &c.Prices, &c.Cache, &c.Report} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(base, *p)
+		}
+	}
+	for _, f := range []struct{ name, v string }{{"models", c.Models}, {"data_dir", c.DataDir}, {"split", c.Split}, {"out", c.Out}} {
+		if f.v == "" {
+			return &llm.ConfigError{File: path, Field: f.name, Problem: "is required"}
+		}
+	}
+	args := []string{"--benchmark", "ehrsql", "--models", c.Models, "--data-dir", c.DataDir, "--split", c.Split, "--out", c.Out}
+	opt := func(flag, v string) {
+		if v != "" {
+			args = append(args, flag, v)
+		}
+	}
+	opt("--calibration-split", c.CalibrationSplit)
+	opt("--prices", c.Prices)
+	opt("--cache", c.Cache)
+	if c.BudgetUSD != 0 {
+		opt("--budget", fmt.Sprint(c.BudgetUSD))
+	}
+	if c.Concurrency != 0 {
+		opt("--concurrency", fmt.Sprint(c.Concurrency))
+	}
+	if c.Penalty != nil {
+		opt("--penalty", fmt.Sprint(*c.Penalty))
+	}
+	if quiet {
+		args = append(args, "--quiet")
+	}
+	fmt.Fprintln(env.Stdout, "== generate (EHRSQL 2024)")
+	if err := runGenerateEHRSQL(ctx, env, args); err != nil {
+		return err
+	}
+	report := c.Report
+	if report == "" {
+		report = filepath.Join(c.Out, "report")
+	}
+	fmt.Fprintln(env.Stdout, "\n== report")
+	return writeEHRSQLReport(env, report, []string{c.Out})
+}

@@ -1,0 +1,38 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/clinsql/clinsql/llm"
+)
+
+// openMeter opens the spending record of an output folder (judge --out,
+// generate --out): budget caps what the folder will ever have spent, over
+// every run into it. It prints where the folder stands, so a resumed run
+// says how much of the cap is left. Without prices nothing can be priced
+// or capped, and the meter only counts calls and tokens.
+func openMeter(w io.Writer, dir string, prices llm.Prices, budget float64) (*llm.Meter, error) {
+	if len(prices) == 0 {
+		return llm.NewMeter(prices, budget), nil
+	}
+	m, err := llm.OpenMeter(dir, prices, budget)
+	if err != nil {
+		return nil, err
+	}
+	st := m.Resumed()
+	fmt.Fprintf(w, "spent so far in this folder: $%.4f", st.SpentUSD)
+	if budget > 0 {
+		fmt.Fprintf(w, " of $%.4f", budget)
+	} else {
+		fmt.Fprint(w, " (no budget cap)")
+	}
+	fmt.Fprintln(w)
+	if st.Unreconciled > 0 {
+		fmt.Fprintf(w, "note: %d calls were in flight when an earlier run was killed; they count at their worst case ($%.4f)\n", st.Unreconciled, st.UnreconciledUSD)
+	}
+	if st.Overrun > 1 {
+		fmt.Fprintf(w, "note: the provider has reported usage up to %.2fx a call's worst case; calls reserve that much\n", st.Overrun)
+	}
+	return m, nil
+}

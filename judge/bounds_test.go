@@ -1,0 +1,39 @@
+package judge
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// A huge cell in a result preview is clipped without being copied or
+// converted whole: previewing a 64 MB cell allocates a few kilobytes, not
+// the 256 MB that a conversion to runes takes.
+func TestPreviewHugeCellBounded(t *testing.T) {
+	huge := strings.Repeat("x", 64<<20)
+	tab := &Table{Columns: []string{"s"}, Rows: [][]Cell{{ParseCell(huge)}}, TotalRows: 1}
+	var b strings.Builder
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	writePreview(&b, tab, 5, DefaultPromptOptions.withDefaults())
+	runtime.ReadMemStats(&after)
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("previewing a 64 MB cell allocated %d bytes", alloc)
+	}
+	if !strings.Contains(b.String(), strings.Repeat("x", DefaultPromptOptions.MaxCell)+"…") || b.Len() > 1000 {
+		t.Errorf("preview of %d bytes: %.200q", b.Len(), b.String())
+	}
+}
+
+// ReadCSV cuts a huge cell while reading it.
+func TestReadCSVHugeCell(t *testing.T) {
+	in := "s,n\n\"" + strings.Repeat("x", 8<<20) + "\",1\n"
+	tab, err := ReadCSV(strings.NewReader(in), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 1 || len(tab.Rows[0][0].Raw) != MaxCellBytes+len("…") || !tab.Rows[0][1].IsNum {
+		t.Fatalf("rows %d, cell of %d bytes", len(tab.Rows), len(tab.Rows[0][0].Raw))
+	}
+}

@@ -1,0 +1,47 @@
+package judge
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+// goldenFile compares got with the file at path, rewriting it under
+// -update.
+func goldenFile(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs (run with -update and review the diff):\n--- want\n%s--- got\n%s", path, want, got)
+	}
+}
+
+// TestReadmeGroupingTable checks that the README states the grouping
+// figures TestReplayGrouping measures: its table is the golden file,
+// verbatim.
+func TestReadmeGroupingTable(t *testing.T) {
+	table, err := os.ReadFile(groupingGolden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), string(table)) {
+		t.Errorf("README.md does not hold the grouping table of %s:\n%s", groupingGolden, table)
+	}
+}

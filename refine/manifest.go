@@ -1,0 +1,91 @@
+package refine
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/runfolder"
+)
+
+// runHandle is a run folder held by this process: locked, with its
+// manifest saying what the run is meant to hold and whether it is final.
+type runHandle struct {
+	dir  string
+	lock *runfolder.Lock
+	man  *runfolder.Manifest
+}
+
+// openRun locks a model's run folder for writing (a second writer is
+// refused at once) and writes its manifest, not complete, before any task
+// is started: a process that stops for any reason leaves a manifest that
+// says the run is unfinished. Tasks already in the manifest stay in it, so
+// a run first made with a subset and then finished names them all.
+func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, set Settings, subset bool, runID string) (*runHandle, error) {
+	lock, err := runfolder.LockExclusive(dir)
+	if err != nil {
+		return nil, err
+	}
+	m, err := runfolder.ReadManifest(dir)
+	if err != nil {
+		lock.Release()
+		return nil, err
+	}
+	if m == nil {
+		m = &runfolder.Manifest{}
+	}
+	keys := map[string]bool{}
+	for _, k := range m.Tasks {
+		keys[k] = true
+	}
+	splits := map[string]bool{}
+	for _, s := range m.Splits {
+		splits[s] = true
+	}
+	for _, t := range tasks {
+		keys[t.Key.String()] = true
+		splits[t.Split] = true
+	}
+	gen, _ := json.Marshal(set)
+	m.Benchmark, m.Model, m.RecordedModel, m.RunID, m.Command = "clinsql", model, recordedModel, runID, command
+	m.Tasks = slices.Sorted(maps.Keys(keys))
+	m.Splits = slices.Sorted(maps.Keys(splits))
+	m.TasksSHA256 = runfolder.TaskFingerprint(tasks)
+	m.Engine = runfolder.Engine{Name: set.Engine, Semantics: set.EngineSemantics}
+	m.Generation = gen
+	m.Subset = m.Subset || subset
+	m.Complete, m.Pending = false, nil
+	if err := runfolder.WriteManifest(dir, m); err != nil {
+		lock.Release()
+		return nil, err
+	}
+	return &runHandle{dir: dir, lock: lock, man: m}, nil
+}
+
+// finish records whether every task of the manifest is final and releases
+// the folder. pending are the tasks this call left undone.
+func (h *runHandle) finish(pending []string, complete bool) error {
+	if h == nil {
+		return nil
+	}
+	defer h.lock.Release()
+	h.man.Pending = pending
+	h.man.Complete = complete && len(pending) == 0
+	if h.man.Complete {
+		// Every task in the manifest must have its answer on disk: a
+		// subset run finished now does not finish the tasks of a larger
+		// earlier call.
+		for _, s := range h.man.Tasks {
+			k, err := datasets.ParseKey(s)
+			if err != nil {
+				continue
+			}
+			if _, ok, _ := ReadTask(h.dir, k); !ok {
+				h.man.Complete = false
+				h.man.Pending = append(h.man.Pending, s)
+			}
+		}
+	}
+	return runfolder.WriteManifest(h.dir, h.man)
+}

@@ -1,0 +1,257 @@
+package runfolder
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/clinsql/clinsql/datasets"
+)
+
+// ResultFile names a task's result CSV: "result_<id>.csv".
+func ResultFile(id string) string { return datasets.GoldResultFile(id) }
+
+// SQLFile names a task's final query: "sql_<id>.sql".
+func SQLFile(id string) string { return "sql_" + id + ".sql" }
+
+// QuestionFile names a task's question: "query_<id>.txt".
+func QuestionFile(id string) string { return datasets.QuestionFile(id) }
+
+// TaskDir is a task's folder in a run folder.
+func TaskDir(run string, k datasets.Key) string {
+	return filepath.Join(run, k.Split, k.Domain, k.DifficultyDir(), k.ID)
+}
+
+// Run is a run folder read.
+type Run struct {
+	Dir string
+	// Outputs are the answers found, sorted by key.
+	Outputs []*Output
+	// Manifest is nil for a run clinsql did not write (a released run).
+	Manifest *Manifest
+	// Identity binds judge outputs to this run's answers.
+	Identity Identity
+}
+
+// Model is the run's model: the manifest's, else the one most execution
+// summaries name, else the folder's name.
+func (r *Run) Model() string {
+	if r.Manifest != nil && r.Manifest.Model != "" {
+		return r.Manifest.Model
+	}
+	n := map[string]int{}
+	best := ""
+	for _, o := range r.Outputs {
+		m := o.Summary.Model
+		if m == "" {
+			continue
+		}
+		n[m]++
+		if n[m] > n[best] || (n[m] == n[best] && m < best) {
+			best = m
+		}
+	}
+	if best == "" {
+		return filepath.Base(filepath.Clean(r.Dir))
+	}
+	return best
+}
+
+// Load reads a run folder in the reference inference layout:
+// dir/<split>/<Domain>/<difficulty>_level_queries/<id>/ with
+// execution_summary.json and result_<id>.csv (dir may also be one split
+// folder), and its manifest when clinsql wrote it. A task folder holding
+// only result_<id>.csv (some releases publish no summaries) is an answer
+// whose SQL is absent (Output.SQLAbsent).
+//
+// Every file is read defensively (see Open). Problems with single tasks
+// are returned joined, beside the answers that could be read; the caller
+// decides whether they are fatal.
+func Load(dir string) (*Run, error) {
+	splits, err := datasets.SplitDirs(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Dir: dir}
+	var errs []error
+	if m, err := ReadManifest(dir); err != nil {
+		return nil, err
+	} else {
+		r.Manifest = m
+	}
+	for _, s := range splits {
+		err := filepath.WalkDir(s, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				errs = append(errs, err)
+				return nil
+			}
+			if !d.IsDir() {
+				return nil
+			}
+			rel, _ := filepath.Rel(filepath.Dir(s), path)
+			if strings.Count(filepath.ToSlash(rel), "/") != 3 {
+				return nil
+			}
+			key, err := datasets.ParseKey(rel)
+			if err != nil {
+				return nil // not a task folder
+			}
+			o, err := readOutput(key, path)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			if o != nil {
+				r.Outputs = append(r.Outputs, o)
+			}
+			return fs.SkipDir
+		})
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(r.Outputs) == 0 && len(errs) == 0 {
+		return nil, fmt.Errorf("%s: no %s found (want <split>/<Domain>/<difficulty>_level_queries/<id>/%s)", dir, ExecutionSummaryFile, ExecutionSummaryFile)
+	}
+	sort.Slice(r.Outputs, func(i, j int) bool { return r.Outputs[i].Key.Less(r.Outputs[j].Key) })
+	id, err := identify(r)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	r.Identity = id
+	return r, errors.Join(errs...)
+}
+
+// readOutput reads one task folder: nil without an answer in it.
+func readOutput(key datasets.Key, dir string) (*Output, error) {
+	sumPath := filepath.Join(dir, ExecutionSummaryFile)
+	csv := filepath.Join(dir, ResultFile(key.ID))
+	o := &Output{Key: key, Dir: dir}
+	if Exists(csv) {
+		o.ResultCSV = csv
+	}
+	if !Exists(sumPath) {
+		if o.ResultCSV == "" {
+			return nil, nil
+		}
+		// A release of results only: the result is the answer; no SQL.
+		o.SQLAbsent = true
+		o.Summary.ExecutionSuccess = true
+		o.Summary.RowCount = -1
+		return o, nil
+	}
+	b, err := ReadFile(sumPath, MaxSummaryBytes)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(b, &o.Summary); err != nil {
+		return nil, fmt.Errorf("%s: %s", sumPath, datasets.DescribeJSONError(err))
+	}
+	return o, nil
+}
+
+// Identity is what a judge output binds to: the run's model and a
+// fingerprint of its answers. Two loads of a run whose answers did not
+// change have the same identity, wherever the folder lies and whenever it
+// was (re-)executed; one changed answer changes it.
+type Identity struct {
+	Model string `json:"model"`
+	// Folder is where the run was read (for messages, not compared).
+	Folder string `json:"folder"`
+	// RunID is the manifest's, "" for a released run (not compared: a
+	// re-execution with the same answers is the same run).
+	RunID string `json:"run_id,omitempty"`
+	// Answers is the SHA-256 over every task's key, final SQL, outcome,
+	// error, row count and result bytes, in key order.
+	Answers string `json:"answers_sha256"`
+	// Tasks is the number of answers.
+	Tasks int `json:"tasks"`
+}
+
+// Same reports whether two identities name the same answers.
+func (id Identity) Same(o Identity) bool {
+	return id.Model == o.Model && id.Answers == o.Answers && id.Tasks == o.Tasks
+}
+
+// String names the run for messages.
+func (id Identity) String() string {
+	a := id.Answers
+	if len(a) > 12 {
+		a = a[:12]
+	}
+	return fmt.Sprintf("model %q (%d answers, sha256 %s…, folder %s)", id.Model, id.Tasks, a, id.Folder)
+}
+
+func identify(r *Run) (Identity, error) {
+	id := Identity{Model: r.Model(), Folder: r.Dir, Tasks: len(r.Outputs)}
+	if abs, err := filepath.Abs(r.Dir); err == nil {
+		id.Folder = abs
+	}
+	if r.Manifest != nil {
+		id.RunID = r.Manifest.RunID
+	}
+	h := sha256.New()
+	var errs []error
+	field := func(s string) {
+		// Length-prefixed, so that no two answers hash alike by shifting
+		// bytes between fields.
+		io.WriteString(h, strconv.Itoa(len(s)))
+		h.Write([]byte{':'})
+		io.WriteString(h, s)
+	}
+	for _, o := range r.Outputs {
+		s := o.Summary
+		field(o.Key.String())
+		field(s.FinalSQL)
+		field(strconv.FormatBool(s.ExecutionSuccess))
+		if s.FinalError != nil {
+			field("error:" + *s.FinalError)
+		} else {
+			field("")
+		}
+		field(strconv.FormatInt(int64(s.RowCount), 10))
+		field(strconv.FormatBool(o.SQLAbsent))
+		if o.ResultCSV == "" {
+			field("no result")
+			continue
+		}
+		sum, err := fileSHA256(o.ResultCSV, MaxResultBytes)
+		if err != nil {
+			// The judge reads the same file and reports it per task.
+			sum = "unreadable"
+			errs = append(errs, err)
+		}
+		field(sum)
+	}
+	id.Answers = hex.EncodeToString(h.Sum(nil))
+	return id, errors.Join(errs...)
+}
+
+func fileSHA256(path string, limit int64) (string, error) {
+	f, _, err := Open(path, limit)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// LoadOutputs is Load for callers that need the answers only.
+func LoadOutputs(dir string) ([]*Output, error) {
+	r, err := Load(dir)
+	if r == nil {
+		return nil, err
+	}
+	return r.Outputs, err
+}

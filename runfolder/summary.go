@@ -1,0 +1,102 @@
+package runfolder
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"github.com/clinsql/clinsql/datasets"
+)
+
+// File and folder names at the top of a run folder and in a task's folder.
+const (
+	// ExecutionSummaryFile is a task's summary (reference shape).
+	ExecutionSummaryFile = "execution_summary.json"
+	// BenchmarkSummaryFile is a model's attempt-wise success summary.
+	BenchmarkSummaryFile = "benchmark_summary.json"
+	// JudgeDir is where clinsql judge writes by default (<run>/judge).
+	JudgeDir = "judge"
+	// LLMCacheDir is the LLM reply cache's default folder in an output.
+	LLMCacheDir = "llm-cache"
+)
+
+// Attempt is one execution in a model's self-refinement loop.
+type Attempt struct {
+	Attempt  int     `json:"attempt"`
+	Success  bool    `json:"success"`
+	RowCount int64   `json:"row_count"`
+	Error    *string `json:"error"`
+	// Warnings are clinsql's (not in the reference format): the query ran,
+	// but not exactly as BigQuery would have (see executor.Result).
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// ExecutionSummary is a task's execution_summary.json in the reference
+// inference layout. clinsql writes the same shape, with optional fields of
+// its own.
+type ExecutionSummary struct {
+	Query              string    `json:"query"`
+	FinalSQL           string    `json:"final_sql"`
+	ExecutionSuccess   bool      `json:"execution_success"`
+	RowCount           int64     `json:"row_count"`
+	FinalError         *string   `json:"final_error"`
+	Model              string    `json:"model"`
+	ModelID            string    `json:"model_id,omitempty"`
+	RefinementAttempts []Attempt `json:"refinement_attempts"`
+}
+
+// Output is one model's answer to one task, as found in a run folder.
+type Output struct {
+	datasets.Key
+	Dir     string // the task's folder in the run
+	Summary ExecutionSummary
+	// ResultCSV is the path of result_<id>.csv, or "" when the file is
+	// absent (the release lacks one 989,918-row result).
+	ResultCSV string
+	// SQLAbsent marks an answer released as its result CSV alone (no
+	// execution_summary.json): the SQL text is unknown, not empty.
+	SQLAbsent bool
+}
+
+// BenchmarkSummary is a run's benchmark_summary.json (the reference shape,
+// which clinsql writes too): attempt-wise success overall and per split,
+// and clinsql's additions.
+type BenchmarkSummary struct {
+	Model string `json:"model"`
+	BenchmarkCounts
+	Splits map[string]BenchmarkCounts `json:"splits"`
+	// Clinsql is present in runs clinsql wrote: tasks the engine could not
+	// run faithfully are not counted against the model.
+	Clinsql struct {
+		Excluded []string `json:"excluded_unsupported"`
+	} `json:"clinsql"`
+}
+
+// BenchmarkCounts are attempt-wise success counts and rates (keys "1" to
+// the number of attempts; rates in percent).
+type BenchmarkCounts struct {
+	TotalQueries    int                `json:"total_queries"`
+	TotalSuccessful int                `json:"total_successful"`
+	Counts          map[string]int     `json:"attempt_success_counts"`
+	Rates           map[string]float64 `json:"attempt_success_rates"`
+	Cumulative      map[string]int     `json:"attempt_cumulative_success_counts"`
+	CumulativeRates map[string]float64 `json:"attempt_cumulative_success_rates"`
+}
+
+// ReadBenchmarkSummary reads run's benchmark_summary.json; nil, nil when
+// there is none.
+func ReadBenchmarkSummary(run string) (*BenchmarkSummary, error) {
+	path := filepath.Join(run, BenchmarkSummaryFile)
+	if !Exists(path) {
+		return nil, nil
+	}
+	b, err := ReadFile(path, MaxSummaryBytes)
+	if err != nil {
+		return nil, err
+	}
+	var bs BenchmarkSummary
+	if err := json.Unmarshal(b, &bs); err != nil {
+		return nil, fmt.Errorf("%s: %s", path, datasets.DescribeJSONError(err))
+	}
+	return &bs, nil
+}
