@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -118,13 +119,23 @@ func GoldResultFile(id string) string { return "result_" + id + ".csv" }
 // the node path); a task with a problem is not returned, and the error lists
 // it, so callers never score a smaller set without knowing. The error, when
 // not nil, unwraps to the list of problems.
+//
+// Smaller sets are given the same way: a domain folder
+// (<split>/<Domain>), a difficulty folder (<split>/<Domain>/hard_level_queries),
+// one task folder, or one line of a manifest (FILE.jsonl:N, N counting from 1).
 func LoadClinSQL(root string) ([]*Task, error) {
+	if file, n, ok := manifestLineRef(root); ok {
+		return loadManifest(file, n)
+	}
 	st, err := os.Stat(root)
 	if err != nil {
 		return nil, err
 	}
 	if !st.IsDir() {
-		return loadManifest(root)
+		return loadManifest(root, 0)
+	}
+	if kind := PartKind(root); kind != "" {
+		return loadPart(root, kind)
 	}
 	splits, err := splitDirs(root)
 	if err != nil {
@@ -138,6 +149,69 @@ func LoadClinSQL(root string) ([]*Task, error) {
 		return nil, fmt.Errorf("%s: no ClinSQL tasks found (want data/splits/<split>/<Domain>/<difficulty>_level_queries/<id>/)", root)
 	}
 	return l.finish()
+}
+
+// PartKind says which part of a split dir is: "domain", "difficulty" or
+// "task" (one task folder), or "" for a whole split, the splits folder or
+// anything else.
+func PartKind(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	if _, ok := difficultyOf(filepath.Base(abs)); ok {
+		return "difficulty"
+	}
+	if _, ok := difficultyOf(filepath.Base(filepath.Dir(abs))); ok {
+		return "task"
+	}
+	entries, _ := os.ReadDir(abs)
+	for _, e := range entries {
+		if _, ok := difficultyOf(e.Name()); ok && e.IsDir() {
+			return "domain"
+		}
+	}
+	return ""
+}
+
+// loadPart loads the tasks of a domain, difficulty or task folder; the
+// split and domain are the names of the folders above it.
+func loadPart(dir, kind string) ([]*Task, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	var l loader
+	switch kind {
+	case "task":
+		key, err := ParseKey(abs)
+		if err != nil {
+			return nil, err
+		}
+		l.task(key, abs)
+	case "difficulty":
+		domain := filepath.Dir(abs)
+		l.level(filepath.Base(filepath.Dir(domain)), filepath.Base(domain), abs)
+	case "domain":
+		l.domain(filepath.Base(filepath.Dir(abs)), abs)
+	}
+	if len(l.tasks) == 0 && len(l.errs) == 0 {
+		return nil, fmt.Errorf("%s: no ClinSQL tasks found in this %s folder", dir, kind)
+	}
+	return l.finish()
+}
+
+// manifestLineRef reads "FILE.jsonl:N", one line of a manifest.
+func manifestLineRef(ref string) (string, int, bool) {
+	i := strings.LastIndexByte(ref, ':')
+	if i < 0 || !strings.HasSuffix(ref[:i], ".jsonl") {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(ref[i+1:])
+	if err != nil || n < 1 {
+		return "", 0, false
+	}
+	return ref[:i], n, true
 }
 
 // splitDirs finds the split folders that root stands for.
@@ -204,34 +278,41 @@ func (l *loader) split(dir string) {
 		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") {
 			continue
 		}
-		ddir := filepath.Join(dir, d.Name())
-		levels, err := os.ReadDir(ddir)
-		if err != nil {
-			l.errs = append(l.errs, err)
+		l.domain(split, filepath.Join(dir, d.Name()))
+	}
+}
+
+func (l *loader) domain(split, ddir string) {
+	levels, err := os.ReadDir(ddir)
+	if err != nil {
+		l.errs = append(l.errs, err)
+		return
+	}
+	for _, lv := range levels {
+		if !lv.IsDir() || strings.HasPrefix(lv.Name(), ".") {
 			continue
 		}
-		for _, lv := range levels {
-			if !lv.IsDir() || strings.HasPrefix(lv.Name(), ".") {
-				continue
-			}
-			diff, ok := difficultyOf(lv.Name())
-			if !ok {
-				l.errorf("%s: unexpected folder: want easy_level_queries, medium_level_queries or hard_level_queries", filepath.Join(ddir, lv.Name()))
-				continue
-			}
-			ids, err := os.ReadDir(filepath.Join(ddir, lv.Name()))
-			if err != nil {
-				l.errs = append(l.errs, err)
-				continue
-			}
-			for _, id := range ids {
-				if !id.IsDir() || strings.HasPrefix(id.Name(), ".") {
-					continue
-				}
-				key := Key{Split: split, Domain: d.Name(), Difficulty: diff, ID: id.Name()}
-				l.task(key, filepath.Join(ddir, lv.Name(), id.Name()))
-			}
+		if _, ok := difficultyOf(lv.Name()); !ok {
+			l.errorf("%s: unexpected folder: want easy_level_queries, medium_level_queries or hard_level_queries", filepath.Join(ddir, lv.Name()))
+			continue
 		}
+		l.level(split, filepath.Base(ddir), filepath.Join(ddir, lv.Name()))
+	}
+}
+
+func (l *loader) level(split, domain, ldir string) {
+	diff, _ := difficultyOf(filepath.Base(ldir))
+	ids, err := os.ReadDir(ldir)
+	if err != nil {
+		l.errs = append(l.errs, err)
+		return
+	}
+	for _, id := range ids {
+		if !id.IsDir() || strings.HasPrefix(id.Name(), ".") {
+			continue
+		}
+		key := Key{Split: split, Domain: domain, Difficulty: diff, ID: id.Name()}
+		l.task(key, filepath.Join(ldir, id.Name()))
 	}
 }
 
@@ -341,7 +422,9 @@ type manifestLine struct {
 	ResultsRubric  json.RawMessage `json:"results_rubric"`
 }
 
-func loadManifest(path string) ([]*Task, error) {
+// loadManifest loads a manifest's tasks, or only line only (counting from
+// 1) when it is not 0.
+func loadManifest(path string, only int) ([]*Task, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -352,7 +435,7 @@ func loadManifest(path string) ([]*Task, error) {
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
+		if len(line) == 0 || only > 0 && n != only {
 			continue
 		}
 		l.manifestLine(line, fmt.Sprintf("%s:%d", path, n))
@@ -361,6 +444,9 @@ func loadManifest(path string) ([]*Task, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(l.tasks) == 0 && len(l.errs) == 0 {
+		if only > 0 {
+			return nil, fmt.Errorf("%s: no task on line %d", path, only)
+		}
 		return nil, fmt.Errorf("%s: no tasks", path)
 	}
 	if l.unsafe {

@@ -44,8 +44,10 @@ type FetchOptions struct {
 // data/splits tree into dir/data/splits, then loads it to check that it is
 // complete. An existing dir/data/splits is left alone (an error says so).
 // Extraction goes to a temporary folder renamed into place at the end, so an
-// interrupted fetch leaves nothing half-written.
-func FetchClinSQL(ctx context.Context, dir string, opt FetchOptions) ([]*Task, error) {
+// interrupted fetch leaves nothing half-written, and the folders it created
+// are removed again when it fails, so that a failed fetch leaves nothing
+// behind to be mistaken for data.
+func FetchClinSQL(ctx context.Context, dir string, opt FetchOptions) (_ []*Task, err error) {
 	if opt.URL == "" {
 		opt.URL = ClinSQLArchiveURL
 	}
@@ -68,6 +70,14 @@ func FetchClinSQL(ctx context.Context, dir string, opt FetchOptions) ([]*Task, e
 	if _, err := os.Stat(dest); err == nil {
 		return nil, fmt.Errorf("%s already exists; remove it to fetch again", dest)
 	}
+	created := missingDirs(filepath.Join(dir, "data"))
+	defer func() {
+		if err != nil {
+			for _, d := range created {
+				os.Remove(d) // only if empty: never what was there before
+			}
+		}
+	}()
 	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
 		return nil, err
 	}
@@ -114,6 +124,18 @@ func FetchClinSQL(ctx context.Context, dir string, opt FetchOptions) ([]*Task, e
 	}
 	fmt.Fprintf(opt.Log, "extracted %d files, %d tasks into %s\n", n, len(tasks), dest)
 	return tasks, nil
+}
+
+// missingDirs lists dir and those of its parents that do not exist yet,
+// deepest first: the folders MkdirAll(dir) would create.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil || filepath.Dir(d) == d {
+			return out
+		}
+		out = append(out, d)
+	}
 }
 
 // download writes the archive to w, retrying transient failures, and checks

@@ -135,16 +135,21 @@ func TestFetchRejects(t *testing.T) {
 				w.Write(tc.archive)
 			}))
 			defer srv.Close()
-			dir := t.TempDir()
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "new", "clinsql-data")
 			tc.opt.URL = srv.URL
 			_, err := FetchClinSQL(context.Background(), dir, tc.opt)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want %q", err, tc.want)
 			}
+			// A failed fetch leaves nothing behind, not even empty folders.
+			if left, _ := os.ReadDir(parent); len(left) > 0 {
+				t.Errorf("a failed fetch left %s/%s behind", parent, left[0].Name())
+			}
 			if _, err := os.Stat(filepath.Join(dir, "data", "splits")); err == nil {
 				t.Error("data/splits exists after a failed fetch")
 			}
-			if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "evil")); err == nil {
+			if _, err := os.Stat(filepath.Join(parent, "evil")); err == nil {
 				t.Error("an entry escaped")
 			}
 		})

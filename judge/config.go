@@ -1,14 +1,11 @@
 package judge
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
@@ -72,11 +69,9 @@ func LoadConfig(path string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	c := &Config{File: path}
-	if err := dec.Decode(c); err != nil {
-		return nil, &llm.ConfigError{File: path, Problem: err.Error()}
+	if err := llm.DecodeYAML(path, data, c); err != nil {
+		return nil, err
 	}
 	var errs []error
 	if err := c.Endpoint.Validate(); err != nil {

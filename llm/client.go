@@ -121,6 +121,9 @@ type Options struct {
 	// Sleep waits between attempts and for rate limits (default: a timer).
 	// Tests inject a recorder to check backoff without waiting.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock the endpoint's downtime is measured with (default
+	// time.Now); tests pair it with Sleep.
+	Now func() time.Time
 }
 
 // Client calls one endpoint. It is safe for concurrent use; the endpoint's
@@ -137,6 +140,47 @@ type Client struct {
 	redact redactor
 	host   string
 	close  sync.Once
+	now    func() time.Time
+	health health
+}
+
+// health tracks whether the endpoint answers: since when it has failed
+// without a success in between, and the reason once it is declared down.
+type health struct {
+	mu           sync.Mutex
+	failingSince time.Time
+	down         string
+}
+
+// unreachable reports the kinds that say nothing answered: rate limits are
+// left out, a 429 is an endpoint that is up and busy.
+func unreachable(k ErrorKind) bool { return k.EndpointDown() && k != KindRateLimited }
+
+// record notes an attempt's outcome and reports the reason the endpoint is
+// down, "" while it is not (yet). wait is the delay before the next attempt:
+// a retry that would start past the limit is not made.
+func (h *health) record(now time.Time, kind ErrorKind, msg string, wait, limit time.Duration) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case kind == "":
+		h.failingSince, h.down = time.Time{}, ""
+	case unreachable(kind):
+		if h.failingSince.IsZero() {
+			h.failingSince = now
+		}
+		if h.down == "" && limit > 0 && now.Add(wait).Sub(h.failingSince) >= limit {
+			h.down = fmt.Sprintf("declared down: failing for %s with no successful call, and the next retry would pass the %s limit (retry.down_after) (last: %s)",
+				now.Sub(h.failingSince).Round(time.Second), limit, msg)
+		}
+	}
+	return h.down
+}
+
+func (h *health) downReason() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.down
 }
 
 // Close releases the client's share of its endpoint's process-wide load
@@ -201,6 +245,10 @@ func New(ep Endpoint, opts Options) (*Client, error) {
 		sleep:  opts.Sleep,
 		redact: redactor{key},
 		host:   hostOf(ep.BaseURL),
+		now:    opts.Now,
+	}
+	if c.now == nil {
+		c.now = time.Now
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -394,6 +442,10 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 		}
 	}
 
+	if reason := c.health.downReason(); reason != "" {
+		// Declared down by an earlier call: fail at once, as that call did.
+		return Response{}, &Error{Kind: KindNetwork, Endpoint: c.ep.Name, Tag: r.Tag, Message: reason}
+	}
 	estPrompt := EstimateTokens(r.Messages)
 	// worst is what one attempt may cost: the prompt estimate (which errs
 	// high) plus the token cap sent; each attempt reserves it.
@@ -428,12 +480,17 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 		}
 		used = used.Add(last.usage)
 		if last.kind == "" {
+			c.health.record(c.now(), "", "", 0, 0) // it answers again
+			break
+		}
+		delay := backoff(tries, c.ep.Retry.BaseDelay, c.ep.Retry.MaxDelay, last.retryAfter)
+		if down := c.health.record(c.now(), last.kind, c.redact.apply(last.msg), delay, c.ep.Retry.DownAfter); down != "" {
+			last.msg = down
 			break
 		}
 		if !last.kind.Retryable() || tries >= c.ep.Retry.MaxAttempts {
 			break
 		}
-		delay := backoff(tries, c.ep.Retry.BaseDelay, c.ep.Retry.MaxDelay, last.retryAfter)
 		if time.Now().Add(delay).After(deadline) {
 			last.msg += fmt.Sprintf(" (retry budget of %s exhausted)", c.ep.Retry.Budget)
 			break

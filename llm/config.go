@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net/url"
@@ -9,8 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
 // Kind says which wire dialect an endpoint speaks.
@@ -116,6 +113,12 @@ type Retry struct {
 	// Retry-After (defaults 1s and 60s).
 	BaseDelay time.Duration `yaml:"base_delay,omitempty"`
 	MaxDelay  time.Duration `yaml:"max_delay,omitempty"`
+	// DownAfter declares the endpoint down once it has been unreachable
+	// (network errors, 5xx, timeouts; not rate limits, which say it is up)
+	// for this long with no successful call in between (default 30s): the
+	// call in progress stops retrying and later calls of the client fail at
+	// once, with the reason, instead of each spending its retry budget.
+	DownAfter time.Duration `yaml:"down_after,omitempty"`
 }
 
 // Defaults applied by [Endpoint.WithDefaults].
@@ -127,6 +130,7 @@ const (
 	DefaultBudget      = 5 * time.Minute
 	DefaultBaseDelay   = time.Second
 	DefaultMaxDelay    = 60 * time.Second
+	DefaultDownAfter   = 30 * time.Second
 )
 
 // WithDefaults returns a copy with every unset optional field filled in.
@@ -152,6 +156,9 @@ func (e Endpoint) WithDefaults() Endpoint {
 	if e.Retry.MaxDelay == 0 {
 		e.Retry.MaxDelay = DefaultMaxDelay
 	}
+	if e.Retry.DownAfter == 0 {
+		e.Retry.DownAfter = DefaultDownAfter
+	}
 	return e
 }
 
@@ -159,6 +166,7 @@ func (e Endpoint) WithDefaults() Endpoint {
 // come from a file; Field is a path such as "endpoints[2].limits.rpm".
 type ConfigError struct {
 	File    string
+	Line    int // 0 when unknown
 	Field   string
 	Problem string
 }
@@ -167,6 +175,9 @@ func (e *ConfigError) Error() string {
 	var b strings.Builder
 	if e.File != "" {
 		b.WriteString(e.File)
+		if e.Line > 0 {
+			fmt.Fprintf(&b, ":%d", e.Line)
+		}
 		b.WriteString(": ")
 	}
 	if e.Field != "" {
@@ -286,6 +297,9 @@ func (e Endpoint) Validate() error {
 	if r.MaxDelay < 0 {
 		bad("retry.max_delay", "must not be negative")
 	}
+	if r.DownAfter < 0 {
+		bad("retry.down_after", "must not be negative")
+	}
 	return errors.Join(errs...)
 }
 
@@ -308,11 +322,9 @@ func LoadEndpoints(path string) ([]Endpoint, error) {
 // ParseEndpoints is [LoadEndpoints] on bytes already read; name is used in
 // error messages.
 func ParseEndpoints(name string, data []byte) ([]Endpoint, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var f EndpointsFile
-	if err := dec.Decode(&f); err != nil {
-		return nil, &ConfigError{File: name, Problem: err.Error()}
+	if err := DecodeYAML(name, data, &f); err != nil {
+		return nil, err
 	}
 	if len(f.Endpoints) == 0 {
 		return nil, &ConfigError{File: name, Field: "endpoints", Problem: "no endpoints"}

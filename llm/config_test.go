@@ -55,7 +55,7 @@ func TestEndpointErrorsNameFileAndField(t *testing.T) {
 		{"temperature unsupported", head + "    sampling: {temperature: 0}\n    capabilities: {no_temperature: true}\n",
 			[]string{"endpoints[0].sampling.temperature: is set but capabilities.no_temperature is true"}, ""},
 		{"negative rpm", head + "    limits: {rpm: -1}\n", []string{"endpoints[0].limits.rpm"}, ""},
-		{"misspelt field", head + "    sampling: {temprature: 0}\n", []string{"temprature", "line 5"}, ""},
+		{"misspelt field", head + "    sampling: {temprature: 0}\n", []string{`judge.yaml:5: endpoints[0].sampling.temprature: unknown key "temprature"; allowed here: max_tokens, seed, stop, temperature, top_p`}, ""},
 		{"bad duration", head + "    limits: {timeout: soon}\n", []string{"soon"}, ""},
 		{"duplicate names", head + "  - name: a\n    kind: openai\n    model: n\n", []string{"endpoints[1].name", "endpoints[0]"}, ""},
 		{"second endpoint", head + "  - name: b\n    kind: openai\n    model: n\n    retry: {max_attempts: -2}\n", []string{"endpoints[1].retry.max_attempts"}, ""},
@@ -67,7 +67,7 @@ func TestEndpointErrorsNameFileAndField(t *testing.T) {
 				t.Fatal("no error")
 			}
 			msg := err.Error()
-			for _, w := range append(tt.want, "judge.yaml: ") {
+			for _, w := range append(tt.want, "judge.yaml:") {
 				if !strings.Contains(msg, w) {
 					t.Errorf("error %q lacks %q", msg, w)
 				}

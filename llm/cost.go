@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,8 +10,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"gopkg.in/yaml.v3"
 )
 
 // Usage counts tokens as the provider reports them.
@@ -49,11 +46,9 @@ func LoadPrices(path string) (Prices, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var f PricesFile
-	if err := dec.Decode(&f); err != nil {
-		return nil, &ConfigError{File: path, Problem: err.Error()}
+	if err := DecodeYAML(path, data, &f); err != nil {
+		return nil, err
 	}
 	if len(f.Prices) == 0 {
 		return nil, &ConfigError{File: path, Field: "prices", Problem: "no prices"}

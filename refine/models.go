@@ -1,13 +1,10 @@
 package refine
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"regexp"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/clinsql/clinsql/llm"
 )
@@ -162,13 +159,11 @@ func ParseModels(name string, data []byte) ([]Model, error) {
 // M (Model, or a benchmark's extension of it) strictly: unknown fields are
 // errors, and so is a file without models.
 func DecodeModels[M any](name string, data []byte) ([]M, error) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var f struct {
 		Models []M `yaml:"models"`
 	}
-	if err := dec.Decode(&f); err != nil {
-		return nil, &llm.ConfigError{File: name, Problem: err.Error()}
+	if err := llm.DecodeYAML(name, data, &f); err != nil {
+		return nil, err
 	}
 	if len(f.Models) == 0 {
 		return nil, &llm.ConfigError{File: name, Field: "models", Problem: "no models"}

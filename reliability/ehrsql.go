@@ -31,6 +31,9 @@ type Item struct {
 type Options struct {
 	// Workers bounds the items scored at once (default GOMAXPROCS).
 	Workers int
+	// Progress, if set, is called once per item scored, from the worker
+	// that scored it (so it must be safe for concurrent use, and quick).
+	Progress func(ItemResult)
 	// Abstention decides whether a prediction abstains (default: exactly
 	// "null" after post-processing, as the official scorer).
 	Abstention Abstention
@@ -92,6 +95,9 @@ func Score(ctx context.Context, q Querier, items []Item, opt Options) (*Report, 
 				return fmt.Errorf("item %q: %w", items[i].ID, err)
 			}
 			results[i] = r
+			if opt.Progress != nil {
+				opt.Progress(r)
+			}
 			return nil
 		})
 	}

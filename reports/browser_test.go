@@ -2,6 +2,8 @@ package reports
 
 import (
 	"context"
+	"github.com/clinsql/clinsql/datasets"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,6 +140,11 @@ func TestHTMLReportInChromium(t *testing.T) {
 		fail("counting leaves", err)
 	}
 	sqlText := evalString(`document.querySelector("#drill pre.sql").textContent`)
+	// The gold SQL and result beside the model's, and a permalink by model
+	// name and task key, not by index.
+	goldSQL := evalString(`document.querySelector("#drill .side-gold pre.gold-sql").textContent`)
+	goldRows := evalString(`document.querySelector("#drill .side-gold table.preview").textContent`)
+	hash := evalString(`location.hash`)
 	question := evalString(`document.querySelector("#drill .question").textContent`)
 	// Nothing the model or the judge wrote became markup or ran.
 	clean := evalBool(`window.__pwned === undefined && document.querySelectorAll("#drill script, #drill img, #drill b").length === 0 && document.scripts.length === 1`)
@@ -149,6 +156,50 @@ func TestHTMLReportInChromium(t *testing.T) {
 		fail("going back", err)
 	}
 	backOnBoard := evalBool(`document.getElementById("drill").hidden`)
+	// The permalink opens the same task on a fresh load.
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(page+"#task/beta-coder/"+url.PathEscape(hostileTask)),
+		chromedp.Reload(),
+		chromedp.WaitVisible(css(`#drill .task-title`)),
+	); err != nil {
+		fail("opening a permalink", err)
+	}
+	permTitle := evalString(`document.querySelector("#drill .task-title").textContent`)
+	if permTitle != "beta-coder: "+hostileTask {
+		t.Errorf("permalink opened %q", permTitle)
+	}
+	// The task across all models: one grid row per leaf, a verdict per model.
+	if err := chromedp.Do(ctx,
+		chromedp.Click(css(`#drill a.all-models`), chromedp.NodeVisible),
+		chromedp.WaitVisible(css(`#drill table.leaf-grid`)),
+	); err != nil {
+		fail("opening the task across all models", err)
+	}
+	gridRows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Array.prototype.reduce.call(document.querySelectorAll("#drill table.leaf-grid tbody"), function (n, b) { return n + b.rows.length; }, 0)`))
+	if err != nil {
+		fail("reading the grid", err)
+	}
+	gridCols := evalString(`Array.prototype.map.call(document.querySelectorAll("#drill table.leaf-grid")[0].tHead.rows[0].cells, function (c) { return c.textContent; }).join("|")`)
+	verdicts := evalString(`Array.prototype.map.call(document.querySelectorAll("#drill table.leaf-grid span.badge"), function (b) { return b.textContent; }).join(" ")`)
+	wantHash := "#task/beta-coder/" + strings.ReplaceAll(hostileTask, "/", "%2F")
+	if hash != wantHash {
+		t.Errorf("task link %q, want the permalink %q", hash, wantHash)
+	}
+	var goldTask *datasets.Task
+	for _, task := range fs.tasks {
+		if task.Key.String() == hostileTask {
+			goldTask = task
+		}
+	}
+	if goldTask != nil && gridRows != len(goldTask.SQLRubric.Root.Leaves())+len(goldTask.ResultsRubric.Root.Leaves()) {
+		t.Errorf("all-models grid has %d leaf rows, want one per leaf", gridRows)
+	}
+	if !strings.Contains(gridCols, "alpha-sql") || !strings.Contains(gridCols, "beta-coder") || !strings.Contains(verdicts, "pass") {
+		t.Errorf("all-models grid: columns %q, verdicts %q", gridCols, verdicts)
+	}
+	if goldTask == nil || goldSQL != goldTask.GoldSQL || goldRows == "" {
+		t.Errorf("gold SQL %q (rows %q), want the task's gold SQL beside the model's", goldSQL, goldRows)
+	}
 	if title != "ClinSQL report" {
 		t.Errorf("title %q", title)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -350,4 +351,69 @@ func neutraliseFormula(c string) string {
 		return c
 	}
 	return "'" + c
+}
+
+// taskStatus says what became of the model's answer to task k, for the
+// task view and tasks.csv.
+func (m *Model) taskStatus(k datasets.Key) string {
+	var status string
+	if o := m.Outputs[k]; o != nil {
+		switch n := firstSuccess(o.Summary); {
+		case len(o.Summary.RefinementAttempts) == 0 && !o.Summary.ExecutionSuccess:
+			status = "no SQL generated"
+			if o.Summary.FinalError != nil {
+				status += ": " + truncRunes(*o.Summary.FinalError, maxErrorRunes)
+			}
+		case n == 0:
+			status = "SQL failed on every attempt"
+		default:
+			status = fmt.Sprintf("ran at attempt %d, %d rows", n, o.Summary.RowCount)
+			for _, w := range finalWarnings(o.Summary) {
+				status += "; warning: " + truncRunes(w, maxErrorRunes)
+			}
+		}
+	} else {
+		status = "no run output given"
+	}
+	if st := m.strict[k]; st != nil && !st.Graded {
+		status += "; not graded (the grading file lacks this task)"
+	}
+	return status
+}
+
+// TaskRow is a row of tasks.csv: one model's scores on one task (main mode).
+type TaskRow struct {
+	Model         string `csv:"model"`
+	Split         string `csv:"split"`
+	Task          string `csv:"task"`
+	Difficulty    string `csv:"difficulty"`
+	Domain        string `csv:"domain"`
+	Mode          string `csv:"mode"`
+	SQLScore      string `csv:"sql_score"`
+	ExecScore     string `csv:"execution_score"`
+	Status        string `csv:"status"`
+	InvalidLeaves int    `csv:"invalid_leaves"`
+}
+
+// taskRows returns tasks.csv's rows: models in report order, each model's
+// tasks in key order; scores x100 in the report's main mode, empty when that
+// mode does not score the task.
+func (r *Report) taskRows() []TaskRow {
+	var rows []TaskRow
+	for _, m := range r.Models {
+		keys := make([]datasets.Key, 0, len(m.strict))
+		for k := range m.strict {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool { return keys[i].Less(keys[j]) })
+		for _, k := range keys {
+			row := TaskRow{Model: m.Name, Split: k.Split, Task: k.String(), Difficulty: k.Difficulty, Domain: k.Domain,
+				Mode: modeName(r.Mode), Status: m.taskStatus(k), InvalidLeaves: m.strict[k].Invalid()}
+			if ts := m.TaskScore(r.Mode, k); ts != nil {
+				row.SQLScore, row.ExecScore = pct(ts.SQL.Value), pct(ts.Results.Value)
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows
 }

@@ -46,7 +46,7 @@ const (
 type htmlPage struct {
 	Title string
 	Setup string
-	// HasRS shows the reliability columns (some model has run outputs).
+	// HasRS shows the reliability columns (some model abstained somewhere).
 	HasRS    bool
 	Splits   []htmlSplit
 	Taxonomy htmlTaxonomy
@@ -187,6 +187,10 @@ type hTask struct {
 	Level    string     `json:"level"`
 	Question string     `json:"q"`
 	Trees    [2][]hNode `json:"trees"` // SQL, results: pre-order
+	// GoldSQL and Gold are the task's gold query and the first rows of its
+	// gold result, shown beside the model's.
+	GoldSQL string    `json:"gsql"`
+	Gold    *hPreview `json:"gold,omitempty"`
 }
 
 type hNode struct {
@@ -399,8 +403,11 @@ func (r *Report) htmlData() htmlData {
 	for i, k := range keys {
 		t := r.Tasks[k]
 		tIndex[k] = i
+		gold := &hPreview{Total: -1}
+		readPreview(gold, bytes.NewReader(t.GoldResult), r.PreviewRows)
 		d.Tasks = append(d.Tasks, hTask{Key: k.String(), Scenario: k.Domain, Level: k.Difficulty, Question: t.Question,
-			Trees: [2][]hNode{flatten(t.SQLRubric.Root), flatten(t.ResultsRubric.Root)}})
+			Trees:   [2][]hNode{flatten(t.SQLRubric.Root), flatten(t.ResultsRubric.Root)},
+			GoldSQL: truncRunes(t.GoldSQL, maxSQLBytes), Gold: gold})
 	}
 	for _, m := range r.Models {
 		hm := hModel{Name: m.Name, Grading: strings.Join(m.Gradings, ", "), Run: m.Run}
@@ -480,27 +487,9 @@ func (r *Report) htmlModelTask(m *Model, k datasets.Key, ti int) hMTask {
 			}
 			mt.Attempts = append(mt.Attempts, ha)
 		}
-		switch k := firstSuccess(o.Summary); {
-		case len(o.Summary.RefinementAttempts) == 0 && !o.Summary.ExecutionSuccess:
-			mt.Status = "no SQL generated"
-			if o.Summary.FinalError != nil {
-				mt.Status += ": " + truncRunes(*o.Summary.FinalError, maxErrorRunes)
-			}
-		case k == 0:
-			mt.Status = "SQL failed on every attempt"
-		default:
-			mt.Status = fmt.Sprintf("ran at attempt %d, %d rows", k, o.Summary.RowCount)
-			for _, w := range finalWarnings(o.Summary) {
-				mt.Status += "; warning: " + truncRunes(w, maxErrorRunes)
-			}
-		}
 		mt.Preview = preview(o, r.PreviewRows)
-	} else {
-		mt.Status = "no run output given"
 	}
-	if !st.Graded {
-		mt.Status += "; not graded (the grading file lacks this task)"
-	}
+	mt.Status = m.taskStatus(k)
 	dec := m.Decisions[k]
 	// The trees show the main mode's scores; a task that mode does not
 	// score (ungraded, reference mode) shows the strict ones.
@@ -555,9 +544,20 @@ func preview(o *runfolder.Output, rows int) *hPreview {
 		return p
 	}
 	defer f.Close()
+	readPreview(p, f, rows)
+	return p
+}
+
+// readPreview reads a result CSV's header and first rows into p; with
+// p.Total -1 it also counts the rows (a gold result has no recorded count).
+func readPreview(p *hPreview, r io.Reader, rows int) {
+	count := p.Total < 0
+	if count {
+		p.Total = 0
+	}
 	// Cells are cut while read: a result file may hold a huge cell, and
 	// the preview shows maxCellRunes of it.
-	cr := csv.NewReader(executor.ClipCells(f, 4*maxCellRunes))
+	cr := csv.NewReader(executor.ClipCells(r, 4*maxCellRunes))
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
 	header, err := cr.Read()
@@ -567,7 +567,7 @@ func preview(o *runfolder.Output, rows int) *hPreview {
 		} else {
 			p.Note = "result CSV unreadable: " + err.Error()
 		}
-		return p
+		return
 	}
 	cut := func(rec []string) []string {
 		if len(rec) > maxPreviewCols {
@@ -589,8 +589,14 @@ func preview(o *runfolder.Output, rows int) *hPreview {
 			p.Note = "result CSV unreadable after row " + fmt.Sprint(len(p.Rows)) + ": " + err.Error()
 			break
 		}
+		if count {
+			p.Total++
+		}
 		if len(p.Rows) == rows {
 			p.More = true
+			if count {
+				continue
+			}
 			break
 		}
 		p.Rows = append(p.Rows, cut(rec))
@@ -598,5 +604,4 @@ func preview(o *runfolder.Output, rows int) *hPreview {
 	if len(header) == 1 && header[0] == "result" && len(p.Rows) == 1 && len(p.Rows[0]) == 1 && p.Rows[0][0] == "" && !p.More {
 		p.Note = placeholderNote
 	}
-	return p
 }

@@ -139,11 +139,15 @@ func (r *Report) table4(w io.Writer, split string, mode rubric.Mode) {
 	mdTable(w, header, "rlrrrrrrrrrrrr", rows)
 }
 
-// hasReliability reports whether any model has RS figures (run outputs).
+// hasReliability reports whether the RS columns mean anything: some model
+// abstained on some task. Without an abstention RS(c) is only the execution
+// accuracy with a penalty (-668 to -1000 for every model on ClinSQL, where
+// no model is asked to abstain), so the columns are left out; report.json
+// and the CSV files keep the figures.
 func (r *Report) hasReliability() bool {
 	for _, b := range r.Boards[r.Mode] {
 		for _, c := range b.Cells {
-			if c.RS != nil {
+			if c.RS != nil && c.RS.AbstainedAnswerable+c.RS.AbstainedUnanswerable > 0 {
 				return true
 			}
 		}

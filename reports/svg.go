@@ -59,7 +59,13 @@ type series struct {
 	Name, Color string
 	// Values in [0, 100]; NaN means no value.
 	Values []float64
+	// Lo and Hi, when set, are each value's 95% interval, drawn as a
+	// whisker across the bar's end (NaN: none).
+	Lo, Hi []float64
 }
+
+// whiskerStroke draws interval whiskers, apart from the grid lines.
+const whiskerStroke = "#222222"
 
 // groupedHBars draws one group of horizontal bars per label, one bar per
 // series, on a 0-100 axis.
@@ -106,6 +112,14 @@ func groupedHBars(title string, labels []string, ss []series, showValues bool) s
 			y := r1(gy + float64(j)*barH)
 			c.Rects = append(c.Rects, svgRect{X: x(0), Y: y, W: r1(plotW * v / 100), H: r1(barH - 1), Fill: s.Color,
 				Title: fmt.Sprintf("%s, %s: %.2f", l, s.Name, v)})
+			if s.Lo != nil && !math.IsNaN(s.Lo[i]) && !math.IsNaN(s.Hi[i]) {
+				lo, hi, mid := x(s.Lo[i]), x(s.Hi[i]), r1(y+(barH-1)/2)
+				c.Lines = append(c.Lines,
+					svgLine{lo, mid, hi, mid, whiskerStroke, ""},
+					svgLine{lo, r1(y + 1), lo, r1(y + barH - 2), whiskerStroke, ""},
+					svgLine{hi, r1(y + 1), hi, r1(y + barH - 2), whiskerStroke, ""})
+				c.Rects[len(c.Rects)-1].Title += fmt.Sprintf(" (95%% CI %.2f to %.2f)", s.Lo[i], s.Hi[i])
+			}
 			if showValues {
 				c.Texts = append(c.Texts, svgText{X: r1(x(v) + 4), Y: r1(y + barH - 2.5), Text: fmt.Sprintf("%.1f", v), Anchor: "start", Size: 10, Fill: "#333"})
 			}
@@ -125,15 +139,16 @@ func (r *Report) difficultyCharts(split string) []svgChart {
 			s := series{Name: d, Color: difficultyColors[d]}
 			for _, n := range names {
 				c := r.Board(r.Mode, n).Cell(split, All, d)
-				v := math.NaN()
+				v, lo, hi := math.NaN(), math.NaN(), math.NaN()
 				if c != nil {
-					v = c.Exec.Mean
+					iv := c.Exec
 					if metric == "SQL" {
-						v = c.SQL.Mean
+						iv = c.SQL
 					}
-					v = 100 * roundPub(v)
+					v, lo, hi = 100*roundPub(iv.Mean), 100*iv.Lo, 100*iv.Hi
 				}
 				s.Values = append(s.Values, v)
+				s.Lo, s.Hi = append(s.Lo, lo), append(s.Hi, hi)
 			}
 			ss = append(ss, s)
 		}

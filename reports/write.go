@@ -30,6 +30,7 @@ const (
 	RefinementMD    = "refinement.md"
 	RefinementCSV   = "refinement.csv"
 	HealthCSV       = "health.csv"
+	TasksCSV        = "tasks.csv"
 	ReportJSON      = "report.json"
 	ReportHTML      = "report.html"
 	ModelSummaryDir = "models"
@@ -75,6 +76,7 @@ func (r *Report) Write(dir string) ([]string, error) {
 		{RefinementMD, md(r.WriteRefinementMarkdown)},
 		{RefinementCSV, func(w io.Writer) error { return writeCSV(w, r.refinementRows()) }},
 		{HealthCSV, func(w io.Writer) error { return writeCSV(w, r.healthRows()) }},
+		{TasksCSV, func(w io.Writer) error { return writeCSV(w, r.taskRows()) }},
 		{ReportJSON, r.WriteJSON},
 	}
 	for _, s := range steps {

@@ -34,6 +34,9 @@ type Options struct {
 	Concurrency int
 	// Progress, when set, receives one line per finished item.
 	Progress func(Outcome)
+	// Subset, when the items are a subset of a task set, says which (the
+	// command's filters); it is recorded in summary.json.
+	Subset string
 }
 
 // Outcome is what one item's query did.
@@ -64,6 +67,7 @@ type Failure struct {
 // Summary is summary.json.
 type Summary struct {
 	Engine      string                 `json:"engine"`
+	Subset      string                 `json:"subset,omitempty"`
 	Total       int                    `json:"total"`
 	Succeeded   int                    `json:"succeeded"`
 	Failed      int                    `json:"failed"`
@@ -130,7 +134,7 @@ func Run(ctx context.Context, ex executor.Executor, items []Item, loadErrors []s
 	}
 	g.Wait()
 
-	s := &Summary{Engine: ex.Name(), Total: len(items), ByClass: map[executor.Class]int{},
+	s := &Summary{Engine: ex.Name(), Subset: opts.Subset, Total: len(items), ByClass: map[executor.Class]int{},
 		Failures: []Failure{}, LoadErrors: loadErrors, Outcomes: outcomes, Interrupted: ctx.Err() != nil}
 	var durations []float64
 	for _, o := range outcomes {

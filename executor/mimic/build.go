@@ -37,6 +37,8 @@ type BuildOptions struct {
 	MemoryLimit string
 	// Progress, when set, receives one line per table as it is loaded.
 	Progress io.Writer
+	// Table, when set, is called once per table as it is loaded or derived.
+	Table func(TableReport)
 }
 
 // TableReport describes one table of a build.
@@ -202,6 +204,9 @@ func build(ctx context.Context, opts BuildOptions, schema *Schema, path string) 
 		}
 		rep.Tables = append(rep.Tables, tr)
 		progress(opts.Progress, tr)
+		if opts.Table != nil {
+			opts.Table(tr)
+		}
 	}
 	for _, t := range schema.Tables {
 		if t.Module != "" {
@@ -213,6 +218,9 @@ func build(ctx context.Context, opts BuildOptions, schema *Schema, path string) 
 		}
 		rep.Tables = append(rep.Tables, tr)
 		progress(opts.Progress, tr)
+		if opts.Table != nil {
+			opts.Table(tr)
+		}
 	}
 	if _, err := conn.ExecContext(ctx, "CHECKPOINT"); err != nil {
 		return nil, fmt.Errorf("build: checkpoint: %w", err)

@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -45,7 +43,7 @@ each answer has a result.
 
 func runAgree(_ context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "agree")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, agreeUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, agreeUsage); printFlags(fs) }
 	out := fs.String("out", "", "`folder` for agreement.tsv and disagreements.tsv")
 	tasksDir := fs.String("tasks", "", "ClinSQL task `folder` or manifest, for the kinds of recorded leaves")
 	var runs stringList
@@ -53,19 +51,9 @@ func runAgree(_ context.Context, env *Env, args []string) error {
 	seed := fs.Uint64("seed", 1, "bootstrap `seed`")
 	resamples := fs.Int("resamples", 1000, "bootstrap `replicates`")
 	// Flags may follow the two folders: parse, take a positional, repeat.
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return err
-			}
-			return usageError{err.Error()}
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
 	}
 	if len(pos) != 2 {
 		return usagef("want two judge outputs A and B, got %d argument(s)", len(pos))

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/bigquery"
@@ -77,11 +74,9 @@ func loadBenchConfig(path string) (*benchConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	var c benchConfig
-	if err := dec.Decode(&c); err != nil {
-		return nil, &llm.ConfigError{File: path, Problem: err.Error()}
+	if err := llm.DecodeYAML(path, data, &c); err != nil {
+		return nil, err
 	}
 	c.file = path
 	base := filepath.Dir(path)

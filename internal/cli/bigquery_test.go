@@ -98,7 +98,7 @@ func TestExecBigQuerySQL(t *testing.T) {
 
 	srv.Script("SELECT nope", bqfake.Query{DryRunError: bqfake.InvalidQuery("Unrecognized name: nope at [1:8]")})
 	code, _, errs = runCLI(t, "", "exec", "--engine", "bigquery", "--bq-config", cfg, "--sql", "SELECT nope")
-	if code != 3 || !strings.Contains(errs, "syntax_error: Unrecognized name: nope at [1:8]") {
+	if code != 11 || !strings.Contains(errs, "syntax_error: Unrecognized name: nope at [1:8]") {
 		t.Errorf("syntax error: exit %d, stderr %s", code, errs)
 	}
 }
@@ -192,7 +192,7 @@ func TestExecBigQueryDryRunSQL(t *testing.T) {
 	srv, cfg := bqSetup(t, "")
 	srv.Script("SELECT bad", bqfake.Query{DryRunError: bqfake.InvalidQuery("Syntax error: Unexpected end of script at [1:11]")})
 	code, _, errs := runCLI(t, "", "exec", "--engine", "bigquery", "--bq-config", cfg, "--dry-run", "--sql", "SELECT bad")
-	if code != 3 || !strings.Contains(errs, "Unexpected end of script") {
+	if code != 11 || !strings.Contains(errs, "Unexpected end of script") {
 		t.Errorf("exit %d, stderr %s", code, errs)
 	}
 	srv.Script("DROP TABLE x", bqfake.Query{StatementType: "DROP_TABLE"})

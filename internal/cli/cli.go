@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"github.com/clinsql/clinsql/internal/buildinfo"
+
+	"github.com/agnivade/levenshtein"
 )
 
 // Env is what a command may touch of the outside world.
@@ -73,30 +75,34 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func run(ctx context.Context, env *Env, args []string) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		printUsage(env.Stdout)
+	if len(args) == 0 || isHelp(args[0]) || args[0] == "help" {
 		if len(args) == 0 {
-			return 2
+			printUsage(env.Stderr)
+			return exitUsage
 		}
-		return 0
+		printUsage(env.Stdout)
+		return exitOK
 	}
 	cmd, rest, ok := lookup(args)
 	if !ok {
-		fmt.Fprintf(env.Stderr, "clinsql: unknown command %q\n\n", strings.Join(args[:min(2, len(args))], " "))
-		printUsage(env.Stderr)
-		return 2
+		return unknownCommand(env, args)
 	}
 	err := cmd.run(ctx, env, rest)
 	var ue usageError
 	var ee *ExitError
 	switch {
 	case err == nil:
-		return 0
+		return exitOK
 	case errors.Is(err, flag.ErrHelp):
-		return 0
+		return exitOK
 	case errors.As(err, &ue):
 		fmt.Fprintf(env.Stderr, "clinsql %s: %v\n", cmd.name, err)
-		return 2
+		return exitUsage
+	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled):
+		// Whatever the command made of the cancellation ("context canceled"
+		// deep in a query or a call), the user's word for it is this.
+		fmt.Fprintf(env.Stderr, "clinsql %s: interrupted; what finished is kept on disk (run the same command again to resume)\n", cmd.name)
+		return exitInterrupted
 	case errors.As(err, &ee):
 		if ee.Err != nil {
 			fmt.Fprintf(env.Stderr, "clinsql %s: %v\n", cmd.name, ee.Err)
@@ -104,8 +110,10 @@ func run(ctx context.Context, env *Env, args []string) int {
 		return ee.Code
 	}
 	fmt.Fprintf(env.Stderr, "clinsql %s: %v\n", cmd.name, err)
-	return 1
+	return exitFailure
 }
+
+func isHelp(arg string) bool { return arg == "-h" || arg == "--help" || arg == "-help" }
 
 func lookup(args []string) (command, []string, bool) {
 	if len(args) >= 2 {
@@ -124,6 +132,63 @@ func lookup(args []string) (command, []string, bool) {
 	return command{}, nil, false
 }
 
+// unknownCommand answers a command line that names no command: a group
+// (db, ehrsql, datasets) lists its subcommands, anything else gets the
+// nearest command's name.
+func unknownCommand(env *Env, args []string) int {
+	var sub []command
+	for _, c := range commands {
+		if group, _, ok := strings.Cut(c.name, " "); ok && group == args[0] {
+			sub = append(sub, c)
+		}
+	}
+	if len(sub) > 0 && (len(args) == 1 || isHelp(args[1])) {
+		w, code := env.Stderr, exitUsage
+		if len(args) > 1 {
+			w, code = env.Stdout, exitOK
+		}
+		fmt.Fprintf(w, "usage: clinsql %s <subcommand> [flags]\n\nsubcommands:\n", args[0])
+		for _, c := range sub {
+			fmt.Fprintf(w, "  %-18s %s\n", c.name, c.summary)
+		}
+		fmt.Fprintf(w, "\nrun \"clinsql %s <subcommand> -h\" for a subcommand's flags\n", args[0])
+		return code
+	}
+	name := args[0]
+	if len(sub) > 0 {
+		name = args[0] + " " + args[1]
+	}
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	fmt.Fprintf(env.Stderr, "clinsql: unknown command %q", name)
+	if s := nearest(name, names); s != "" {
+		fmt.Fprintf(env.Stderr, " (did you mean %q?)", s)
+	}
+	fmt.Fprintln(env.Stderr, "; run \"clinsql help\" for the list of commands")
+	return exitUsage
+}
+
+// nearest returns the candidate closest to s in edit distance, or "" when
+// none is close enough to be a likely typo.
+func nearest(s string, candidates []string) string {
+	best, bestDist := "", -1
+	for _, c := range candidates {
+		d := levenshtein.ComputeDistance(s, c)
+		if strings.HasPrefix(c, s) && len(s) >= 2 {
+			d = min(d, 1) // an abbreviation is as good as one typo
+		}
+		if bestDist < 0 || d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	if bestDist < 0 || bestDist > max(2, len(s)/3) {
+		return ""
+	}
+	return best
+}
+
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: clinsql <command> [flags]")
 	fmt.Fprintln(w)
@@ -135,28 +200,123 @@ func printUsage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, `run "clinsql <command> -h" for a command's flags`)
+	fmt.Fprintln(w)
+	printExitCodes(w)
+}
+
+// summaries maps a command's name to its one-line summary, for the default
+// usage of commands without a usage text of their own. (Built in init:
+// commands refers to the run functions, which use it.)
+var summaries = map[string]string{}
+
+func init() {
+	for _, c := range commands {
+		summaries[c.name] = c.summary
+	}
 }
 
 // newFlagSet returns a flag set that reports errors instead of exiting and
-// prints its usage to env.Stderr.
+// prints its usage to env.Stderr. Its default usage is the command's
+// summary and flags; parseFlags adds the exit codes to any usage.
 func newFlagSet(env *Env, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("clinsql "+name, flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stderr, "usage: clinsql %s [flags]\n\n%s.\n\nflags:\n", name, summaries[name])
+		printFlags(fs)
+	}
 	return fs
 }
 
-// parseFlags parses args and rejects positional arguments.
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+// deprecatedPrefix starts the usage of an old flag name kept working.
+const deprecatedPrefix = "deprecated alias of --"
+
+// alias keeps an old flag name working for the flag now called name; using
+// it prints a warning naming the new one.
+func alias(fs *flag.FlagSet, old, name string) {
+	f := fs.Lookup(name)
+	fs.Var(f.Value, old, deprecatedPrefix+name)
+}
+
+// printFlags prints the flags of fs, without the deprecated aliases, each
+// spelt with two dashes as in the README.
+func printFlags(fs *flag.FlagSet) {
+	var b strings.Builder
+	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	shown.SetOutput(&b)
+	fs.VisitAll(func(f *flag.Flag) {
+		if !strings.HasPrefix(f.Usage, deprecatedPrefix) {
+			shown.Var(f.Value, f.Name, f.Usage)
 		}
-		return usageError{err.Error()}
+	})
+	shown.PrintDefaults()
+	io.WriteString(fs.Output(), strings.ReplaceAll("\n"+b.String(), "\n  -", "\n  --")[1:])
+}
+
+// parseFlags parses args and rejects positional arguments. A mistyped flag
+// gets one line naming the nearest flag rather than the whole usage, and -h
+// prints the command's usage followed by the exit codes.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = usage
+	fs.SetOutput(out)
+	if errors.Is(err, flag.ErrHelp) {
+		usage()
+		fmt.Fprintln(out)
+		printExitCodes(out)
+		return err
+	}
+	if err != nil {
+		return usageError{flagError(fs, err)}
 	}
 	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
+		return usagef("unexpected argument %q; run \"%s -h\" for every flag", fs.Arg(0), fs.Name())
 	}
+	fs.Visit(func(f *flag.Flag) {
+		if name, ok := strings.CutPrefix(f.Usage, deprecatedPrefix); ok {
+			fmt.Fprintf(out, "%s: warning: --%s is deprecated; use --%s\n", fs.Name(), f.Name, name)
+		}
+	})
 	return nil
+}
+
+// parseInterleaved is parseFlags for a command that takes positional
+// arguments among its flags: it returns them, in order.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		rest := []string{}
+		err := parseFlags(fs, args)
+		var ue usageError
+		if errors.As(err, &ue) && fs.NArg() > 0 && strings.HasPrefix(ue.msg, "unexpected argument") {
+			pos = append(pos, fs.Arg(0))
+			rest = fs.Args()[1:]
+		} else if err != nil {
+			return nil, err
+		} else {
+			return pos, nil
+		}
+		args = rest
+	}
+}
+
+// flagError rewrites the flag package's message in the command's terms.
+func flagError(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	hint := fmt.Sprintf("; run \"%s -h\" for every flag", fs.Name())
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		msg = "unknown flag --" + name
+		if s := nearest(name, names); s != "" {
+			msg += fmt.Sprintf(" (did you mean --%s?)", s)
+		}
+		return msg + hint
+	}
+	return strings.ReplaceAll(msg, "flag -", "flag --") + hint
 }
 
 // stringList is a repeatable string flag.

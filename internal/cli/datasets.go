@@ -16,19 +16,27 @@ data; --url points at a mirror or another commit's tarball.
 `
 
 func runDatasetsFetch(ctx context.Context, env *Env, args []string) error {
-	if len(args) == 0 || args[0] != "clinsql" {
-		return usagef("want: clinsql datasets fetch clinsql [flags]")
+	// The data set's name comes first; -h alone still shows the usage.
+	if len(args) > 0 && args[0] == "clinsql" {
+		args = args[1:]
+	} else if len(args) == 0 || !isHelp(args[0]) {
+		return usagef("want: clinsql datasets fetch clinsql [flags] (clinsql is the only data set)")
 	}
-	fs := newFlagSet(env, "datasets fetch clinsql")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, fetchUsage); fs.PrintDefaults() }
+	fs := newFlagSet(env, "datasets fetch")
+	fs.Usage = func() { fmt.Fprint(env.Stderr, fetchUsage); printFlags(fs) }
 	out := fs.String("out", "clinsql-data", "destination `folder` (receives data/splits)")
 	url := fs.String("url", datasets.ClinSQLArchiveURL, "archive `URL` (a .tar.gz)")
 	sum := fs.String("sha256", "", "expected archive `checksum` (hex), optional")
 	outputs := fs.Bool("outputs", false, "also extract the released model outputs and judge decisions (outputs/)")
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	tasks, err := datasets.FetchClinSQL(ctx, *out, datasets.FetchOptions{URL: *url, SHA256: *sum, Outputs: *outputs, Log: env.Stderr})
+	bar := newBar(env, "datasets fetch", 1, false)
+	tasks, err := datasets.FetchClinSQL(ctx, *out, datasets.FetchOptions{URL: *url, SHA256: *sum, Outputs: *outputs, Log: barLog{bar}})
+	if err == nil {
+		bar.Step("fetched", 0, 0, false)
+	}
+	bar.Finish()
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/executor/mimic"
+	gprogress "github.com/clinsql/clinsql/internal/progress"
 )
 
 func runDBBuild(ctx context.Context, env *Env, args []string) error {
@@ -23,7 +24,7 @@ func runDBBuild(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "\nBuilds the embedded engine's database: every MIMIC-IV v3.1 hosp and icu table with explicit")
 		fmt.Fprintln(env.Stderr, "BigQuery-schema types, tables without a file left empty and listed, and mimiciv_3_1_derived.charlson.")
 		fmt.Fprintln(env.Stderr)
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -31,13 +32,25 @@ func runDBBuild(ctx context.Context, env *Env, args []string) error {
 	if *dir == "" || *out == "" {
 		return usagef("--mimic and --out are required")
 	}
+	// On a terminal the progress line takes the place of the per-table
+	// lines (they would garble it); elsewhere the lines are the progress.
 	var progress io.Writer
-	if !*quiet {
+	tty := gprogress.IsTerminal(env.Stderr)
+	if !*quiet && !tty {
 		progress = env.Stdout
 	}
+	bar := newBar(env, "db build: tables", len(mimic.V31.Tables), *quiet || !tty)
 	rep, err := mimic.Build(ctx, mimic.BuildOptions{
 		MimicDir: *dir, Out: *out, Force: *force, Threads: *threads, MemoryLimit: *memory, Progress: progress,
+		Table: func(tr mimic.TableReport) {
+			if tr.Missing {
+				bar.Step("empty", 0, 0, false)
+				return
+			}
+			bar.Step("loaded", 0, 0, false)
+		},
 	})
+	bar.Finish()
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ func runDBFetchDemo(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "verifying every file against SHA256SUMS.txt. Rerun to resume; verified files are kept.")
 		fmt.Fprintln(env.Stderr, "Then: clinsql db build --mimic DIR --out demo.duckdb")
 		fmt.Fprintln(env.Stderr)
-		fs.PrintDefaults()
+		printFlags(fs)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

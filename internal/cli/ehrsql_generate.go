@@ -46,7 +46,7 @@ exit codes: 0 done; 3 items pending (run again); 1 other errors; 2 usage errors.
 // runGenerateEHRSQL is "clinsql generate --benchmark ehrsql".
 func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "generate --benchmark ehrsql")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, ehrsqlGenerateUsage+"\n"); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, ehrsqlGenerateUsage+"\n"); printFlags(fs) }
 	benchmark := fs.String("benchmark", "ehrsql", "benchmark: ehrsql here (clinsql: see clinsql generate -h)")
 	dataDir := fs.String("data-dir", "", "EHRSQL 2024 `folder`: NAME/data.json, NAME/label.json, mimic_iv/mimic_iv.sqlite")
 	split := fs.String("split", "", "split `NAME` to answer and score")

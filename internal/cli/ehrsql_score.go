@@ -16,7 +16,7 @@ import (
 	"github.com/clinsql/clinsql/reliability"
 )
 
-// ehrsqlScoreOutput is what --json writes: the run's settings, the scores
+// ehrsqlScoreOutput is what --out writes: the run's settings, the scores
 // (rs0, rs5, rs10, rsN × 100 and the outcome counts) and every item.
 type ehrsqlScoreOutput struct {
 	Split       string  `json:"split"`
@@ -36,13 +36,16 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 	split := fs.String("split", "", "split `NAME` (train, valid)")
 	pred := fs.String("pred", "", "prediction `FILE`: one JSON object {id: SQL or \"null\"}")
 	baseline := fs.String("baseline", "", "score a baseline instead of a file: abstain-all or gold")
-	jsonOut := fs.String("json", "", "write the scores and per-item outcomes to `FILE`")
+	jsonOut := fs.String("out", "", "write the scores and per-item outcomes to `FILE` (JSON)")
 	timeout := fs.Duration("timeout", sqlite.DefaultTimeout, "per-query timeout (the official scorer has none)")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "items scored at once")
+	workers := fs.Int("concurrency", runtime.GOMAXPROCS(0), "items scored at once")
 	maxRows := fs.Int("max-rows", 1_000_000, "row cap per query; a larger result is an error (the official scorer has none)")
-	marker := fs.String("abstain", "null", "abstention `MARKER`: a prediction equal to it (after post-processing) is not executed")
+	marker := fs.String("abstain-marker", "null", "abstention `MARKER`: a prediction equal to it (after post-processing) is not executed")
 	lenient := fs.Bool("lenient", false, "deviation from the official scorer: also accept the marker in any case, with quotes or a trailing ';', an empty prediction, and JSON null in the prediction file as abstentions")
 	goldSource := fs.String("gold-source", "labels", "gold results from `labels` (execute label.json, as scoring.py) or answers (answer.json, as scoring_v2.py)")
+	alias(fs, "json", "out")
+	alias(fs, "workers", "concurrency")
+	alias(fs, "abstain", "abstain-marker")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -58,9 +61,9 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 	case *goldSource != "labels" && *goldSource != "answers":
 		return usagef("--gold-source must be labels or answers, not %q", *goldSource)
 	case *marker == "":
-		return usagef("--abstain must not be empty")
+		return usagef("--abstain-marker must not be empty")
 	case *workers < 1:
-		return usagef("--workers must be at least 1")
+		return usagef("--concurrency must be at least 1")
 	case *timeout <= 0:
 		return usagef("--timeout must be positive")
 	case *maxRows < reliability.MaxAnswerRows:
@@ -115,11 +118,14 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 	defer db.Close()
 
 	start := time.Now()
+	bar := newBar(env, "ehrsql score", len(items), false)
 	rep, err := reliability.Score(ctx, db, items, reliability.Options{
+		Progress:        func(r reliability.ItemResult) { bar.Step(string(r.Outcome), 0, 0, false) },
 		Workers:         *workers,
 		Abstention:      reliability.Abstention{Marker: *marker, Lenient: *lenient},
 		GoldFromAnswers: *goldSource == "answers",
 	})
+	bar.Finish()
 	if err != nil {
 		return fmt.Errorf("scoring %s: %w", s.Dir, err)
 	}

@@ -50,9 +50,13 @@ func TestEHRSQLScorePredictionFile(t *testing.T) {
 	// unanswerable item, a3 abstained: +1, −c, −c, 0 over 4 items.
 	os.WriteFile(pred, []byte(`{"a1": "SELECT '2'", "a2": "SELECT gender FROM patients UNION ALL SELECT 'f'", "u1": "SELECT 1", "a3": "null"}`), 0o644)
 	out := filepath.Join(t.TempDir(), "scores.json")
-	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--pred", pred, "--json", out)
+	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--pred", pred, "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// Not on a terminal: one progress summary line, no control characters.
+	if !strings.Contains(stderr, "ehrsql score 4/4 (100%)") || strings.ContainsAny(stderr, "\r\x1b") {
+		t.Errorf("progress summary: %q", stderr)
 	}
 	// RS(0) = 1/4 = 25.00, RS(5) = (1 − 10)/4 = −225.00, RS(10) = −475.00,
 	// RS(4) = (1 − 8)/4 = −175.00.
@@ -145,7 +149,7 @@ func TestEHRSQLScoreErrors(t *testing.T) {
 func TestEHRSQLScoreValidAbstainAll(t *testing.T) {
 	root := shared.Path(t, "ehrsql-2024")
 	out := filepath.Join(t.TempDir(), "scores.json")
-	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--data-dir", root, "--split", "valid", "--baseline", "abstain-all", "--json", out)
+	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--data-dir", root, "--split", "valid", "--baseline", "abstain-all", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

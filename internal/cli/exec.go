@@ -23,31 +23,6 @@ import (
 	"github.com/clinsql/clinsql/refine"
 )
 
-// classExitCodes are the exit codes of a failed query, one per class, so that
-// scripts can tell whose fault a failure was. Listed in "clinsql exec -h".
-var classExitCodes = []struct {
-	class executor.Class
-	code  int
-}{
-	{executor.ClassSyntax, 3},
-	{executor.ClassRuntime, 4},
-	{executor.ClassTimeout, 5},
-	{executor.ClassBytesLimit, 6},
-	{executor.ClassRowLimit, 7},
-	{executor.ClassRefused, 8},
-	{executor.ClassUnsupported, 9},
-	{executor.ClassInfra, 10},
-}
-
-func exitCodeOf(c executor.Class) int {
-	for _, e := range classExitCodes {
-		if e.class == c {
-			return e.code
-		}
-	}
-	return 1
-}
-
 // engineConfig is what every engine may be opened with.
 type engineConfig struct {
 	DB      string
@@ -150,6 +125,11 @@ func zeroDivisionRelaxed(eng *duckdb.Engine, mode string) (bool, error) {
 // than the whole of it, counting its patients.
 func isSample(eng *duckdb.Engine) (bool, error) {
 	res, err := eng.QueryNative(context.Background(), "SELECT count(*) FROM mimiciv_3_1_hosp.patients")
+	if executor.ClassOf(err) == executor.ClassTimeout {
+		// The count runs under --timeout too: a timeout this short is the
+		// user's, and exits as any query's timeout does.
+		return false, &ExitError{Code: exitCodeOf(executor.ClassTimeout), Err: fmt.Errorf("%s: counting patients for --zero-division auto: %w", executor.ClassTimeout, err)}
+	}
 	if err != nil {
 		return false, fmt.Errorf("--zero-division auto: counting patients: %w (give --zero-division error or null)", err)
 	}
@@ -188,6 +168,7 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	runName := fs.String("name", "", "with --run: the new run's model name (default: the recorded one)")
 	bqFlags := bigquery.AddFlags(fs)
 	dryRun := fs.Bool("dry-run", false, "bigquery engine: estimate bytes and cost with free dry runs, run nothing")
+	sel := addTaskFilter(fs, true)
 	runDir := fs.String("run", "", "a model run folder (execution_summary.json files): with --tasks and --out, runs its final SQL again into a new run folder; with --dry-run, estimates its cost")
 	fs.Usage = func() {
 		w := env.Stderr
@@ -207,13 +188,12 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(w, "\n--engine bigquery runs on real MIMIC-IV in BigQuery (see executor/bigquery/README.md): --bq-config")
 		fmt.Fprintln(w, "names its YAML configuration, the --bq-* flags override it, and --timeout/--max-rows override it when")
 		fmt.Fprintln(w, "given. --dry-run prints each query's bytes and cost and the cost of a model run, and runs nothing.")
-		fmt.Fprintln(w, "\nexit codes: 0 success (with --tasks: the run completed, whatever the queries did), 1 other error,")
-		fmt.Fprintln(w, "2 usage error, and for a failed query:")
-		for _, e := range classExitCodes {
-			fmt.Fprintf(w, "  %2d  %s\n", e.code, e.class)
-		}
+		fmt.Fprintln(w, "\nWith --tasks the run succeeds (exit 0) whatever the queries did; one query's failure exits with")
+		fmt.Fprintln(w, "its class's code.")
 		fmt.Fprintln(w)
-		fs.PrintDefaults()
+		printFlags(fs)
+		fmt.Fprintln(w)
+		printExitCodes(w)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -268,27 +248,36 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 		return execOne(ctx, env, ex, text)
 	}
 	if *runDir != "" {
-		return execReplay(ctx, env, open, cfg, *tasks, *runDir, *out, *runName, *conc)
+		return execReplay(ctx, env, open, cfg, *tasks, sel, *runDir, *out, *runName, *conc)
 	}
-	return execGold(ctx, env, open, cfg, *tasks, *out, *conc)
+	return execGold(ctx, env, open, cfg, *tasks, sel, *out, *conc)
 }
 
 // execReplay runs a recorded run's final SQL again into a new run folder.
-func execReplay(ctx context.Context, env *Env, open func(engineConfig) (executor.Executor, error), cfg engineConfig, root, recorded, out, name string, conc int) error {
+func execReplay(ctx context.Context, env *Env, open func(engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, recorded, out, name string, conc int) error {
 	tasks, err := loadTasks(env, root)
 	if err != nil {
 		return err
 	}
+	if tasks, err = sel.apply(tasks); err != nil {
+		return err
+	}
+	subsetNote(env, sel, root, len(tasks))
 	ex, err := open(cfg)
 	if err != nil {
 		return err
 	}
 	defer ex.Close()
 	status := map[string]int{}
+	bar := newBar(env, "exec", len(tasks), false)
 	mr, err := refine.Replay(ctx, refine.ReplayOptions{
 		Recorded: recorded, Out: out, Tasks: tasks, Executor: ex, Model: name, Concurrency: max(conc, 1),
-		Events: func(ev refine.Event) { status[ev.Status]++ },
+		Events: func(ev refine.Event) { // one call at a time
+			status[ev.Status]++
+			bar.Step(ev.Status, 0, 0, ev.Resumed)
+		},
 	})
+	bar.Finish()
 	if err != nil {
 		return err
 	}
@@ -366,11 +355,16 @@ func truncationNote(res *executor.Result) string {
 	return fmt.Sprintf("result truncated to %d of %s rows (--max-rows)", len(res.Rows), total)
 }
 
-func execGold(ctx context.Context, env *Env, open func(engineConfig) (executor.Executor, error), cfg engineConfig, root, out string, conc int) error {
+func execGold(ctx context.Context, env *Env, open func(engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, out string, conc int) error {
 	tasks, loadErr := datasets.LoadClinSQL(root)
 	if loadErr != nil && len(tasks) == 0 {
 		return fmt.Errorf("load tasks: %w", loadErr)
 	}
+	tasks, err := sel.apply(tasks)
+	if err != nil {
+		return err
+	}
+	subset := subsetNote(env, sel, root, len(tasks))
 	var loadErrors []string
 	if loadErr != nil {
 		for _, e := range unwrapAll(loadErr) {
@@ -387,14 +381,19 @@ func execGold(ctx context.Context, env *Env, open func(engineConfig) (executor.E
 	for i, t := range tasks {
 		items[i] = batch.Item{Key: t.Key.String(), SQL: t.GoldSQL, CSV: path.Join(t.Key.String(), datasets.GoldResultFile(t.ID))}
 	}
+	bar := newBar(env, "exec", len(items), false)
 	sum, err := batch.Run(ctx, ex, items, loadErrors, batch.Options{
-		Out: out, Concurrency: conc,
+		Out: out, Concurrency: conc, Subset: subset,
 		Progress: func(o batch.Outcome) {
 			if !o.OK {
-				fmt.Fprintf(env.Stderr, "%s: %s: %s\n", o.Task, o.Class, firstLine(o.Error))
+				bar.Log("%s: %s: %s", o.Task, o.Class, firstLine(o.Error))
+				bar.Step("failed", 0, 0, false)
+				return
 			}
+			bar.Step("ok", 0, 0, false)
 		},
 	})
+	bar.Finish()
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"crypto/sha256"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/executor"
-	"github.com/clinsql/clinsql/executor/batch"
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/internal/fixtures"
 )
@@ -66,9 +64,9 @@ func TestExecSQL(t *testing.T) {
 			"subject_id,gender,dod\n1,F,\n2,M,2163-04-02\n3,M,\n", "", nil},
 		{"charlson", "SELECT hadm_id, charlson_comorbidity_index AS cci FROM `physionet-data.mimiciv_3_1_derived.charlson` ORDER BY cci DESC LIMIT 1", 0,
 			"hadm_id,cci\n200,14\n", "", nil},
-		{"syntax", "SELEC 1", 3, "", "syntax_error: ", nil},
-		{"unknown table", "SELECT * FROM `physionet-data.mimiciv_3_1_hosp.nope`", 3, "", "syntax_error: ", nil},
-		{"unknown column", "SELECT nope FROM `physionet-data.mimiciv_3_1_hosp.patients`", 3, "", "syntax_error: ", nil},
+		{"syntax", "SELEC 1", 11, "", "syntax_error: ", nil},
+		{"unknown table", "SELECT * FROM `physionet-data.mimiciv_3_1_hosp.nope`", 11, "", "syntax_error: ", nil},
+		{"unknown column", "SELECT nope FROM `physionet-data.mimiciv_3_1_hosp.patients`", 11, "", "syntax_error: ", nil},
 		{"runtime", "SELECT CAST(gender AS INT64) FROM `physionet-data.mimiciv_3_1_hosp.patients`", 4, "", "runtime_error: ", nil},
 		// The 3-patient database is a sample: by default a division by zero
 		// gives NULL, with a warning; BigQuery's rule on request.
@@ -78,7 +76,7 @@ func TestExecSQL(t *testing.T) {
 		{"division by zero as NULL", "SELECT 1 / 0 AS r", 0, "r\n\n", "warning: ", []string{"--zero-division", "null"}},
 		{"bad zero-division mode", "SELECT 1", 2, "", "--zero-division must be auto, error or null", []string{"--zero-division", "never"}},
 		// BigQuery analyses every CTE, read or not.
-		{"error in an unread CTE", "WITH a AS (SELECT 1 AS x), b AS (SELECT nope FROM a) SELECT x FROM a", 3, "", "syntax_error: Binder Error: Referenced column \"nope\" not found", nil},
+		{"error in an unread CTE", "WITH a AS (SELECT 1 AS x), b AS (SELECT nope FROM a) SELECT x FROM a", 11, "", "syntax_error: Binder Error: Referenced column \"nope\" not found", nil},
 		{"refused", "DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`", 8, "", "refused: only a single read-only SELECT", nil},
 		{"hidden delete", "SELECT 1; # x\nDELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE", 8, "", "refused: ", nil},
 		{"copy", "COPY (SELECT 1) TO '/tmp/clinsql-x.csv'", 8, "", "refused: ", nil},
@@ -108,6 +106,12 @@ func TestExecSQL(t *testing.T) {
 	if code != 5 {
 		t.Errorf("timeout: exit %d, want 5", code)
 	}
+	// A timeout so short that the engine's own first query (counting
+	// patients for --zero-division auto) is cut is still a timeout.
+	code, _, errs = runCLI(t, "", "exec", "--db", db, "--timeout", "1ns", "--sql", "SELECT 1")
+	if code != 5 || !strings.Contains(errs, "timeout") {
+		t.Errorf("--timeout 1ns: exit %d, want 5 (%s)", code, errs)
+	}
 }
 
 func TestExecUsage(t *testing.T) {
@@ -125,7 +129,7 @@ func TestExecUsage(t *testing.T) {
 		}
 	}
 	code, _, errs := runCLI(t, "", "exec", "-h")
-	if code != 0 || !strings.Contains(errs, " 8  refused") || !strings.Contains(errs, "10  infra_error") {
+	if code != 0 || !strings.Contains(errs, "  8  a query failed: refused") || !strings.Contains(errs, " 11  a query failed: syntax_error") {
 		t.Errorf("help: exit %d, lacks exit codes: %s", code, errs)
 	}
 }
@@ -167,14 +171,17 @@ func TestExecGold(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	var sum batch.Summary
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
+	// Not on a terminal: no control characters, one progress summary line.
+	if strings.ContainsAny(errs, "\r\x1b") || strings.Count("\n"+errs, "\nexec ") != 1 ||
+		!strings.Contains(errs, fmt.Sprintf("exec %d/%d (100%%)", len(tasks), len(tasks))) {
+		t.Errorf("piped progress: want one summary line and no control characters:\n%q", errs)
 	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
+	// On a terminal the line is redrawn in place.
+	ttyErrs := runInPty(t, "exec", "--db", db, "--tasks", root, "--gold", "--out", t.TempDir())
+	if !strings.Contains(ttyErrs, "\r\x1b[Kexec [") {
+		t.Errorf("on a terminal: no progress line drawn in place:\n%q", ttyErrs)
 	}
+	sum := readSummary(t, out)
 	var nOK int
 	for _, c := range want {
 		if c == "" {

@@ -15,7 +15,6 @@ import (
 	"github.com/clinsql/clinsql/executor/bigquery"
 	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/executor/mimic"
-	"github.com/clinsql/clinsql/internal/progress"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
 	"github.com/clinsql/clinsql/runfolder"
@@ -44,9 +43,10 @@ interrupted): run again to resume; 1 other errors; 2 usage errors.
 // generateConfig is what generate needs, from flags or a benchmark config.
 type generateConfig struct {
 	Models      []refine.Model
-	Tasks       string // LoadClinSQL root
-	Split       string // "" = every split
-	Limit       int    // first N tasks per split (0 = all)
+	Tasks       string      // LoadClinSQL root
+	Split       string      // "" = every split
+	Limit       int         // first N tasks per split (0 = all)
+	Filter      *taskFilter // --task, --domain, --difficulty (nil: none)
 	Out         string
 	Cache       string
 	Prices      string
@@ -62,7 +62,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		return runGenerateEHRSQL(ctx, env, args)
 	}
 	fs := newFlagSet(env, "generate")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, generateUsage+"\n"); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, generateUsage+"\n"); printFlags(fs) }
 	benchmark := fs.String("benchmark", "clinsql", "benchmark: clinsql, or ehrsql (see clinsql generate --benchmark ehrsql -h)")
 	modelsFile := fs.String("models", "", "models `file` (YAML)")
 	only := fs.String("only", "", "comma-separated model `names` to run (default: all)")
@@ -76,6 +76,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	conc := fs.Int("concurrency", refine.DefaultConcurrency, "tasks in flight over all models")
 	estimate := fs.Bool("estimate", false, "print the planned calls and their estimated cost, then exit")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	sel := addTaskFilter(fs, false)
 	engine := fs.String("engine", duckdb.EngineName, "engine to run on ("+engineNames()+")")
 	db := fs.String("db", "", "database file (duckdb engine: built by clinsql db build)")
 	timeout := fs.Duration("timeout", duckdb.DefaultTimeout, "per-query timeout")
@@ -108,7 +109,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	cfg := generateConfig{
-		Models: models, Tasks: *tasks, Split: *split, Limit: *limit, Out: *out, Cache: *cache, Prices: *prices,
+		Models: models, Tasks: *tasks, Split: *split, Limit: *limit, Filter: sel, Out: *out, Cache: *cache, Prices: *prices,
 		Budget: *budget, Concurrency: *conc, Engine: *engine, Quiet: *quiet,
 		EngineCfg: engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows, MaxResultBytes: int64(*maxResult)}, Memory: *memory, Threads: *threads,
 			BigQuery: bqFlags, Explicit: explicitFlags(fs), Log: env.Stderr, ZeroDivision: *zeroDiv},
@@ -119,12 +120,12 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	res, err := generate(ctx, env, cfg)
 	if err != nil {
 		if ctx.Err() != nil { // interrupted: what is finished is on disk
-			return &ExitError{Code: 3, Err: fmt.Errorf("%v; run the same command again to resume", err)}
+			return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("%v; run the same command again to resume", err)}
 		}
 		return err
 	}
 	if n := res.Pending(); n > 0 {
-		return &ExitError{Code: 3, Err: fmt.Errorf("%d tasks pending; run the same command again to resume", n)}
+		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("%d tasks pending; run the same command again to resume", n)}
 	}
 	return nil
 }
@@ -159,7 +160,7 @@ func selectNamed[M any](models []M, name func(M) string, only string) ([]M, erro
 
 // loadGenerateTasks loads the tasks, keeps the split and the limit, and
 // reports tasks that could not be loaded without dropping the others.
-func loadGenerateTasks(env *Env, root, split string, limit int) ([]*datasets.Task, error) {
+func loadGenerateTasks(env *Env, root, split string, limit int, sel *taskFilter) ([]*datasets.Task, error) {
 	tasks, err := datasets.LoadClinSQL(root)
 	if err != nil && len(tasks) == 0 {
 		return nil, fmt.Errorf("load tasks: %w", err)
@@ -169,6 +170,10 @@ func loadGenerateTasks(env *Env, root, split string, limit int) ([]*datasets.Tas
 			fmt.Fprintf(env.Stderr, "warning: task not loaded: %v\n", e)
 		}
 	}
+	if tasks, err = sel.apply(tasks); err != nil {
+		return nil, err
+	}
+	subsetNote(env, sel, root, len(tasks))
 	var out []*datasets.Task
 	perSplit := map[string]int{}
 	for _, t := range tasks {
@@ -190,7 +195,7 @@ func loadGenerateTasks(env *Env, root, split string, limit int) ([]*datasets.Tas
 // generate runs refine.Generate with a progress line and prints the
 // per-model table.
 func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result, error) {
-	tasks, err := loadGenerateTasks(env, cfg.Tasks, cfg.Split, cfg.Limit)
+	tasks, err := loadGenerateTasks(env, cfg.Tasks, cfg.Split, cfg.Limit, cfg.Filter)
 	if err != nil {
 		return nil, err
 	}
@@ -243,10 +248,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	}
 	fmt.Fprintf(env.Stderr, "generate: %d tasks x %d models (%s) on %s; output %s\n",
 		len(tasks), len(cfg.Models), strings.Join(names, ", "), ex.Name(), cfg.Out)
-	var bar *progress.Bar
-	if !cfg.Quiet {
-		bar = progress.New(env.Stderr, "generate", len(tasks)*len(cfg.Models), progress.IsTerminal(env.Stderr))
-	}
+	bar := newBar(env, "generate", len(tasks)*len(cfg.Models), cfg.Quiet)
 	res, err := refine.Generate(ctx, refine.Options{
 		Out: cfg.Out, Tasks: tasks, Models: cfg.Models, Executor: ex, Schema: mimic.V31,
 		LLM:         llm.Options{Cache: cache, Meter: meter, Logger: logger, Getenv: env.Getenv},
@@ -305,7 +307,7 @@ func printGenerateTable(w io.Writer, res *refine.Result) {
 
 // estimateGenerate prints the calls a run would make and their cost.
 func estimateGenerate(env *Env, cfg generateConfig) error {
-	tasks, err := loadGenerateTasks(env, cfg.Tasks, cfg.Split, cfg.Limit)
+	tasks, err := loadGenerateTasks(env, cfg.Tasks, cfg.Split, cfg.Limit, cfg.Filter)
 	if err != nil {
 		return err
 	}

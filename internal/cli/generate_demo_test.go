@@ -41,7 +41,7 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 	if code, out, errs := runGen(t, "db", "build", "--mimic", demo, "--out", db, "--quiet"); code != 0 {
 		t.Fatalf("db build: exit %d: %s%s", code, out, errs)
 	}
-	tasks, err := loadGenerateTasks(&Env{}, data, "validation", 0)
+	tasks, err := loadGenerateTasks(&Env{}, data, "validation", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,9 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"text/tabwriter"
-	"time"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge"
@@ -76,7 +74,7 @@ const exitIncomplete = 3
 
 func runJudge(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "judge")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, judgeUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, judgeUsage); printFlags(fs) }
 	tasksDir := fs.String("tasks", "", "ClinSQL task `folder` or manifest")
 	runDir := fs.String("run", "", "the model's run `folder`")
 	out := fs.String("out", "", "output `folder` (default <run>/judge)")
@@ -97,7 +95,9 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	allowPartial := fs.Bool("allow-partial", false, "judge a run with missing or pending tasks: only its answered tasks, the output marked partial")
 	otherModel := fs.Bool("replay-other-model", false, "replay recorded decisions made about another model's answers (on purpose)")
 	estimateOnly := fs.Bool("estimate", false, "print the estimate and stop")
-	verbose := fs.Bool("v", false, "log retries and calls")
+	verbose := fs.Bool("verbose", false, "log retries and calls")
+	sel := addTaskFilter(fs, true)
+	alias(fs, "v", "verbose")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -125,6 +125,10 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if tasks, err = sel.apply(tasks); err != nil {
+		return err
+	}
+	subset := subsetNote(env, sel, *tasksDir, len(tasks))
 	// The run is read under a shared lock (no generate may write it
 	// meanwhile), the output written under an exclusive one (one judge at
 	// a time per output folder).
@@ -147,6 +151,9 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stderr, "warning: some outputs cannot be read and are judged as empty answers:\n%v\n", err)
 	}
 	outputs := run.Outputs
+	if subset != "" {
+		outputs = outputsOf(outputs, tasks) // the run's other tasks are not judged
+	}
 	model := run.Model()
 	var missing []string
 	if m := run.Missing(tasks); len(m) > 0 {
@@ -302,18 +309,10 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		return nil
 	}
 
-	start := time.Now()
-	var progressMu sync.Mutex
-	last := time.Now()
-	opts.Progress = func(n int) {
-		progressMu.Lock()
-		defer progressMu.Unlock()
-		if time.Since(last) >= 2*time.Second {
-			last = time.Now()
-			fmt.Fprintf(env.Stderr, "  %d of %d leaves recorded (%s)\n", n, est.Leaves, time.Since(start).Round(time.Second))
-		}
-	}
+	bar := newBar(env, "judge: leaves", est.Leaves, false)
+	opts.Progress = func(int) { bar.Step("recorded", 0, 0, false) }
 	o, err := judge.Run(ctx, items, ledger, opts)
+	bar.Finish()
 	if err != nil {
 		return err
 	}

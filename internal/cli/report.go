@@ -57,7 +57,7 @@ section is written.
 
 func runReport(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "report")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, reportUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, reportUsage); printFlags(fs) }
 	var gradings, runs, compares stringList
 	tasksDir := fs.String("tasks", "", "ClinSQL task `folder` or manifest")
 	out := fs.String("out", "", "output `folder`")
@@ -112,6 +112,10 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Two stages (reading and computing, then writing); on a terminal the
+	// line's clock shows the report is working.
+	bar := newBar(env, "report: stages", 2, false)
+	defer bar.Finish()
 	r, err := reports.Build(ctx, reports.Options{Tasks: tasks, Gradings: gradings, Runs: runs, Mode: mode,
 		Bootstrap: reports.Bootstrap{Seed: *seed, Resamples: *resamples}, RankBy: metric, Compare: pairs, PreviewRows: *previewRows,
 		Reliability:       reports.Reliability{Abstention: reliability.Abstention{Marker: *marker}, Threshold: *threshold},
@@ -119,6 +123,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	bar.Step("built", 0, 0, false)
 	const shown = 10
 	for i, w := range r.Warnings {
 		if i == shown {
@@ -131,6 +136,8 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	bar.Step("written", 0, 0, false)
+	bar.Finish()
 	printReportBrief(env, r)
 	fmt.Fprintf(env.Stdout, "\nwrote %d files to %s\nreport: %s\n", len(files), *out, files[len(files)-1])
 	if len(ehrsqlRuns) > 0 {

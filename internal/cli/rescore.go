@@ -38,7 +38,7 @@ folder, or a manifest .jsonl.
 
 func runRescore(_ context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "rescore")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, rescoreUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, rescoreUsage); printFlags(fs) }
 	grading := fs.String("grading", "", "recorded `detailed_grading.json`")
 	tasksDir := fs.String("tasks", "", "ClinSQL task `folder` or manifest")
 	out := fs.String("out", "", "output `folder` for the summary files")

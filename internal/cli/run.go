@@ -52,7 +52,7 @@ resume; 1 other errors; 2 usage errors.
 
 func runRun(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "run")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, runUsage+"\n"); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, runUsage+"\n"); printFlags(fs) }
 	config := fs.String("config", "", "benchmark config `file` (YAML)")
 	quiet := fs.Bool("quiet", false, "no progress line during generation")
 	if err := parseFlags(fs, args); err != nil {

@@ -1,13 +1,18 @@
 // Package progress draws a one-line progress report for long runs: items
-// done out of the total, counts per outcome, tokens, cost, elapsed time and
-// an estimate of the time left.
+// done out of the total, counts per outcome, tokens and cost when there are
+// any, elapsed time, the rate and an estimate of the time left.
 //
 // On a terminal the line is redrawn in place (carriage return and erase to
-// the end of the line) at most every Interval, and log lines written through
-// [Bar.Log] appear above it. On anything else (a file, a pipe, CI logs) no
-// control characters are ever written: a plain line is printed whenever
-// another tenth of the work is done, or Quiet has passed since the last one,
-// and at the end.
+// the end of the line) on every item, at most every Interval, and at least
+// every Tick even when no item finishes (a slow step still shows its clock
+// moving); log lines written through [Bar.Log] appear above it. On anything
+// else (a file, a pipe, CI logs) no control characters are ever written:
+// the log lines, and one summary line at the end.
+//
+// The package is kept rather than replaced by a general progress-bar module
+// (schollz/progressbar, mpb): those draw bytes or counts, while a run here
+// reports outcomes per item, tokens and dollars, and must print one plain
+// summary line when not on a terminal.
 package progress
 
 import (
@@ -26,30 +31,71 @@ type Bar struct {
 	tty   bool
 	label string
 	total int
-	// Interval bounds terminal redraws; Quiet is the longest silence of a
-	// non-terminal report between lines (defaults 200ms and 30s).
-	Interval, Quiet time.Duration
-	now             func() time.Time
+	// Interval bounds terminal redraws on items; Tick is the longest a
+	// terminal line goes without a redraw (defaults 200ms and 1s).
+	Interval, Tick time.Duration
+	now            func() time.Time
+	stop           chan struct{}
+	ticking        bool
 
-	mu        sync.Mutex
-	start     time.Time
-	done      int // items counted, including skipped ones
-	skipped   int // items found done already: excluded from the rate
-	order     []string
-	counts    map[string]int
-	tokens    int
-	cost      float64
-	drawn     time.Time
-	lastTenth int
-	lastDone  int  // items counted when the last line was printed
-	onLine    bool // a terminal line is drawn and not yet ended
+	mu       sync.Mutex
+	start    time.Time
+	done     int // items counted, including skipped ones
+	skipped  int // items found done already: excluded from the rate
+	order    []string
+	counts   map[string]int
+	tokens   int
+	cost     float64
+	drawn    time.Time
+	onLine   bool // a terminal line is drawn and not yet ended
+	finished bool
 }
 
 // New returns a report of total items written to w; tty says whether w is
 // a terminal (see [IsTerminal]).
 func New(w io.Writer, label string, total int, tty bool) *Bar {
-	return &Bar{w: w, tty: tty, label: label, total: total, Interval: 200 * time.Millisecond, Quiet: 30 * time.Second,
+	return &Bar{w: w, tty: tty, label: label, total: total, Interval: 200 * time.Millisecond, Tick: time.Second,
 		now: time.Now, start: time.Now(), counts: map[string]int{}}
+}
+
+// Start draws the line at 0 items (on a terminal) and starts the clock that
+// redraws it every Tick; Step starts it too. A nil Bar does nothing, so
+// that callers can pass nil for "no progress".
+func (b *Bar) Start() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.startTicking()
+	if b.tty {
+		b.draw(true)
+	}
+}
+
+// startTicking starts the redraw clock once; b.mu is held.
+func (b *Bar) startTicking() {
+	if !b.tty || b.ticking || b.finished {
+		return
+	}
+	b.ticking = true
+	b.stop = make(chan struct{})
+	tick := time.NewTicker(b.Tick)
+	go func() {
+		defer tick.Stop()
+		for {
+			select {
+			case <-b.stop:
+				return
+			case <-tick.C:
+				b.mu.Lock()
+				if !b.finished {
+					b.draw(true)
+				}
+				b.mu.Unlock()
+			}
+		}
+	}()
 }
 
 // IsTerminal reports whether w is a character device (a terminal).
@@ -66,8 +112,12 @@ func IsTerminal(w io.Writer) bool {
 // item that needed no work (already done): it advances the count but not
 // the rate the time left is estimated from.
 func (b *Bar) Step(outcome string, tokens int, cost float64, skipped bool) {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.startTicking()
 	b.done++
 	if skipped {
 		b.skipped++
@@ -84,6 +134,9 @@ func (b *Bar) Step(outcome string, tokens int, cost float64, skipped bool) {
 
 // Log prints a line without garbling the report.
 func (b *Bar) Log(format string, a ...any) {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.tty && b.onLine {
@@ -96,13 +149,22 @@ func (b *Bar) Log(format string, a ...any) {
 	}
 }
 
-// Finish prints the final line.
+// Finish prints the final line (the only one when not on a terminal) and
+// stops the clock. Calling it again does nothing.
 func (b *Bar) Finish() {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.tty || b.lastDone != b.done || b.drawn.IsZero() {
-		b.draw(true)
+	if b.finished {
+		return
 	}
+	b.finished = true
+	if b.ticking {
+		close(b.stop)
+	}
+	b.draw(true)
 	if b.tty {
 		io.WriteString(b.w, "\n")
 		b.onLine = false
@@ -120,16 +182,9 @@ func (b *Bar) draw(force bool) {
 		b.drawn = now
 		return
 	}
-	tenth := 0
-	if b.total > 0 {
-		tenth = b.done * 10 / b.total
+	if b.finished {
+		io.WriteString(b.w, b.line(now)+"\n")
 	}
-	if !force && tenth == b.lastTenth && now.Sub(b.drawn) < b.Quiet {
-		return
-	}
-	b.lastTenth, b.lastDone = tenth, b.done
-	b.drawn = now
-	io.WriteString(b.w, b.line(now)+"\n")
 }
 
 const barWidth = 24
@@ -155,11 +210,16 @@ func (b *Bar) line(now time.Time) string {
 		}
 		s.WriteString("  " + strings.Join(parts, ", "))
 	}
-	fmt.Fprintf(&s, "  %s tokens  $%.2f", humanInt(b.tokens), b.cost)
+	if b.tokens > 0 || b.cost > 0 {
+		fmt.Fprintf(&s, "  %s tokens  $%.2f", humanInt(b.tokens), b.cost)
+	}
 	elapsed := now.Sub(b.start)
 	fmt.Fprintf(&s, "  %s", round(elapsed))
 	worked := b.done - b.skipped
-	if left := b.total - b.done; left > 0 && worked > 0 && elapsed > 0 {
+	if worked > 0 && elapsed > 0 {
+		fmt.Fprintf(&s, ", %.1f/s", float64(worked)/elapsed.Seconds())
+	}
+	if left := b.total - b.done; left > 0 && worked > 0 && elapsed > 0 && !b.finished {
 		eta := time.Duration(float64(elapsed) / float64(worked) * float64(left))
 		fmt.Fprintf(&s, ", ETA %s", round(eta))
 	}
