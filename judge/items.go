@@ -37,24 +37,3 @@ func Pair(tasks []*datasets.Task, outputs []*runfolder.Output, runDir string) ([
 	sort.Slice(items, func(i, j int) bool { return items[i].Task.Key.Less(items[j].Task.Key) })
 	return items, nil
 }
-
-// ModelName returns the model named by most of the outputs'
-// execution summaries, or fallback.
-func ModelName(outputs []*runfolder.Output, fallback string) string {
-	n := map[string]int{}
-	best := ""
-	for _, o := range outputs {
-		m := o.Summary.Model
-		if m == "" {
-			continue
-		}
-		n[m]++
-		if n[m] > n[best] || (n[m] == n[best] && m < best) {
-			best = m
-		}
-	}
-	if best == "" {
-		return fallback
-	}
-	return best
-}

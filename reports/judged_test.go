@@ -39,7 +39,7 @@ func judgeFixtureRun(t *testing.T, fs *fixtureSet, run, grading string, mode rub
 	o, err := judge.Run(context.Background(), items, l, judge.Options{Mode: mode, Backend: rp, CodeChecks: true, Skipping: true})
 	must(t, err)
 	must(t, l.Close())
-	sc := judge.Score(o, judge.ModelName(val, "judged"))
+	sc := judge.Score(o, runfolder.ModelName(val, "judged"))
 	must(t, sc.WriteFiles(dir, o))
 	return sc.Summary
 }

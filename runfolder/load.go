@@ -47,9 +47,15 @@ func (r *Run) Model() string {
 	if r.Manifest != nil && r.Manifest.Model != "" {
 		return r.Manifest.Model
 	}
+	return ModelName(r.Outputs, filepath.Base(filepath.Clean(r.Dir)))
+}
+
+// ModelName returns the model named by most of the outputs' execution
+// summaries (ties to the first in order), or fallback when none names one.
+func ModelName(outputs []*Output, fallback string) string {
 	n := map[string]int{}
 	best := ""
-	for _, o := range r.Outputs {
+	for _, o := range outputs {
 		m := o.Summary.Model
 		if m == "" {
 			continue
@@ -60,7 +66,7 @@ func (r *Run) Model() string {
 		}
 	}
 	if best == "" {
-		return filepath.Base(filepath.Clean(r.Dir))
+		return fallback
 	}
 	return best
 }
