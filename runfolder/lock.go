@@ -32,21 +32,24 @@ var ErrLocked = errors.New("in use by another clinsql process")
 func LockExclusive(dir string) (*Lock, error) { return lock(dir, syscall.LOCK_EX) }
 
 // LockShared takes a shared lock of dir for a reader: readers exclude a
-// writer, not each other. dir must exist.
+// writer, not each other. A reader never creates the lock file: a folder
+// without one was never written by clinsql (a released run, perhaps on a
+// read-only share) and is left untouched; every clinsql writer creates it
+// before its first write.
 func LockShared(dir string) (*Lock, error) { return lock(dir, syscall.LOCK_SH) }
 
 func lock(dir string, how int) (*Lock, error) {
+	path := filepath.Join(dir, LockFile)
+	flags := os.O_RDWR | os.O_CREATE
 	if how == syscall.LOCK_EX {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
+	} else {
+		flags = os.O_RDONLY
 	}
-	path := filepath.Join(dir, LockFile)
-	flags := os.O_RDWR | os.O_CREATE
 	f, err := os.OpenFile(path, flags|syscall.O_NOFOLLOW, 0o644)
-	if err != nil && how == syscall.LOCK_SH && (errors.Is(err, os.ErrPermission) || errors.Is(err, syscall.EROFS)) {
-		// A read-only run folder (a released run on a read-only share)
-		// cannot be written by anyone: nothing to exclude.
+	if err != nil && how == syscall.LOCK_SH && errors.Is(err, os.ErrNotExist) {
 		return &Lock{path: path}, nil
 	}
 	if err != nil {

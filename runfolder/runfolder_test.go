@@ -166,6 +166,18 @@ func TestMissing(t *testing.T) {
 	}
 }
 
+func TestReaderLeavesReleasedRunsUntouched(t *testing.T) {
+	dir := t.TempDir()
+	l, err := LockShared(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	if _, err := os.Lstat(filepath.Join(dir, LockFile)); err == nil {
+		t.Error("a reader created the lock file in a folder clinsql never wrote")
+	}
+}
+
 func TestLockRefusesASecondWriterAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	l, err := LockExclusive(dir)
