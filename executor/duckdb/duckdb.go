@@ -537,6 +537,13 @@ func (e *Engine) classify(parent, ctx context.Context, err error) error {
 		return e.errorf(executor.ClassInfra, err, "query cancelled: %v", parent.Err())
 	case ctx.Err() != nil:
 		return e.errorf(executor.ClassTimeout, err, "query exceeded the %s timeout and was interrupted", e.opts.Limits.Timeout)
+	case errors.As(err, &de) && strings.Contains(de.Msg, "database/sql/driver: "):
+		// The Go driver failed inside DuckDB's call into the result
+		// filter (a value it cannot represent, such as a STRUCT with an
+		// unnamed field): the engine's failure, not the query's, as it was
+		// before the filter wrapped every query.
+		msg := de.Msg[strings.Index(de.Msg, "database/sql/driver: "):]
+		return e.errorf(executor.ClassInfra, err, "%s", msg)
 	case errors.As(err, &de):
 		msg, class := de.Msg, classOfDuckError(de.Type)
 		if e.opts.Explain != nil {
