@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clinsql/clinsql/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")
@@ -14,19 +16,7 @@ var update = flag.Bool("update", false, "rewrite testdata golden files")
 // -update.
 func goldenFile(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs (run with -update and review the diff):\n--- want\n%s--- got\n%s", path, want, got)
-	}
+	golden.Check(t, path, got, *update)
 }
 
 // TestReadmeGroupingTable checks that the README states the grouping

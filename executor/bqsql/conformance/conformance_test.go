@@ -20,6 +20,7 @@ import (
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/bqsql"
 	"github.com/clinsql/clinsql/executor/duckdb"
+	goldenfile "github.com/clinsql/clinsql/internal/golden"
 	"github.com/clinsql/clinsql/internal/shared"
 )
 
@@ -332,22 +333,7 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // golden compares got with testdata/name, or rewrites it under -update.
-// A mismatch leaves the new text in testdata/name.got for review.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		_ = os.WriteFile(path+".got", []byte(got), 0o644)
-		t.Errorf("%s differs from the conformance run; see %s.got (go test -update to accept)", path, path)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got, *update)
 }
