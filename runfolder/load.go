@@ -37,8 +37,6 @@ type Run struct {
 	Outputs []*Output
 	// Manifest is nil for a run clinsql did not write (a released run).
 	Manifest *Manifest
-	// Identity binds judge outputs to this run's answers.
-	Identity Identity
 }
 
 // Model is the run's model: the manifest's, else the one most execution
@@ -127,11 +125,6 @@ func Load(dir string) (*Run, error) {
 		return nil, fmt.Errorf("%s: no %s found (want <split>/<Domain>/<difficulty>_level_queries/<id>/%s)", dir, ExecutionSummaryFile, ExecutionSummaryFile)
 	}
 	sort.Slice(r.Outputs, func(i, j int) bool { return r.Outputs[i].Key.Less(r.Outputs[j].Key) })
-	id, err := identify(r)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	r.Identity = id
 	return r, errors.Join(errs...)
 }
 
@@ -195,7 +188,11 @@ func (id Identity) String() string {
 	return fmt.Sprintf("model %q (%d answers, sha256 %s…, folder %s)", id.Model, id.Tasks, a, id.Folder)
 }
 
-func identify(r *Run) (Identity, error) {
+// Identity fingerprints the run's answers (reading every result file
+// once). Only a judge needs it, so Load leaves it to this call. An
+// unreadable result enters the fingerprint as such and is reported; the
+// judge reads the same file and records it per task.
+func (r *Run) Identity() (Identity, error) {
 	id := Identity{Model: r.Model(), Folder: r.Dir, Tasks: len(r.Outputs)}
 	if abs, err := filepath.Abs(r.Dir); err == nil {
 		id.Folder = abs

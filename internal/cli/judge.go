@@ -167,13 +167,6 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		}
 		fmt.Fprintf(env.Stderr, "note: judging a partial run: %d tasks have no answer; the output is marked partial\n", len(m))
 	}
-	if run.Manifest != nil && !run.Manifest.Complete && len(missing) == 0 {
-		// The manifest was not closed: the generating process stopped.
-		if !*allowPartial {
-			return fmt.Errorf("run %s (model %q): its manifest says generation did not finish; run the same clinsql generate again, or pass --allow-partial", *runDir, model)
-		}
-		missing = append(missing, "(generation did not finish)")
-	}
 	items, err := judge.Pair(tasks, outputs, *runDir)
 	if err != nil {
 		return err
@@ -280,7 +273,12 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		return usagef("--group-gated needs --group category or tree")
 	}
 
-	runID := run.Identity
+	runID, err := run.Identity()
+	if err != nil {
+		// Refused result files (links, FIFOs, devices, oversized) are
+		// judged as unreadable results; say which.
+		fmt.Fprintf(env.Stderr, "warning: some results cannot be read and are judged as having none:\n%v\n", err)
+	}
 	binding := judge.Binding{Run: &runID, TasksSHA256: runfolder.TaskFingerprint(pairedTasks(items)),
 		Backend: judge.BackendIdentity(opts.Backend), Missing: missing}
 	header := judge.LedgerHeader{Mode: mode, Judge: opts.Backend.Name(), ReferenceGuided: opts.ReferenceGuided,
