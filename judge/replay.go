@@ -28,8 +28,8 @@ func NewReplay(path string) (*Replay, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st := g.Summary.Status(); st != "complete" {
-		return nil, fmt.Errorf("%s: the grading is %s (summary.completeness); replay only finished gradings", path, st)
+	if err := g.RequireComplete(); err != nil {
+		return nil, err
 	}
 	r := &Replay{file: path, model: g.Model(), sha: g.SHA256, evals: map[datasets.Key]scoring.Evaluation{}, order: map[datasets.Key]int{}}
 	for i, e := range g.Evaluations {

@@ -136,6 +136,16 @@ func ReadGrading(path string) (*Grading, error) {
 	return g, nil
 }
 
+// RequireComplete refuses a grading clinsql judge left partial or
+// interrupted: its decisions do not cover the run, so scores computed
+// from it would pass for the run's.
+func (g *Grading) RequireComplete() error {
+	if st := g.Summary.Status(); st != "complete" {
+		return fmt.Errorf("%s: the grading is %s (summary.completeness), not a finished judge run over the whole run; finish judging first", g.File, st)
+	}
+	return nil
+}
+
 // Model returns the model name recorded in the summary.
 func (g *Grading) Model() string { return g.Summary.ExperimentModel }
 

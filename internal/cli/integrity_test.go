@@ -406,3 +406,25 @@ func TestJudgeCSVOnlyRun(t *testing.T) {
 		t.Errorf("sources %v", sources)
 	}
 }
+
+// A partial judge output cannot be rescored or replayed into scores that
+// pass for the whole run's.
+func TestIncompleteGradingRefused(t *testing.T) {
+	dir, grading := fixtureRun(t)
+	run := writeModelRun(t, dir)
+	td, _ := firstTaskDir(run)
+	os.RemoveAll(td)
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := runCLI(t, dir, "judge", "--tasks", dir, "--run", run, "--out", out, "--judge", "replay:"+grading, "--allow-partial"); code != 0 {
+		t.Fatalf("judge --allow-partial: exit %d: %s", code, stderr)
+	}
+	partial := filepath.Join(out, judge.GradingFile)
+	code, _, stderr := runCLI(t, dir, "rescore", "--grading", partial, "--tasks", dir, "--out", filepath.Join(dir, "rescored"))
+	if code != 1 || !strings.Contains(stderr, "the grading is partial") {
+		t.Errorf("rescore of a partial grading: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, dir, "judge", "--tasks", dir, "--run", run, "--out", filepath.Join(dir, "again"), "--judge", "replay:"+partial, "--allow-partial")
+	if code != 1 || !strings.Contains(stderr, "the grading is partial") {
+		t.Errorf("replay of a partial grading: exit %d: %s", code, stderr)
+	}
+}

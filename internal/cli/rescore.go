@@ -62,6 +62,9 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := g.RequireComplete(); err != nil {
+		return err
+	}
 	r, err := scoring.Rescore(g, tasks, mode)
 	if err != nil {
 		return err
