@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	goldenfile "github.com/clinsql/clinsql/internal/golden"
+
 	"github.com/clinsql/clinsql/datasets/ehrsql"
 	"github.com/clinsql/clinsql/ehrsqlbench"
 	"github.com/clinsql/clinsql/executor"
@@ -313,21 +315,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // golden compares got with the file at path (rewritten with -update).
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run with -update to accept):\n%s", path, got)
-	}
+	goldenfile.Check(t, path, string(got), *update)
 }
 
 func readFile(t *testing.T, path string) []byte {

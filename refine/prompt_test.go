@@ -1,10 +1,11 @@
 package refine
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	goldenfile "github.com/clinsql/clinsql/internal/golden"
 
 	"github.com/clinsql/clinsql/executor/mimic"
 )
@@ -12,24 +13,7 @@ import (
 // golden compares got with testdata/<name>, rewriting it under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		os.WriteFile(path+".got", []byte(got), 0o644)
-		t.Errorf("%s differs from the golden file; see %s.got", path, path)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got, *update)
 }
 
 func TestSchemaText(t *testing.T) {

@@ -5,10 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	goldenfile "github.com/clinsql/clinsql/internal/golden"
 
 	"github.com/clinsql/clinsql/datasets/ehrsql"
 	"github.com/clinsql/clinsql/executor"
@@ -155,26 +156,13 @@ func TestScoreCancelled(t *testing.T) {
 	}
 }
 
+// golden compares v, as indented JSON, with the file at path (rewritten
+// with -update).
 func golden(t *testing.T, path string, v any) {
 	t.Helper()
 	got, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got = append(got, '\n')
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gotPath := path + ".got-json"
-		os.WriteFile(gotPath, got, 0o644)
-		t.Errorf("%s differs from the golden file; see %s (run with -update to accept)", path, gotPath)
-	}
+	goldenfile.Check(t, path, string(got)+"\n", *update)
 }

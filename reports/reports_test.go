@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	goldenfile "github.com/clinsql/clinsql/internal/golden"
+
 	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -24,21 +26,7 @@ var update = flag.Bool("update", false, "rewrite testdata golden files")
 // golden compares got with testdata/<name>, rewriting it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gp := p + ".got"
-		os.WriteFile(gp, got, 0o644)
-		t.Errorf("%s differs from the golden file; got written to %s (go test -update to accept)", p, gp)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), string(got), *update)
 }
 
 func TestGoldenOutputs(t *testing.T) {

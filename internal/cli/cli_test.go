@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	goldenfile "github.com/clinsql/clinsql/internal/golden"
+
 	"github.com/clinsql/clinsql/internal/fixtures"
 )
 
@@ -35,23 +37,7 @@ func runCLI(t *testing.T, dir string, args ...string) (int, string, string) {
 // golden compares got with testdata/<name>, rewriting it under -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if got != string(want) {
-		os.WriteFile(path+".got", []byte(got), 0o644)
-		t.Errorf("%s differs (see %s.got):\n%s", path, path, got)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got, *update)
 }
 
 // fixtureRun writes the fixture tasks and a grading in which a leaf fails
