@@ -287,7 +287,7 @@ func (c *LedgerContents) Last() map[LeafKey]*Record {
 // or not JSON) is ignored and reported in Torn; a damaged line elsewhere is
 // an error naming the line.
 func ReadLedger(path string) (*LedgerContents, error) {
-	b, err := os.ReadFile(path)
+	b, err := runfolder.ReadFile(path, runfolder.MaxJudgeFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -364,7 +364,7 @@ func decodeStrict(b []byte, v any) error {
 func OpenLedger(path string, h LedgerHeader) (*Ledger, error) {
 	h.Ledger = LedgerVersion
 	l := &Ledger{path: path, last: map[LeafKey]*Record{}}
-	b, err := os.ReadFile(path)
+	b, err := runfolder.ReadFile(path, runfolder.MaxJudgeFileBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		b = nil

@@ -279,7 +279,7 @@ func loadRun(dir string) (*source, error) {
 		s.ledger = l.Last()
 	}
 	jpath := filepath.Join(dir, runfolder.JudgeDir, JudgeSummaryFile)
-	if b, err := os.ReadFile(jpath); err == nil {
+	if b, err := runfolder.ReadFile(jpath, runfolder.MaxJudgeFileBytes); err == nil {
 		var js JudgeSummary
 		if err := json.Unmarshal(b, &js); err != nil {
 			s.warns = append(s.warns, fmt.Errorf("%s: %v", jpath, err))

@@ -22,6 +22,11 @@ const (
 	MaxResultBytes = 256 << 20
 	// MaxTextBytes bounds a query or SQL text file.
 	MaxTextBytes = 4 << 20
+	// MaxJudgeFileBytes bounds a judge output's files (ledger.jsonl,
+	// detailed_grading.json, judge_summary.json), which reports and agree
+	// read from others: a 633-task ledger with long explanations is tens
+	// of megabytes.
+	MaxJudgeFileBytes = 512 << 20
 )
 
 // ErrNotRegular is wrapped by the error for a path that is a symlink, a

@@ -5,12 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // Record is one node's entry in detailed_grading.json. Early-graded runs
@@ -116,7 +116,7 @@ type Grading struct {
 // ReadGrading reads a detailed_grading.json file. Any model's file in the
 // reference format works; problems name the file and the sample.
 func ReadGrading(path string) (*Grading, error) {
-	b, err := os.ReadFile(path)
+	b, err := runfolder.ReadFile(path, runfolder.MaxJudgeFileBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -243,7 +243,7 @@ func ledgerModel(ledger string) string {
 	more, _ := filepath.Glob(filepath.Join(dir, "*", judge.SummaryFile))
 	sums = append(sums, more...)
 	for _, s := range sums {
-		b, err := os.ReadFile(s)
+		b, err := runfolder.ReadFile(s, runfolder.MaxJudgeFileBytes)
 		if err != nil {
 			continue
 		}
