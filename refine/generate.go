@@ -60,6 +60,9 @@ type Options struct {
 	// Subset records in each run's manifest that Tasks are part of their
 	// splits on purpose (--limit, filters).
 	Subset bool
+	// Database fingerprints the embedded database the answers ran on
+	// (runfolder.DatabaseFingerprint), for the manifest; "" for BigQuery.
+	Database string
 	// NewClient replaces llm.New (tests).
 	NewClient func(llm.Endpoint, llm.Options) (Completer, error)
 }
@@ -197,7 +200,7 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}()
 	for i, p := range plans {
-		h, err := openRun(p.dir, "generate", p.model.Name, "", opts.Tasks, p.settings, opts.Subset, opts.RunID)
+		h, err := openRun(p.dir, "generate", p.model.Name, "", opts.Tasks, p.settings, opts.Database, opts.Subset, opts.RunID)
 		if err != nil {
 			return nil, fmt.Errorf("model %q: %w", p.model.Name, err)
 		}

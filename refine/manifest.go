@@ -22,7 +22,7 @@ type runHandle struct {
 // is started: a process that stops for any reason leaves a manifest that
 // says the run is unfinished. Tasks already in the manifest stay in it, so
 // a run first made with a subset and then finished names them all.
-func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, set Settings, subset bool, runID string) (*runHandle, error) {
+func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, set Settings, database string, subset bool, runID string) (*runHandle, error) {
 	lock, err := runfolder.LockExclusive(dir)
 	if err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, 
 	m.Tasks = slices.Sorted(maps.Keys(keys))
 	m.Splits = slices.Sorted(maps.Keys(splits))
 	m.TasksSHA256 = runfolder.TaskFingerprint(tasks)
-	m.Engine = runfolder.Engine{Name: set.Engine, Semantics: set.EngineSemantics}
+	m.Engine = runfolder.Engine{Name: set.Engine, Semantics: set.EngineSemantics, Database: database}
 	m.Generation = gen
 	m.Subset = m.Subset || subset
 	m.Complete, m.Pending = false, nil

@@ -40,6 +40,8 @@ type ReplayOptions struct {
 	Events func(Event)
 	// Subset: Tasks are part of their splits on purpose.
 	Subset bool
+	// Database: see Options.Database.
+	Database string
 }
 
 // Replay runs a recorded run's final SQL again on another engine and writes
@@ -84,7 +86,7 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 	if err := checkSettings(o.Out, set); err != nil {
 		return nil, err
 	}
-	h, err := openRun(o.Out, "exec --run", o.Model, recordedModel, o.Tasks, set, o.Subset, o.RunID)
+	h, err := openRun(o.Out, "exec --run", o.Model, recordedModel, o.Tasks, set, o.Database, o.Subset, o.RunID)
 	if err != nil {
 		return nil, err
 	}

@@ -20,8 +20,6 @@ const (
 	// validation split is far below it; larger results are truncated by
 	// the engines before they are written.
 	MaxResultBytes = 256 << 20
-	// MaxTextBytes bounds a query or SQL text file.
-	MaxTextBytes = 4 << 20
 	// MaxJudgeFileBytes bounds a judge output's files (ledger.jsonl,
 	// detailed_grading.json, judge_summary.json), which reports and agree
 	// read from others: a 633-task ledger with long explanations is tens

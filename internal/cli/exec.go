@@ -21,6 +21,7 @@ import (
 	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // engineConfig is what every engine may be opened with.
@@ -271,7 +272,7 @@ func execReplay(ctx context.Context, env *Env, open func(engineConfig) (executor
 	status := map[string]int{}
 	bar := newBar(env, "exec", len(tasks), false)
 	mr, err := refine.Replay(ctx, refine.ReplayOptions{
-		Recorded: recorded, Out: out, Tasks: tasks, Executor: ex, Model: name, Concurrency: max(conc, 1),
+		Recorded: recorded, Out: out, Tasks: tasks, Executor: ex, Model: name, Concurrency: max(conc, 1), Database: databaseOf(cfg),
 		Events: func(ev refine.Event) { // one call at a time
 			status[ev.Status]++
 			bar.Step(ev.Status, 0, 0, ev.Resumed)
@@ -437,4 +438,13 @@ func unwrapAll(err error) []error {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// databaseOf fingerprints the embedded database of an engine config for a
+// run's manifest ("" for BigQuery).
+func databaseOf(cfg engineConfig) string {
+	if cfg.DB == "" {
+		return ""
+	}
+	return runfolder.DatabaseFingerprint(cfg.DB)
 }

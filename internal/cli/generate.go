@@ -252,7 +252,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	res, err := refine.Generate(ctx, refine.Options{
 		Out: cfg.Out, Tasks: tasks, Models: cfg.Models, Executor: ex, Schema: mimic.V31,
 		LLM:         llm.Options{Cache: cache, Meter: meter, Logger: logger, Getenv: env.Getenv},
-		Concurrency: cfg.Concurrency, Subset: cfg.Limit > 0,
+		Concurrency: cfg.Concurrency, Subset: cfg.Limit > 0, Database: databaseOf(cfg.EngineCfg),
 		Events: func(e refine.Event) {
 			logger.Info("task", "model", e.Model, "task", e.Key.String(), "status", e.Status, "resumed", e.Resumed, "detail", e.Detail)
 			if bar == nil {

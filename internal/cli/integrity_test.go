@@ -290,6 +290,9 @@ func TestGeneratePartialRunAndLock(t *testing.T) {
 	if m["complete"] != true || m["subset"] != true || m["model"] != "alpha" || m["tasks_sha256"] == "" {
 		t.Errorf("manifest after --limit 1: %v", m)
 	}
+	if eng, _ := m["engine"].(map[string]any); eng["name"] == "" || eng["database"] == "" || eng["semantics"] == "" {
+		t.Errorf("manifest engine: %v", m["engine"])
+	}
 	judgeArgs := []string{"judge", "--tasks", dir, "--run", run, "--judge", "replay:" + grading, "--replay-other-model"}
 	if code, _, stderr := runCLI(t, dir, judgeArgs...); code != 1 || !strings.Contains(stderr, "is partial: 2 of 3 tasks") {
 		t.Errorf("judge of a --limit run against its split: exit %d: %s", code, stderr)
