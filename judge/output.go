@@ -92,12 +92,16 @@ type Summary struct {
 	Group           GroupMode   `json:"group"`
 	GroupGated      bool        `json:"group_gated"`
 	Complete        bool        `json:"complete"`
-	// Completeness is "complete", "partial" (the run lacks answers and was
+	// Completeness is "complete", "subset" (part of the run's tasks, on
+	// purpose: Subset says which), "partial" (the run lacks answers and was
 	// judged with --allow-partial: Missing lists them) or "interrupted"
 	// (leaves left undecided: StoppedBy says why). Only complete outputs
 	// are ranked by clinsql report unless asked otherwise.
 	Completeness string   `json:"completeness"`
 	Missing      []string `json:"missing_tasks,omitempty"`
+	// Subset describes the task filter of a judge run over part of the
+	// run's tasks (--task, --domain, ...): its completeness is "subset".
+	Subset string `json:"subset,omitempty"`
 	StoppedBy    string   `json:"stopped_by,omitempty"`
 	Tasks        int      `json:"tasks"`
 	// Run, TasksSHA256 and Backend are what the scores are bound to (see
@@ -328,15 +332,22 @@ type Binding struct {
 	// Missing are tasks the run lacks, judged without them on purpose
 	// (--allow-partial): the output is then "partial".
 	Missing []string
+	// Subset describes a task filter: the output is then "subset", never
+	// taken for a score of the whole run.
+	Subset string
 }
 
 // Bind records b in the summary and marks the scores partial when tasks
 // were missing (an interrupted output stays "interrupted").
 func (sc *Scored) Bind(b Binding) {
 	s := sc.Summary
-	s.Run, s.TasksSHA256, s.Backend, s.Missing = b.Run, b.TasksSHA256, b.Backend, b.Missing
-	if len(b.Missing) > 0 && s.Completeness == "complete" {
+	s.Run, s.TasksSHA256, s.Backend, s.Missing, s.Subset = b.Run, b.TasksSHA256, b.Backend, b.Missing, b.Subset
+	switch {
+	case s.Completeness != "complete":
+	case len(b.Missing) > 0:
 		s.Completeness = "partial"
+	case b.Subset != "":
+		s.Completeness = "subset"
 	}
 }
 

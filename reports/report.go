@@ -37,8 +37,9 @@ type Options struct {
 	PreviewRows int
 	// Workers bounds concurrent loading and scoring (default GOMAXPROCS).
 	Workers int
-	// IncludeIncomplete reports judge outputs that are partial (a run
-	// judged with tasks missing) or interrupted (leaves undecided). They
+	// IncludeIncomplete reports judge outputs that are a subset (part of
+	// the run's tasks on purpose), partial (a run judged with tasks
+	// missing) or interrupted (leaves undecided). They
 	// are refused otherwise; included, each is flagged by a marker in its
 	// name ("gpt-5 [partial]"), so every table, CSV and the HTML show it.
 	IncludeIncomplete bool

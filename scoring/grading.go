@@ -65,9 +65,9 @@ type GradingSummary struct {
 	AverageSQLScore     float64                 `json:"average_sql_score"`
 	AverageResultsScore float64                 `json:"average_results_score"`
 	DifficultyBreakdown map[string]GroupAverage `json:"difficulty_breakdown"`
-	// Completeness is clinsql judge's: "complete", "partial" (a run with
-	// tasks missing, judged on purpose) or "interrupted" (leaves left
-	// undecided). Published gradings have none: they are complete.
+	// Completeness is clinsql judge's: "complete", "subset" (part of the
+	// run's tasks, on purpose), "partial" (a run with tasks missing, judged
+	// on purpose) or "interrupted" (leaves left undecided). Published gradings have none: they are complete.
 	Completeness string `json:"completeness,omitempty"`
 	// Judge is clinsql judge's description of itself (absent in published
 	// gradings).

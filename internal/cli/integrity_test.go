@@ -431,3 +431,31 @@ func TestIncompleteGradingRefused(t *testing.T) {
 		t.Errorf("replay of a partial grading: exit %d: %s", code, stderr)
 	}
 }
+
+// A judge run over part of a run's tasks (--task) is a subset: marked in
+// every output, refused by report unless asked for, and flagged then.
+func TestJudgeSubsetFlagged(t *testing.T) {
+	dir, grading := fixtureRun(t)
+	run := writeModelRun(t, dir)
+	_, ft := firstTaskDir(run)
+	code, stdout, stderr := runCLI(t, dir, "judge", "--tasks", dir, "--run", run, "--judge", "replay:"+grading, "--replay-other-model", "--task", ft.Path())
+	if code != 0 || !strings.Contains(stdout, "SUBSET") || !strings.Contains(stdout, "validation: 1 tasks") {
+		t.Fatalf("judge --task: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	out := filepath.Join(run, "judge")
+	if s := readJSON(t, filepath.Join(out, judge.SummaryFile)); s["completeness"] != "subset" || s["subset"] == "" {
+		t.Errorf("judge_summary.json: completeness %v, subset %v", s["completeness"], s["subset"])
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "scoring_results.json")); !strings.Contains(string(b), `"completeness": "subset"`) {
+		t.Error("scoring_results.json is not marked subset")
+	}
+	rep := filepath.Join(dir, "report")
+	if code, _, stderr := runCLI(t, dir, "report", "--tasks", dir, "--run", run, "--out", rep); code != 1 || !strings.Contains(stderr, "is subset") {
+		t.Errorf("report of a subset output: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, dir, "report", "--tasks", dir, "--run", run, "--out", rep, "--include-incomplete"); code != 0 {
+		t.Errorf("report --include-incomplete: exit %d: %s", code, stderr)
+	} else if b, _ := os.ReadFile(filepath.Join(rep, "leaderboard.csv")); !strings.Contains(string(b), "[subset]") {
+		t.Error("leaderboard.csv does not flag the subset")
+	}
+}

@@ -280,7 +280,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stderr, "warning: some results cannot be read and are judged as having none:\n%v\n", err)
 	}
 	binding := judge.Binding{Run: &runID, TasksSHA256: runfolder.TaskFingerprint(pairedTasks(items)),
-		Backend: judge.BackendIdentity(opts.Backend), Missing: missing}
+		Backend: judge.BackendIdentity(opts.Backend), Missing: missing, Subset: subset}
 	header := judge.LedgerHeader{Mode: mode, Judge: opts.Backend.Name(), ReferenceGuided: opts.ReferenceGuided,
 		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1, Group: opts.Group, GroupGated: opts.GroupGated,
 		Run: binding.Run, TasksSHA256: binding.TasksSHA256, Backend: binding.Backend, Partial: len(missing) > 0}
