@@ -101,9 +101,9 @@ type Summary struct {
 	Missing      []string `json:"missing_tasks,omitempty"`
 	// Subset describes the task filter of a judge run over part of the
 	// run's tasks (--task, --domain, ...): its completeness is "subset".
-	Subset string `json:"subset,omitempty"`
-	StoppedBy    string   `json:"stopped_by,omitempty"`
-	Tasks        int      `json:"tasks"`
+	Subset    string `json:"subset,omitempty"`
+	StoppedBy string `json:"stopped_by,omitempty"`
+	Tasks     int    `json:"tasks"`
 	// Run, TasksSHA256 and Backend are what the scores are bound to (see
 	// LedgerHeader); Producer the clinsql build that wrote the file.
 	Run         *runfolder.Identity `json:"run,omitempty"`
