@@ -1,0 +1,168 @@
+package audit
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/judge"
+)
+
+// Finding is a rubric-lint finding: a leaf the gold answer cannot satisfy
+// as written, whoever judges it. Rubric authors fix these; a judge that
+// fails such a leaf on the gold answer is not wrong.
+type Finding struct {
+	Task        string `json:"task"`
+	Leaf        string `json:"leaf"`
+	Kind        string `json:"kind"`
+	Requirement string `json:"requirement"`
+	Problem     string `json:"problem"`
+}
+
+func (f *Finding) key() judge.LeafKey {
+	return judge.LeafKey{Task: f.Task, Tree: judge.TreeResults, Leaf: f.Leaf}
+}
+
+// Lint checks a task's results rubric against its own gold result:
+//
+//   - an empty gold result, which fails every results leaf;
+//   - a band leaf no value of the gold result satisfies (no value, column
+//     total, row or column count, nor their fraction/percentage readings
+//     on a rate, lies in the stated range);
+//   - a column leaf whose examples are specific names while every gold
+//     column has a generic one (col_1, f0_);
+//   - a no-NULL leaf that allows no NULL in a column it names while that
+//     gold column has one.
+func Lint(t *datasets.Task, gold *judge.Table) []*Finding {
+	if gold == nil {
+		return nil
+	}
+	var out []*Finding
+	add := func(leafID, kind, req, format string, a ...any) {
+		out = append(out, &Finding{Task: t.Key.String(), Leaf: leafID, Kind: kind, Requirement: req, Problem: fmt.Sprintf(format, a...)})
+	}
+	for _, l := range t.ResultsRubric.Root.Leaves() {
+		kind := judge.KindOf(l)
+		if gold.TotalRows == 0 {
+			add(l.ID, string(kind), l.Requirements, "the gold result has no rows")
+			continue
+		}
+		switch kind {
+		case judge.KindBand:
+			bands := readBands(l.Requirements)
+			if len(bands) > 0 {
+				if _, ok := anyInBand(gold, bands, rateLeaf(l)); !ok {
+					add(l.ID, string(kind), l.Requirements, "no gold value lies in %s (gold values: %s)", bandList(bands), sampleValues(gold))
+				}
+			}
+		case judge.KindColumn:
+			if p := genericGoldNames(gold, l.Requirements); p != "" {
+				add(l.ID, string(kind), l.Requirements, "%s", p)
+			}
+		case judge.KindNoNull:
+			if nullExcuse.MatchString(l.Requirements) {
+				continue
+			}
+			for _, id := range judge.Identifiers(l.Requirements) {
+				i := gold.Column(id)
+				if i < 0 {
+					continue
+				}
+				for _, r := range gold.Rows {
+					if r[i].Null {
+						add(l.ID, string(kind), l.Requirements, "the gold column %s has a NULL value", gold.Columns[i])
+						break
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sampleValues lists the first numbers of a table, for a finding.
+func sampleValues(t *judge.Table) string {
+	var vals []string
+	for _, r := range t.Rows {
+		for i, c := range r {
+			if c.IsNum && len(vals) < 8 {
+				vals = append(vals, t.Columns[i]+"="+c.Raw)
+			}
+		}
+	}
+	if len(vals) == 0 {
+		return "none"
+	}
+	return strings.Join(vals, ", ")
+}
+
+// genericWords name no quantity: a column called result_metric_1 or
+// value_2 says nothing of what it holds.
+var genericWords = map[string]bool{"result": true, "metric": true, "value": true, "col": true, "column": true, "field": true,
+	"output": true, "stat": true, "measure": true, "var": true, "variable": true, "expr": true, "f": true, "c": true}
+
+// isGeneric reports a column name made of generic words and numbers only.
+func isGeneric(name string) bool {
+	if genericName.MatchString(name) {
+		return true
+	}
+	ws := judge.Tokens(name)
+	for _, w := range ws {
+		if !genericWords[w] && !isNumber(w) {
+			return false
+		}
+	}
+	return len(ws) > 0
+}
+
+// genericGoldNames finds a column leaf the gold can only meet with a
+// generic column name: the leaf asks for a named quantity (by example or
+// description), no gold column name shares a word with it, and some gold
+// columns have generic names. "" when there is no such problem.
+func genericGoldNames(gold *judge.Table, req string) string {
+	var generic []string
+	named := map[string]bool{}
+	for _, c := range gold.Columns {
+		if isGeneric(c) {
+			generic = append(generic, c)
+			continue
+		}
+		for w := range contentWords(c) {
+			named[w] = true
+		}
+	}
+	want := contentWords(req)
+	if len(generic) == 0 || len(want) == 0 || overlaps(want, named) {
+		return ""
+	}
+	var specific []string
+	for _, id := range judge.Identifiers(req) {
+		if !isGeneric(id) {
+			specific = append(specific, id)
+		}
+	}
+	what := "a named quantity"
+	if len(specific) > 0 {
+		what = "the example names " + strings.Join(specific, ", ")
+	}
+	return fmt.Sprintf("the gold result names its columns generically (%s) where the leaf asks for %s", strings.Join(generic, ", "), what)
+}
+
+// cohortBefore is text just before a range that makes it the cohort's
+// ages ("(female, 63-73, transfer)", "aged 40-50", "patients 65-75"), not
+// a value's band.
+var cohortBefore = regexp.MustCompile(`(?i)(?:\bage[ds]?|\bfemales?|\bmales?|\bwomen|\bmen|\bpatients|\bbetween the ages of|\bcohort)\W{0,3}$`)
+
+// readBands reads the ranges a value leaf states, leaving out cohort age
+// ranges.
+func readBands(text string) []judge.Band {
+	var out []judge.Band
+	for _, b := range judge.ParseBands(text) {
+		if i := strings.Index(text, b.Text); i > 0 && cohortBefore.MatchString(text[:i]) {
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}
