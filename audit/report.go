@@ -85,10 +85,10 @@ type Report struct {
 	// GoldFailures are the false fails on gold answers, classified.
 	GoldFailures []Failure `json:"gold_failures"`
 	// Missed are the missed fails on mutated answers.
-	Missed []Failure  `json:"missed_fails"`
-	Lint   []Finding  `json:"rubric_lint"`
-	Cost   *Cost      `json:"cost,omitempty"`
-	Notes  []string   `json:"notes,omitempty"`
+	Missed []Failure `json:"missed_fails"`
+	Lint   []Finding `json:"rubric_lint"`
+	Cost   *Cost     `json:"cost,omitempty"`
+	Notes  []string  `json:"notes,omitempty"`
 }
 
 // Total sums a mutation's rows.

@@ -39,6 +39,7 @@ var commands = []command{
 	{"exec", "run SQL (one query, or every task's gold SQL) on an engine", runExec},
 	{"rescore", "recompute scores from recorded judge decisions (detailed_grading.json)", runRescore},
 	{"judge", "judge a model's run: code checks, an LLM judge or recorded decisions, gate-aware skipping", runJudge},
+	{"audit", "measure a judge on gold answers and mutated gold answers, whose verdicts are known by construction; rubric lint", runAudit},
 	{"agree", "agreement of two judges (judge folders, ledgers or recorded gradings): kappa per tree, leaf kind and source, every disagreement", runAgree},
 	{"datasets fetch", "download public benchmark data (clinsql)", runDatasetsFetch},
 	{"generate", "ask models for SQL per task, run it, refine failures; reference inference layout", runGenerate},

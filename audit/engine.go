@@ -1,0 +1,197 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/rubric"
+	"github.com/clinsql/clinsql/runfolder"
+)
+
+// EngineJudge audits the judge engine (package judge) with a backend,
+// typically an LLM judge: the same code checks, grouping and ledger as
+// clinsql judge, except that no leaf is skipped (every leaf's verdict is
+// compared). The variants are judged in batches holding each task at most
+// once, each with its own ledger under Dir, so an interrupted or
+// budget-stopped audit resumes where it stopped and a finished one makes
+// no call (the llm cache and the ledgers keep what was decided).
+type EngineJudge struct {
+	// Options are the engine's (Backend, CodeChecks, Group, ...);
+	// Skipping is turned off.
+	Options judge.Options
+	// Prompter, Samples and MaxTokens feed the estimate
+	// (judge.EstimateRun).
+	Prompter  judge.Prompter
+	Samples   int
+	MaxTokens int
+	// Meter prices the estimate and caps the spending; Model is the
+	// endpoint's model, for the price table.
+	Meter *llm.Meter
+	Model string
+	// Dir receives one folder per batch with its ledger.
+	Dir string
+	// Before is called with the estimate before any call; an error stops
+	// the audit (for an estimate-only run, or a refusal).
+	Before func(Cost) error
+	// Cost is filled by Decide.
+	Cost Cost
+}
+
+// Name is the backend's name, with "+code" when code checks decide first.
+func (j *EngineJudge) Name() string {
+	n := "none"
+	if j.Options.Backend != nil {
+		n = j.Options.Backend.Name()
+	}
+	if j.Options.CodeChecks {
+		n += " + code checks"
+	}
+	return n
+}
+
+type batch struct {
+	name   string
+	idx    []int // into the variants
+	ledger *judge.Ledger
+	items  []judge.Item
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// Decide judges the variants batch by batch.
+func (j *EngineJudge) Decide(ctx context.Context, vs []*Variant) ([]map[judge.LeafKey]Verdict, error) {
+	opts := j.Options
+	opts.Skipping = false
+	if opts.Mode == "" {
+		opts.Mode = rubric.Strict
+	}
+	// Batch k of a mutation holds each task's k-th variant of it.
+	byName := map[string]*batch{}
+	var batches []*batch
+	seen := map[string]int{}
+	for i, v := range vs {
+		tk := v.Mutation + "\x00" + v.Task.Key.String()
+		k := seen[tk]
+		seen[tk]++
+		name := v.Mutation
+		if k > 0 {
+			name += "-" + strconv.Itoa(k+1)
+		}
+		b := byName[name]
+		if b == nil {
+			b = &batch{name: unsafeName.ReplaceAllString(name, "_")}
+			byName[name] = b
+			batches = append(batches, b)
+		}
+		b.idx = append(b.idx, i)
+		b.items = append(b.items, judge.Item{Task: v.Task, Answer: v.Answer})
+	}
+	sort.SliceStable(batches, func(a, b int) bool { return batches[a].idx[0] < batches[b].idx[0] })
+	defer func() {
+		for _, b := range batches {
+			if b.ledger != nil {
+				b.ledger.Close()
+			}
+		}
+	}()
+	var est judge.Estimate
+	for _, b := range batches {
+		dir := filepath.Join(j.Dir, b.name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		h := judge.LedgerHeader{Mode: opts.Mode, Judge: j.backendName(), ReferenceGuided: opts.ReferenceGuided, CodeChecks: opts.CodeChecks,
+			Samples: max(1, j.Samples), Group: opts.Group, GroupGated: opts.GroupGated, Backend: judge.BackendIdentity(opts.Backend),
+			TasksSHA256: runfolder.TaskFingerprint(tasksOf(b.items))}
+		l, err := judge.OpenLedger(filepath.Join(dir, judge.LedgerFile), h)
+		if err != nil {
+			return nil, err
+		}
+		b.ledger = l
+		e := judge.EstimateRun(b.items, l, opts, j.Prompter, j.Samples, j.MaxTokens)
+		est.Leaves += e.Leaves
+		est.CodeLeaves += e.CodeLeaves
+		est.BackendLeaves += e.BackendLeaves
+		est.Calls += e.Calls
+		est.PromptTokens += e.PromptTokens
+		est.CompletionTokens += e.CompletionTokens
+	}
+	j.Cost.EstimatedCall = est.Calls
+	if j.Meter != nil {
+		j.Cost.BudgetUSD = j.Meter.Budget()
+		if usd, err := j.Meter.Prices().Estimate(j.Model, 1, est.PromptTokens, est.CompletionTokens); err == nil {
+			j.Cost.EstimatedUSD = usd
+		}
+	}
+	if j.Before != nil {
+		if err := j.Before(j.Cost); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]map[judge.LeafKey]Verdict, len(vs))
+	for i := range out {
+		out[i] = map[judge.LeafKey]Verdict{}
+	}
+	spent0 := 0.0
+	if j.Meter != nil {
+		spent0 = j.Meter.Spent()
+	}
+	for _, b := range batches {
+		o, err := judge.Run(ctx, b.items, b.ledger, opts)
+		if err != nil {
+			return nil, fmt.Errorf("audit %s: %w", b.name, err)
+		}
+		j.Cost.Calls += o.This.LLMCalls
+		j.Cost.CacheHits += o.This.CacheHits
+		j.Cost.PromptTokens += o.This.PromptTokens
+		j.Cost.Completion += o.This.CompletionTokens
+		for n, it := range o.Items {
+			if it == nil {
+				continue
+			}
+			for k, rec := range it.Records {
+				var v Verdict
+				switch rec.Verdict {
+				case rubric.Pass, rubric.Fail:
+					v = Verdict{Pass: rec.Verdict == rubric.Pass, Source: string(rec.Source), Explanation: rec.Explanation}
+				case rubric.Invalid:
+					v = Verdict{Source: "invalid", Explanation: rec.Explanation}
+				default:
+					continue
+				}
+				out[b.idx[n]][k] = v
+			}
+		}
+		if o.Stopped != nil {
+			j.Cost.Stopped = fmt.Sprintf("%v (batch %s; run the same audit again to resume)", o.Stopped, b.name)
+			break
+		}
+	}
+	if j.Meter != nil {
+		j.Cost.SpentUSD = j.Meter.Spent() - spent0
+	}
+	return out, nil
+}
+
+func (j *EngineJudge) backendName() string {
+	if j.Options.Backend == nil {
+		return ""
+	}
+	return j.Options.Backend.Name()
+}
+
+func tasksOf(items []judge.Item) []*datasets.Task {
+	out := make([]*datasets.Task, len(items))
+	for i, it := range items {
+		out[i] = it.Task
+	}
+	return out
+}

@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clinsql/clinsql/audit"
+	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/llm/llmtest"
+)
+
+// TestAuditCodeOnlyFixtures: the code-only audit of the generated tasks,
+// its summary and files.
+func TestAuditCodeOnlyFixtures(t *testing.T) {
+	dir, _ := fixtureRun(t)
+	out := filepath.Join(dir, "audit")
+	code, stdout, stderr := runCLI(t, dir, "audit", "--tasks", dir, "--out", out, "--code-only")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "audit_fixtures.stdout", stdout)
+	r, err := audit.ReadJSON(filepath.Join(out, audit.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Missed) != 0 {
+		t.Errorf("missed fails on the fixtures: %+v", r.Missed)
+	}
+	for _, f := range []string{audit.MarkdownFile, audit.CSVFile, audit.FailuresCSV, audit.LintCSV} {
+		if _, err := filepath.Glob(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if code, _, stderr := runCLI(t, dir, "audit", "--tasks", dir, "--out", out); code != 2 || !strings.Contains(stderr, "--code-only") {
+		t.Errorf("no judge given: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, dir, "audit", "--tasks", dir, "--out", out, "--code-only", "--mutations", "scale3"); code != 2 || !strings.Contains(stderr, `unknown mutation "scale3"`) {
+		t.Errorf("unknown mutation: exit %d, %s", code, stderr)
+	}
+}
+
+// TestAuditLLM20 audits the judge engine with an LLM judge on 20
+// validation tasks against the fake endpoint, a judge that passes every
+// leaf: it makes no false fail on gold and misses every failure it is
+// asked about. The cost is estimated first and shown with the budget, and
+// a second run is served by the ledgers: no new call.
+func TestAuditLLM20(t *testing.T) {
+	tasks := shared.Path(t, "clinsql-data", "data", "splits", "validation")
+	dir := t.TempDir()
+	srv := llmtest.Start(t, fakeJudge(func(string) string { return "pass" }), llmtest.Options{APIKey: "secret"})
+	cfg := writeJudgeConfig(t, dir, srv.OpenAIBaseURL())
+	out := filepath.Join(dir, "audit")
+	args := []string{"audit", "--tasks", tasks, "--out", out, "--judge-config", cfg, "--sample", "20", "--mutations", "results", "--budget", "100000"}
+	code, stdout, stderr := runWithKey(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "audit estimate: at most") || !strings.Contains(stderr, "budget $100000") {
+		t.Errorf("no estimate with the budget before the calls:\n%s", stderr)
+	}
+	if !strings.Contains(stdout, "cost: estimated $") || !strings.Contains(stdout, "budget $100000") {
+		t.Errorf("no cost and budget in the summary:\n%s", stdout)
+	}
+	r, err := audit.ReadJSON(filepath.Join(out, audit.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Tasks != 20 || r.Cost == nil || r.Cost.Calls == 0 || r.Cost.SpentUSD <= 0 || r.Cost.SpentUSD > r.Cost.EstimatedUSD || r.Cost.Calls > r.Cost.EstimatedCall {
+		t.Fatalf("tasks %d, cost %+v", r.Tasks, r.Cost)
+	}
+	if r.Cost.Calls != srv.Calls() {
+		t.Errorf("cost counts %d calls, the endpoint saw %d", r.Cost.Calls, srv.Calls())
+	}
+	llmGold, llmMissed := 0, 0
+	for _, row := range r.Rows {
+		if row.Mutation == audit.Gold {
+			llmGold += row.Decided["llm"]
+			if row.Wrong["llm"] != 0 {
+				t.Errorf("an always-pass judge failed gold leaves: %+v", row)
+			}
+			continue
+		}
+		if row.Wrong["llm"] != row.Decided["llm"] {
+			t.Errorf("an always-pass judge passed every leaf that must fail, the audit counts otherwise: %+v", row)
+		}
+		llmMissed += row.Wrong["llm"]
+	}
+	if llmGold == 0 || llmMissed == 0 {
+		t.Errorf("llm decided %d gold leaves and missed %d fails: the audit did not reach the LLM", llmGold, llmMissed)
+	}
+	calls := srv.Calls()
+	if code, _, stderr := runWithKey(t, dir, args...); code != 0 {
+		t.Fatalf("second run: exit %d: %s", code, stderr)
+	}
+	if srv.Calls() != calls {
+		t.Errorf("the second run called the endpoint %d more times", srv.Calls()-calls)
+	}
+}
