@@ -152,6 +152,9 @@ func Build(ctx context.Context, tasks []*datasets.Task, opts Options) ([]*Varian
 
 // Run builds the variants, judges them and tallies the outcome.
 func Run(ctx context.Context, tasks []*datasets.Task, opts Options) (*Report, error) {
+	if len(tasks) == 0 {
+		return nil, errors.New("audit: no tasks")
+	}
 	if opts.Judge == nil {
 		opts.Judge = CodeJudge{}
 	}
