@@ -177,7 +177,7 @@ func TestMutateSQL(t *testing.T) {
 	const sql = "SELECT 1 FROM patients p WHERE p.gender = 'F' AND p.anchor_age BETWEEN 65 AND 75"
 	for _, c := range []struct {
 		name, sql, m, wantSQL string
-		states, not         []string
+		states, not           []string
 	}{
 		{"gender", sql, SQLGender, "SELECT 1 FROM patients p WHERE p.gender = 'M' AND p.anchor_age BETWEEN 65 AND 75",
 			[]string{"Filters to female patients with `p.gender = 'F'`.", "Women aged 65-75"},

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/clinsql/clinsql/internal/atomicfile"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // Classes of a gold failure.
@@ -172,9 +173,13 @@ func (r *Report) WriteFiles(dir string) error {
 	return nil
 }
 
+// MaxJSONBytes bounds an audit.json read back (the 190 validation tasks'
+// code-only audit writes about 1 MB).
+const MaxJSONBytes = 64 << 20
+
 // ReadJSON reads an audit.json written by WriteFiles.
 func ReadJSON(path string) (*Report, error) {
-	b, err := os.ReadFile(path)
+	b, err := runfolder.ReadFile(path, MaxJSONBytes)
 	if err != nil {
 		return nil, err
 	}

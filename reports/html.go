@@ -52,6 +52,7 @@ type htmlPage struct {
 	Taxonomy htmlTaxonomy
 	Refine   htmlRefine
 	Health   []htmlHealth
+	Audit    *htmlAudit
 	Warnings []string
 	// Data feeds the drill-down; html/template encodes it as JSON inside
 	// the script, escaping <, > and & so no string can end the script.
@@ -280,6 +281,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		}
 		p.Health = append(p.Health, hh)
 	}
+	p.Audit = r.htmlAudit()
 	for _, wr := range r.Warnings {
 		p.Warnings = append(p.Warnings, wr.Error())
 	}

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/clinsql/clinsql/audit"
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -64,6 +65,8 @@ type Report struct {
 	Taxonomy    *Taxonomy
 	Refinement  []RefinementRow
 	Health      []HealthRow
+	// Audit is a judge audit to show beside the models (clinsql audit).
+	Audit *audit.Report
 	// Warnings are problems that did not stop the report, each naming its
 	// file.
 	Warnings []error

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 // TestAuditCodeOnlyFixtures: the code-only audit of the generated tasks,
 // its summary and files.
 func TestAuditCodeOnlyFixtures(t *testing.T) {
-	dir, _ := fixtureRun(t)
+	dir, grading := fixtureRun(t)
 	out := filepath.Join(dir, "audit")
 	code, stdout, stderr := runCLI(t, dir, "audit", "--tasks", dir, "--out", out, "--code-only")
 	if code != 0 {
@@ -28,9 +29,26 @@ func TestAuditCodeOnlyFixtures(t *testing.T) {
 		t.Errorf("missed fails on the fixtures: %+v", r.Missed)
 	}
 	for _, f := range []string{audit.MarkdownFile, audit.CSVFile, audit.FailuresCSV, audit.LintCSV} {
-		if _, err := filepath.Glob(filepath.Join(out, f)); err != nil {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}
+	}
+	rep := filepath.Join(dir, "report")
+	if code, _, stderr := runCLI(t, dir, "report", "--tasks", dir, "--grading", grading, "--out", rep, "--audit", out); code != 0 {
+		t.Fatalf("report --audit: exit %d: %s", code, stderr)
+	}
+	html, err := os.ReadFile(filepath.Join(rep, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<a href="#audit">Judge audit</a>`, `<section id="audit">`, "<h2>Judge audit: code</h2>",
+		"<tr><td>gold</td><td class=\"num\">4</td><td class=\"num\">43</td><td class=\"num\">23</td><td class=\"num\">0</td><td class=\"num\">20</td></tr>"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
+	if code, _, stderr := runCLI(t, dir, "report", "--tasks", dir, "--grading", grading, "--out", rep, "--audit", dir); code == 0 || !strings.Contains(stderr, "--audit") {
+		t.Errorf("--audit without audit.json: exit %d: %s", code, stderr)
 	}
 	if code, _, stderr := runCLI(t, dir, "audit", "--tasks", dir, "--out", out); code != 2 || !strings.Contains(stderr, "--code-only") {
 		t.Errorf("no judge given: exit %d, %s", code, stderr)

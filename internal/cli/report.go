@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/clinsql/clinsql/audit"
 	"github.com/clinsql/clinsql/ehrsqlbench"
 	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/reports"
@@ -46,6 +47,10 @@ RS(0) and RS(10), the EHRSQL 2024 reliability scores, stand beside the scores
 of models with run outputs: a task scores +1 when its execution score reaches
 --correct-at, 0 when its final SQL is --abstain-marker, -c otherwise.
 
+--audit DIR adds to report.html the judge audit written by clinsql audit
+--out DIR (known-verdict answers: false fails on gold, missed fails on
+mutations, rubric lint).
+
 --ehrsql is an EHRSQL run folder (clinsql generate --benchmark ehrsql); it
 adds the EHRSQL section: ehrsql.md and ehrsql.csv (RS(0), RS(5), RS(10),
 RS(N) per model x strategy with 95% bootstrap intervals, coverage and the
@@ -66,6 +71,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	var ehrsqlRuns stringList
 	fs.Var(&ehrsqlRuns, "ehrsql", "EHRSQL run `folder` (repeatable): adds the EHRSQL section")
 	modeName := fs.String("mode", string(rubric.Strict), "main aggregation `mode`: strict or reference")
+	auditDir := fs.String("audit", "", "judge audit `folder` (clinsql audit --out) to show in report.html")
 	seed := fs.Uint64("seed", 1, "bootstrap `seed`")
 	resamples := fs.Int("resamples", 2000, "bootstrap `resamples`")
 	rankBy := fs.String("rank-by", string(reports.MetricExec), "rank models by `metric`: exec, sql, rs0 or rs10")
@@ -122,6 +128,11 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 		IncludeIncomplete: *includeIncomplete})
 	if err != nil {
 		return err
+	}
+	if *auditDir != "" {
+		if r.Audit, err = audit.ReadJSON(filepath.Join(*auditDir, audit.JSONFile)); err != nil {
+			return fmt.Errorf("--audit: %w", err)
+		}
 	}
 	bar.Step("built", 0, 0, false)
 	const shown = 10
