@@ -141,10 +141,20 @@ func Build(ctx context.Context, tasks []*datasets.Task, opts Options) ([]*Varian
 		if err := g.Wait(); err != nil {
 			return nil, nil, err
 		}
+		built, ran := map[string]int{}, map[string]int{}
 		for _, v := range res {
 			if v != nil {
 				vs = append(vs, v)
+				built[v.Mutation]++
+				if v.Answer.Executed {
+					ran[v.Mutation]++
+				}
 			}
+		}
+		for _, m := range sqlMuts {
+			// A mutated query that fails is still a wrong answer; the
+			// note tells how many ran.
+			notes = append(notes, fmt.Sprintf("%s: %d tasks' gold SQL changed, %d of them ran on the engine", m, built[m], ran[m]))
 		}
 	}
 	return vs, notes, errors.Join(errs...)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,5 +114,32 @@ func TestAuditLLM20(t *testing.T) {
 	}
 	if srv.Calls() != calls {
 		t.Errorf("the second run called the endpoint %d more times", srv.Calls()-calls)
+	}
+}
+
+// TestAuditSQLMutations runs the SQL mutations of the generated tasks on
+// the mini database: the changed gold SQL runs, and the SQL leaves stating
+// the changed gender or ages are testable; code decides no SQL leaf of an
+// answer with SQL, so none is decided.
+func TestAuditSQLMutations(t *testing.T) {
+	db := buildMini(t)
+	dir, _ := fixtureRun(t)
+	out := filepath.Join(dir, "audit")
+	code, stdout, stderr := runCLI(t, dir, "audit", "--tasks", dir, "--out", out, "--code-only", "--mutations", "sql", "--db", db)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	r, err := audit.ReadJSON(filepath.Join(out, audit.JSONFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := r.Totals()
+	for _, m := range audit.SQLMutations {
+		if tot[m].Answers == 0 || tot[m].Testable == 0 || tot[m].Decided != 0 || tot[m].Undecided != tot[m].Testable {
+			t.Errorf("%s: %+v", m, tot[m])
+		}
+		if want := fmt.Sprintf("%s: %d tasks' gold SQL changed, %d of them ran on the engine", m, tot[m].Answers, tot[m].Answers); !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
 	}
 }
