@@ -146,9 +146,9 @@ func Check(leaf *rubric.Node, a *Answer) CodeDecision {
 	case KindNoNull:
 		return checkNoNull(leaf, t)
 	case KindColumn:
-		return checkColumn(leaf, t)
+		return unlessConditional(leaf, checkColumn(leaf, t))
 	case KindBand:
-		return checkBand(leaf, t)
+		return unlessConditional(leaf, checkBand(leaf, t))
 	}
 	return undecided(kind, "no code check reads this requirement")
 }
@@ -223,6 +223,9 @@ func checkNoNull(leaf *rubric.Node, t *Table) CodeDecision {
 		}
 	}
 	if len(named) > 0 {
+		if d, ok := checkScopedNulls(text, t, named, ev); ok {
+			return d
+		}
 		var bad []string
 		for _, i := range named {
 			if nulls[i] > 0 {
@@ -305,6 +308,9 @@ func rankColumns(cols []string, cands []int, examples []string, desc tokenSet) [
 		switch {
 		case exNorm[normName(cols[i])]:
 			m.how, m.score = "exact", 10
+		case len(cs) > 0 && onlyNumbers(Tokens(cols[i])):
+			// col_1 is not metric_1_name: only a position is left.
+			m.how = "similar"
 		case len(cs) > 0 && exSeqs[strings.Join(Tokens(cols[i]), " ")]:
 			m.how, m.score = "canonical", 5
 		case len(cs) > 0 && exKeys[cs.key()]:
@@ -643,7 +649,7 @@ func coreMatch(cols, examples []string, desc tokenSet) (int, string) {
 	}
 	for i, c := range cols {
 		cw, cst := split(newTokenSet(c))
-		if len(cw) == 0 {
+		if len(cw) == 0 || onlyNumbers(cw) {
 			continue
 		}
 		for _, w := range wants {
@@ -795,6 +801,9 @@ func checkBand(leaf *rubric.Node, t *Table) CodeDecision {
 	if allNull(t) {
 		return decided(KindBand, false, &Evidence{Rows: t.TotalRows}, "the result holds no value: every cell is NULL")
 	}
+	if d, ok := checkAggregate(leaf, t, texts, bands); ok {
+		return d
+	}
 	cols, how, why := bindColumns(t, texts)
 	tree := treeText(leaf)
 	if len(cols) == 0 {
@@ -838,7 +847,7 @@ func valueBands(text string) []Band {
 	all := ParseBands(text)
 	out := make([]Band, 0, len(all))
 	for _, b := range all {
-		if i := strings.Index(text, b.Text); i > 0 && cohortContext.MatchString(text[:i]) {
+		if cohortRange(text, b) {
 			continue
 		}
 		out = append(out, b)
@@ -909,6 +918,7 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 	if cands = statisticColumns(t, cands, lead); len(cands) == 0 {
 		return nil, "", fmt.Sprintf("no numeric column computes the %s the requirement names", statName(lead))
 	}
+	cands = negationFilter(t, cands, texts)
 	// The nearest text alone first (the parent naming the value), then
 	// with the leaf, then everything.
 	var tries [][]string

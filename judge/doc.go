@@ -64,11 +64,17 @@
 //     fails when no column, and no row label of a long-format result,
 //     shares any word with the required quantity. Names that are related
 //     but differ (another time window, another statistic, a grouping
-//     column) are a judgement: they go to the backend.
+//     column) are a judgement: they go to the backend. A generic name
+//     (col_1, value_2) matches no example by the number left of both
+//     ("metric_1_name"). A leaf that applies "if applicable" (where
+//     available, optional) goes to the backend rather than fail; so does
+//     a band leaf of that kind.
 //   - no_null passes when no cell is NULL (empty, NULL, NaN, None); fails
 //     when a column the leaf names, or any column of an unscoped leaf, has
 //     one; leaves with an "expected"/"acceptable" exception, or NULLs only
-//     outside the named columns, go to the backend.
+//     outside the named columns, go to the backend. A leaf scoped to some
+//     rows ("for the 'Female' group") is decided on the rows whose label
+//     it names, and goes to the backend when the labels do not show them.
 //   - band reads the interval from the leaf ([ParseBands]: "(2-5)", "(0.01
 //     to 0.40)", "between 5 and 90", "(>0.01 and <0.1)", units, percent,
 //     per-group bands "Home: 60-95%"), binds it to a numeric column through
@@ -77,7 +83,14 @@
 //     the only column holding every word; the only numeric column of a
 //     small result). Only columns computing the statistic the texts name
 //     (median, IQR, percentile, mean, rate, count) are candidates, and
-//     identifier columns (itemid, subject_id) never are. It selects the
+//     identifier columns (itemid, subject_id) never are; of columns that
+//     differ by a negated word (survivors, nonsurvivors) only those
+//     agreeing with the nearest text naming it. A range written as the
+//     cohort's ages ("female, 63-73", "70-80 year olds") is not a band. A
+//     band meant for a total ("the sum of percentages ... (98-102)",
+//     "total ... across all categories") is checked on the column's sum
+//     over the rows, one meant for a count of categories ("number of age
+//     groups 3-6") on the number of distinct categories. It selects the
 //     rows of the group the rubric names (quoted, or a row label the text
 //     names word for word), and passes when every value lies in the band,
 //     fails when none does or the value is NULL. On a rate band in percent

@@ -140,6 +140,7 @@ func tokens(s string) []string {
 	s = camel.ReplaceAllString(s, "$1 $2")
 	s = strings.ToLower(s)
 	s = strings.NewReplacer("_", " ", "-", " ", "–", " ", "/", " ", ".", " ", "’", "'").Replace(s)
+	s = nonPrefix.ReplaceAllString(s, "non $1")
 	s = strings.ReplaceAll(s, "%", " % ")
 	s = letterDigit.ReplaceAllStringFunc(s, splitLetterDigit)
 	for _, p := range phrases {
