@@ -12,6 +12,8 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/judge/codecheck"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/rubric"
 )
 
@@ -28,7 +30,7 @@ type Verdict struct {
 // undecided are absent from a variant's map.
 type Judge interface {
 	Name() string
-	Decide(ctx context.Context, vs []*Variant) ([]map[judge.LeafKey]Verdict, error)
+	Decide(ctx context.Context, vs []*Variant) ([]map[ledger.LeafKey]Verdict, error)
 }
 
 // CodeJudge is the judge's code checks alone (judge.CheckLeaf).
@@ -37,8 +39,8 @@ type CodeJudge struct{}
 func (CodeJudge) Name() string { return "code" }
 
 // Decide runs the code checks on every leaf of both trees.
-func (CodeJudge) Decide(ctx context.Context, vs []*Variant) ([]map[judge.LeafKey]Verdict, error) {
-	out := make([]map[judge.LeafKey]Verdict, len(vs))
+func (CodeJudge) Decide(ctx context.Context, vs []*Variant) ([]map[ledger.LeafKey]Verdict, error) {
+	out := make([]map[ledger.LeafKey]Verdict, len(vs))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, v := range vs {
@@ -46,11 +48,11 @@ func (CodeJudge) Decide(ctx context.Context, vs []*Variant) ([]map[judge.LeafKey
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			m := map[judge.LeafKey]Verdict{}
+			m := map[ledger.LeafKey]Verdict{}
 			for _, tr := range trees(v.Task) {
 				for _, l := range tr.root.Leaves() {
 					if d := judge.CheckLeaf(tr.tree, l, v.Answer); d.Decided {
-						m[leafKey(v.Task, tr.tree, l)] = Verdict{Pass: d.Pass, Source: string(judge.SourceCode), Explanation: d.Explanation}
+						m[leafKey(v.Task, tr.tree, l)] = Verdict{Pass: d.Pass, Source: string(ledger.SourceCode), Explanation: d.Explanation}
 					}
 				}
 			}
@@ -188,19 +190,19 @@ func Run(ctx context.Context, tasks []*datasets.Task, opts Options) (*Report, er
 }
 
 // kindOf is a leaf's kind in either tree.
-func kindOf(tree judge.Tree, l *rubric.Node) judge.LeafKind {
-	if tree == judge.TreeSQL {
-		return judge.KindSQL
+func kindOf(tree ledger.Tree, l *rubric.Node) codecheck.LeafKind {
+	if tree == ledger.TreeSQL {
+		return codecheck.KindSQL
 	}
-	return judge.KindOf(l)
+	return codecheck.KindOf(l)
 }
 
 // Tally compares the verdicts with the expectations.
-func Tally(vs []*Variant, verdicts []map[judge.LeafKey]Verdict) *Report {
+func Tally(vs []*Variant, verdicts []map[ledger.LeafKey]Verdict) *Report {
 	r := &Report{}
 	rows := map[rowKey]*Row{}
 	answers := map[string]int{}
-	lint := map[judge.LeafKey]*Finding{}
+	lint := map[ledger.LeafKey]*Finding{}
 	for _, v := range vs {
 		if v.Mutation == Gold {
 			for _, f := range Lint(v.Task, v.Gold) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
@@ -60,14 +61,14 @@ func (j *EngineJudge) Name() string {
 type batch struct {
 	name   string
 	idx    []int // into the variants
-	ledger *judge.Ledger
+	led    *ledger.Ledger
 	items  []judge.Item
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // Decide judges the variants batch by batch.
-func (j *EngineJudge) Decide(ctx context.Context, vs []*Variant) ([]map[judge.LeafKey]Verdict, error) {
+func (j *EngineJudge) Decide(ctx context.Context, vs []*Variant) ([]map[ledger.LeafKey]Verdict, error) {
 	opts := j.Options
 	opts.Skipping = false
 	if opts.Mode == "" {
@@ -97,8 +98,8 @@ func (j *EngineJudge) Decide(ctx context.Context, vs []*Variant) ([]map[judge.Le
 	sort.SliceStable(batches, func(a, b int) bool { return batches[a].idx[0] < batches[b].idx[0] })
 	defer func() {
 		for _, b := range batches {
-			if b.ledger != nil {
-				b.ledger.Close()
+			if b.led != nil {
+				b.led.Close()
 			}
 		}
 	}()
@@ -108,14 +109,14 @@ func (j *EngineJudge) Decide(ctx context.Context, vs []*Variant) ([]map[judge.Le
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		h := judge.LedgerHeader{Mode: opts.Mode, Judge: j.backendName(), ReferenceGuided: opts.ReferenceGuided, CodeChecks: opts.CodeChecks,
-			Samples: max(1, j.Samples), Group: opts.Group, GroupGated: opts.GroupGated, Backend: judge.BackendIdentity(opts.Backend),
+		h := ledger.LedgerHeader{Mode: opts.Mode, Judge: j.backendName(), ReferenceGuided: opts.ReferenceGuided, CodeChecks: opts.CodeChecks,
+			Samples: max(1, j.Samples), Group: string(opts.Group), GroupGated: opts.GroupGated, Backend: judge.BackendIdentity(opts.Backend),
 			TasksSHA256: runfolder.TaskFingerprint(tasksOf(b.items))}
-		l, err := judge.OpenLedger(filepath.Join(dir, judge.LedgerFile), h)
+		l, err := ledger.OpenLedger(filepath.Join(dir, ledger.LedgerFile), h)
 		if err != nil {
 			return nil, err
 		}
-		b.ledger = l
+		b.led = l
 		e := judge.EstimateRun(b.items, l, opts, j.Prompter, j.Samples, j.MaxTokens)
 		est.Leaves += e.Leaves
 		est.CodeLeaves += e.CodeLeaves
@@ -136,16 +137,16 @@ func (j *EngineJudge) Decide(ctx context.Context, vs []*Variant) ([]map[judge.Le
 			return nil, err
 		}
 	}
-	out := make([]map[judge.LeafKey]Verdict, len(vs))
+	out := make([]map[ledger.LeafKey]Verdict, len(vs))
 	for i := range out {
-		out[i] = map[judge.LeafKey]Verdict{}
+		out[i] = map[ledger.LeafKey]Verdict{}
 	}
 	spent0 := 0.0
 	if j.Meter != nil {
 		spent0 = j.Meter.Spent()
 	}
 	for _, b := range batches {
-		o, err := judge.Run(ctx, b.items, b.ledger, opts)
+		o, err := judge.Run(ctx, b.items, b.led, opts)
 		if err != nil {
 			return nil, fmt.Errorf("audit %s: %w", b.name, err)
 		}

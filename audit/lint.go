@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/judge/codecheck"
+	"github.com/clinsql/clinsql/judge/ledger"
 )
 
 // Finding is a rubric-lint finding: a leaf the gold answer cannot satisfy
@@ -20,8 +21,8 @@ type Finding struct {
 	Problem     string `json:"problem"`
 }
 
-func (f *Finding) key() judge.LeafKey {
-	return judge.LeafKey{Task: f.Task, Tree: judge.TreeResults, Leaf: f.Leaf}
+func (f *Finding) key() ledger.LeafKey {
+	return ledger.LeafKey{Task: f.Task, Tree: ledger.TreeResults, Leaf: f.Leaf}
 }
 
 // Lint checks a task's results rubric against its own gold result:
@@ -34,7 +35,7 @@ func (f *Finding) key() judge.LeafKey {
 //     column has a generic one (col_1, f0_);
 //   - a no-NULL leaf that allows no NULL in a column it names while that
 //     gold column has one.
-func Lint(t *datasets.Task, gold *judge.Table) []*Finding {
+func Lint(t *datasets.Task, gold *codecheck.Table) []*Finding {
 	if gold == nil {
 		return nil
 	}
@@ -43,28 +44,28 @@ func Lint(t *datasets.Task, gold *judge.Table) []*Finding {
 		out = append(out, &Finding{Task: t.Key.String(), Leaf: leafID, Kind: kind, Requirement: req, Problem: fmt.Sprintf(format, a...)})
 	}
 	for _, l := range t.ResultsRubric.Root.Leaves() {
-		kind := judge.KindOf(l)
+		kind := codecheck.KindOf(l)
 		if gold.TotalRows == 0 {
 			add(l.ID, string(kind), l.Requirements, "the gold result has no rows")
 			continue
 		}
 		switch kind {
-		case judge.KindBand:
+		case codecheck.KindBand:
 			bands := readBands(l.Requirements)
 			if len(bands) > 0 {
 				if _, ok := anyInBand(gold, bands, rateLeaf(l)); !ok {
 					add(l.ID, string(kind), l.Requirements, "no gold value lies in %s (gold values: %s)", bandList(bands), sampleValues(gold))
 				}
 			}
-		case judge.KindColumn:
+		case codecheck.KindColumn:
 			if p := genericGoldNames(gold, l.Requirements); p != "" {
 				add(l.ID, string(kind), l.Requirements, "%s", p)
 			}
-		case judge.KindNoNull:
+		case codecheck.KindNoNull:
 			if nullExcuse.MatchString(l.Requirements) {
 				continue
 			}
-			for _, id := range judge.Identifiers(l.Requirements) {
+			for _, id := range codecheck.Identifiers(l.Requirements) {
 				i := gold.Column(id)
 				if i < 0 {
 					continue
@@ -82,7 +83,7 @@ func Lint(t *datasets.Task, gold *judge.Table) []*Finding {
 }
 
 // sampleValues lists the first numbers of a table, for a finding.
-func sampleValues(t *judge.Table) string {
+func sampleValues(t *codecheck.Table) string {
 	var vals []string
 	for _, r := range t.Rows {
 		for i, c := range r {
@@ -107,7 +108,7 @@ func isGeneric(name string) bool {
 	if genericName.MatchString(name) {
 		return true
 	}
-	ws := judge.Tokens(name)
+	ws := codecheck.Tokens(name)
 	for _, w := range ws {
 		if !genericWords[w] && !isNumber(w) {
 			return false
@@ -120,7 +121,7 @@ func isGeneric(name string) bool {
 // generic column name: the leaf asks for a named quantity (by example or
 // description), no gold column name shares a word with it, and some gold
 // columns have generic names. "" when there is no such problem.
-func genericGoldNames(gold *judge.Table, req string) string {
+func genericGoldNames(gold *codecheck.Table, req string) string {
 	var generic []string
 	named := map[string]bool{}
 	for _, c := range gold.Columns {
@@ -137,7 +138,7 @@ func genericGoldNames(gold *judge.Table, req string) string {
 		return ""
 	}
 	var specific []string
-	for _, id := range judge.Identifiers(req) {
+	for _, id := range codecheck.Identifiers(req) {
 		if !isGeneric(id) {
 			specific = append(specific, id)
 		}
@@ -156,9 +157,9 @@ var cohortBefore = regexp.MustCompile(`(?i)(?:\bage[ds]?|\bfemales?|\bmales?|\bw
 
 // readBands reads the ranges a value leaf states, leaving out cohort age
 // ranges.
-func readBands(text string) []judge.Band {
-	var out []judge.Band
-	for _, b := range judge.ParseBands(text) {
+func readBands(text string) []codecheck.Band {
+	var out []codecheck.Band
+	for _, b := range codecheck.ParseBands(text) {
 		if i := strings.Index(text, b.Text); i > 0 && cohortBefore.MatchString(text[:i]) {
 			continue
 		}

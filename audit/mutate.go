@@ -9,7 +9,8 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/pyfmt"
-	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/judge/codecheck"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/rubric"
 )
 
@@ -99,10 +100,10 @@ type Variant struct {
 	// Param says which instance of a mutation this is (the dropped
 	// column, the changed literal).
 	Param  string
-	Answer *judge.Answer
-	Expect map[judge.LeafKey]Expect
+	Answer *codecheck.Answer
+	Expect map[ledger.LeafKey]Expect
 	// Gold is the gold table (nil when unreadable), for reasons and lint.
-	Gold *judge.Table
+	Gold *codecheck.Table
 }
 
 // Name identifies the variant: "drop:age_group", "scale100".
@@ -113,17 +114,17 @@ func (v *Variant) Name() string {
 	return v.Mutation + ":" + v.Param
 }
 
-func leafKey(t *datasets.Task, tree judge.Tree, l *rubric.Node) judge.LeafKey {
-	return judge.LeafKey{Task: t.Key.String(), Tree: tree, Leaf: l.ID}
+func leafKey(t *datasets.Task, tree ledger.Tree, l *rubric.Node) ledger.LeafKey {
+	return ledger.LeafKey{Task: t.Key.String(), Tree: tree, Leaf: l.ID}
 }
 
 // goldAnswer is the gold SQL with its recorded result, as a successful run.
-func goldAnswer(t *datasets.Task) (*judge.Answer, *judge.Table, error) {
-	tb, err := judge.ReadCSV(strings.NewReader(string(t.GoldResult)), judge.MaxTableRows)
+func goldAnswer(t *datasets.Task) (*codecheck.Answer, *codecheck.Table, error) {
+	tb, err := codecheck.ReadCSV(strings.NewReader(string(t.GoldResult)), codecheck.MaxTableRows)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: gold result %s: %w", t.Key, datasets.GoldResultFile(t.ID), err)
 	}
-	a := &judge.Answer{Key: t.Key, Dir: t.Key.String(), Question: t.Question, SQL: t.GoldSQL, Executed: true,
+	a := &codecheck.Answer{Key: t.Key, Dir: t.Key.String(), Question: t.Question, SQL: t.GoldSQL, Executed: true,
 		RowCount: tb.TotalRows, ResultFile: datasets.GoldResultFile(t.ID), Table: tb}
 	return a, tb, nil
 }
@@ -134,7 +135,7 @@ func GoldVariant(t *datasets.Task) (*Variant, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Variant{Task: t, Mutation: Gold, Answer: a, Gold: tb, Expect: map[judge.LeafKey]Expect{}}
+	v := &Variant{Task: t, Mutation: Gold, Answer: a, Gold: tb, Expect: map[ledger.LeafKey]Expect{}}
 	for _, tr := range trees(t) {
 		for _, l := range tr.root.Leaves() {
 			v.Expect[leafKey(t, tr.tree, l)] = Expect{Pass: true, Reason: "the gold answer satisfies its own rubric"}
@@ -144,12 +145,12 @@ func GoldVariant(t *datasets.Task) (*Variant, error) {
 }
 
 type treeOf struct {
-	tree judge.Tree
+	tree ledger.Tree
 	root *rubric.Node
 }
 
 func trees(t *datasets.Task) []treeOf {
-	return []treeOf{{judge.TreeSQL, t.SQLRubric.Root}, {judge.TreeResults, t.ResultsRubric.Root}}
+	return []treeOf{{ledger.TreeSQL, t.SQLRubric.Root}, {ledger.TreeResults, t.ResultsRubric.Root}}
 }
 
 // ResultVariants builds the result mutation m of a task's gold answer
@@ -159,13 +160,13 @@ func ResultVariants(t *datasets.Task, m string) ([]*Variant, error) {
 	if err != nil {
 		return nil, err
 	}
-	mk := func(param string, tb *judge.Table) *Variant {
+	mk := func(param string, tb *codecheck.Table) *Variant {
 		b := *a
 		b.Table = tb
 		if tb != nil {
 			b.RowCount = tb.TotalRows
 		}
-		return &Variant{Task: t, Mutation: m, Param: param, Answer: &b, Gold: gold, Expect: map[judge.LeafKey]Expect{}}
+		return &Variant{Task: t, Mutation: m, Param: param, Answer: &b, Gold: gold, Expect: map[ledger.LeafKey]Expect{}}
 	}
 	var out []*Variant
 	switch m {
@@ -209,7 +210,7 @@ func ResultVariants(t *datasets.Task, m string) ([]*Variant, error) {
 		expectValues(v, "every numeric column NULL")
 		out = append(out, v)
 	case Empty:
-		tb := &judge.Table{Columns: append([]string(nil), gold.Columns...)}
+		tb := &codecheck.Table{Columns: append([]string(nil), gold.Columns...)}
 		v := mk("", tb)
 		v.Answer.RowCount = 0
 		expectAllResults(v, "the query returned no rows")
@@ -231,7 +232,7 @@ const maxDropped = 12
 
 func expectAllResults(v *Variant, why string) {
 	for _, l := range v.Task.ResultsRubric.Root.Leaves() {
-		v.Expect[leafKey(v.Task, judge.TreeResults, l)] = Expect{Reason: "every results leaf fails without a result: " + why}
+		v.Expect[leafKey(v.Task, ledger.TreeResults, l)] = Expect{Reason: "every results leaf fails without a result: " + why}
 	}
 }
 
@@ -241,10 +242,10 @@ func expectAllResults(v *Variant, why string) {
 func expectValues(v *Variant, why string) {
 	tb := v.Answer.Table
 	for _, l := range v.Task.ResultsRubric.Root.Leaves() {
-		if judge.KindOf(l) != judge.KindBand {
+		if codecheck.KindOf(l) != codecheck.KindBand {
 			continue
 		}
-		bands := judge.ParseBands(l.Requirements)
+		bands := codecheck.ParseBands(l.Requirements)
 		if len(bands) == 0 {
 			continue
 		}
@@ -253,12 +254,12 @@ func expectValues(v *Variant, why string) {
 		if _, ok := anyInBand(tb, bands, rateLeaf(l)); ok {
 			continue
 		}
-		v.Expect[leafKey(v.Task, judge.TreeResults, l)] = Expect{Reason: why + ": no value, column total, row or column count of the result, " +
+		v.Expect[leafKey(v.Task, ledger.TreeResults, l)] = Expect{Reason: why + ": no value, column total, row or column count of the result, " +
 			"read as it is (or, for a rate, as a fraction or a percentage), lies in " + bandList(bands)}
 	}
 }
 
-func bandList(bands []judge.Band) string {
+func bandList(bands []codecheck.Band) string {
 	var s []string
 	for _, b := range bands {
 		s = append(s, b.String())
@@ -275,7 +276,7 @@ func bandList(bands []judge.Band) string {
 // and a value in (1, 100] as a percentage against a band of fractions
 // (x0.01): a judge may read it either way, so a failure is certain only
 // when no reading lies in a band.
-func anyInBand(tb *judge.Table, bands []judge.Band, rate bool) (float64, bool) {
+func anyInBand(tb *codecheck.Table, bands []codecheck.Band, rate bool) (float64, bool) {
 	if tb == nil {
 		return 0, false
 	}
@@ -337,7 +338,7 @@ var columnWords = map[string]bool{"column": true, "col": true, "name": true, "ex
 
 func contentWords(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range judge.Tokens(s) {
+	for _, w := range codecheck.Tokens(s) {
 		if !columnWords[w] && !isNumber(w) {
 			out[w] = true
 		}
@@ -377,10 +378,10 @@ func expectColumns(v *Variant, dropped []string) {
 		}
 	}
 	for _, l := range v.Task.ResultsRubric.Root.Leaves() {
-		if judge.KindOf(l) != judge.KindColumn {
+		if codecheck.KindOf(l) != codecheck.KindColumn {
 			continue
 		}
-		ids := judge.Identifiers(l.Requirements)
+		ids := codecheck.Identifiers(l.Requirements)
 		generic := false
 		for _, id := range ids {
 			generic = generic || genericName.MatchString(id)
@@ -399,7 +400,7 @@ func expectColumns(v *Variant, dropped []string) {
 			}
 			why = "column " + dropped[0] + ", the leaf's example, dropped; no remaining column shares a word with the leaf"
 		}
-		v.Expect[leafKey(v.Task, judge.TreeResults, l)] = Expect{Reason: why + " and no text value of the result does"}
+		v.Expect[leafKey(v.Task, ledger.TreeResults, l)] = Expect{Reason: why + " and no text value of the result does"}
 	}
 }
 
@@ -436,11 +437,11 @@ func expectNulls(v *Variant, nulled []int) {
 	}
 	all := len(nulled) == len(tb.Columns)
 	for _, l := range v.Task.ResultsRubric.Root.Leaves() {
-		if judge.KindOf(l) != judge.KindNoNull || nullExcuse.MatchString(l.Requirements) {
+		if codecheck.KindOf(l) != codecheck.KindNoNull || nullExcuse.MatchString(l.Requirements) {
 			continue
 		}
 		named, ok := 0, true
-		for _, id := range judge.Identifiers(l.Requirements) {
+		for _, id := range codecheck.Identifiers(l.Requirements) {
 			if tb.Column(id) >= 0 {
 				named++
 				ok = ok && isNulled[strings.ToLower(id)]
@@ -449,13 +450,13 @@ func expectNulls(v *Variant, nulled []int) {
 		if !all && (named == 0 || !ok) {
 			continue
 		}
-		v.Expect[leafKey(v.Task, judge.TreeResults, l)] = Expect{Reason: "every value of the columns the leaf covers is NULL"}
+		v.Expect[leafKey(v.Task, ledger.TreeResults, l)] = Expect{Reason: "every value of the columns the leaf covers is NULL"}
 	}
 }
 
 // numericColumns are the columns whose every value is a number (at least
 // one), identifiers excepted: those are names, not measurements.
-func numericColumns(tb *judge.Table) []int {
+func numericColumns(tb *codecheck.Table) []int {
 	var out []int
 	for i, c := range tb.Columns {
 		if idColumn.MatchString(c) {
@@ -480,42 +481,42 @@ func numericColumns(tb *judge.Table) []int {
 
 var idColumn = regexp.MustCompile(`(?i)(?:^|_)(?:item|subject|hadm|stay|icustay|patient|caregiver|transfer|specimen|order)?_?ids?$`)
 
-func cloneTable(t *judge.Table) *judge.Table {
-	c := &judge.Table{Columns: append([]string(nil), t.Columns...), TotalRows: t.TotalRows, Truncated: t.Truncated}
-	c.Rows = make([][]judge.Cell, len(t.Rows))
+func cloneTable(t *codecheck.Table) *codecheck.Table {
+	c := &codecheck.Table{Columns: append([]string(nil), t.Columns...), TotalRows: t.TotalRows, Truncated: t.Truncated}
+	c.Rows = make([][]codecheck.Cell, len(t.Rows))
 	for i, r := range t.Rows {
-		c.Rows[i] = append([]judge.Cell(nil), r...)
+		c.Rows[i] = append([]codecheck.Cell(nil), r...)
 	}
 	return c
 }
 
-func scale(t *judge.Table, cols []int, f float64) *judge.Table {
+func scale(t *codecheck.Table, cols []int, f float64) *codecheck.Table {
 	c := cloneTable(t)
 	for _, r := range c.Rows {
 		for _, i := range cols {
 			if r[i].IsNum {
-				r[i] = judge.ParseCell(pyfmt.Float(r[i].Num * f))
+				r[i] = codecheck.ParseCell(pyfmt.Float(r[i].Num * f))
 			}
 		}
 	}
 	return c
 }
 
-func nullColumns(t *judge.Table, cols []int) *judge.Table {
+func nullColumns(t *codecheck.Table, cols []int) *codecheck.Table {
 	c := cloneTable(t)
 	for _, r := range c.Rows {
 		for _, i := range cols {
-			r[i] = judge.Cell{Null: true}
+			r[i] = codecheck.Cell{Null: true}
 		}
 	}
 	return c
 }
 
-func dropColumn(t *judge.Table, col int) *judge.Table {
-	c := &judge.Table{TotalRows: t.TotalRows, Truncated: t.Truncated}
+func dropColumn(t *codecheck.Table, col int) *codecheck.Table {
+	c := &codecheck.Table{TotalRows: t.TotalRows, Truncated: t.Truncated}
 	c.Columns = append(append([]string(nil), t.Columns[:col]...), t.Columns[col+1:]...)
 	for _, r := range t.Rows {
-		c.Rows = append(c.Rows, append(append([]judge.Cell(nil), r[:col]...), r[col+1:]...))
+		c.Rows = append(c.Rows, append(append([]codecheck.Cell(nil), r[:col]...), r[col+1:]...))
 	}
 	return c
 }

@@ -10,7 +10,8 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
-	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/judge/codecheck"
+	"github.com/clinsql/clinsql/judge/ledger"
 )
 
 // SQL mutations change the gold SQL where the change maps to a leaf
@@ -111,7 +112,7 @@ func SQLVariant(ctx context.Context, t *datasets.Task, m string, ex executor.Exe
 	if err != nil {
 		return nil, err
 	}
-	a := &judge.Answer{Key: t.Key, Dir: t.Key.String(), Question: t.Question, SQL: sql}
+	a := &codecheck.Answer{Key: t.Key, Dir: t.Key.String(), Question: t.Question, SQL: sql}
 	qctx, cancel := context.WithTimeout(ctx, maxQueryTime)
 	res, err := ex.Query(qctx, sql)
 	cancel()
@@ -121,13 +122,13 @@ func SQLVariant(ctx context.Context, t *datasets.Task, m string, ex executor.Exe
 	case err != nil:
 		a.Error = err.Error()
 	default:
-		a.Executed, a.Table = true, judge.TableFromResult(res)
+		a.Executed, a.Table = true, codecheck.TableFromResult(res)
 		a.RowCount = a.Table.TotalRows
 	}
-	v := &Variant{Task: t, Mutation: m, Param: desc, Answer: a, Gold: gold, Expect: map[judge.LeafKey]Expect{}}
+	v := &Variant{Task: t, Mutation: m, Param: desc, Answer: a, Gold: gold, Expect: map[ledger.LeafKey]Expect{}}
 	for _, l := range t.SQLRubric.Root.Leaves() {
 		if states(l.Requirements) {
-			v.Expect[leafKey(t, judge.TreeSQL, l)] = Expect{Reason: desc + ", which the leaf states"}
+			v.Expect[leafKey(t, ledger.TreeSQL, l)] = Expect{Reason: desc + ", which the leaf states"}
 		}
 	}
 	return v, nil
