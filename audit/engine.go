@@ -59,10 +59,10 @@ func (j *EngineJudge) Name() string {
 }
 
 type batch struct {
-	name   string
-	idx    []int // into the variants
-	led    *ledger.Ledger
-	items  []judge.Item
+	name  string
+	idx   []int // into the variants
+	led   *ledger.Ledger
+	items []judge.Item
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
