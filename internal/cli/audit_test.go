@@ -81,6 +81,7 @@ func TestAuditLLM20(t *testing.T) {
 	if !strings.Contains(stdout, "cost: estimated $") || !strings.Contains(stdout, "budget $100000") {
 		t.Errorf("no cost and budget in the summary:\n%s", stdout)
 	}
+	t.Logf("%s", stdout)
 	r, err := audit.ReadJSON(filepath.Join(out, audit.JSONFile))
 	if err != nil {
 		t.Fatal(err)
