@@ -19,9 +19,13 @@
 //     must fail when the columns it covers are NULL.
 //   - empty, failed: the query returned no rows or failed; every results
 //     leaf must fail.
-//   - sql-gender, sql-age: the gold SQL's gender literal flipped or its
-//     anchor_age bounds shifted by 7 years, run on an engine; the SQL
-//     leaves stating that gender or those bounds must fail.
+//   - sql-gender, sql-age, sql-icd, sql-join: the gold SQL's gender
+//     literal flipped, its anchor_age bounds shifted by 7 years, an ICD
+//     prefix of its LIKE patterns dropped (made to match no code), or a
+//     join key that joins only once changed to another identifier, run on
+//     an engine; the SQL leaves stating that gender, those ages, that
+//     prefix (quoted, or followed by %) or speaking of a join on that key
+//     must fail.
 //
 // A leaf whose verdict cannot be derived with certainty is not testable
 // and is not counted. [Run] judges every answer with a [Judge] (the code

@@ -28,12 +28,14 @@ const (
 	// SQL mutations: the gold SQL changed, run on the embedded engine.
 	SQLGender = "sql-gender" // the gender literal flipped ('F' <-> 'M')
 	SQLAge    = "sql-age"    // an anchor_age bound shifted by 7 years
+	SQLICD    = "sql-icd"    // an ICD prefix dropped
+	SQLJoin   = "sql-join"   // a join key changed
 )
 
 // ResultMutations change the gold result; SQLMutations the gold SQL.
 var (
 	ResultMutations = []string{Scale100, Scale001, Rename, Drop, Null, Empty, Failed}
-	SQLMutations    = []string{SQLGender, SQLAge}
+	SQLMutations    = []string{SQLGender, SQLAge, SQLICD, SQLJoin}
 )
 
 // ParseMutations reads a comma-separated list ("all", "results", "sql" or
@@ -82,7 +84,14 @@ func known(m string) bool {
 	return false
 }
 
-func isSQLMutation(m string) bool { return m == SQLGender || m == SQLAge }
+func isSQLMutation(m string) bool {
+	for _, s := range SQLMutations {
+		if s == m {
+			return true
+		}
+	}
+	return false
+}
 
 // Expect is a verdict known by construction, with the reason it is known.
 type Expect struct {

@@ -29,8 +29,16 @@ var (
 		"F": regexp.MustCompile(`(?i)\b(?:female|females|women|woman)\b|'F'`),
 		"M": regexp.MustCompile(`(?i)\b(?:male|males|men|man)\b|'M'`),
 	}
-	ageWord = regexp.MustCompile(`(?i)\bage[ds]?\b|\banchor_age\b|\byears? old\b`)
+	ageWord  = regexp.MustCompile(`(?i)\bage[ds]?\b|\banchor_age\b|\byears? old\b`)
+	icdLike  = regexp.MustCompile(`(?i)(\bicd_code\s+like\s+')([A-Z0-9]{2,7})(%')`)
+	joinOn   = regexp.MustCompile(`(?i)(\bON\s+[a-z_][a-z0-9_]*\.)(subject_id|hadm_id|stay_id)(\s*=\s*[a-z_][a-z0-9_]*\.)(subject_id|hadm_id|stay_id)\b`)
+	keyEq    = regexp.MustCompile(`(?i)\.(subject_id|hadm_id|stay_id)\s*=\s*[a-z_][a-z0-9_]*\.(subject_id|hadm_id|stay_id)\b`)
+	joinWord = regexp.MustCompile(`(?i)\bjoin(?:s|ed|ing)?\b`)
 )
+
+// otherKey is the wrong key a changed join uses: another identifier of
+// the same tables, so the query still runs.
+var otherKey = map[string]string{"subject_id": "hadm_id", "hadm_id": "subject_id", "stay_id": "hadm_id"}
 
 // ageShift moves an age bound: 7 years, so a window of 10 years keeps no
 // bound in common with the gold one.
@@ -87,6 +95,76 @@ func mutateSQL(sql, m string) (string, string, func(text string) bool) {
 				}
 			}
 			return false
+		}
+	case SQLICD:
+		return mutateICD(sql)
+	case SQLJoin:
+		return mutateJoin(sql)
+	}
+	return "", "", nil
+}
+
+// mutateICD drops an ICD prefix: every "icd_code LIKE 'P%'" of the first
+// prefix P used only that way becomes a pattern no code matches. A leaf
+// must fail that names P as a code prefix: quoted, followed by %, or, for
+// a prefix with a letter, beside the words ICD or code.
+func mutateICD(sql string) (string, string, func(string) bool) {
+	for _, m := range icdLike.FindAllStringSubmatch(sql, -1) {
+		p := m[2]
+		if strings.Count(strings.ToUpper(sql), strings.ToUpper(p)) != countLike(sql, p) {
+			continue // used elsewhere too (NOT LIKE, IN lists): not one property
+		}
+		out := icdLike.ReplaceAllStringFunc(sql, func(s string) string {
+			g := icdLike.FindStringSubmatch(s)
+			if !strings.EqualFold(g[2], p) {
+				return s
+			}
+			return g[1] + "~" + g[2] + g[3]
+		})
+		q := regexp.QuoteMeta(p)
+		named := regexp.MustCompile("(?i)['\"\x60]" + q + `|(?:^|[^A-Za-z0-9])` + q + `%`)
+		bare := regexp.MustCompile(`(?i)(?:^|[^A-Za-z0-9])` + q + `(?:[^A-Za-z0-9]|$)`)
+		letter := strings.IndexFunc(p, func(r rune) bool { return r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' }) >= 0
+		icdWord := regexp.MustCompile(`(?i)\bicd\b|\bcodes?\b`)
+		return out, "ICD prefix " + p + " dropped", func(text string) bool {
+			return named.MatchString(text) || letter && bare.MatchString(text) && icdWord.MatchString(text)
+		}
+	}
+	return "", "", nil
+}
+
+func countLike(sql, p string) int {
+	n := 0
+	for _, m := range icdLike.FindAllStringSubmatch(sql, -1) {
+		if strings.EqualFold(m[2], p) {
+			n++
+		}
+	}
+	return n
+}
+
+// mutateJoin changes the key of a join: the first "ON a.K = b.K" whose key
+// K joins nothing else becomes "ON a.K = b.W", W another identifier. A
+// leaf must fail that speaks of joining and names K.
+func mutateJoin(sql string) (string, string, func(string) bool) {
+	// Every equality of two columns of one key, in ON or WHERE: the key
+	// must join once only, so a leaf naming it is about this join.
+	count := map[string]int{}
+	for _, m := range keyEq.FindAllStringSubmatch(sql, -1) {
+		if strings.EqualFold(m[1], m[2]) {
+			count[strings.ToLower(m[1])]++
+		}
+	}
+	for _, m := range joinOn.FindAllStringSubmatch(sql, -1) {
+		k := strings.ToLower(m[2])
+		if !strings.EqualFold(m[2], m[4]) || count[k] != 1 || regexp.MustCompile(`(?i)\busing\s*\([^)]*\b`+k+`\b`).MatchString(sql) {
+			continue
+		}
+		w := otherKey[k]
+		out := strings.Replace(sql, m[0], m[1]+m[2]+m[3]+w, 1)
+		key := regexp.MustCompile(`(?i)\b` + k + `\b`)
+		return out, "join on " + k + " changed to " + k + " = " + w, func(text string) bool {
+			return joinWord.MatchString(text) && key.MatchString(text)
 		}
 	}
 	return "", "", nil

@@ -27,10 +27,12 @@ one known way, where the leaves testing that property must fail:
   drop                 one column dropped (one answer per column)
   null                 every numeric column NULL
   empty, failed        the query returned no rows, or failed
-  sql-gender, sql-age  the gold SQL's gender literal flipped or its
-                       anchor_age bounds shifted by 7 years, run on the
-                       embedded engine (--db); the SQL leaves stating them
-                       must fail
+  sql-gender, sql-age, sql-icd, sql-join
+                       the gold SQL's gender literal flipped, its
+                       anchor_age bounds shifted by 7 years, an ICD
+                       prefix dropped, or a join key changed, run on the
+                       embedded engine (--db); the SQL leaves stating
+                       them must fail
 
 --mutations takes a comma-separated list of these, "results", "sql" or
 "all" (the default: all; SQL mutations need --db). A leaf whose verdict

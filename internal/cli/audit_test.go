@@ -135,8 +135,10 @@ func TestAuditSQLMutations(t *testing.T) {
 		t.Fatal(err)
 	}
 	tot := r.Totals()
+	// The generated tasks' SQL has no ICD pattern: sql-icd builds nothing.
+	applies := map[string]bool{audit.SQLGender: true, audit.SQLAge: true, audit.SQLJoin: true}
 	for _, m := range audit.SQLMutations {
-		if tot[m].Answers == 0 || tot[m].Testable == 0 || tot[m].Decided != 0 || tot[m].Undecided != tot[m].Testable {
+		if (tot[m].Answers == 0 || tot[m].Testable == 0) == applies[m] || tot[m].Decided != 0 || tot[m].Undecided != tot[m].Testable {
 			t.Errorf("%s: %+v", m, tot[m])
 		}
 		if want := fmt.Sprintf("%s: %d tasks' gold SQL changed, %d of them ran on the engine", m, tot[m].Answers, tot[m].Answers); !strings.Contains(stdout, want) {
