@@ -11,7 +11,6 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/judge"
-	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -112,17 +111,10 @@ func runAudit(ctx context.Context, env *Env, args []string) error {
 		if *budget >= 0 {
 			cfg.BudgetUSD = *budget
 		}
-		if *prices != "" {
-			// A path given on the command line is the caller's, not
-			// relative to the config's folder.
-			if cfg.Prices, err = filepath.Abs(*prices); err != nil {
-				return err
-			}
-		}
 		if *cacheDir != "" {
 			cfg.Cache = *cacheDir
 		}
-		j, meter, client, err := openLLMJudge(env, cfg, *out)
+		j, meter, client, err := openLLMJudge(env, cfg, *out, *prices, nil)
 		if err != nil {
 			return err
 		}
@@ -204,47 +196,4 @@ func printAuditSummary(w io.Writer, r *audit.Report, out string) {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	fmt.Fprintf(w, "written to %s\n", out)
-}
-
-// openLLMJudge opens the LLM judge a judge config describes, with the
-// spending record of out (budget over every run into it) and the llm
-// cache (cfg.Cache, default <out>/llm-cache, "off" for none).
-func openLLMJudge(env *Env, cfg *judge.Config, out string) (*judge.LLMJudge, *llm.Meter, *llm.Client, error) {
-	var table llm.Prices
-	var err error
-	if p := cfg.PricesPath(); p != "" {
-		if table, err = llm.LoadPrices(p); err != nil {
-			return nil, nil, nil, err
-		}
-	} else if cfg.BudgetUSD > 0 {
-		return nil, nil, nil, usagef("a budget needs a price table (--prices or prices: in the config)")
-	}
-	meter, err := openMeter(env.Stderr, out, table, cfg.BudgetUSD)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	lo := llm.Options{Meter: meter, Getenv: env.Getenv}
-	dir := cfg.Cache
-	if dir == "" {
-		dir = filepath.Join(out, runfolder.LLMCacheDir)
-	}
-	if dir != "off" {
-		if lo.Cache, err = llm.OpenCache(dir); err != nil {
-			meter.Close()
-			return nil, nil, nil, err
-		}
-	}
-	client, err := llm.New(cfg.Endpoint, lo)
-	if err != nil {
-		meter.Close()
-		return nil, nil, nil, err
-	}
-	j, err := judge.NewLLMJudge(client, judge.LLMOptions{Samples: cfg.Samples, Prompt: cfg.Prompt.Options(), Prices: table,
-		MaxConsecutiveFailures: cfg.MaxConsecutiveFailures})
-	if err != nil {
-		client.Close()
-		meter.Close()
-		return nil, nil, nil, usageError{err.Error()}
-	}
-	return j, meter, client, nil
 }

@@ -221,51 +221,22 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 			cfg.ReferenceGuided = true
 		}
 		opts.ReferenceGuided = cfg.ReferenceGuided
-		pricesFile := cfg.PricesPath()
-		if *prices != "" {
-			pricesFile = *prices
-		}
 		if *budget >= 0 {
 			cfg.BudgetUSD = *budget
 		}
-		var table llm.Prices
-		if pricesFile != "" {
-			if table, err = llm.LoadPrices(pricesFile); err != nil {
-				return err
-			}
-		} else if cfg.BudgetUSD > 0 {
-			return usagef("a budget needs a price table (--prices or prices: in the config)")
+		if *cacheDir != "" {
+			cfg.Cache = *cacheDir
 		}
-		if meter, err = openMeter(env.Stderr, *out, table, cfg.BudgetUSD); err != nil {
+		var logger *slog.Logger
+		if *verbose {
+			logger = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		}
+		var client *llm.Client
+		if llmJudge, meter, client, err = openLLMJudge(env, cfg, *out, *prices, logger); err != nil {
 			return err
 		}
 		defer meter.Close()
-		lo := llm.Options{Meter: meter}
-		dir := cfg.Cache
-		if *cacheDir != "" {
-			dir = *cacheDir
-		}
-		if dir == "" {
-			dir = filepath.Join(*out, runfolder.LLMCacheDir)
-		}
-		if dir != "off" {
-			if lo.Cache, err = llm.OpenCache(dir); err != nil {
-				return err
-			}
-		}
-		if *verbose {
-			lo.Logger = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-		}
-		lo.Getenv = env.Getenv
-		client, err := llm.New(cfg.Endpoint, lo)
-		if err != nil {
-			return err
-		}
 		defer client.Close()
-		if llmJudge, err = judge.NewLLMJudge(client, judge.LLMOptions{Samples: cfg.Samples, Prompt: cfg.Prompt.Options(), Prices: table,
-			MaxConsecutiveFailures: cfg.MaxConsecutiveFailures}); err != nil {
-			return usageError{err.Error()}
-		}
 		opts.Backend = llmJudge
 		maxTokens = client.Endpoint().Sampling.MaxTokens
 	}

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"log/slog"
+	"path/filepath"
+
+	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/runfolder"
+)
+
+// openLLMJudge opens the LLM judge a judge config describes, with the
+// spending record of out (budget over every run into it) and the llm
+// cache (cfg.Cache, default <out>/llm-cache, "off" for none). pricesFile,
+// when not "", is a price table given on the command line, over the
+// config's; logger, when not nil, logs retries and calls.
+func openLLMJudge(env *Env, cfg *judge.Config, out, pricesFile string, logger *slog.Logger) (*judge.LLMJudge, *llm.Meter, *llm.Client, error) {
+	var table llm.Prices
+	var err error
+	if pricesFile == "" {
+		pricesFile = cfg.PricesPath()
+	}
+	if p := pricesFile; p != "" {
+		if table, err = llm.LoadPrices(p); err != nil {
+			return nil, nil, nil, err
+		}
+	} else if cfg.BudgetUSD > 0 {
+		return nil, nil, nil, usagef("a budget needs a price table (--prices or prices: in the config)")
+	}
+	meter, err := openMeter(env.Stderr, out, table, cfg.BudgetUSD)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	lo := llm.Options{Meter: meter, Getenv: env.Getenv, Logger: logger}
+	dir := cfg.Cache
+	if dir == "" {
+		dir = filepath.Join(out, runfolder.LLMCacheDir)
+	}
+	if dir != "off" {
+		if lo.Cache, err = llm.OpenCache(dir); err != nil {
+			meter.Close()
+			return nil, nil, nil, err
+		}
+	}
+	client, err := llm.New(cfg.Endpoint, lo)
+	if err != nil {
+		meter.Close()
+		return nil, nil, nil, err
+	}
+	j, err := judge.NewLLMJudge(client, judge.LLMOptions{Samples: cfg.Samples, Prompt: cfg.Prompt.Options(), Prices: table,
+		MaxConsecutiveFailures: cfg.MaxConsecutiveFailures})
+	if err != nil {
+		client.Close()
+		meter.Close()
+		return nil, nil, nil, usageError{err.Error()}
+	}
+	return j, meter, client, nil
+}
