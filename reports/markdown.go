@@ -155,6 +155,11 @@ func (r *Report) hasReliability() bool {
 	return false
 }
 
+// ShowsRS reports whether RS(c) is shown beside the scores (some model
+// abstained on some task): the Markdown, the HTML and the command's summary
+// show the columns under the same rule.
+func (r *Report) ShowsRS() bool { return r.hasReliability() }
+
 // rsText formats RS(c), already x100, or "–" without run outputs.
 func rsText(s *reliability.Scores, c int) string {
 	if s == nil {

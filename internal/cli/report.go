@@ -176,11 +176,17 @@ func printReportBrief(env *Env, r *reports.Report) {
 		for _, m := range r.Modes() {
 			fmt.Fprintf(tw, "%s n\tSQL\tExec\t", m)
 		}
-		fmt.Fprintln(tw, "RS(0)\tRS(10)\tinvalid leaves\t")
+		// RS(c) only where some model abstained, as in the HTML and the
+		// Markdown: without an abstention it restates the execution score.
+		rs := r.ShowsRS()
+		if rs {
+			fmt.Fprint(tw, "RS(0)\tRS(10)\t")
+		}
+		fmt.Fprintln(tw, "invalid leaves\t")
 		for i, name := range r.Ranking(split).Models {
 			fmt.Fprintf(tw, "%d\t%s\t", i+1, name)
 			inv := 0
-			rs := [2]string{"–", "–"}
+			rsCells := [2]string{"–", "–"}
 			for i, m := range r.Modes() {
 				c := r.Board(m, name).Cell(split, reports.All, reports.All)
 				if c == nil {
@@ -190,10 +196,13 @@ func printReportBrief(env *Env, r *reports.Report) {
 				fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t", c.N, 100*scoring.Round6(c.SQL.Mean), 100*scoring.Round6(c.Exec.Mean))
 				inv = c.InvalidLeaves
 				if i == 0 && c.RS != nil {
-					rs = [2]string{fmt.Sprintf("%.2f", c.RS.RS0), fmt.Sprintf("%.2f", c.RS.RS10)}
+					rsCells = [2]string{fmt.Sprintf("%.2f", c.RS.RS0), fmt.Sprintf("%.2f", c.RS.RS10)}
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t\n", rs[0], rs[1], inv)
+			if rs {
+				fmt.Fprintf(tw, "%s\t%s\t", rsCells[0], rsCells[1])
+			}
+			fmt.Fprintf(tw, "%d\t\n", inv)
 		}
 		tw.Flush()
 	}
