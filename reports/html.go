@@ -47,7 +47,10 @@ type htmlPage struct {
 	Title string
 	Setup string
 	// HasRS shows the reliability columns (some model abstained somewhere).
-	HasRS    bool
+	HasRS bool
+	// Caveats say what makes the scores not comparable with others (a
+	// subset of the tasks, runs on a sample database).
+	Caveats  []string
 	Splits   []htmlSplit
 	Taxonomy htmlTaxonomy
 	Refine   htmlRefine
@@ -254,7 +257,7 @@ type hNodeScore struct {
 
 // WriteHTML writes the self-contained HTML report.
 func (r *Report) WriteHTML(w io.Writer) error {
-	p := htmlPage{Title: "ClinSQL report", Setup: r.setup(), HasRS: r.hasReliability()}
+	p := htmlPage{Title: "ClinSQL report", Setup: r.setup(), HasRS: r.hasReliability(), Caveats: r.caveats()}
 	index := map[string]int{}
 	for i, m := range r.Models {
 		index[m.Name] = i

@@ -352,7 +352,10 @@ func runModelName(s *source) string {
 // scoreModels rescores every source in both modes and gathers its leaf
 // decisions. Models keep the order of the sources; duplicate names get a
 // suffix so that tables and links stay unambiguous.
-func scoreModels(ctx context.Context, srcs []*source, tasks []*datasets.Task, workers int) ([]*Model, error) {
+//
+// With subset, the tasks are part of the inputs' on purpose: decisions and
+// outputs about other tasks are left out, not reported as strays.
+func scoreModels(ctx context.Context, srcs []*source, tasks []*datasets.Task, workers int, subset bool) ([]*Model, error) {
 	byKey := make(map[datasets.Key]*datasets.Task, len(tasks))
 	for _, t := range tasks {
 		byKey[t.Key] = t
@@ -366,7 +369,7 @@ func scoreModels(ctx context.Context, srcs []*source, tasks []*datasets.Task, wo
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			m, err := scoreModel(s, tasks, byKey)
+			m, err := scoreModel(s, tasks, byKey, subset)
 			if err != nil {
 				errs[i] = err
 				return nil
@@ -405,7 +408,7 @@ func scoreModels(ctx context.Context, srcs []*source, tasks []*datasets.Task, wo
 	return models, nil
 }
 
-func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datasets.Task) (*Model, error) {
+func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datasets.Task, subset bool) (*Model, error) {
 	first := s.gradings[0]
 	var files []string
 	for _, g := range s.gradings {
@@ -420,6 +423,9 @@ func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datas
 		m.Warnings = append(m.Warnings, fmt.Errorf("%s: summary has no experiment_model; named %q", first.File, m.Name))
 	}
 	for _, g := range s.gradings {
+		if subset {
+			g = g.Only(tasks)
+		}
 		ref, err := scoring.Rescore(g, tasks, rubric.Reference)
 		if err != nil {
 			return nil, err
@@ -458,7 +464,7 @@ func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datas
 		}
 	}
 	if s.ledger != nil {
-		m.Warnings = append(m.Warnings, ledgerDecisions(m, s, byKey)...)
+		m.Warnings = append(m.Warnings, ledgerDecisions(m, s, byKey, subset)...)
 	}
 	if j := s.judge; j != nil && j.Skipping && j.LeavesSkipped > 0 {
 		other := rubric.Reference
@@ -471,6 +477,9 @@ func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datas
 	m.ref, m.strict = index(m.Ref), index(m.Strict)
 	for _, o := range s.outputs {
 		if byKey[o.Key] == nil {
+			if subset {
+				continue
+			}
 			m.Warnings = append(m.Warnings, fmt.Errorf("%s: output for %s, which is not among the tasks", s.run, o.Key))
 			continue
 		}
@@ -483,7 +492,7 @@ func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datas
 // the judge's ledger records, which say who decided each leaf and at what
 // cost. The grading files still give the scores: clinsql judge writes them
 // so that rescoring gives the judge's own scores.
-func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task) []error {
+func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task, subset bool) []error {
 	var warns []error
 	bad := 0
 	for lk, r := range s.ledger {
@@ -511,7 +520,7 @@ func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task)
 		}
 		m.Decisions[k][LeafKey{Tree(lk.Tree), lk.Leaf}] = d
 	}
-	if bad > 0 {
+	if bad > 0 && !subset {
 		warns = append(warns, fmt.Errorf("%s: %d ledger records name tasks that are not among the tasks", filepath.Join(s.run, runfolder.JudgeDir, LedgerFile), bad))
 	}
 	return warns

@@ -78,6 +78,31 @@ func (r *Report) setup() string {
 		modeName(r.Mode), modeName(r.Other()), r.Bootstrap.Resamples, r.Bootstrap.Seed, metricName(r.RankBy), modeName(r.Mode), madeBy())
 }
 
+// writeCaveats writes what makes the report's scores not comparable with
+// others (a subset of the tasks), each as a quoted line.
+func (r *Report) writeCaveats(w io.Writer) {
+	for _, c := range r.caveats() {
+		fmt.Fprintf(w, "> **Caveat:** %s\n\n", c)
+	}
+}
+
+// caveats lists what makes the report's scores not comparable with others.
+func (r *Report) caveats() []string {
+	var out []string
+	if s := r.subsetNote(); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// subsetNote flags a report over part of the tasks, "" for a whole task set.
+func (r *Report) subsetNote() string {
+	if r.Subset == "" {
+		return ""
+	}
+	return fmt.Sprintf("Subset: %d tasks (%s); every score is over these tasks only, not comparable with scores over whole splits.", len(r.Tasks), r.Subset)
+}
+
 func ci(i Interval) string {
 	if i.Lo != i.Lo { // NaN
 		return ""
@@ -177,6 +202,7 @@ func rsText(s *reliability.Scores, c int) string {
 func (r *Report) WriteLeaderboardMarkdown(w io.Writer) {
 	fmt.Fprintln(w, "# ClinSQL leaderboard")
 	fmt.Fprintln(w)
+	r.writeCaveats(w)
 	fmt.Fprintln(w, r.setup())
 	fmt.Fprintln(w)
 	for _, split := range r.Splits {
@@ -301,6 +327,7 @@ func (r *Report) scenarioTables(w io.Writer, split string) {
 func (r *Report) WriteScenariosMarkdown(w io.Writer) {
 	fmt.Fprintln(w, "# ClinSQL scores per scenario and difficulty")
 	fmt.Fprintln(w)
+	r.writeCaveats(w)
 	fmt.Fprintln(w, r.setup())
 	fmt.Fprintln(w)
 	for _, split := range r.Splits {

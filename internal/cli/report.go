@@ -18,6 +18,7 @@ const reportUsage = `usage: clinsql report --tasks DIR --out DIR (--run DIR | --
        clinsql report --out DIR --ehrsql DIR...
                       [--mode strict|reference] [--seed N] [--resamples N] [--rank-by exec|sql|rs0|rs10]
                       [--compare A,B]... [--abstain-marker null] [--correct-at 1]
+                      [--task KEY]... [--domain D] [--difficulty D] [--limit N]
 
 Writes the tables and pictures of a paper for any number of models into --out:
 leaderboard.md/.csv (SQL and execution score per split x difficulty with 95%
@@ -32,6 +33,12 @@ summary). --run is a run folder in the reference inference layout; its
 judge/ folder (written by clinsql judge) holds the decisions. A run without
 judge/ decisions lends its outputs (SQL, results, refinement attempts) to the
 --grading of the same model. Both flags repeat.
+
+--tasks may name part of the tasks (a domain, difficulty or task folder, a
+manifest line FILE.jsonl:N), and --task, --domain, --difficulty and --limit
+keep only some: the report is then over those tasks only, from the inputs'
+decisions about them, and says "Subset: ..." in every file (report.json
+"subset", a leaderboard.csv column, the Markdown and HTML headers).
 
 Judge outputs that are partial (a run judged with --allow-partial) or
 interrupted (leaves left undecided) are refused; --include-incomplete reports
@@ -74,6 +81,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	marker := fs.String("abstain-marker", "null", "final SQL that means the model abstained, for RS(c)")
 	threshold := fs.Float64("correct-at", 1, "execution `score` at which a task counts as correct for RS(c)")
 	includeIncomplete := fs.Bool("include-incomplete", false, "report partial or interrupted judge outputs, flagged in every table (refused otherwise)")
+	sel := addTaskFilter(fs, true)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -112,6 +120,10 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if tasks, err = sel.apply(tasks); err != nil {
+		return err
+	}
+	subset := subsetNote(env, sel, *tasksDir, len(tasks))
 	// Two stages (reading and computing, then writing); on a terminal the
 	// line's clock shows the report is working.
 	bar := newBar(env, "report: stages", 2, false)
@@ -119,7 +131,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	r, err := reports.Build(ctx, reports.Options{Tasks: tasks, Gradings: gradings, Runs: runs, Mode: mode,
 		Bootstrap: reports.Bootstrap{Seed: *seed, Resamples: *resamples}, RankBy: metric, Compare: pairs, PreviewRows: *previewRows,
 		Reliability:       reports.Reliability{Abstention: reliability.Abstention{Marker: *marker}, Threshold: *threshold},
-		IncludeIncomplete: *includeIncomplete})
+		IncludeIncomplete: *includeIncomplete, Subset: subset})
 	if err != nil {
 		return err
 	}
