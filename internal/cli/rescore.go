@@ -129,8 +129,8 @@ type rescoreSummary struct {
 	// tasks (--task, --domain, a domain folder, ...); the scores are then
 	// the subset's, not the split's.
 	Subset string `json:"subset,omitempty"`
-	Model    string          `json:"model"`
-	Split    string          `json:"split"`
+	Model  string `json:"model"`
+	Split  string `json:"split"`
 	// The split's averages, as judge_summary.json gives them per split.
 	judge.SplitScores
 	Files []string `json:"files"`
