@@ -69,6 +69,12 @@ func printBuildReport(w io.Writer, rep *mimic.Report) {
 	}
 	fmt.Fprintf(w, "\nbuilt %s: %d tables (%d loaded or derived), %d rows in %v\n",
 		rep.Out, len(rep.Tables), loaded, rows, rep.Duration.Round(time.Millisecond))
+	f := rep.Facts
+	kind := "the whole of MIMIC-IV or most of it"
+	if mimic.IsSample(f.Patients) {
+		kind = "a sample of MIMIC-IV: scores on it are not comparable with BigQuery runs"
+	}
+	fmt.Fprintf(w, "recorded in %s: source %s, %d patients (%s), source files sha256 %s\n", mimic.FactsTable, f.Source, f.Patients, kind, f.SourceSHA256)
 	if missing := rep.Missing(); len(missing) > 0 {
 		fmt.Fprintf(w, "empty tables (no file): %d\n", len(missing))
 		for _, m := range missing {

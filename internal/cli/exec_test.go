@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"fmt"
+	"github.com/clinsql/clinsql/runfolder"
 	"os"
 	"path/filepath"
 	"strings"
@@ -288,6 +289,15 @@ func TestExecReplayRun(t *testing.T) {
 	code, stdout, stderr := runCLI(t, dir, "exec", "--db", db, "--tasks", dir, "--run", rec, "--out", out, "--name", "again")
 	if code != 0 || !strings.Contains(stdout, "again on duckdb: 4 tasks run, 0 already done; ok 4") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// The manifest says what data the answers ran on: the 3-patient
+	// fixture database, a sample, as db build recorded it.
+	m, err := runfolder.ReadManifest(out)
+	if err != nil || m == nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	if e := m.Engine; e.Name != "duckdb" || e.Patients != 3 || !e.Sample || e.Source != "mimic-iv" || len(e.SourceSHA256) != 64 {
+		t.Errorf("manifest engine %+v, want duckdb with the database's facts (3 patients, a sample)", e)
 	}
 	code, stdout, stderr = runCLI(t, dir, "judge", "--tasks", dir, "--run", out, "--judge", "replay:"+grading, "--replay-other-model")
 	if code != 0 || !strings.Contains(stdout, "validation: 3 tasks") {
