@@ -104,6 +104,10 @@ type Model struct {
 	// Completeness is "complete", or "partial" or "interrupted" when the
 	// judge output says so (see judge.Summary.Completeness).
 	Completeness string
+	// Manifest is the run folder's manifest, nil without one (released
+	// runs); Database what the report says about the data it ran on.
+	Manifest *runfolder.Manifest
+	Database *DatabaseNote
 
 	// fromJudge: the decisions come from clinsql judge (a run's judge/).
 	fromJudge bool
@@ -136,6 +140,7 @@ type source struct {
 	origin   string // SourceRecorded or SourceJudge
 	run      string
 	outputs  []*runfolder.Output
+	manifest *runfolder.Manifest
 	bench    *runfolder.BenchmarkSummary
 	judge    *JudgeSummary
 	// ledger holds the last ledger record of every leaf, nil without one.
@@ -221,7 +226,7 @@ func loadSources(ctx context.Context, gradings, runs []string, workers int) ([]*
 			errs = append(errs, fmt.Errorf("--run %s: model %q already has run %s", r.run, name, cands[0].run))
 		default:
 			c := cands[0]
-			c.run, c.outputs, c.bench, c.warns = r.run, r.outputs, r.bench, append(c.warns, r.warns...)
+			c.run, c.outputs, c.manifest, c.bench, c.warns = r.run, r.outputs, r.manifest, r.bench, append(c.warns, r.warns...)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -251,6 +256,9 @@ func loadRun(dir string) (*source, error) {
 		s.warns = append(s.warns, err)
 	}
 	s.outputs = outs
+	if s.manifest, err = runfolder.ReadManifest(dir); err != nil {
+		return nil, err
+	}
 	if bs, err := runfolder.ReadBenchmarkSummary(dir); err != nil {
 		s.warns = append(s.warns, fmt.Errorf("%v (refinement cross-check skipped)", err))
 	} else {
@@ -418,6 +426,7 @@ func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datas
 		Outputs: map[datasets.Key]*runfolder.Output{}, Decisions: map[datasets.Key]map[LeafKey]*Decision{},
 		Warnings: s.warns}
 	m.Completeness = completeness(s)
+	m.Manifest = s.manifest
 	if m.Name == "" {
 		m.Name = filepath.Base(filepath.Dir(first.File))
 		m.Warnings = append(m.Warnings, fmt.Errorf("%s: summary has no experiment_model; named %q", first.File, m.Name))

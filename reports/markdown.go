@@ -79,12 +79,17 @@ func (r *Report) setup() string {
 }
 
 // writeCaveats writes what makes the report's scores not comparable with
-// others (a subset of the tasks), each as a quoted line.
+// others (a subset of the tasks, runs on a sample database), each as a
+// quoted line.
 func (r *Report) writeCaveats(w io.Writer) {
 	for _, c := range r.caveats() {
 		fmt.Fprintf(w, "> **Caveat:** %s\n\n", c)
 	}
 }
+
+// Caveats lists what makes the report's scores not comparable with others:
+// a subset of the tasks, runs on a sample database (one sentence each).
+func (r *Report) Caveats() []string { return r.caveats() }
 
 // caveats lists what makes the report's scores not comparable with others.
 func (r *Report) caveats() []string {
@@ -92,7 +97,7 @@ func (r *Report) caveats() []string {
 	if s := r.subsetNote(); s != "" {
 		out = append(out, s)
 	}
-	return out
+	return append(out, r.databaseCaveats()...)
 }
 
 // subsetNote flags a report over part of the tasks, "" for a whole task set.
@@ -145,7 +150,7 @@ func (r *Report) table4(w io.Writer, split string, mode rubric.Mode) {
 		if all == nil {
 			continue
 		}
-		row := []string{fmt.Sprint(i + 1), name, fmt.Sprintf("%d (%s)", all.N, nByDifficulty(b, split))}
+		row := []string{fmt.Sprint(i + 1), r.withBadge(name), fmt.Sprintf("%d (%s)", all.N, nByDifficulty(b, split))}
 		for _, f := range []func(*Cell) Interval{func(c *Cell) Interval { return c.SQL }, func(c *Cell) Interval { return c.Exec }} {
 			for _, d := range append(append([]string{}, datasets.Difficulties...), All) {
 				if c := b.Cell(split, All, d); c != nil {

@@ -131,6 +131,9 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	if err := flagIncomplete(models, opt.IncludeIncomplete); err != nil {
 		return nil, err
 	}
+	for _, m := range models {
+		m.Database = m.databaseNote() // after the names are final
+	}
 	r := &Report{Mode: mode, Bootstrap: opt.Bootstrap, RankBy: rankBy, Reliability: rel, PreviewRows: opt.PreviewRows,
 		Tasks: map[datasets.Key]*datasets.Task{}, Models: models, Boards: map[rubric.Mode][]*Board{}, Subset: opt.Subset}
 	if r.PreviewRows <= 0 {

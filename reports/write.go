@@ -213,6 +213,9 @@ type jsonModel struct {
 	Name     string   `json:"name"`
 	Gradings []string `json:"gradings"`
 	Run      string   `json:"run,omitempty"`
+	// Database says what data the run ran on when it was not the whole
+	// of MIMIC-IV on BigQuery (absent then).
+	Database *DatabaseNote `json:"database,omitempty"`
 }
 
 // jsonComparison is a paired difference between two models in report.json.
@@ -239,7 +242,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	j.Splits = r.Splits
 	j.Subset = r.Subset
 	for _, m := range r.Models {
-		j.Models = append(j.Models, jsonModel{m.Name, m.Gradings, m.Run})
+		j.Models = append(j.Models, jsonModel{m.Name, m.Gradings, m.Run, m.Database})
 	}
 	j.Rankings = r.Rankings
 	for _, mode := range r.Modes() {

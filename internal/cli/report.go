@@ -196,6 +196,9 @@ func printReportBrief(env *Env, r *reports.Report) {
 		}
 		fmt.Fprintln(tw, "invalid leaves\t")
 		for i, name := range r.Ranking(split).Models {
+			if m := r.Model(name); m != nil && m.Database != nil {
+				name += " (" + m.Database.Badge + ")"
+			}
 			fmt.Fprintf(tw, "%d\t%s\t", i+1, name)
 			inv := 0
 			rsCells := [2]string{"–", "–"}
@@ -217,5 +220,8 @@ func printReportBrief(env *Env, r *reports.Report) {
 			fmt.Fprintf(tw, "%d\t\n", inv)
 		}
 		tw.Flush()
+	}
+	for _, c := range r.Caveats() {
+		fmt.Fprintln(env.Stdout, "caveat:", c)
 	}
 }
