@@ -303,6 +303,18 @@ func TestExecReplayRun(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "validation: 3 tasks") {
 		t.Fatalf("judge: exit %d\n%s\n%s", code, stdout, stderr)
 	}
+	// The report flags the run: badge and caveat, from the manifest.
+	code, stdout, stderr = runCLI(t, dir, "report", "--tasks", dir, "--run", out, "--out", filepath.Join(dir, "report"), "--resamples", "50")
+	if code != 0 {
+		t.Fatalf("report: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "again (sample DB: duckdb, 3 patients)") ||
+		!strings.Contains(stdout, "caveat: again ran on a sample database (duckdb, 3 patients, built from mimic-iv): its scores are not comparable with runs on BigQuery") {
+		t.Errorf("report summary does not flag the sample database:\n%s", stdout)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "report", "report.html")); !strings.Contains(string(b), `<span class="badge sample"`) {
+		t.Error("report.html has no sample-database badge")
+	}
 }
 
 // --zero-division auto follows the database: a division by zero fails as on

@@ -196,10 +196,11 @@ func printReportBrief(env *Env, r *reports.Report) {
 		}
 		fmt.Fprintln(tw, "invalid leaves\t")
 		for i, name := range r.Ranking(split).Models {
+			shown := name
 			if m := r.Model(name); m != nil && m.Database != nil {
-				name += " (" + m.Database.Badge + ")"
+				shown += " (" + m.Database.Badge + ")"
 			}
-			fmt.Fprintf(tw, "%d\t%s\t", i+1, name)
+			fmt.Fprintf(tw, "%d\t%s\t", i+1, shown)
 			inv := 0
 			rsCells := [2]string{"–", "–"}
 			for i, m := range r.Modes() {
