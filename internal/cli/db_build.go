@@ -33,13 +33,14 @@ func runDBBuild(ctx context.Context, env *Env, args []string) error {
 		return usagef("--mimic and --out are required")
 	}
 	// On a terminal the progress line takes the place of the per-table
-	// lines (they would garble it); elsewhere the lines are the progress.
+	// lines (they would garble it); elsewhere the lines are the progress,
+	// and the line's summary ends it on standard error, as for every step.
 	var progress io.Writer
 	tty := gprogress.IsTerminal(env.Stderr)
 	if !*quiet && !tty {
 		progress = env.Stdout
 	}
-	bar := newBar(env, "db build: tables", len(mimic.V31.Tables), *quiet || !tty)
+	bar := newBar(env, "db build: tables", len(mimic.V31.Tables), *quiet)
 	rep, err := mimic.Build(ctx, mimic.BuildOptions{
 		MimicDir: *dir, Out: *out, Force: *force, Threads: *threads, MemoryLimit: *memory, Progress: progress,
 		Table: func(tr mimic.TableReport) {
