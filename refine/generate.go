@@ -356,9 +356,10 @@ func fatalFor(rec *Record) string {
 }
 
 // endpointFailed reports whether rec failed because the endpoint did (down,
-// 5xx, timeouts, rate limits outlasting the retries).
+// 5xx, timeouts, rate limits outlasting the retries, replies garbled on the
+// wire), as the judge counts its calls.
 func endpointFailed(rec *Record) bool {
-	return rec.Status == StatusLLMError && rec.LLMError.EndpointDown()
+	return rec.Status == StatusLLMError && rec.EndpointDown
 }
 
 func statusOf(s *TaskSummary) string {
