@@ -2,7 +2,6 @@ package reports
 
 import (
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,12 +14,7 @@ import (
 // has no manifest (a released BigQuery run).
 func TestSampleBadgeInChromium(t *testing.T) {
 	ctx, jsErrors := browse(t)
-	r := buildFixtureReport(t, writeFixtureSet(t), Options{})
-	out := t.TempDir()
-	if _, err := r.Write(out); err != nil {
-		t.Fatal(err)
-	}
-	page := "file://" + filepath.ToSlash(filepath.Join(out, ReportHTML))
+	page := fixturePage(t, writeFixtureSet(t))
 	const badge = "sample DB: duckdb, 100 patients"
 	const caveat = "alpha-sql ran on a sample database (duckdb, 100 patients, built from mimic-iv-demo): its scores are not comparable with runs on BigQuery"
 	key := url.PathEscape("validation/Laboratory_Results_Analysis/medium_level_queries/001")
