@@ -184,21 +184,23 @@ func (h *health) record(now, started time.Time, kind ErrorKind, transport bool, 
 }
 
 // attemptTimeout bounds one attempt: the endpoint's per-attempt timeout,
-// but never past the down_after window (limit), counted from now for an
-// endpoint that answers and from the first unanswered attempt for one that
-// is failing. A hung endpoint (the connection accepted, no reply) is so
-// declared down within down_after, not after a timeout longer than it.
+// and, once the endpoint is failing (refused, 5xx, timed out, garbled),
+// no further than the end of the down_after window counted from the first
+// attempt it did not answer. An endpoint that has not failed gets the whole
+// timeout: a model slower than down_after (long chains of thought) cannot
+// be told from a hung endpoint before its timeout, and cutting it short
+// would declare a working model down. A hung endpoint is so declared down
+// after one attempt's timeout.
 func (h *health) attemptTimeout(now time.Time, timeout, limit time.Duration) time.Duration {
 	if limit <= 0 {
 		return timeout
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	left := limit
-	if !h.failingSince.IsZero() {
-		left = h.failingSince.Add(limit).Sub(now)
+	if h.failingSince.IsZero() {
+		return timeout
 	}
-	return max(min(timeout, left), time.Millisecond)
+	return max(min(timeout, h.failingSince.Add(limit).Sub(now)), time.Millisecond)
 }
 
 func (h *health) downReason() string {

@@ -96,10 +96,10 @@ type Limits struct {
 	// RPM and TPM are requests and tokens per minute (0 = unlimited).
 	RPM int `yaml:"rpm,omitempty"`
 	TPM int `yaml:"tpm,omitempty"`
-	// Timeout bounds one HTTP attempt (default 60s), and so does the
-	// down_after window (Retry.DownAfter): with the defaults an attempt
-	// waits at most 30 s for a reply. An endpoint whose replies take longer
-	// sets timeout to what they take; down_after then defaults to it.
+	// Timeout bounds one HTTP attempt (default 60s). Once the endpoint is
+	// failing, an attempt also ends with the down_after window
+	// (Retry.DownAfter); a model whose replies take longer than 60 s sets
+	// timeout to what they take (down_after then defaults to it).
 	Timeout time.Duration `yaml:"timeout,omitempty"`
 }
 
@@ -122,9 +122,10 @@ type Retry struct {
 	// between, counted from the first attempt it did not answer (default
 	// 30s, or limits.timeout when that is longer): the call in progress
 	// stops retrying and later calls of the client fail at once, with the
-	// reason, instead of each spending its retry budget. No attempt waits
-	// for a reply past this window, so a hung endpoint (connections
-	// accepted, nothing answered) is declared down within it too.
+	// reason, instead of each spending its retry budget. A hung endpoint
+	// (connections accepted, nothing answered) cannot be told from a slow
+	// model before limits.timeout, so it is declared down after one
+	// attempt's timeout; retries after a failure never wait past the window.
 	DownAfter time.Duration `yaml:"down_after,omitempty"`
 }
 
@@ -149,9 +150,9 @@ func (e Endpoint) WithDefaults() Endpoint {
 		e.Limits.Concurrency = DefaultConcurrency
 	}
 	if e.Retry.DownAfter == 0 {
-		// An attempt never waits past down_after (see Retry.DownAfter):
-		// an endpoint configured for calls slower than the default window
-		// gets a window as long as its calls.
+		// An endpoint configured for calls slower than the default window
+		// gets a window as long as its calls: one timed-out attempt alone
+		// never declares it down.
 		e.Retry.DownAfter = max(DefaultDownAfter, e.Limits.Timeout)
 	}
 	if e.Limits.Timeout == 0 {

@@ -12,14 +12,14 @@ import (
 )
 
 // TestHungEndpointDeclaredDown: an endpoint that accepts connections and
-// never answers is declared down within retry.down_after of the first
-// unanswered attempt, not after the per-attempt timeout (60 s by default,
-// longer than the window): the window is 1 s here, to keep the test short.
+// never answers is declared down after one attempt's timeout (it cannot be
+// told from a slow model before), not after every retry: timeout 2 s and
+// window 1 s here, to keep the test short.
 func TestHungEndpointDeclaredDown(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Hang()), llmtest.Options{})
 	ep := endpoint(srv, func(e *llm.Endpoint) {
 		e.Retry = llm.Retry{DownAfter: time.Second}
-		e.Limits.Timeout = time.Minute
+		e.Limits.Timeout = 2 * time.Second
 	})
 	c := newClient(t, ep, llm.Options{})
 	start := time.Now()
@@ -29,8 +29,26 @@ func TestHungEndpointDeclaredDown(t *testing.T) {
 	if !errors.As(err, &le) || !strings.Contains(le.Message, "declared down") || !le.EndpointDown() {
 		t.Fatalf("after %s: %v; want the endpoint declared down", waited, err)
 	}
+	// One attempt's timeout (2 s), then no retry past the 1 s window.
 	if waited > 5*time.Second {
-		t.Errorf("declared down after %s: the per-attempt timeout (1m) outlasted down_after (1s)", waited)
+		t.Errorf("declared down after %s, want after one 2s attempt", waited)
+	}
+}
+
+// TestSlowEndpointNotDeclaredDown: a model that answers after longer than
+// down_after, within its timeout, is slow, not down: its attempt is not cut
+// at the window.
+func TestSlowEndpointNotDeclaredDown(t *testing.T) {
+	slow := llmtest.Text("SELECT 1")
+	slow.Delay = 1500 * time.Millisecond
+	srv := llmtest.Start(t, llmtest.Fixed(slow), llmtest.Options{})
+	ep := endpoint(srv, func(e *llm.Endpoint) {
+		e.Retry = llm.Retry{DownAfter: 500 * time.Millisecond, MaxAttempts: 1}
+		e.Limits.Timeout = 10 * time.Second
+	})
+	c := newClient(t, ep, llm.Options{})
+	if _, err := c.Complete(context.Background(), ask("q")); err != nil {
+		t.Fatalf("a reply after 1.5s with down_after 0.5s and timeout 10s: %v", err)
 	}
 }
 
