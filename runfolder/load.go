@@ -153,6 +153,16 @@ func readOutput(key datasets.Key, dir string) (*Output, error) {
 	if err := json.Unmarshal(b, &o.Summary); err != nil {
 		return nil, fmt.Errorf("%s: %s", sumPath, datasets.DescribeJSONError(err))
 	}
+	// clinsql's own section (refine.TaskDetail) says whether the result
+	// file was cut by the engine's caps; the reference shape cannot.
+	var own struct {
+		Clinsql *struct {
+			Truncated bool `json:"truncated"`
+		} `json:"clinsql"`
+	}
+	if err := json.Unmarshal(b, &own); err == nil && own.Clinsql != nil {
+		o.Truncated = own.Clinsql.Truncated
+	}
 	return o, nil
 }
 

@@ -56,6 +56,10 @@ type Output struct {
 	// SQLAbsent marks an answer released as its result CSV alone (no
 	// execution_summary.json): the SQL text is unknown, not empty.
 	SQLAbsent bool
+	// Truncated reports that the result CSV holds only the rows the
+	// engine's row or byte cap kept (clinsql's "clinsql.truncated" in
+	// execution_summary.json): checks over every row cannot pass on it.
+	Truncated bool
 }
 
 // BenchmarkSummary is a run's benchmark_summary.json (the reference shape,

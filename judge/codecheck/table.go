@@ -281,6 +281,13 @@ func LoadAnswer(o *runfolder.Output, question string) *Answer {
 		a.Placeholder = true
 		return a
 	}
+	// A result the engine's row or byte cap cut is not the whole result:
+	// the file holds fewer rows than the query returned. Checks that need
+	// every row then decide nothing (see Table.Truncated).
+	if o.Truncated || (!o.SQLAbsent && o.Summary.RowCount > int64(t.TotalRows)) {
+		t.Truncated = true
+		t.TotalRows = max(t.TotalRows, int(o.Summary.RowCount))
+	}
 	if a.Executed {
 		a.Table = t
 	}
