@@ -272,7 +272,7 @@ func findColumn(t *Table, id string) int {
 
 // statistics are tokens naming a summary statistic; a column computing a
 // different statistic than the rubric asks for does not match it.
-var statistics = setOf("mean p5 p10 p25 p50 p75 p90 p95 p99 sd iqr min max count pct sum prank")
+var statistics = setOf("mean p5 p10 p25 p50 p75 p90 p95 p99 sd iqr min max count pct sum prank ci")
 
 // grouping marks rubric text about a grouping column (a stratum, a
 // category): such columns are named freely ("outcome" for a discharge
@@ -466,7 +466,9 @@ func statisticColumns(t *Table, cands []int, lead string) []int {
 			named = append(named, i)
 		}
 	}
-	if len(named) > 0 {
+	if len(named) > 0 || lead == "ci" {
+		// A column naming no statistic may hold a mean or a count, never
+		// the bounds of a confidence interval.
 		return named
 	}
 	return silent
@@ -483,6 +485,8 @@ func statName(s string) string {
 		return "median"
 	case s == "prank":
 		return "percentile rank"
+	case s == "ci":
+		return "confidence interval"
 	case isPercentile(s):
 		return s[1:] + "th percentile"
 	}
@@ -557,7 +561,8 @@ func allColumns(t *Table) []int {
 func checkColumn(leaf *rubric.Node, t *Table) CodeDecision {
 	text := leaf.Requirements
 	examples := Identifiers(text)
-	desc := newTokenSet(columnBoilerplate.ReplaceAllString(stripIdentifiers(text), " "))
+	descText := columnBoilerplate.ReplaceAllString(stripIdentifiers(text), " ")
+	desc := newTokenSet(descText)
 	ev := &Evidence{Rows: t.TotalRows, Columns: t.Columns}
 	if len(examples) == 0 && len(desc) == 0 {
 		return undecided(KindColumn, "the requirement names no column and describes none")
@@ -572,6 +577,10 @@ func checkColumn(leaf *rubric.Node, t *Table) CodeDecision {
 		ev.Column, ev.Match = t.Columns[c], "core"
 		return decided(KindColumn, true, ev, "column %q names the same quantity as %q (the same words up to spelling, the same statistic)", t.Columns[c], ex)
 	}
+	if c, ex := statisticMatch(t, examples, descText); c >= 0 {
+		ev.Column, ev.Match = t.Columns[c], "statistic"
+		return decided(KindColumn, true, ev, "column %q is the only column computing the statistic %q asks for (its name is the statistic alone: the subject is the result's)", t.Columns[c], ex)
+	}
 	concept := tokenSet{}
 	for _, e := range examples {
 		for k, w := range newTokenSet(e) {
@@ -583,6 +592,10 @@ func checkColumn(leaf *rubric.Node, t *Table) CodeDecision {
 	}
 	for k := range concept {
 		if grouping[k] {
+			if c, ex := groupingMatch(t, examples, desc); c >= 0 {
+				ev.Column, ev.Match = t.Columns[c], "grouping"
+				return decided(KindColumn, true, ev, "column %q holds group labels and names the grouping %q asks for", t.Columns[c], ex)
+			}
 			// Grouping columns are named freely ("outcome" for a discharge
 			// group); whether one fits is a judgement (the recorded judge
 			// rejects half the candidates code would accept).
@@ -970,6 +983,15 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 	}
 	if len(cands) == 1 && len(t.Columns) <= 2 {
 		return cands, "only", ""
+	}
+	if c := onlyStatisticColumn(t, cands, lead); c >= 0 {
+		return []int{c}, "statistic", ""
+	}
+	if lead == "ci" {
+		// The bounds of the interval (statisticColumns kept only
+		// columns naming one): a band on "the bounds" holds for each,
+		// decided only where they agree.
+		return cands, "tied", ""
 	}
 	return nil, "", "no result column can be tied to the value with confidence"
 }
