@@ -77,7 +77,7 @@ var synonyms = map[string]string{
 	// A hospital stay or death is the in-hospital one: "hospital_los" is
 	// the length of stay, "hospital_mortality" the in-hospital mortality.
 	"hospital": "hosp",
-	"hgb": "hemoglobin", "hb": "hemoglobin", "haemoglobin": "hemoglobin",
+	"hgb":      "hemoglobin", "hb": "hemoglobin", "haemoglobin": "hemoglobin",
 	"glu": "glucose", "trop": "troponin", "tnt": "troponin", "plt": "platelet", "platelets": "platelet",
 	"days": "day", "hours": "hour", "hrs": "hour", "yrs": "year", "years": "year", "weeks": "week", "months": "month",
 	"minutes": "minute", "mins": "minute", "min.": "minute",
