@@ -1160,10 +1160,15 @@ func tokenSeq(texts []string) []string {
 
 // labelWords are the words of a row label that name its group: tokens
 // with two letters or more ("General (59-69, M)" is "general"; the ages
-// and the sex qualify it).
+// and the sex qualify it), and statistics ("95th_percentile_instability"
+// is a percentile's row, not the instability score's).
 func labelWords(label string) []string {
 	var out []string
 	for _, t := range Tokens(label) {
+		if statistics[t] {
+			out = append(out, t)
+			continue
+		}
 		letters := 0
 		for _, r := range t {
 			if r >= 'a' && r <= 'z' {

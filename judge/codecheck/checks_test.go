@@ -273,6 +273,8 @@ func TestCheck(t *testing.T) {
 			csv: "p25,p75,iqr,total_encounters\n0,0.1,0.1,51217\n", kind: KindBand, decided: true, pass: true, explainHas: "iqr = 0.1 lies"},
 		{name: "band confidence interval bounds, not the estimate", category: values, parent: "Validation for 95% Confidence Intervals for mortality", text: "Confidence interval bounds are within an acceptable range (1.0-20.0%) and the upper bound is greater than the lower bound.",
 			csv: "los_group,total,deaths,mortality_percent,ci_lower,ci_upper\n1-3,4121,150,3.64,14999.43,15000.57\n4-7,4126,186,4.51,18599.37,18600.63\n", kind: KindBand, decided: true, explainHas: "ci_lower"},
+		{name: "band row of a statistic is not the group's", category: values, parent: "Validate mean instability score for top quartile (e.g., avg_instability_score_in_top_quartile)", text: "Clinically Plausible (0 to 1)",
+			csv: "group_type,ischemic_stroke,N,mean_instability\n95th_percentile_instability,,,350.3\nischemic_stroke,1,17,500.2\n", kind: KindBand, decided: true, explainHas: "350.3, 500.2"},
 		{name: "band confidence interval without bounds goes to the judge", category: values, parent: "Validation for 95% Confidence Intervals for mortality", text: "Confidence interval bounds are plausible (0.1-30.0%).",
 			csv: "los_category,total_patients,deaths,mortality_percent\n1-3,4121,150,3.64\n", kind: KindBand, explainHas: "confidence interval"},
 
