@@ -1,16 +1,19 @@
 package codecheck
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/clinsql/clinsql/agreement"
+	"github.com/clinsql/clinsql/internal/golden"
 	"github.com/clinsql/clinsql/internal/released"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
@@ -180,6 +183,23 @@ func TestAgreementWithRecorded(t *testing.T) {
 	without2 := agreement.Compute(kept2, agreement.Options{Seed: 16}).Slice("all", true)
 	t.Logf("kappa on answers with a result without that class and the csv leaves: %.3f %s (%d pairs)", without2.Kappa.Kappa, interval(without2.Kappa), without2.Total())
 
+	// The README's figures are this golden file, verbatim
+	// (TestReadmeAgreementTable).
+	fig := func(c cov) string {
+		return fmt.Sprintf("%.1f%% (%s of %s)", 100*float64(c.decided)/float64(c.total), thousands(c.decided), thousands(c.total))
+	}
+	var md strings.Builder
+	md.WriteString("| code checks on the 16 released validation runs | |\n|---|---|\n")
+	fmt.Fprintf(&md, "| results leaves decided by code | %s |\n", fig(all))
+	fmt.Fprintf(&md, "| on answers with a result | %s |\n", fig(withResult))
+	fmt.Fprintf(&md, "| kappa with the recorded judge, all answers | %.3f |\n", rep.Slice("all", false).Kappa.Kappa)
+	fmt.Fprintf(&md, "| kappa on answers with a result | %.3f |\n", res.Kappa.Kappa)
+	fmt.Fprintf(&md, "| the same without the %s column leaves passed on a column named otherwise (recorded judge: %s pass, %s fail) | %.3f |\n",
+		thousands(classPass+classFail), thousands(classPass), thousands(classFail), without.Slice("all", true).Kappa.Kappa)
+	fmt.Fprintf(&md, "| the same without these and the %s CSV-exists leaves of answers with a result | %.3f |\n",
+		thousands(len(kept)-len(kept2)), without2.Kappa.Kappa)
+	golden.Check(t, agreementGolden, md.String(), *update)
+
 	// Regression guards at the measured figures (issue 16): coverage at
 	// the targets, kappa on the leaves outside the class above.
 	if share < 0.80 || resShare < 0.70 {
@@ -194,6 +214,37 @@ func TestAgreementWithRecorded(t *testing.T) {
 			t.Errorf("kappa on %s = %.3f, want at least %.2f", g.name, kap, g.want)
 		}
 	}
+}
+
+// agreementGolden holds the code checks' figures the README states.
+var agreementGolden = filepath.Join("testdata", "agreement.md")
+
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+// TestReadmeAgreementTable checks that the README states the figures
+// TestAgreementWithRecorded measures: its table is the golden file,
+// verbatim.
+func TestReadmeAgreementTable(t *testing.T) {
+	table, err := os.ReadFile(agreementGolden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), string(table)) {
+		t.Errorf("README.md does not hold the code-check figures of %s:\n%s", agreementGolden, table)
+	}
+}
+
+// thousands spells n with thousands separators: 33,648.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 func interval(k agreement.Interval) string {
