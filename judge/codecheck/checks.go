@@ -654,21 +654,6 @@ func coreMatch(cols, examples []string, desc tokenSet) (int, string) {
 		w, st := split(desc)
 		wants = append(wants, want{"the description", w, st})
 	}
-	covered := func(a, b []string) bool {
-		for _, x := range a {
-			ok := false
-			for _, y := range b {
-				if related(x, y) {
-					ok = true
-					break
-				}
-			}
-			if !ok {
-				return false
-			}
-		}
-		return true
-	}
 	for i, c := range cols {
 		cw, cst := split(newTokenSet(c))
 		if len(cw) == 0 {
@@ -681,7 +666,7 @@ func coreMatch(cols, examples []string, desc tokenSet) (int, string) {
 			if u, v := timeUnit(c), unit; u != "" && v != "" && u != v {
 				continue // avg_icu_los_hours is not the stay in days
 			}
-			if covered(w.words, cw) && covered(cw, w.words) {
+			if coveredBy(w.words, cw) && coveredBy(cw, w.words) {
 				return i, w.text
 			}
 		}
