@@ -60,13 +60,18 @@ func statisticMatch(t *Table, examples []string, desc string) (int, string) {
 		if lead == "" {
 			continue
 		}
-		words := 0
+		var words []string
 		for _, w := range newTokenSet(text).core() {
 			if !statistics[w] && !grouping[w] {
-				words++
+				words = append(words, w)
 			}
 		}
-		if words == 0 {
+		if len(words) == 0 {
+			continue
+		}
+		if lead == "count" && !cohortCount(words) {
+			// A bare "n" counts the cohort's patients or admissions,
+			// not the deaths or procedures a requirement may count.
 			continue
 		}
 		if hasLabels(t) {
@@ -191,6 +196,52 @@ func labelColumn(t *Table, col int, named bool) bool {
 		distinct[c.Num] = true
 	}
 	return named && values > 0 && len(distinct) <= 10
+}
+
+// cohortUnits are what a bare count ("n", "count") counts; counted
+// events are what it does not (a count of deaths or procedures is named).
+var (
+	cohortUnits   = setOf("patient admission stay icustay cohort case")
+	countedEvents = setOf("mortality procedure procedures lab labs test tests event events episode episodes " +
+		"readmission diagnosis diagnoses prescription prescriptions medication medications drug drugs transfer transfers")
+)
+
+// cohortCount reports a count of the cohort: the words name its unit
+// (patients, admissions, stays) and no event counted instead.
+func cohortCount(words []string) bool {
+	unit := false
+	for _, w := range words {
+		if countedEvents[w] {
+			return false
+		}
+		unit = unit || cohortUnits[w]
+	}
+	return unit
+}
+
+// cohortCounts drops the bare count columns ("n", "count") from cands
+// when the texts count something other than the cohort ("number of
+// deaths"): a bare count counts the cohort's patients or admissions.
+func cohortCounts(t *Table, cands []int, texts []string) []int {
+	var words []string
+	for _, text := range texts {
+		text = bandBoilerplate.ReplaceAllString(stripBands(stripIdentifiers(text)), " ")
+		for _, w := range newTokenSet(text).core() {
+			if !statistics[w] && !grouping[w] {
+				words = append(words, w)
+			}
+		}
+	}
+	if cohortCount(words) {
+		return cands
+	}
+	var out []int
+	for _, i := range cands {
+		if cs, bare := bareStatistic(t.Columns[i]); !bare || !cs["count"] {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // hasLabels reports a result with a text value in some column.

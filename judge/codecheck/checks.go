@@ -919,6 +919,9 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 		return nil, "", "the result has no numeric column"
 	}
 	lead := namedStatistic(texts)
+	if lead == "count" {
+		cands = cohortCounts(t, cands, texts)
+	}
 	if cands = statisticColumns(t, cands, lead); len(cands) == 0 {
 		return nil, "", fmt.Sprintf("no numeric column computes the %s the requirement names", statName(lead))
 	}
@@ -969,8 +972,11 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 	if len(cands) == 1 && len(t.Columns) <= 2 {
 		return cands, "only", ""
 	}
-	if c := onlyStatisticColumn(t, cands, lead); c >= 0 {
-		return []int{c}, "statistic", ""
+	if lead != "count" {
+		// (A bare "n" may count the cohort, not what the band counts.)
+		if c := onlyStatisticColumn(t, cands, lead); c >= 0 {
+			return []int{c}, "statistic", ""
+		}
 	}
 	if lead == "ci" {
 		// The bounds of the interval (statisticColumns kept only
