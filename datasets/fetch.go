@@ -38,6 +38,13 @@ type FetchOptions struct {
 	// million rows).
 	Outputs bool
 	Log     io.Writer
+	// Progress, when set, follows the download: Restart with the size the
+	// server announces (-1 when it gives none) at every attempt, then
+	// every chunk received is written to it.
+	Progress interface {
+		io.Writer
+		Restart(total int64)
+	}
 }
 
 // FetchClinSQL downloads the public ClinSQL release and extracts its
@@ -183,7 +190,12 @@ func downloadOnce(ctx context.Context, opt FetchOptions, w io.Writer) (retry boo
 			fmt.Errorf("download %s: %s", opt.URL, resp.Status)
 	}
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(resp.Body, opt.MaxBytes+1))
+	dst := io.MultiWriter(w, h)
+	if opt.Progress != nil {
+		opt.Progress.Restart(resp.ContentLength)
+		dst = io.MultiWriter(w, h, opt.Progress)
+	}
+	n, err := io.Copy(dst, io.LimitReader(resp.Body, opt.MaxBytes+1))
 	switch {
 	case err != nil:
 		return true, fmt.Errorf("download %s: %w", opt.URL, err)

@@ -174,3 +174,37 @@ func TestFetchOutputs(t *testing.T) {
 		t.Errorf("oversized output not skipped; log:\n%s", log.String())
 	}
 }
+
+// byteCounter records what a download reports to FetchOptions.Progress.
+type byteCounter struct {
+	totals []int64
+	n      int64
+}
+
+func (c *byteCounter) Restart(total int64)         { c.totals, c.n = append(c.totals, total), 0 }
+func (c *byteCounter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// TestFetchProgress: the download reports the size the server announces at
+// each attempt (-1 without one) and every byte received, starting again on
+// a retry.
+func TestFetchProgress(t *testing.T) {
+	archive := tarball(t)
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) == 1 {
+			w.Header().Set("Content-Length", "100000") // promised, not sent: retried
+			w.Write(archive[:len(archive)/2])
+			return
+		}
+		w.(http.Flusher).Flush() // no Content-Length: size unknown
+		w.Write(archive)
+	}))
+	defer srv.Close()
+	var c byteCounter
+	if _, err := FetchClinSQL(context.Background(), t.TempDir(), FetchOptions{URL: srv.URL, Progress: &c}); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.totals) != 2 || c.totals[0] != 100000 || c.totals[1] != -1 || c.n != int64(len(archive)) {
+		t.Errorf("progress: totals %v, %d bytes in the last attempt; want [100000 -1] and %d", c.totals, c.n, len(archive))
+	}
+}

@@ -157,17 +157,23 @@ type health struct {
 func unreachable(k ErrorKind) bool { return k.EndpointDown() && k != KindRateLimited }
 
 // record notes an attempt's outcome and reports the reason the endpoint is
-// down, "" while it is not (yet). wait is the delay before the next attempt:
-// a retry that would start past the limit is not made.
-func (h *health) record(now time.Time, kind ErrorKind, msg string, wait, limit time.Duration) string {
+// down, "" while it is not (yet). started is when the attempt was sent: an
+// endpoint that never answered it has been failing since then, not since
+// its timeout. transport marks a reply garbled on the wire (a dead proxy),
+// which counts as a reset connection does. wait is the delay before the
+// next attempt: a retry that would start past the limit is not made.
+func (h *health) record(now, started time.Time, kind ErrorKind, transport bool, msg string, wait, limit time.Duration) string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if started.IsZero() || started.After(now) {
+		started = now
+	}
 	switch {
 	case kind == "":
 		h.failingSince, h.down = time.Time{}, ""
-	case unreachable(kind):
-		if h.failingSince.IsZero() {
-			h.failingSince = now
+	case unreachable(kind) || transport:
+		if h.failingSince.IsZero() || started.Before(h.failingSince) {
+			h.failingSince = started
 		}
 		if h.down == "" && limit > 0 && now.Add(wait).Sub(h.failingSince) >= limit {
 			h.down = fmt.Sprintf("declared down: failing for %s with no successful call, and the next retry would pass the %s limit (retry.down_after) (last: %s)",
@@ -175,6 +181,26 @@ func (h *health) record(now time.Time, kind ErrorKind, msg string, wait, limit t
 		}
 	}
 	return h.down
+}
+
+// attemptTimeout bounds one attempt: the endpoint's per-attempt timeout,
+// and, once the endpoint is failing (refused, 5xx, timed out, garbled),
+// no further than the end of the down_after window counted from the first
+// attempt it did not answer. An endpoint that has not failed gets the whole
+// timeout: a model slower than down_after (long chains of thought) cannot
+// be told from a hung endpoint before its timeout, and cutting it short
+// would declare a working model down. A hung endpoint is so declared down
+// after one attempt's timeout.
+func (h *health) attemptTimeout(now time.Time, timeout, limit time.Duration) time.Duration {
+	if limit <= 0 {
+		return timeout
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.failingSince.IsZero() {
+		return timeout
+	}
+	return max(min(timeout, h.failingSince.Add(limit).Sub(now)), time.Millisecond)
 }
 
 func (h *health) downReason() string {
@@ -480,11 +506,11 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 		}
 		used = used.Add(last.usage)
 		if last.kind == "" {
-			c.health.record(c.now(), "", "", 0, 0) // it answers again
+			c.health.record(c.now(), last.started, "", false, "", 0, 0) // it answers again
 			break
 		}
 		delay := backoff(tries, c.ep.Retry.BaseDelay, c.ep.Retry.MaxDelay, last.retryAfter)
-		if down := c.health.record(c.now(), last.kind, c.redact.apply(last.msg), delay, c.ep.Retry.DownAfter); down != "" {
+		if down := c.health.record(c.now(), last.started, last.kind, last.transport, c.redact.apply(last.msg), delay, c.ep.Retry.DownAfter); down != "" {
 			last.msg = down
 			break
 		}
@@ -556,6 +582,8 @@ type outcome struct {
 	cause      error
 	// transport: the body was garbled on the wire (see Error.Transport).
 	transport bool
+	// started is when the request was sent (zero if it never was).
+	started time.Time
 }
 
 // A successful reply is given to persist before the endpoint's slot is
@@ -595,12 +623,13 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 		}
 		defer func() { c.meter.settle(res, c.ep.Model, o.usage, o.billing) }()
 	}
-	actx, cancel := context.WithTimeout(ctx, c.ep.Limits.Timeout)
+	started := c.now()
+	actx, cancel := context.WithTimeout(ctx, c.health.attemptTimeout(started, c.ep.Limits.Timeout, c.ep.Retry.DownAfter))
 	defer cancel()
 	ex := &exchange{patch: patch}
 	resp, err := c.api.CreateChatCompletion(withExchange(actx, ex), oreq)
 	o = c.judge(ctx, actx, ex, resp, err, validate)
-	o.sent = ex.sent
+	o.sent, o.started = ex.sent, started
 	if c.gate.tpm != nil {
 		// Settle the estimate: with no usage reported (an error), the
 		// tokens are given back.

@@ -96,7 +96,10 @@ type Limits struct {
 	// RPM and TPM are requests and tokens per minute (0 = unlimited).
 	RPM int `yaml:"rpm,omitempty"`
 	TPM int `yaml:"tpm,omitempty"`
-	// Timeout bounds one HTTP attempt (default 60s).
+	// Timeout bounds one HTTP attempt (default 60s). Once the endpoint is
+	// failing, an attempt also ends with the down_after window
+	// (Retry.DownAfter); a model whose replies take longer than 60 s sets
+	// timeout to what they take (down_after then defaults to it).
 	Timeout time.Duration `yaml:"timeout,omitempty"`
 }
 
@@ -114,10 +117,15 @@ type Retry struct {
 	BaseDelay time.Duration `yaml:"base_delay,omitempty"`
 	MaxDelay  time.Duration `yaml:"max_delay,omitempty"`
 	// DownAfter declares the endpoint down once it has been unreachable
-	// (network errors, 5xx, timeouts; not rate limits, which say it is up)
-	// for this long with no successful call in between (default 30s): the
-	// call in progress stops retrying and later calls of the client fail at
-	// once, with the reason, instead of each spending its retry budget.
+	// (network errors, 5xx, timeouts, replies garbled on the wire; not rate
+	// limits, which say it is up) for this long with no successful call in
+	// between, counted from the first attempt it did not answer (default
+	// 30s, or limits.timeout when that is longer): the call in progress
+	// stops retrying and later calls of the client fail at once, with the
+	// reason, instead of each spending its retry budget. A hung endpoint
+	// (connections accepted, nothing answered) cannot be told from a slow
+	// model before limits.timeout, so it is declared down after one
+	// attempt's timeout; retries after a failure never wait past the window.
 	DownAfter time.Duration `yaml:"down_after,omitempty"`
 }
 
@@ -141,6 +149,12 @@ func (e Endpoint) WithDefaults() Endpoint {
 	if e.Limits.Concurrency == 0 {
 		e.Limits.Concurrency = DefaultConcurrency
 	}
+	if e.Retry.DownAfter == 0 {
+		// An endpoint configured for calls slower than the default window
+		// gets a window as long as its calls: one timed-out attempt alone
+		// never declares it down.
+		e.Retry.DownAfter = max(DefaultDownAfter, e.Limits.Timeout)
+	}
 	if e.Limits.Timeout == 0 {
 		e.Limits.Timeout = DefaultTimeout
 	}
@@ -155,9 +169,6 @@ func (e Endpoint) WithDefaults() Endpoint {
 	}
 	if e.Retry.MaxDelay == 0 {
 		e.Retry.MaxDelay = DefaultMaxDelay
-	}
-	if e.Retry.DownAfter == 0 {
-		e.Retry.DownAfter = DefaultDownAfter
 	}
 	return e
 }

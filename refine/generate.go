@@ -200,7 +200,7 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}()
 	for i, p := range plans {
-		h, err := openRun(p.dir, "generate", p.model.Name, "", opts.Tasks, p.settings, opts.Database, opts.Subset, opts.RunID)
+		h, err := openRun(p.dir, "generate", p.model.Name, "", opts.Tasks, p.settings, engineRecord(opts.Executor, p.settings, opts.Database), opts.Subset, opts.RunID)
 		if err != nil {
 			return nil, fmt.Errorf("model %q: %w", p.model.Name, err)
 		}
@@ -356,9 +356,10 @@ func fatalFor(rec *Record) string {
 }
 
 // endpointFailed reports whether rec failed because the endpoint did (down,
-// 5xx, timeouts, rate limits outlasting the retries).
+// 5xx, timeouts, rate limits outlasting the retries, replies garbled on the
+// wire), as the judge counts its calls.
 func endpointFailed(rec *Record) bool {
-	return rec.Status == StatusLLMError && rec.LLMError.EndpointDown()
+	return rec.Status == StatusLLMError && rec.EndpointDown
 }
 
 func statusOf(s *TaskSummary) string {

@@ -331,3 +331,21 @@ func TestGenerateInterrupted(t *testing.T) {
 		t.Errorf("resume: resumed %d done %d successful %d", mr.Resumed, mr.Done, mr.Summary.Successful)
 	}
 }
+
+// TestGenerateStopsModelOnTransportGarbage: a model whose endpoint answers
+// every call with garbage on the wire (a dead proxy: bodies that are not
+// JSON, cut off or truncated) is stopped after llm.MaxDownInARow tasks in
+// a row, as the judge stops on such replies, its tasks left pending.
+func TestGenerateStopsModelOnTransportGarbage(t *testing.T) {
+	for name, f := range map[string]llmtest.Fault{"not JSON": llmtest.Malformed, "cut off": llmtest.CutOff} {
+		t.Run(name, func(t *testing.T) { // one engine on the database at a time
+			r := failingBesideGood(t, 40, llmtest.Broken(f))
+			if !strings.Contains(r.bad.Stopped, "in a row") || len(r.bad.Pending) != 40 || r.bad.Done != 0 {
+				t.Errorf("stopped %q, pending %d, done %d; want stopped after %d tasks in a row", r.bad.Stopped, len(r.bad.Pending), r.bad.Done, llm.MaxDownInARow)
+			}
+			if r.good.Done != 40 {
+				t.Errorf("good model done %d", r.good.Done)
+			}
+		})
+	}
+}

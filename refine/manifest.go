@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -22,7 +23,7 @@ type runHandle struct {
 // is started: a process that stops for any reason leaves a manifest that
 // says the run is unfinished. Tasks already in the manifest stay in it, so
 // a run first made with a subset and then finished names them all.
-func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, set Settings, database string, subset bool, runID string) (*runHandle, error) {
+func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, set Settings, engine runfolder.Engine, subset bool, runID string) (*runHandle, error) {
 	lock, err := runfolder.LockExclusive(dir)
 	if err != nil {
 		return nil, err
@@ -52,7 +53,7 @@ func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, 
 	m.Tasks = slices.Sorted(maps.Keys(keys))
 	m.Splits = slices.Sorted(maps.Keys(splits))
 	m.TasksSHA256 = runfolder.TaskFingerprint(tasks)
-	m.Engine = runfolder.Engine{Name: set.Engine, Semantics: set.EngineSemantics, Database: database}
+	m.Engine = engine
 	m.Generation = gen
 	m.Subset = m.Subset || subset
 	m.Complete, m.Pending = false, nil
@@ -61,6 +62,22 @@ func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, 
 		return nil, err
 	}
 	return &runHandle{dir: dir, lock: lock, man: m}, nil
+}
+
+// databaseFacter is an engine that knows what data its database holds.
+type databaseFacter interface {
+	DatabaseFacts() runfolder.DatabaseFacts
+}
+
+// engineRecord is the manifest's description of the engine a run's answers
+// run on: its name and semantics (as in the settings), the database file's
+// fingerprint, and the facts the engine found about its data.
+func engineRecord(ex executor.Executor, set Settings, database string) runfolder.Engine {
+	e := runfolder.Engine{Name: set.Engine, Semantics: set.EngineSemantics, Database: database}
+	if f, ok := ex.(databaseFacter); ok {
+		e.DatabaseFacts = f.DatabaseFacts()
+	}
+	return e
 }
 
 // finish records whether every task of the manifest is final and releases

@@ -86,7 +86,7 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 	if err := checkSettings(o.Out, set); err != nil {
 		return nil, err
 	}
-	h, err := openRun(o.Out, "exec --run", o.Model, recordedModel, o.Tasks, set, o.Database, o.Subset, o.RunID)
+	h, err := openRun(o.Out, "exec --run", o.Model, recordedModel, o.Tasks, set, engineRecord(o.Executor, set, o.Database), o.Subset, o.RunID)
 	if err != nil {
 		return nil, err
 	}

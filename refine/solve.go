@@ -113,10 +113,15 @@ type Record struct {
 	// failures (a request too long for the model, an unsupported query), or
 	// for a pending task what failed.
 	Stopped string
-	// LLMError is the kind of the model call's error for StatusLLMError.
-	LLMError llm.ErrorKind
-	Started  time.Time
-	Duration time.Duration
+	// LLMError is the kind of the model call's error for StatusLLMError;
+	// EndpointDown says the call failed because the endpoint did: its kind
+	// says so, or the reply was garbage on the wire (a dead proxy), which
+	// the kind (malformed_reply) alone does not tell from a model's bad
+	// reply (llm.Error.EndpointDown).
+	LLMError     llm.ErrorKind
+	EndpointDown bool
+	Started      time.Time
+	Duration     time.Duration
 }
 
 // FinalAttempt returns the final attempt, or nil.
@@ -219,7 +224,9 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 				rec.Stopped = fmt.Sprintf("%s request: %v", req, err)
 				break
 			}
+			var le *llm.Error
 			rec.Status, rec.LLMError = StatusLLMError, kind
+			rec.EndpointDown = errors.As(err, &le) && le.EndpointDown() || kind.EndpointDown()
 			if kind == llm.KindCanceled || ctx.Err() != nil {
 				rec.Status = StatusInterrupted
 			}

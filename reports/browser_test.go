@@ -77,16 +77,23 @@ func browse(t *testing.T) (context.Context, *[]string) {
 	return ctx, &jsErrors
 }
 
-func TestHTMLReportInChromium(t *testing.T) {
-	ctx, jsErrors := browse(t)
-	fs := writeFixtureSet(t)
-	fs.gradings = append(fs.gradings, writeHostileGrading(t, t.TempDir()))
+// fixturePage writes the report of a fixture set and returns its
+// report.html as a file URL.
+func fixturePage(t *testing.T, fs *fixtureSet) string {
+	t.Helper()
 	r := buildFixtureReport(t, fs, Options{})
 	out := t.TempDir()
 	if _, err := r.Write(out); err != nil {
 		t.Fatal(err)
 	}
-	page := "file://" + filepath.ToSlash(filepath.Join(out, ReportHTML))
+	return "file://" + filepath.ToSlash(filepath.Join(out, ReportHTML))
+}
+
+func TestHTMLReportInChromium(t *testing.T) {
+	ctx, jsErrors := browse(t)
+	fs := writeFixtureSet(t)
+	fs.gradings = append(fs.gradings, writeHostileGrading(t, t.TempDir()))
+	page := fixturePage(t, fs)
 	modelLink := `a.model-link[data-model="beta-coder"]`
 	taskLink := `a.task-link[data-task="` + hostileTask + `"]`
 	css := func(s string) chromedp.CSS { return chromedp.CSS(s) }

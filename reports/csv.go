@@ -45,6 +45,12 @@ type LeaderboardRow struct {
 	RS0           string `csv:"rs0"`
 	RS10          string `csv:"rs10"`
 	Abstained     string `csv:"abstained"`
+	// Subset describes the report's task filter ("" over whole task
+	// sets): the scores are then the subset's.
+	Subset string `csv:"subset"`
+	// Database is the model's database badge ("sample DB: duckdb, 100
+	// patients"), "" for runs on BigQuery or without a manifest.
+	Database string `csv:"database"`
 }
 
 // ScenarioRow is one row of scenarios.csv: one model, mode, split,
@@ -190,7 +196,7 @@ func (r *Report) LeaderboardRows() []LeaderboardRow {
 				// A difficulty without tasks keeps its row (n 0, no scores),
 				// so every model has the same rows.
 				rc, sc := ref.Cell(split, All, d), strict.Cell(split, All, d)
-				row := LeaderboardRow{Model: name, Split: split, Difficulty: d, Mode: modeName(r.Mode), Rank: i + 1}
+				row := LeaderboardRow{Model: name, Split: split, Difficulty: d, Mode: modeName(r.Mode), Rank: i + 1, Subset: r.Subset, Database: r.badgeOf(name)}
 				if c != nil {
 					row.N, row.SQLScore, row.SQLLo, row.SQLHi = c.N, pct(c.SQL.Mean), pctCI(c.SQL.Lo), pctCI(c.SQL.Hi)
 					row.ExecScore, row.ExecLo, row.ExecHi = pct(c.Exec.Mean), pctCI(c.Exec.Lo), pctCI(c.Exec.Hi)

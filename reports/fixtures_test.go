@@ -156,6 +156,13 @@ func writeFixtureRun(t testing.TB, dir, model string) string {
 		}
 	}
 	if model == "alpha-sql" {
+		// alpha-sql ran on the 100-patient demo through the embedded
+		// engine (its warnings say so); beta-coder's run has no manifest,
+		// as the released BigQuery runs.
+		must(t, runfolder.WriteManifest(dir, &runfolder.Manifest{Benchmark: "clinsql", Model: model, Command: "generate",
+			Splits: []string{"test", "validation"}, Complete: true,
+			Engine: runfolder.Engine{Name: "duckdb", Semantics: "division_by_zero=null",
+				DatabaseFacts: runfolder.DatabaseFacts{Patients: 100, Sample: true, Source: "mimic-iv-demo"}}}))
 		splits := map[string]any{}
 		for s, c := range bench {
 			splits[s] = map[string]any{"total_queries": c["total"],

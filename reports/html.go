@@ -47,7 +47,10 @@ type htmlPage struct {
 	Title string
 	Setup string
 	// HasRS shows the reliability columns (some model abstained somewhere).
-	HasRS    bool
+	HasRS bool
+	// Caveats say what makes the scores not comparable with others (a
+	// subset of the tasks, runs on a sample database).
+	Caveats  []string
 	Splits   []htmlSplit
 	Taxonomy htmlTaxonomy
 	Refine   htmlRefine
@@ -97,16 +100,18 @@ type htmlCell struct {
 }
 
 type htmlLBRow struct {
-	Rank     int
-	Model    string
-	Index    int
-	N        string
-	Cells    []htmlCell // SQL E/M/H/All, Exec E/M/H/All
-	OtherSQL htmlCell
-	OtherEx  htmlCell
-	RS0      string
-	RS10     string
-	Invalid  string
+	Rank  int
+	Model string
+	// Badge and Caveat flag a run on a sample database (DatabaseNote).
+	Badge, Caveat string
+	Index         int
+	N             string
+	Cells         []htmlCell // SQL E/M/H/All, Exec E/M/H/All
+	OtherSQL      htmlCell
+	OtherEx       htmlCell
+	RS0           string
+	RS10          string
+	Invalid       string
 }
 
 type htmlCompare struct {
@@ -207,6 +212,9 @@ type hModel struct {
 	Name    string `json:"name"`
 	Grading string `json:"grading"`
 	Run     string `json:"run,omitempty"`
+	// Badge and Caveat flag a run on a sample database (DatabaseNote).
+	Badge  string `json:"badge,omitempty"`
+	Caveat string `json:"caveat,omitempty"`
 	// NTasks is len(Tasks); the tasks themselves are packed in
 	// htmlBlobs.Models.
 	NTasks int      `json:"ntasks"`
@@ -254,7 +262,7 @@ type hNodeScore struct {
 
 // WriteHTML writes the self-contained HTML report.
 func (r *Report) WriteHTML(w io.Writer) error {
-	p := htmlPage{Title: "ClinSQL report", Setup: r.setup(), HasRS: r.hasReliability()}
+	p := htmlPage{Title: "ClinSQL report", Setup: r.setup(), HasRS: r.hasReliability(), Caveats: r.caveats()}
 	index := map[string]int{}
 	for i, m := range r.Models {
 		index[m.Name] = i
@@ -304,7 +312,7 @@ func (r *Report) htmlSplit(split string, index map[string]int) htmlSplit {
 	for i, name := range r.Ranking(split).Models {
 		b := r.Board(r.Mode, name)
 		all := b.Cell(split, All, All)
-		row := htmlLBRow{Rank: i + 1, Model: name, Index: index[name], N: fmt.Sprintf("%d (%s)", all.N, nByDifficulty(b, split)),
+		row := htmlLBRow{Rank: i + 1, Model: name, Index: index[name], Badge: r.badgeOf(name), N: fmt.Sprintf("%d (%s)", all.N, nByDifficulty(b, split)),
 			Invalid: fmt.Sprintf("%d (%d)", all.InvalidLeaves, all.InvalidTasks), RS0: rsText(all.RS, 0), RS10: rsText(all.RS, 10)}
 		for _, f := range []func(*Cell) Interval{func(c *Cell) Interval { return c.SQL }, func(c *Cell) Interval { return c.Exec }} {
 			for _, d := range diffs {
@@ -318,6 +326,9 @@ func (r *Report) htmlSplit(split string, index map[string]int) htmlSplit {
 		if o := r.Board(r.Other(), name).Cell(split, All, All); o != nil {
 			row.OtherSQL = htmlCell{pct(o.SQL.Mean), fmt.Sprintf("n = %d, 95%% CI %s", o.N, ci(o.SQL))}
 			row.OtherEx = htmlCell{pct(o.Exec.Mean), fmt.Sprintf("n = %d, 95%% CI %s", o.N, ci(o.Exec))}
+		}
+		if n := r.Model(name).Database; n != nil {
+			row.Caveat = n.Caveat
 		}
 		s.Rows = append(s.Rows, row)
 	}
@@ -411,6 +422,9 @@ func (r *Report) htmlData() htmlData {
 	}
 	for _, m := range r.Models {
 		hm := hModel{Name: m.Name, Grading: strings.Join(m.Gradings, ", "), Run: m.Run}
+		if m.Database != nil {
+			hm.Badge, hm.Caveat = m.Database.Badge, m.Database.Caveat
+		}
 		var rows []hSumRow
 		for _, split := range r.Splits {
 			for _, mode := range r.Modes() {

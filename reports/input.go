@@ -105,6 +105,10 @@ type Model struct {
 	// Completeness is "complete", or "partial" or "interrupted" when the
 	// judge output says so (see judge.Summary.Completeness).
 	Completeness string
+	// Manifest is the run folder's manifest, nil without one (released
+	// runs); Database what the report says about the data it ran on.
+	Manifest *runfolder.Manifest
+	Database *DatabaseNote
 
 	// fromJudge: the decisions come from clinsql judge (a run's judge/).
 	fromJudge bool
@@ -137,6 +141,7 @@ type source struct {
 	origin   string // SourceRecorded or SourceJudge
 	run      string
 	outputs  []*runfolder.Output
+	manifest *runfolder.Manifest
 	bench    *runfolder.BenchmarkSummary
 	judge    *JudgeSummary
 	// ledger holds the last ledger record of every leaf, nil without one.
@@ -222,7 +227,7 @@ func loadSources(ctx context.Context, gradings, runs []string, workers int) ([]*
 			errs = append(errs, fmt.Errorf("--run %s: model %q already has run %s", r.run, name, cands[0].run))
 		default:
 			c := cands[0]
-			c.run, c.outputs, c.bench, c.warns = r.run, r.outputs, r.bench, append(c.warns, r.warns...)
+			c.run, c.outputs, c.manifest, c.bench, c.warns = r.run, r.outputs, r.manifest, r.bench, append(c.warns, r.warns...)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -252,6 +257,9 @@ func loadRun(dir string) (*source, error) {
 		s.warns = append(s.warns, err)
 	}
 	s.outputs = outs
+	if s.manifest, err = runfolder.ReadManifest(dir); err != nil {
+		return nil, err
+	}
 	if bs, err := runfolder.ReadBenchmarkSummary(dir); err != nil {
 		s.warns = append(s.warns, fmt.Errorf("%v (refinement cross-check skipped)", err))
 	} else {
@@ -353,7 +361,10 @@ func runModelName(s *source) string {
 // scoreModels rescores every source in both modes and gathers its leaf
 // decisions. Models keep the order of the sources; duplicate names get a
 // suffix so that tables and links stay unambiguous.
-func scoreModels(ctx context.Context, srcs []*source, tasks []*datasets.Task, workers int) ([]*Model, error) {
+//
+// With subset, the tasks are part of the inputs' on purpose: decisions and
+// outputs about other tasks are left out, not reported as strays.
+func scoreModels(ctx context.Context, srcs []*source, tasks []*datasets.Task, workers int, subset bool) ([]*Model, error) {
 	byKey := make(map[datasets.Key]*datasets.Task, len(tasks))
 	for _, t := range tasks {
 		byKey[t.Key] = t
@@ -367,7 +378,7 @@ func scoreModels(ctx context.Context, srcs []*source, tasks []*datasets.Task, wo
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			m, err := scoreModel(s, tasks, byKey)
+			m, err := scoreModel(s, tasks, byKey, subset)
 			if err != nil {
 				errs[i] = err
 				return nil
@@ -406,7 +417,7 @@ func scoreModels(ctx context.Context, srcs []*source, tasks []*datasets.Task, wo
 	return models, nil
 }
 
-func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datasets.Task) (*Model, error) {
+func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datasets.Task, subset bool) (*Model, error) {
 	first := s.gradings[0]
 	var files []string
 	for _, g := range s.gradings {
@@ -416,11 +427,15 @@ func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datas
 		Outputs: map[datasets.Key]*runfolder.Output{}, Decisions: map[datasets.Key]map[LeafKey]*Decision{},
 		Warnings: s.warns}
 	m.Completeness = completeness(s)
+	m.Manifest = s.manifest
 	if m.Name == "" {
 		m.Name = filepath.Base(filepath.Dir(first.File))
 		m.Warnings = append(m.Warnings, fmt.Errorf("%s: summary has no experiment_model; named %q", first.File, m.Name))
 	}
 	for _, g := range s.gradings {
+		if subset {
+			g = g.Only(tasks)
+		}
 		ref, err := scoring.Rescore(g, tasks, rubric.Reference)
 		if err != nil {
 			return nil, err
@@ -459,7 +474,7 @@ func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datas
 		}
 	}
 	if s.ledger != nil {
-		m.Warnings = append(m.Warnings, ledgerDecisions(m, s, byKey)...)
+		m.Warnings = append(m.Warnings, ledgerDecisions(m, s, byKey, subset)...)
 	}
 	if j := s.judge; j != nil && j.Skipping && j.LeavesSkipped > 0 {
 		other := rubric.Reference
@@ -472,6 +487,9 @@ func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datas
 	m.ref, m.strict = index(m.Ref), index(m.Strict)
 	for _, o := range s.outputs {
 		if byKey[o.Key] == nil {
+			if subset {
+				continue
+			}
 			m.Warnings = append(m.Warnings, fmt.Errorf("%s: output for %s, which is not among the tasks", s.run, o.Key))
 			continue
 		}
@@ -484,7 +502,7 @@ func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datas
 // the judge's ledger records, which say who decided each leaf and at what
 // cost. The grading files still give the scores: clinsql judge writes them
 // so that rescoring gives the judge's own scores.
-func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task) []error {
+func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task, subset bool) []error {
 	var warns []error
 	bad := 0
 	for lk, r := range s.ledger {
@@ -512,7 +530,7 @@ func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task)
 		}
 		m.Decisions[k][LeafKey{Tree(lk.Tree), lk.Leaf}] = d
 	}
-	if bad > 0 {
+	if bad > 0 && !subset {
 		warns = append(warns, fmt.Errorf("%s: %d ledger records name tasks that are not among the tasks", filepath.Join(s.run, runfolder.JudgeDir, LedgerFile), bad))
 	}
 	return warns

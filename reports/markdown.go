@@ -78,6 +78,36 @@ func (r *Report) setup() string {
 		modeName(r.Mode), modeName(r.Other()), r.Bootstrap.Resamples, r.Bootstrap.Seed, metricName(r.RankBy), modeName(r.Mode), madeBy())
 }
 
+// writeCaveats writes what makes the report's scores not comparable with
+// others (a subset of the tasks, runs on a sample database), each as a
+// quoted line.
+func (r *Report) writeCaveats(w io.Writer) {
+	for _, c := range r.caveats() {
+		fmt.Fprintf(w, "> **Caveat:** %s\n\n", c)
+	}
+}
+
+// Caveats lists what makes the report's scores not comparable with others:
+// a subset of the tasks, runs on a sample database (one sentence each).
+func (r *Report) Caveats() []string { return r.caveats() }
+
+// caveats lists what makes the report's scores not comparable with others.
+func (r *Report) caveats() []string {
+	var out []string
+	if s := r.subsetNote(); s != "" {
+		out = append(out, s)
+	}
+	return append(out, r.databaseCaveats()...)
+}
+
+// subsetNote flags a report over part of the tasks, "" for a whole task set.
+func (r *Report) subsetNote() string {
+	if r.Subset == "" {
+		return ""
+	}
+	return fmt.Sprintf("Subset: %d tasks (%s); every score is over these tasks only, not comparable with scores over whole splits.", len(r.Tasks), r.Subset)
+}
+
 func ci(i Interval) string {
 	if i.Lo != i.Lo { // NaN
 		return ""
@@ -120,7 +150,7 @@ func (r *Report) table4(w io.Writer, split string, mode rubric.Mode) {
 		if all == nil {
 			continue
 		}
-		row := []string{fmt.Sprint(i + 1), name, fmt.Sprintf("%d (%s)", all.N, nByDifficulty(b, split))}
+		row := []string{fmt.Sprint(i + 1), r.withBadge(name), fmt.Sprintf("%d (%s)", all.N, nByDifficulty(b, split))}
 		for _, f := range []func(*Cell) Interval{func(c *Cell) Interval { return c.SQL }, func(c *Cell) Interval { return c.Exec }} {
 			for _, d := range append(append([]string{}, datasets.Difficulties...), All) {
 				if c := b.Cell(split, All, d); c != nil {
@@ -155,6 +185,11 @@ func (r *Report) hasReliability() bool {
 	return false
 }
 
+// ShowsRS reports whether RS(c) is shown beside the scores (some model
+// abstained on some task): the Markdown, the HTML and the command's summary
+// show the columns under the same rule.
+func (r *Report) ShowsRS() bool { return r.hasReliability() }
+
 // rsText formats RS(c), already x100, or "–" without run outputs.
 func rsText(s *reliability.Scores, c int) string {
 	if s == nil {
@@ -172,6 +207,7 @@ func rsText(s *reliability.Scores, c int) string {
 func (r *Report) WriteLeaderboardMarkdown(w io.Writer) {
 	fmt.Fprintln(w, "# ClinSQL leaderboard")
 	fmt.Fprintln(w)
+	r.writeCaveats(w)
 	fmt.Fprintln(w, r.setup())
 	fmt.Fprintln(w)
 	for _, split := range r.Splits {
@@ -296,6 +332,7 @@ func (r *Report) scenarioTables(w io.Writer, split string) {
 func (r *Report) WriteScenariosMarkdown(w io.Writer) {
 	fmt.Fprintln(w, "# ClinSQL scores per scenario and difficulty")
 	fmt.Fprintln(w)
+	r.writeCaveats(w)
 	fmt.Fprintln(w, r.setup())
 	fmt.Fprintln(w)
 	for _, split := range r.Splits {

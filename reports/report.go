@@ -43,6 +43,10 @@ type Options struct {
 	// are refused otherwise; included, each is flagged by a marker in its
 	// name ("gpt-5 [partial]"), so every table, CSV and the HTML show it.
 	IncludeIncomplete bool
+	// Subset describes a task filter (--task, --domain, a domain folder,
+	// ...) when Tasks are part of the inputs' tasks on purpose: the
+	// report is then over those tasks only and says so in every file.
+	Subset string
 }
 
 // Report is everything the output files show.
@@ -67,6 +71,9 @@ type Report struct {
 	// Warnings are problems that did not stop the report, each naming its
 	// file.
 	Warnings []error
+	// Subset describes the task filter of a report over part of the
+	// tasks ("" for whole task sets).
+	Subset string
 }
 
 // Modes lists the report's mode first, then the other.
@@ -117,15 +124,18 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	models, err := scoreModels(ctx, srcs, opt.Tasks, workers)
+	models, err := scoreModels(ctx, srcs, opt.Tasks, workers, opt.Subset != "")
 	if err != nil {
 		return nil, err
 	}
 	if err := flagIncomplete(models, opt.IncludeIncomplete); err != nil {
 		return nil, err
 	}
+	for _, m := range models {
+		m.Database = m.databaseNote() // after the names are final
+	}
 	r := &Report{Mode: mode, Bootstrap: opt.Bootstrap, RankBy: rankBy, Reliability: rel, PreviewRows: opt.PreviewRows,
-		Tasks: map[datasets.Key]*datasets.Task{}, Models: models, Boards: map[rubric.Mode][]*Board{}}
+		Tasks: map[datasets.Key]*datasets.Task{}, Models: models, Boards: map[rubric.Mode][]*Board{}, Subset: opt.Subset}
 	if r.PreviewRows <= 0 {
 		r.PreviewRows = 10
 	}

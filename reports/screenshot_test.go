@@ -24,12 +24,7 @@ func TestScreenshots(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx, jsErrors := browse(t)
-	r := buildFixtureReport(t, writeFixtureSet(t), Options{})
-	out := t.TempDir()
-	if _, err := r.Write(out); err != nil {
-		t.Fatal(err)
-	}
-	page := "file://" + filepath.ToSlash(filepath.Join(out, ReportHTML))
+	page := fixturePage(t, writeFixtureSet(t))
 	for _, v := range []struct{ name, hash, wait string }{
 		{"leaderboard", "", "#board-validation"},
 		{"model", "#model/alpha-sql", "#drill table.tasks"},

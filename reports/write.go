@@ -190,6 +190,8 @@ type jsonReport struct {
 		Lenient   bool    `json:"lenient_abstention"`
 		Threshold float64 `json:"correct_threshold"`
 	} `json:"reliability"`
+	// Subset describes the task filter of a report over part of the tasks.
+	Subset      string           `json:"subset,omitempty"`
 	Splits      []string         `json:"splits"`
 	Models      []jsonModel      `json:"models"`
 	Rankings    []Ranking        `json:"rankings"`
@@ -211,6 +213,9 @@ type jsonModel struct {
 	Name     string   `json:"name"`
 	Gradings []string `json:"gradings"`
 	Run      string   `json:"run,omitempty"`
+	// Database says what data the run ran on when it was not the whole
+	// of MIMIC-IV on BigQuery (absent then).
+	Database *DatabaseNote `json:"database,omitempty"`
 }
 
 // jsonComparison is a paired difference between two models in report.json.
@@ -235,8 +240,9 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	j.RankBy = string(r.RankBy)
 	j.Reliability.Marker, j.Reliability.Lenient, j.Reliability.Threshold = r.Reliability.Abstention.Marker, r.Reliability.Abstention.Lenient, r.Reliability.Threshold
 	j.Splits = r.Splits
+	j.Subset = r.Subset
 	for _, m := range r.Models {
-		j.Models = append(j.Models, jsonModel{m.Name, m.Gradings, m.Run})
+		j.Models = append(j.Models, jsonModel{m.Name, m.Gradings, m.Run, m.Database})
 	}
 	j.Rankings = r.Rankings
 	for _, mode := range r.Modes() {

@@ -66,6 +66,28 @@ type Engine struct {
 	// Database fingerprints the embedded database file (size and
 	// modification time: hashing gigabytes at every start is too slow).
 	Database string `json:"database,omitempty"`
+	// DatabaseFacts say what data the answers ran on (absent in
+	// manifests written before clinsql recorded them).
+	DatabaseFacts
+}
+
+// DatabaseFacts describe the data an engine's database holds, as the
+// engine found them when it opened: the embedded engine reads them from the
+// table clinsql db build records (mimic.FactsTable), else counts the
+// patients. An engine that cannot tell leaves them zero: unknown, never
+// guessed.
+type DatabaseFacts struct {
+	// Patients is the database's patient count; 0 when unknown.
+	Patients int64 `json:"patients,omitempty"`
+	// Sample reports a database holding fewer than a tenth of MIMIC-IV
+	// v3.1's patients (such as the 100-patient demo): scores on it are not
+	// comparable with scores on the whole of MIMIC-IV (BigQuery).
+	Sample bool `json:"sample,omitempty"`
+	// Source is what the database was built from ("mimic-iv-demo",
+	// "mimic-iv"), SourceSHA256 the build's fingerprint of the source
+	// files; "" for a database built before clinsql recorded them.
+	Source       string `json:"source,omitempty"`
+	SourceSHA256 string `json:"source_sha256,omitempty"`
 }
 
 // DatabaseFingerprint is "<bytes>@<mtime>" of a database file, "" when it

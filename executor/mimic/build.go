@@ -56,6 +56,8 @@ type Report struct {
 	Out      string        `json:"out"`
 	Tables   []TableReport `json:"tables"`
 	Duration time.Duration `json:"duration_ns"`
+	// Facts are recorded in the database (FactsTable).
+	Facts Facts `json:"facts"`
 }
 
 // Missing lists the tables created empty because their file was absent.
@@ -181,6 +183,16 @@ func build(ctx context.Context, opts BuildOptions, schema *Schema, path string) 
 	}
 	defer conn.Close()
 
+	// The source files are hashed while DuckDB loads them.
+	var fpSum string
+	var fpErr error
+	hashed := make(chan struct{})
+	go func() {
+		defer close(hashed)
+		fpSum, fpErr = fingerprintSources(ctx, opts.MimicDir, schema)
+	}()
+	defer func() { <-hashed }() // never leave the hashing running
+
 	seen := map[string]bool{}
 	for _, t := range schema.Tables {
 		if !seen[t.Dataset] {
@@ -221,6 +233,17 @@ func build(ctx context.Context, opts BuildOptions, schema *Schema, path string) 
 		if opts.Table != nil {
 			opts.Table(tr)
 		}
+	}
+	<-hashed
+	if fpErr != nil {
+		return nil, fmt.Errorf("build: fingerprinting the source files: %w", fpErr)
+	}
+	rep.Facts = Facts{Source: sourceKind(opts.MimicDir), Built: time.Now().UTC().Truncate(time.Second), SourceSHA256: fpSum}
+	if err := conn.QueryRowContext(ctx, PatientsQuery).Scan(&rep.Facts.Patients); err != nil {
+		return nil, fmt.Errorf("build: counting patients: %w", err)
+	}
+	if err := recordFacts(ctx, conn, rep.Facts); err != nil {
+		return nil, err
 	}
 	if _, err := conn.ExecContext(ctx, "CHECKPOINT"); err != nil {
 		return nil, fmt.Errorf("build: checkpoint: %w", err)

@@ -299,3 +299,45 @@ func TestSchemaWellFormed(t *testing.T) {
 		t.Errorf("BigQueryName %s", got)
 	}
 }
+
+// TestBuildRecordsFacts: the database says what it holds (FactsTable):
+// its source, patient count, build time and a fingerprint of the source
+// files, which engines read back for a run's manifest.
+func TestBuildRecordsFacts(t *testing.T) {
+	out, rep := buildMini(t)
+	db := openRO(t, out)
+	var source, sum, producer string
+	var patients int64
+	var built time.Time
+	if err := db.QueryRow("SELECT source, patients, built_at, source_sha256, producer FROM "+FactsTable).Scan(&source, &patients, &built, &sum, &producer); err != nil {
+		t.Fatalf("no facts recorded: %v", err)
+	}
+	if source != SourceFull || patients != 3 || len(sum) != 64 || producer == "" || time.Since(built) > time.Hour {
+		t.Errorf("facts: source %q patients %d built %v sha256 %q producer %q", source, patients, built, sum, producer)
+	}
+	if rep.Facts.Patients != 3 || rep.Facts.SourceSHA256 != sum {
+		t.Errorf("report facts %+v, database says %d patients, %s", rep.Facts, patients, sum)
+	}
+	var row [4]any
+	if err := db.QueryRow(FactsQuery).Scan(&row[0], &row[1], &row[2], &row[3]); err != nil {
+		t.Fatal(err)
+	}
+	f, err := ParseFacts(row[:])
+	if err != nil || f.Patients != 3 || f.Source != SourceFull || f.SourceSHA256 != sum || !f.Built.Equal(built) {
+		t.Errorf("ParseFacts(%v) = %+v, %v", row, f, err)
+	}
+	if !IsSample(f.Patients) || IsSample(V31Patients) {
+		t.Error("IsSample")
+	}
+	// The same files give the same fingerprint.
+	_, rep2 := buildMini(t)
+	if rep2.Facts.SourceSHA256 != sum {
+		t.Errorf("fingerprint not stable: %s then %s", sum, rep2.Facts.SourceSHA256)
+	}
+	// PhysioNet's list of the demo's patients makes the source the demo.
+	demo := t.TempDir()
+	writeFile(t, filepath.Join(demo, "demo_subject_id.csv"), "subject_id\n10000032\n")
+	if got := sourceKind(demo); got != SourceDemo {
+		t.Errorf("sourceKind(demo) = %q", got)
+	}
+}

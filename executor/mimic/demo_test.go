@@ -50,6 +50,9 @@ func TestBuildDemo(t *testing.T) {
 	if m := rep.Missing(); len(m) != 1 || m[0] != "mimiciv_3_1_icu.chartevents" {
 		t.Errorf("missing %v, want only icu.chartevents", m)
 	}
+	if f := rep.Facts; f.Source != SourceDemo || f.Patients != 100 || !IsSample(f.Patients) {
+		t.Errorf("demo facts %+v, want the demo's source and 100 patients, a sample", f)
+	}
 	t.Logf("demo build: %v", rep.Duration)
 	if _, err := os.Stat(out + ".building"); err == nil {
 		t.Error("temporary file left behind")

@@ -31,11 +31,10 @@ func runDatasetsFetch(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	bar := newBar(env, "datasets fetch", 1, false)
-	tasks, err := datasets.FetchClinSQL(ctx, *out, datasets.FetchOptions{URL: *url, SHA256: *sum, Outputs: *outputs, Log: barLog{bar}})
-	if err == nil {
-		bar.Step("fetched", 0, 0, false)
-	}
+	// Bytes received, the rate and, when the server gives the size, the
+	// time left; the extraction after it shows as the clock moving.
+	bar := newByteBar(env, "datasets fetch")
+	tasks, err := datasets.FetchClinSQL(ctx, *out, datasets.FetchOptions{URL: *url, SHA256: *sum, Outputs: *outputs, Log: barLog{bar}, Progress: bar})
 	bar.Finish()
 	if err != nil {
 		return err

@@ -33,13 +33,14 @@ func runDBBuild(ctx context.Context, env *Env, args []string) error {
 		return usagef("--mimic and --out are required")
 	}
 	// On a terminal the progress line takes the place of the per-table
-	// lines (they would garble it); elsewhere the lines are the progress.
+	// lines (they would garble it); elsewhere the lines are the progress,
+	// and the line's summary ends it on standard error, as for every step.
 	var progress io.Writer
 	tty := gprogress.IsTerminal(env.Stderr)
 	if !*quiet && !tty {
 		progress = env.Stdout
 	}
-	bar := newBar(env, "db build: tables", len(mimic.V31.Tables), *quiet || !tty)
+	bar := newBar(env, "db build: tables", len(mimic.V31.Tables), *quiet)
 	rep, err := mimic.Build(ctx, mimic.BuildOptions{
 		MimicDir: *dir, Out: *out, Force: *force, Threads: *threads, MemoryLimit: *memory, Progress: progress,
 		Table: func(tr mimic.TableReport) {
@@ -69,6 +70,12 @@ func printBuildReport(w io.Writer, rep *mimic.Report) {
 	}
 	fmt.Fprintf(w, "\nbuilt %s: %d tables (%d loaded or derived), %d rows in %v\n",
 		rep.Out, len(rep.Tables), loaded, rows, rep.Duration.Round(time.Millisecond))
+	f := rep.Facts
+	kind := "the whole of MIMIC-IV or most of it"
+	if mimic.IsSample(f.Patients) {
+		kind = "a sample of MIMIC-IV: scores on it are not comparable with BigQuery runs"
+	}
+	fmt.Fprintf(w, "recorded in %s: source %s, %d patients (%s), source files sha256 %s\n", mimic.FactsTable, f.Source, f.Patients, kind, f.SourceSHA256)
 	if missing := rep.Missing(); len(missing) > 0 {
 		fmt.Fprintf(w, "empty tables (no file): %d\n", len(missing))
 		for _, m := range missing {

@@ -76,7 +76,8 @@ func openDuckDB(cfg engineConfig) (executor.Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	on, err := zeroDivisionRelaxed(eng, cfg.ZeroDivision)
+	facts, countErr := databaseFacts(eng)
+	on, err := zeroDivisionRelaxed(facts, countErr, cfg.ZeroDivision)
 	if err != nil {
 		eng.Close()
 		return nil, err
@@ -86,18 +87,43 @@ func openDuckDB(cfg engineConfig) (executor.Executor, error) {
 	if on {
 		sem = "division_by_zero=null"
 	}
-	return &bridgedEngine{Engine: eng, semantics: sem}, nil
+	return &bridgedEngine{Engine: eng, semantics: sem, facts: facts}, nil
 }
 
 // bridgedEngine is the DuckDB engine behind the BigQuery bridge. Semantics
 // names the options that change its results (refine records them in a run's
-// settings, so that a run is not resumed under other semantics).
+// settings, so that a run is not resumed under other semantics); the
+// database's facts go into a run's manifest.
 type bridgedEngine struct {
 	*duckdb.Engine
 	semantics string
+	facts     runfolder.DatabaseFacts
 }
 
 func (e *bridgedEngine) Semantics() string { return e.semantics }
+
+func (e *bridgedEngine) DatabaseFacts() runfolder.DatabaseFacts { return e.facts }
+
+// databaseFacts reads what clinsql db build recorded about the database
+// (mimic.FactsTable), or, for a database built before it did, counts its
+// patients. The error is the count's: the facts are then zero (unknown).
+func databaseFacts(eng *duckdb.Engine) (runfolder.DatabaseFacts, error) {
+	ctx := context.Background()
+	if res, err := eng.QueryNative(ctx, mimic.FactsQuery); err == nil && len(res.Rows) == 1 {
+		if f, err := mimic.ParseFacts(res.Rows[0]); err == nil {
+			return runfolder.DatabaseFacts{Patients: f.Patients, Sample: mimic.IsSample(f.Patients), Source: f.Source, SourceSHA256: f.SourceSHA256}, nil
+		}
+	}
+	res, err := eng.QueryNative(ctx, mimic.PatientsQuery)
+	if err != nil {
+		return runfolder.DatabaseFacts{}, err
+	}
+	n, ok := res.Rows[0][0].(int64)
+	if !ok {
+		return runfolder.DatabaseFacts{}, fmt.Errorf("patient count is %T", res.Rows[0][0])
+	}
+	return runfolder.DatabaseFacts{Patients: n, Sample: mimic.IsSample(n)}, nil
+}
 
 // Values of --zero-division.
 const (
@@ -109,36 +135,27 @@ const (
 const zeroDivisionHelp = "duckdb engine: a division by zero fails the query as on BigQuery (error), or gives NULL with a warning in the result (null); " +
 	"auto is null on a sample database (fewer than a tenth of MIMIC-IV v3.1's patients, e.g. the 100-patient demo, where an empty group is the sample's doing) and error otherwise"
 
-// zeroDivisionRelaxed decides whether a division by zero gives NULL.
-func zeroDivisionRelaxed(eng *duckdb.Engine, mode string) (bool, error) {
+// zeroDivisionRelaxed decides whether a division by zero gives NULL: in
+// auto mode, on a sample of MIMIC-IV (facts, or countErr when the patients
+// could not be counted).
+func zeroDivisionRelaxed(facts runfolder.DatabaseFacts, countErr error, mode string) (bool, error) {
 	switch mode {
 	case zeroDivError:
 		return false, nil
 	case zeroDivNull:
 		return true, nil
 	case "", zeroDivAuto:
-		return isSample(eng)
+		if executor.ClassOf(countErr) == executor.ClassTimeout {
+			// The count runs under --timeout too: a timeout this short is
+			// the user's, and exits as any query's timeout does.
+			return false, &ExitError{Code: exitCodeOf(executor.ClassTimeout), Err: fmt.Errorf("%s: counting patients for --zero-division auto: %w", executor.ClassTimeout, countErr)}
+		}
+		if countErr != nil {
+			return false, fmt.Errorf("--zero-division auto: counting patients: %w (give --zero-division error or null)", countErr)
+		}
+		return facts.Sample, nil
 	}
 	return false, usagef("--zero-division must be auto, error or null, not %q", mode)
-}
-
-// isSample reports whether the database holds a sample of MIMIC-IV rather
-// than the whole of it, counting its patients.
-func isSample(eng *duckdb.Engine) (bool, error) {
-	res, err := eng.QueryNative(context.Background(), "SELECT count(*) FROM mimiciv_3_1_hosp.patients")
-	if executor.ClassOf(err) == executor.ClassTimeout {
-		// The count runs under --timeout too: a timeout this short is the
-		// user's, and exits as any query's timeout does.
-		return false, &ExitError{Code: exitCodeOf(executor.ClassTimeout), Err: fmt.Errorf("%s: counting patients for --zero-division auto: %w", executor.ClassTimeout, err)}
-	}
-	if err != nil {
-		return false, fmt.Errorf("--zero-division auto: counting patients: %w (give --zero-division error or null)", err)
-	}
-	n, ok := res.Rows[0][0].(int64)
-	if !ok {
-		return false, fmt.Errorf("--zero-division auto: patient count is %T", res.Rows[0][0])
-	}
-	return n < mimic.V31Patients/10, nil
 }
 
 func engineNames() string {

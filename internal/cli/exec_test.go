@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"fmt"
+	"github.com/clinsql/clinsql/runfolder"
 	"os"
 	"path/filepath"
 	"strings"
@@ -289,9 +290,30 @@ func TestExecReplayRun(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "again on duckdb: 4 tasks run, 0 already done; ok 4") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
+	// The manifest says what data the answers ran on: the 3-patient
+	// fixture database, a sample, as db build recorded it.
+	m, err := runfolder.ReadManifest(out)
+	if err != nil || m == nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	if e := m.Engine; e.Name != "duckdb" || e.Patients != 3 || !e.Sample || e.Source != "mimic-iv" || len(e.SourceSHA256) != 64 {
+		t.Errorf("manifest engine %+v, want duckdb with the database's facts (3 patients, a sample)", e)
+	}
 	code, stdout, stderr = runCLI(t, dir, "judge", "--tasks", dir, "--run", out, "--judge", "replay:"+grading, "--replay-other-model")
 	if code != 0 || !strings.Contains(stdout, "validation: 3 tasks") {
 		t.Fatalf("judge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// The report flags the run: badge and caveat, from the manifest.
+	code, stdout, stderr = runCLI(t, dir, "report", "--tasks", dir, "--run", out, "--out", filepath.Join(dir, "report"), "--resamples", "50")
+	if code != 0 {
+		t.Fatalf("report: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "again (sample DB: duckdb, 3 patients)") ||
+		!strings.Contains(stdout, "caveat: again ran on a sample database (duckdb, 3 patients, built from mimic-iv): its scores are not comparable with runs on BigQuery") {
+		t.Errorf("report summary does not flag the sample database:\n%s", stdout)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "report", "report.html")); !strings.Contains(string(b), `<span class="badge sample"`) {
+		t.Error("report.html has no sample-database badge")
 	}
 }
 

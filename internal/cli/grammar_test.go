@@ -111,7 +111,12 @@ func runInPty(t *testing.T, args ...string) string {
 		b, _ := io.ReadAll(ptmx) // until the terminal side is closed
 		got <- string(b)
 	}()
-	env := &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: tty, Getenv: func(string) string { return "" }}
+	env := &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: tty, Getenv: func(k string) string {
+		if k == "GEN_TEST_KEY" { // the fake model endpoints' key (generate, run)
+			return genKey
+		}
+		return ""
+	}}
 	if code := run(context.Background(), env, args); code != 0 {
 		t.Errorf("%v: exit %d", args, code)
 	}

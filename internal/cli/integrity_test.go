@@ -291,7 +291,8 @@ func TestGeneratePartialRunAndLock(t *testing.T) {
 	if m["complete"] != true || m["subset"] != true || m["model"] != "alpha" || m["tasks_sha256"] == "" {
 		t.Errorf("manifest after --limit 1: %v", m)
 	}
-	if eng, _ := m["engine"].(map[string]any); eng["name"] == "" || eng["database"] == "" || eng["semantics"] == "" {
+	if eng, _ := m["engine"].(map[string]any); eng["name"] == "" || eng["database"] == "" || eng["semantics"] == "" ||
+		eng["patients"] != 3.0 || eng["sample"] != true || eng["source"] != "mimic-iv" || eng["source_sha256"] == nil {
 		t.Errorf("manifest engine: %v", m["engine"])
 	}
 	judgeArgs := []string{"judge", "--tasks", dir, "--run", run, "--judge", "replay:" + grading, "--replay-other-model"}

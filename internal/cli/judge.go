@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/clinsql/clinsql/datasets"
@@ -309,7 +310,18 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	}
 
 	bar := newBar(env, "judge: leaves", est.Leaves, false)
-	opts.Progress = func(int) { bar.Step("recorded", 0, 0, false) }
+	// A call records every leaf of its group at once, and Progress gives
+	// the count so far (from several workers): the line advances by
+	// every leaf recorded, not by one per call.
+	var barMu sync.Mutex
+	shown := 0
+	opts.Progress = func(recorded int) {
+		barMu.Lock()
+		defer barMu.Unlock()
+		for ; shown < recorded; shown++ {
+			bar.Step("recorded", 0, 0, false)
+		}
+	}
 	o, err := judge.Run(ctx, items, ledger, opts)
 	bar.Finish()
 	if err != nil {

@@ -18,6 +18,14 @@ func newBar(env *Env, label string, total int, quiet bool) *progress.Bar {
 	return b
 }
 
+// newByteBar starts the progress line of a download on env.Stderr, its
+// size unknown until the response gives it (progress.Bar.Restart).
+func newByteBar(env *Env, label string) *progress.Bar {
+	b := progress.NewBytes(env.Stderr, label, -1, progress.IsTerminal(env.Stderr))
+	b.Start()
+	return b
+}
+
 // barLog is an io.Writer of log lines that prints them above the progress
 // line (plainly when there is none).
 type barLog struct{ bar *progress.Bar }

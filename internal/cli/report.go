@@ -18,6 +18,7 @@ const reportUsage = `usage: clinsql report --tasks DIR --out DIR (--run DIR | --
        clinsql report --out DIR --ehrsql DIR...
                       [--mode strict|reference] [--seed N] [--resamples N] [--rank-by exec|sql|rs0|rs10]
                       [--compare A,B]... [--abstain-marker null] [--correct-at 1]
+                      [--task KEY]... [--domain D] [--difficulty D] [--limit N]
 
 Writes the tables and pictures of a paper for any number of models into --out:
 leaderboard.md/.csv (SQL and execution score per split x difficulty with 95%
@@ -32,6 +33,12 @@ summary). --run is a run folder in the reference inference layout; its
 judge/ folder (written by clinsql judge) holds the decisions. A run without
 judge/ decisions lends its outputs (SQL, results, refinement attempts) to the
 --grading of the same model. Both flags repeat.
+
+--tasks may name part of the tasks (a domain, difficulty or task folder, a
+manifest line FILE.jsonl:N), and --task, --domain, --difficulty and --limit
+keep only some: the report is then over those tasks only, from the inputs'
+decisions about them, and says "Subset: ..." in every file (report.json
+"subset", a leaderboard.csv column, the Markdown and HTML headers).
 
 Judge outputs that are partial (a run judged with --allow-partial) or
 interrupted (leaves left undecided) are refused; --include-incomplete reports
@@ -74,6 +81,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	marker := fs.String("abstain-marker", "null", "final SQL that means the model abstained, for RS(c)")
 	threshold := fs.Float64("correct-at", 1, "execution `score` at which a task counts as correct for RS(c)")
 	includeIncomplete := fs.Bool("include-incomplete", false, "report partial or interrupted judge outputs, flagged in every table (refused otherwise)")
+	sel := addTaskFilter(fs, true)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -112,6 +120,10 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if tasks, err = sel.apply(tasks); err != nil {
+		return err
+	}
+	subset := subsetNote(env, sel, *tasksDir, len(tasks))
 	// Two stages (reading and computing, then writing); on a terminal the
 	// line's clock shows the report is working.
 	bar := newBar(env, "report: stages", 2, false)
@@ -119,7 +131,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	r, err := reports.Build(ctx, reports.Options{Tasks: tasks, Gradings: gradings, Runs: runs, Mode: mode,
 		Bootstrap: reports.Bootstrap{Seed: *seed, Resamples: *resamples}, RankBy: metric, Compare: pairs, PreviewRows: *previewRows,
 		Reliability:       reports.Reliability{Abstention: reliability.Abstention{Marker: *marker}, Threshold: *threshold},
-		IncludeIncomplete: *includeIncomplete})
+		IncludeIncomplete: *includeIncomplete, Subset: subset})
 	if err != nil {
 		return err
 	}
@@ -176,11 +188,21 @@ func printReportBrief(env *Env, r *reports.Report) {
 		for _, m := range r.Modes() {
 			fmt.Fprintf(tw, "%s n\tSQL\tExec\t", m)
 		}
-		fmt.Fprintln(tw, "RS(0)\tRS(10)\tinvalid leaves\t")
+		// RS(c) only where some model abstained, as in the HTML and the
+		// Markdown: without an abstention it restates the execution score.
+		rs := r.ShowsRS()
+		if rs {
+			fmt.Fprint(tw, "RS(0)\tRS(10)\t")
+		}
+		fmt.Fprintln(tw, "invalid leaves\t")
 		for i, name := range r.Ranking(split).Models {
-			fmt.Fprintf(tw, "%d\t%s\t", i+1, name)
+			shown := name
+			if m := r.Model(name); m != nil && m.Database != nil {
+				shown += " (" + m.Database.Badge + ")"
+			}
+			fmt.Fprintf(tw, "%d\t%s\t", i+1, shown)
 			inv := 0
-			rs := [2]string{"–", "–"}
+			rsCells := [2]string{"–", "–"}
 			for i, m := range r.Modes() {
 				c := r.Board(m, name).Cell(split, reports.All, reports.All)
 				if c == nil {
@@ -190,11 +212,17 @@ func printReportBrief(env *Env, r *reports.Report) {
 				fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t", c.N, 100*scoring.Round6(c.SQL.Mean), 100*scoring.Round6(c.Exec.Mean))
 				inv = c.InvalidLeaves
 				if i == 0 && c.RS != nil {
-					rs = [2]string{fmt.Sprintf("%.2f", c.RS.RS0), fmt.Sprintf("%.2f", c.RS.RS10)}
+					rsCells = [2]string{fmt.Sprintf("%.2f", c.RS.RS0), fmt.Sprintf("%.2f", c.RS.RS10)}
 				}
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t\n", rs[0], rs[1], inv)
+			if rs {
+				fmt.Fprintf(tw, "%s\t%s\t", rsCells[0], rsCells[1])
+			}
+			fmt.Fprintf(tw, "%d\t\n", inv)
 		}
 		tw.Flush()
+	}
+	for _, c := range r.Caveats() {
+		fmt.Fprintln(env.Stdout, "caveat:", c)
 	}
 }

@@ -17,6 +17,7 @@ import (
 )
 
 const rescoreUsage = `usage: clinsql rescore --grading FILE --tasks DIR --out DIR [--mode strict|reference] [--brief]
+                       [--task KEY]... [--domain D] [--difficulty D] [--limit N]
 
 Recomputes every score of a recorded detailed_grading.json (the reference
 scorer's per-leaf decisions, any model) from the task rubrics, and writes
@@ -33,7 +34,11 @@ so they hold no mode; rescore_summary.json beside them names the mode, the
 grading file and the clinsql build for either mode.
 
 --tasks is the folder holding data/splits, the splits folder, a split
-folder, or a manifest .jsonl.
+folder, or a manifest .jsonl; a domain, difficulty or task folder, a
+manifest line (FILE.jsonl:N) or --task/--domain/--difficulty/--limit
+rescore a subset: the grading's decisions about those tasks only, with
+"completeness": "subset" in the three files and "subset" in
+rescore_summary.json.
 `
 
 func runRescore(_ context.Context, env *Env, args []string) error {
@@ -44,6 +49,7 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	out := fs.String("out", "", "output `folder` for the summary files")
 	modeName := fs.String("mode", string(rubric.Strict), "aggregation `mode`: strict or reference")
 	brief := fs.Bool("brief", false, "print one line: the model's published and recomputed averages")
+	sel := addTaskFilter(fs, true)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -58,6 +64,9 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if tasks, err = sel.apply(tasks); err != nil {
+		return err
+	}
 	g, err := scoring.ReadGrading(*grading)
 	if err != nil {
 		return err
@@ -65,9 +74,18 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	if err := g.RequireComplete(); err != nil {
 		return err
 	}
+	// A subset is scored from the decisions about its tasks; the scores
+	// say "subset" so that they are never taken for the split's.
+	subset := subsetNote(env, sel, *tasksDir, len(tasks))
+	if subset != "" {
+		g = g.Only(tasks)
+	}
 	r, err := scoring.Rescore(g, tasks, mode)
 	if err != nil {
 		return err
+	}
+	if subset != "" {
+		r.Completeness = "subset"
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintln(env.Stderr, "warning:", w)
@@ -75,7 +93,7 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	if err := r.WriteFiles(*out); err != nil {
 		return err
 	}
-	if err := writeRescoreSummary(*out, *grading, r); err != nil {
+	if err := writeRescoreSummary(*out, *grading, subset, r); err != nil {
 		return err
 	}
 	ref := r
@@ -107,16 +125,20 @@ type rescoreSummary struct {
 	Mode     rubric.Mode     `json:"mode"`
 	Producer buildinfo.Stamp `json:"producer"`
 	Grading  string          `json:"grading"`
-	Model    string          `json:"model"`
-	Split    string          `json:"split"`
+	// Subset describes the task filter of a rescore over part of the
+	// tasks (--task, --domain, a domain folder, ...); the scores are then
+	// the subset's, not the split's.
+	Subset string `json:"subset,omitempty"`
+	Model  string `json:"model"`
+	Split  string `json:"split"`
 	// The split's averages, as judge_summary.json gives them per split.
 	judge.SplitScores
 	Files []string `json:"files"`
 }
 
-func writeRescoreSummary(dir, grading string, r *scoring.Rescored) error {
+func writeRescoreSummary(dir, grading, subset string, r *scoring.Rescored) error {
 	b := scoring.Summarise(r.Tasks)
-	s := rescoreSummary{Mode: r.Mode, Producer: buildinfo.Current(), Grading: grading, Model: r.Model, Split: r.Split,
+	s := rescoreSummary{Mode: r.Mode, Producer: buildinfo.Current(), Grading: grading, Subset: subset, Model: r.Model, Split: r.Split,
 		SplitScores: judge.SplitScores{Tasks: b.All.N, AverageSQLScore: scoring.Round6(b.All.SQL), AverageResultsScore: scoring.Round6(b.All.Results),
 			TasksWithInvalid: b.All.InvalidTasks},
 		Files: []string{scoring.ScoringFile, scoring.DifficultyFile, scoring.ScenarioFile}}

@@ -9,10 +9,14 @@
 // else (a file, a pipe, CI logs) no control characters are ever written:
 // the log lines, and one summary line at the end.
 //
+// A byte report ([NewBytes]) counts bytes instead of items (a download):
+// bytes done of the total with the percentage when the size is known, the
+// rate, and the time left when the size is known.
+//
 // The package is kept rather than replaced by a general progress-bar module
-// (schollz/progressbar, mpb): those draw bytes or counts, while a run here
-// reports outcomes per item, tokens and dollars, and must print one plain
-// summary line when not on a terminal.
+// (schollz/progressbar, mpb): a run here reports outcomes per item, tokens
+// and dollars, and must print one plain summary line when not on a
+// terminal; one code draws both kinds of line.
 package progress
 
 import (
@@ -30,7 +34,9 @@ type Bar struct {
 	w     io.Writer
 	tty   bool
 	label string
-	total int
+	total int64
+	// bytes: done and total count bytes (NewBytes); total < 0 is unknown.
+	bytes bool
 	// Interval bounds terminal redraws on items; Tick is the longest a
 	// terminal line goes without a redraw (defaults 200ms and 1s).
 	Interval, Tick time.Duration
@@ -40,8 +46,8 @@ type Bar struct {
 
 	mu       sync.Mutex
 	start    time.Time
-	done     int // items counted, including skipped ones
-	skipped  int // items found done already: excluded from the rate
+	done     int64 // items (or bytes) counted, including skipped ones
+	skipped  int64 // items found done already: excluded from the rate
 	order    []string
 	counts   map[string]int
 	tokens   int
@@ -54,8 +60,50 @@ type Bar struct {
 // New returns a report of total items written to w; tty says whether w is
 // a terminal (see [IsTerminal]).
 func New(w io.Writer, label string, total int, tty bool) *Bar {
-	return &Bar{w: w, tty: tty, label: label, total: total, Interval: 200 * time.Millisecond, Tick: time.Second,
+	return &Bar{w: w, tty: tty, label: label, total: int64(total), Interval: 200 * time.Millisecond, Tick: time.Second,
 		now: time.Now, start: time.Now(), counts: map[string]int{}}
+}
+
+// NewBytes returns a report of a transfer of total bytes (negative when
+// the size is not known yet; see [Bar.Restart]).
+func NewBytes(w io.Writer, label string, total int64, tty bool) *Bar {
+	b := New(w, label, 0, tty)
+	b.bytes, b.total = true, total
+	return b
+}
+
+// Add counts n bytes of a byte report.
+func (b *Bar) Add(n int64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.startTicking()
+	b.done += n
+	b.draw(false)
+}
+
+// Restart starts a byte report again from zero with a new total (negative:
+// unknown), for a transfer that is retried or whose size is learnt late
+// (an HTTP response's Content-Length). The clock starts again too.
+func (b *Bar) Restart(total int64) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.total, b.done, b.skipped, b.start = total, 0, 0, b.now()
+	if b.tty {
+		b.draw(true)
+	}
+}
+
+// Write counts len(p) bytes, so that a byte report can sit in an
+// io.MultiWriter or io.TeeReader of the transfer.
+func (b *Bar) Write(p []byte) (int, error) {
+	b.Add(int64(len(p)))
+	return len(p), nil
 }
 
 // Start draws the line at 0 items (on a terminal) and starts the clock that
@@ -174,7 +222,7 @@ func (b *Bar) Finish() {
 func (b *Bar) draw(force bool) {
 	now := b.now()
 	if b.tty {
-		if !force && b.done < b.total && now.Sub(b.drawn) < b.Interval {
+		if !force && (b.done < b.total || b.bytes) && now.Sub(b.drawn) < b.Interval {
 			return
 		}
 		io.WriteString(b.w, "\r\x1b[K"+b.line(now))
@@ -190,6 +238,9 @@ func (b *Bar) draw(force bool) {
 const barWidth = 24
 
 func (b *Bar) line(now time.Time) string {
+	if b.bytes {
+		return b.byteLine(now)
+	}
 	var s strings.Builder
 	if b.label != "" {
 		s.WriteString(b.label + " ")
@@ -219,11 +270,57 @@ func (b *Bar) line(now time.Time) string {
 	if worked > 0 && elapsed > 0 {
 		fmt.Fprintf(&s, ", %.1f/s", float64(worked)/elapsed.Seconds())
 	}
+	b.eta(&s, elapsed, worked)
+	return s.String()
+}
+
+// eta writes the time left, estimated from the rate so far, when the total
+// is known and not reached.
+func (b *Bar) eta(s *strings.Builder, elapsed time.Duration, worked int64) {
 	if left := b.total - b.done; left > 0 && worked > 0 && elapsed > 0 && !b.finished {
 		eta := time.Duration(float64(elapsed) / float64(worked) * float64(left))
-		fmt.Fprintf(&s, ", ETA %s", round(eta))
+		fmt.Fprintf(s, ", ETA %s", round(eta))
 	}
+}
+
+// byteLine is the line of a byte report: "12.0 MiB of 48.0 MiB (25%)  3.1s,
+// 3.9 MiB/s, ETA 9.3s", without the total, percentage and ETA when the
+// size is unknown.
+func (b *Bar) byteLine(now time.Time) string {
+	var s strings.Builder
+	if b.label != "" {
+		s.WriteString(b.label + " ")
+	}
+	known := b.total > 0
+	if b.tty && known {
+		n := int(min(float64(b.done)/float64(b.total), 1) * barWidth)
+		s.WriteString("[" + strings.Repeat("=", n) + strings.Repeat(" ", barWidth-n) + "] ")
+	}
+	s.WriteString(humanBytes(b.done))
+	if known {
+		fmt.Fprintf(&s, " of %s (%d%%)", humanBytes(b.total), int(100*min(float64(b.done)/float64(b.total), 1)))
+	}
+	elapsed := now.Sub(b.start)
+	fmt.Fprintf(&s, "  %s", round(elapsed))
+	if b.done > 0 && elapsed > 0 {
+		fmt.Fprintf(&s, ", %s/s", humanBytes(int64(float64(b.done)/elapsed.Seconds())))
+	}
+	b.eta(&s, elapsed, b.done)
 	return s.String()
+}
+
+// humanBytes writes n bytes in binary units, three significant digits.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, i := float64(n), -1
+	for v >= unit && i < 4 {
+		v /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %ciB", v, "KMGTP"[i])
 }
 
 func round(d time.Duration) time.Duration {

@@ -1,0 +1,145 @@
+package mimic
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/clinsql/clinsql/internal/buildinfo"
+)
+
+// FactsTable is where [Build] records what a database holds, one row:
+// source, patients, built_at, source_sha256, producer. Engines read it
+// (FactsQuery) to say in a run's manifest what the answers ran on.
+const FactsTable = "clinsql_meta.build"
+
+// FactsQuery reads the facts a build recorded; PatientsQuery counts the
+// patients of a database that has none (built before they were recorded).
+const (
+	FactsQuery    = "SELECT source, patients, CAST(built_at AS VARCHAR), source_sha256 FROM " + FactsTable
+	PatientsQuery = "SELECT count(*) FROM mimiciv_3_1_hosp.patients"
+)
+
+// Sources named in the facts.
+const (
+	// SourceDemo: the folder holds PhysioNet's demo_subject_id.csv, the
+	// list of the 100 patients the MIMIC-IV demo was cut to.
+	SourceDemo = "mimic-iv-demo"
+	SourceFull = "mimic-iv"
+)
+
+// Facts are what a build records about its database.
+type Facts struct {
+	// Source is SourceDemo or SourceFull.
+	Source string `json:"source"`
+	// Patients is the row count of mimiciv_3_1_hosp.patients.
+	Patients int64     `json:"patients"`
+	Built    time.Time `json:"built_at"`
+	// SourceSHA256 fingerprints the loaded files: SHA-256 over each file's
+	// path relative to the source folder, size and SHA-256, in path order.
+	SourceSHA256 string `json:"source_sha256"`
+}
+
+// IsSample reports whether a database of n patients is a sample of
+// MIMIC-IV rather than the whole of it (fewer than a tenth of v3.1's
+// patients, such as the 100-patient demo): its empty groups and its scores
+// are the sample's doing.
+func IsSample(n int64) bool { return n < V31Patients/10 }
+
+// sourceKind names the source folder's release.
+func sourceKind(dir string) string {
+	if _, err := os.Stat(filepath.Join(dir, "demo_subject_id.csv")); err == nil {
+		return SourceDemo
+	}
+	return SourceFull
+}
+
+// fingerprintSources hashes the files the schema's tables load from dir.
+func fingerprintSources(ctx context.Context, dir string, schema *Schema) (string, error) {
+	var rels []string
+	for _, t := range schema.Tables {
+		if t.Module == "" {
+			continue
+		}
+		if p, ok := tableFile(dir, t); ok {
+			rel, _ := filepath.Rel(dir, p)
+			rels = append(rels, filepath.ToSlash(rel))
+		}
+	}
+	sort.Strings(rels)
+	all := sha256.New()
+	for _, rel := range rels {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err != nil {
+			return "", err
+		}
+		h := sha256.New()
+		n, err := io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", rel, err)
+		}
+		fmt.Fprintf(all, "%s\x00%d\x00%x\n", rel, n, h.Sum(nil))
+	}
+	return hex.EncodeToString(all.Sum(nil)), nil
+}
+
+// recordFacts writes the facts table of a built database.
+func recordFacts(ctx context.Context, conn *sql.Conn, f Facts) error {
+	stmts := []string{
+		"CREATE SCHEMA clinsql_meta",
+		"CREATE TABLE " + FactsTable + " (source VARCHAR, patients BIGINT, built_at TIMESTAMP, source_sha256 VARCHAR, producer VARCHAR)",
+	}
+	for _, s := range stmts {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("build: %s: %w", FactsTable, err)
+		}
+	}
+	_, err := conn.ExecContext(ctx, "INSERT INTO "+FactsTable+" VALUES (?, ?, ?, ?, ?)",
+		f.Source, f.Patients, f.Built, f.SourceSHA256, buildinfo.Current().String())
+	if err != nil {
+		return fmt.Errorf("build: %s: %w", FactsTable, err)
+	}
+	return nil
+}
+
+// ParseFacts reads the row of FactsQuery (values as the engine returns
+// them).
+func ParseFacts(row []any) (Facts, error) {
+	if len(row) != 4 {
+		return Facts{}, fmt.Errorf("%s: %d columns, want 4", FactsTable, len(row))
+	}
+	var f Facts
+	var ok bool
+	if f.Source, ok = row[0].(string); !ok {
+		return f, fmt.Errorf("%s: source is %T", FactsTable, row[0])
+	}
+	switch n := row[1].(type) {
+	case int64:
+		f.Patients = n
+	case string:
+		v, err := strconv.ParseInt(n, 10, 64)
+		if err != nil {
+			return f, fmt.Errorf("%s: patients %q", FactsTable, n)
+		}
+		f.Patients = v
+	default:
+		return f, fmt.Errorf("%s: patients is %T", FactsTable, row[1])
+	}
+	if s, ok := row[2].(string); ok {
+		f.Built, _ = time.Parse("2006-01-02 15:04:05.999999", s)
+	}
+	f.SourceSHA256, _ = row[3].(string)
+	return f, nil
+}
