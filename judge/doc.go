@@ -85,15 +85,10 @@
 // completion tokens per verdict; "uncounted" are judged leaves whose
 // verdict the score does not use (rubric.Score.Counted), "wasted" the
 // tokens they cost (a call of such leaves only, or their share of a
-// group's prompt and reply). Reference mode (strict mode differs by at
-// most 0.01 uncounted leaves and 4 wasted tokens per task):
-//
-//	grouping         calls/task  leaves/call  judged leaves  uncounted  tokens/task  wasted
-//	leaf                9.52        1.00          9.52          0.90       10,766     1,027
-//	category            8.67        1.10          9.52          0.90       10,776     1,130
-//	tree                3.73        2.55          9.52          0.90        5,345       157
-//	category+gated      4.81        3.05         14.68          5.43        7,084       667
-//	tree+gated          1.56        9.39         14.68          5.43        3,521       667
+// group's prompt and reply). Its reference-mode figures are the golden
+// file testdata/grouping.md, which the README states verbatim
+// (TestReadmeGroupingTable); the full table, with strict mode, is written
+// to testdata/out/grouping.tsv.
 //
 // Tree is the default: it meets the target of at most 9 calls per task
 // (the reference judge made 23.3) with the fewest wasted tokens, judges
@@ -103,9 +98,9 @@
 // invalidates few leaves. Category grouping hardly groups: the leaves of a
 // category mostly gate one another (critical siblings, sequential steps).
 // Gated tree grouping makes the fewest calls and even spends fewer tokens
-// in all, but pays for 4.5 more verdicts per task that cannot count (54%
-// more completion tokens, the dearer kind) in groups of 9 or more: worth
-// it for an endpoint limited by requests rather than tokens.
+// in all, but pays for verdicts that cannot count (completion tokens, the
+// dearer kind) in large groups: worth it for an endpoint limited by
+// requests rather than tokens.
 //
 // [BuildGroupPrompt] gives the shared context once and first (question,
 // candidate SQL, execution status and error, bounded result preview, and

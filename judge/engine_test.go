@@ -1,14 +1,12 @@
 package judge
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,7 +19,7 @@ import (
 	"github.com/clinsql/clinsql/scoring"
 )
 
-// TestRunEndToEnd judges the fixture run through the fake endpoint: every
+// TestRunEndToEnd judges the fixture run with the by-key fake backend: every
 // leaf is recorded exactly once, code decides what it can, outputs are
 // written, and the written detailed_grading.json rescores to the judge's
 // own scores in both modes.
@@ -29,10 +27,9 @@ func TestRunEndToEnd(t *testing.T) {
 	tasksDir, _, items := fixtureRun(t)
 	for _, mode := range []rubric.Mode{rubric.Strict, rubric.Reference} {
 		t.Run(string(mode), func(t *testing.T) {
-			srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
-			j := newTestJudge(t, srv, nil, llm.Options{}, 1)
+			b := &keyBackend{}
 			out := t.TempDir()
-			opts := Options{Mode: mode, Backend: j, CodeChecks: true, Skipping: true}
+			opts := Options{Mode: mode, Backend: b, CodeChecks: true, Skipping: true}
 			l := openLedger(t, out, opts)
 			o := mustRun(t, items, l, opts)
 			if !o.Complete() || o.Stopped != nil {
@@ -55,8 +52,16 @@ func TestRunEndToEnd(t *testing.T) {
 			if s.LeavesTotal != leafCount(items) || s.LeavesCode+s.LeavesLLM+s.LeavesSkipped != s.LeavesTotal || s.LeavesCode == 0 || s.LeavesLLM == 0 {
 				t.Errorf("counts: %+v", s)
 			}
-			if s.LLMCalls != srv.Calls() || s.PromptTokens == 0 || s.CompletionTokens == 0 {
-				t.Errorf("llm_calls %d, server saw %d; tokens %d/%d", s.LLMCalls, srv.Calls(), s.PromptTokens, s.CompletionTokens)
+			if s.LLMCalls != b.Calls() || s.PromptTokens != b.Calls()*fakeUsage(1).PromptTokens || s.CompletionTokens != b.Calls()*fakeUsage(1).CompletionTokens {
+				t.Errorf("llm_calls %d, the backend answered %d; tokens %d/%d", s.LLMCalls, b.Calls(), s.PromptTokens, s.CompletionTokens)
+			}
+			// Every backend leaf carries the backend's verdict for its key.
+			for _, it := range o.Items {
+				for k, r := range it.Records {
+					if r.Source == ledger.SourceLLM && r.Verdict != keyVerdict(k) {
+						t.Errorf("%s: recorded %s, the backend said %s", describe(r), r.Verdict, keyVerdict(k))
+					}
+				}
 			}
 			// The failed Lab task: every results leaf is decided by code.
 			lab := itemIn(t, items, "Laboratory_Results_Analysis")
@@ -116,9 +121,9 @@ func TestConcurrencyLimit(t *testing.T) {
 	}
 }
 
-// TestRerun: re-running a finished run makes zero calls; judging again into
-// a new folder with the same cache makes zero HTTP calls too.
-// Grouped, the group prompt is the cache key.
+// TestRerun: re-running a finished run makes zero backend calls and
+// records nothing, with the same scores, whatever the grouping; a ledger
+// refuses other settings. (The LLM cache across ledgers: TestCacheAcrossLedgers.)
 func TestRerun(t *testing.T) {
 	for _, g := range []GroupMode{GroupLeaf, GroupTree} {
 		t.Run(string(g), func(t *testing.T) { rerun(t, g) })
@@ -127,45 +132,37 @@ func TestRerun(t *testing.T) {
 
 func rerun(t *testing.T, g GroupMode) {
 	_, _, items := fixtureRun(t)
-	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
-	cache, err := llm.OpenCache(filepath.Join(t.TempDir(), "cache"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	j := newTestJudge(t, srv, nil, llm.Options{Cache: cache}, 1)
-	opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true, Group: g}
+	b := &keyBackend{}
+	opts := Options{Mode: rubric.Strict, Backend: b, CodeChecks: true, Skipping: true, Group: g}
 	dir := t.TempDir()
 	l := openLedger(t, dir, opts)
 	first := mustRun(t, items, l, opts)
-	calls := srv.Calls()
+	calls := b.Calls()
 	if calls == 0 {
 		t.Fatal("no calls")
 	}
 	l.Close()
 	l2 := openLedger(t, dir, opts)
 	again := mustRun(t, items, l2, opts)
-	if srv.Calls() != calls || again.This.LLMCalls != 0 || again.This.Recorded != 0 || again.This.Resumed != leafCount(items) {
-		t.Errorf("re-run: %d new server calls, this run %+v", srv.Calls()-calls, again.This)
+	if b.Calls() != calls || again.This.LLMCalls != 0 || again.This.Recorded != 0 || again.This.Resumed != leafCount(items) {
+		t.Errorf("re-run: %d new backend calls, this run %+v", b.Calls()-calls, again.This)
 	}
 	if a, b := Score(first, "m").Summary.Scores, Score(again, "m").Summary.Scores; fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Errorf("scores differ after the re-run")
 	}
-	fresh := mustRun(t, items, openLedger(t, t.TempDir(), opts), opts)
-	if srv.Calls() != calls || fresh.This.CacheHits == 0 || fresh.This.LLMCalls != 0 {
-		t.Errorf("fresh ledger, same cache: %d new server calls, %+v", srv.Calls()-calls, fresh.This)
-	}
 	// A ledger refuses other settings.
 	other := opts
 	other.Mode = rubric.Reference
-	h := ledger.LedgerHeader{Mode: other.Mode, Judge: j.Name(), CodeChecks: true, Skipping: true, Samples: 1, Group: string(g)}
+	h := ledger.LedgerHeader{Mode: other.Mode, Judge: b.Name(), CodeChecks: true, Skipping: true, Samples: 1, Group: string(g)}
 	if _, err := ledger.OpenLedger(filepath.Join(dir, ledger.LedgerFile), h); err == nil || !strings.Contains(err.Error(), "mode strict, not reference") {
 		t.Errorf("ledger opened with another mode: %v", err)
 	}
 }
 
-// TestBudgetStop: a budget cap stops the run cleanly: nothing is recorded
-// for the refused calls, the outcome says why, and a resumed run with more
-// budget finishes the job with every leaf decided exactly once.
+// TestBudgetStop: a backend that must stop (its budget is spent) stops
+// the run cleanly: nothing is recorded for the refused calls, the outcome
+// says why, and a resumed run finishes the job with every leaf decided
+// exactly once. (The LLM judge's spending meter: kill_test.go.)
 func TestBudgetStop(t *testing.T) {
 	for _, g := range []GroupMode{GroupLeaf, GroupTree} {
 		t.Run(string(g), func(t *testing.T) { budgetStop(t, g) })
@@ -174,75 +171,38 @@ func TestBudgetStop(t *testing.T) {
 
 func budgetStop(t *testing.T, g GroupMode) {
 	_, _, items := fixtureRun(t)
-	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
-	prices := llm.Prices{"judge-test": {Prompt: 1000, Completion: 1000}} // $1000 per million: about $1 a call
 	dir := t.TempDir()
-	j := newTestJudge(t, srv, nil, llm.Options{Meter: llm.NewMeter(prices, 3)}, 1)
-	opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true, Tasks: 1, Leaves: 1, Group: g}
+	b := &keyBackend{budget: 3}
+	opts := Options{Mode: rubric.Strict, Backend: b, CodeChecks: true, Skipping: true, Tasks: 1, Leaves: 1, Group: g}
 	l := openLedger(t, dir, opts)
 	o := mustRun(t, items, l, opts)
-	if o.Stopped == nil || llm.KindOf(errors.Unwrap(o.Stopped)) != llm.KindBudget || o.Complete() {
+	if o.Stopped == nil || !errors.Is(o.Stopped, errBudget) || o.Complete() {
 		t.Fatalf("stopped = %v", o.Stopped)
 	}
+	decided := 0
 	for _, it := range o.Items {
 		for _, r := range it.Records {
 			if r.Verdict == rubric.Invalid {
 				t.Errorf("budget refusal recorded: %s", describe(r))
 			}
+			if r.Source == ledger.SourceLLM {
+				decided++
+			}
 		}
+	}
+	if decided == 0 || b.Calls() != 3 {
+		t.Errorf("%d backend leaves recorded from %d answered calls, want some from 3", decided, b.Calls())
 	}
 	s := Score(o, "m").Summary
 	if s.Complete || s.StoppedBy == "" || s.LeavesUndecided == 0 {
 		t.Errorf("summary of a stopped run: complete %v stopped_by %q undecided %d", s.Complete, s.StoppedBy, s.LeavesUndecided)
 	}
 	l.Close()
-	j2 := newTestJudge(t, srv, nil, llm.Options{}, 1)
-	opts.Backend = j2
+	opts.Backend = &keyBackend{}
 	l2 := openLedger(t, dir, opts)
 	o2 := mustRun(t, items, l2, opts)
 	if !o2.Complete() || l2.Len() != leafCount(items) {
 		t.Errorf("resumed run: complete %v, %d of %d leaves", o2.Complete(), l2.Len(), leafCount(items))
-	}
-}
-
-// TestLedgerTorn: a torn last line (a process killed mid-write) is dropped
-// and cut off; damage elsewhere is an error naming the line.
-func TestLedgerTorn(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, ledger.LedgerFile)
-	h := ledger.LedgerHeader{Mode: rubric.Strict, Judge: "x"}
-	l, err := ledger.OpenLedger(p, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range 3 {
-		if err := l.Append(ledger.Record{Task: "t", Tree: ledger.TreeSQL, Leaf: fmt.Sprint("leaf", i), Verdict: rubric.Pass, Score: 1, Source: ledger.SourceLLM}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	l.Close()
-	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"task":"t","tree":"sql","leaf":"leaf3","verd`)
-	f.Close()
-	c, err := ledger.ReadLedger(p)
-	if err != nil || !c.Torn || len(c.Records) != 3 {
-		t.Fatalf("read: %v, torn %v, %d records", err, c != nil && c.Torn, len(c.Records))
-	}
-	l, err = ledger.OpenLedger(p, h)
-	if err != nil || !l.Recovered || l.Len() != 3 {
-		t.Fatalf("reopen: %v recovered %v len %d", err, l != nil && l.Recovered, l.Len())
-	}
-	l.Append(ledger.Record{Task: "t", Tree: ledger.TreeSQL, Leaf: "leaf3", Verdict: rubric.Fail, Source: ledger.SourceLLM})
-	l.Close()
-	if c, err := ledger.ReadLedger(p); err != nil || c.Torn || len(c.Records) != 4 {
-		t.Fatalf("after append: %v, %+v", err, c)
-	}
-	b, _ := os.ReadFile(p)
-	lines := strings.Split(string(b), "\n")
-	lines[2] = "garbage"
-	os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644)
-	if _, err := ledger.ReadLedger(p); err == nil || !strings.Contains(err.Error(), "line 3") {
-		t.Errorf("damaged line: %v", err)
 	}
 }
 
@@ -263,28 +223,22 @@ func randomTree(r *rand.Rand, id *int, depth int) string {
 	return fmt.Sprintf(`{"id":"n%d","requirements":"node %d",%s,"sequential":%v,"sub_tasks":[%s]}`, me, me, flags, r.IntN(2) == 0, strings.Join(kids, ","))
 }
 
-// randomBackend decides leaves at random (seeded per leaf), with some
-// invalid verdicts, and counts its calls.
-type randomBackend struct {
-	seed  uint64
-	calls atomic.Int64
-}
-
-func (b *randomBackend) Name() string          { return "random" }
-func (b *randomBackend) Source() ledger.Source { return ledger.SourceLLM }
-func (b *randomBackend) Decide(_ context.Context, req *LeafRequest) (Decision, error) {
-	b.calls.Add(1)
-	h := b.seed
-	for _, c := range req.Task.Key.String() + string(req.Tree) + req.Leaf.ID {
-		h = h*1099511628211 + uint64(c)
+// randomVerdict decides leaves at random (seeded per key), with some
+// invalid verdicts.
+func randomVerdict(seed uint64) func(ledger.LeafKey) rubric.Status {
+	return func(k ledger.LeafKey) rubric.Status {
+		h := seed
+		for _, c := range k.Task + string(k.Tree) + k.Leaf {
+			h = h*1099511628211 + uint64(c)
+		}
+		switch h % 10 {
+		case 0:
+			return rubric.Invalid
+		case 1, 2, 3, 4:
+			return rubric.Fail
+		}
+		return rubric.Pass
 	}
-	switch h % 10 {
-	case 0:
-		return Decision{Verdict: rubric.Verdict{Status: rubric.Invalid}, Explanation: "Error: random"}, nil
-	case 1, 2, 3, 4:
-		return Decision{Verdict: rubric.Verdict{Status: rubric.Fail}}, nil
-	}
-	return Decision{Verdict: rubric.Verdict{Status: rubric.Pass, Score: 1}}, nil
 }
 
 // TestSkippingProperty: on random rubrics and random verdicts, skipping
@@ -309,8 +263,8 @@ func TestSkippingProperty(t *testing.T) {
 		items = append(items, Item{Task: &datasets.Task{Key: key, SQLRubric: st, ResultsRubric: rt}, Answer: &codecheck.Answer{Key: key, SQL: "SELECT 1"}})
 	}
 	for _, mode := range []rubric.Mode{rubric.Reference, rubric.Strict} {
-		full := &randomBackend{seed: 7}
-		skip := &randomBackend{seed: 7}
+		full := &keyBackend{verdict: randomVerdict(7)}
+		skip := &keyBackend{verdict: randomVerdict(7)}
 		of := mustRun(t, items, openLedger(t, t.TempDir(), Options{Mode: mode, Backend: full}), Options{Mode: mode, Backend: full})
 		os := mustRun(t, items, openLedger(t, t.TempDir(), Options{Mode: mode, Backend: skip, Skipping: true}), Options{Mode: mode, Backend: skip, Skipping: true})
 		for i := range items {
@@ -326,8 +280,8 @@ func TestSkippingProperty(t *testing.T) {
 				}
 			}
 		}
-		t.Logf("%s: %d calls without skipping, %d with", mode, full.calls.Load(), skip.calls.Load())
-		if skip.calls.Load() >= full.calls.Load() {
+		t.Logf("%s: %d calls without skipping, %d with", mode, full.Calls(), skip.Calls())
+		if skip.Calls() >= full.Calls() {
 			t.Errorf("skipping saved nothing")
 		}
 	}

@@ -286,18 +286,18 @@ func TestGroupVote(t *testing.T) {
 	}
 }
 
-// TestGroupedRun judges the fixture run through the fake endpoint with
-// each grouping: every leaf is recorded once, the verdicts and scores equal
-// judging leaf by leaf, a call decides several leaves, the records of a
-// group add up to the call the server saw, and the summary counts calls.
+// TestGroupedRun judges the fixture run with the by-key fake backend
+// under each grouping: every leaf is recorded once, the verdicts and
+// scores equal judging leaf by leaf, a call decides several leaves, the
+// records of a group add up to the call the backend answered, and the
+// summary counts calls.
 func TestGroupedRun(t *testing.T) {
 	_, _, items := fixtureRun(t)
 	var perLeaf map[string][2]float64
 	for _, gr := range []groupOpt{{GroupLeaf, false}, {GroupCategory, false}, {GroupTree, false}, {GroupTree, true}} {
 		t.Run(gr.String(), func(t *testing.T) {
-			srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
-			j := newTestJudge(t, srv, nil, llm.Options{}, 1)
-			opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true, Group: gr.mode, GroupGated: gr.gated}
+			b := &keyBackend{}
+			opts := Options{Mode: rubric.Strict, Backend: b, CodeChecks: true, Skipping: true, Group: gr.mode, GroupGated: gr.gated}
 			dir := t.TempDir()
 			l := openLedger(t, dir, opts)
 			o := mustRun(t, items, l, opts)
@@ -338,31 +338,25 @@ func TestGroupedRun(t *testing.T) {
 				g.prompt += r.PromptTokens
 				g.completion += r.CompletionTokens
 			}
-			reqs := srv.Requests()
-			if got := len(calls) + single; got != len(reqs) {
-				t.Errorf("%d calls rebuilt from the ledger, the server saw %d", got, len(reqs))
+			if got := len(calls) + single; got != b.Calls() {
+				t.Errorf("%d calls rebuilt from the ledger, the backend answered %d", got, b.Calls())
 			}
 			if gr.mode == GroupLeaf && len(calls) > 0 || gr.mode != GroupLeaf && single > 0 {
 				t.Errorf("%s: %d groups, %d single leaves", gr, len(calls), single)
 			}
-			// Each group's tokens add up to one request's usage (the fake
-			// estimates prompt tokens as 1 + len/4).
-			usage := map[int]bool{}
-			for _, r := range reqs {
-				usage[1+len(r.Prompt())/4] = true
-			}
+			// Each group's tokens add up to its call's usage.
 			biggest := 0
 			for k, g := range calls {
-				if g.leaves != g.size || g.calls != 1 || !usage[g.prompt] {
-					t.Errorf("group %s: %d of %d leaves, %d calls, %d prompt tokens (not a request's)", k, g.leaves, g.size, g.calls, g.prompt)
+				if u := fakeUsage(g.size); g.leaves != g.size || g.calls != 1 || g.prompt != u.PromptTokens || g.completion != u.CompletionTokens {
+					t.Errorf("group %s: %d of %d leaves, %d calls, %d/%d tokens, want the call's %d/%d", k, g.leaves, g.size, g.calls, g.prompt, g.completion, u.PromptTokens, u.CompletionTokens)
 				}
 				biggest = max(biggest, g.size)
 			}
 			s := Score(o, "m").Summary
-			if s.LLMCalls != len(reqs) || s.BackendCalls != len(reqs) || s.Group != gr.mode.orLeaf() {
-				t.Errorf("summary: llm_calls %d backend_calls %d group %s; server saw %d", s.LLMCalls, s.BackendCalls, s.Group, len(reqs))
+			if s.LLMCalls != b.Calls() || s.BackendCalls != b.Calls() || s.Group != gr.mode.orLeaf() {
+				t.Errorf("summary: llm_calls %d backend_calls %d group %s; the backend answered %d", s.LLMCalls, s.BackendCalls, s.Group, b.Calls())
 			}
-			t.Logf("%s: %d LLM leaves in %d calls (largest group %d)", gr, llmLeaves, len(reqs), biggest)
+			t.Logf("%s: %d LLM leaves in %d calls (largest group %d)", gr, llmLeaves, b.Calls(), biggest)
 			// (Every category of the fixture's trees gates its leaves one
 			// after the other: grouping by category finds no two ready at
 			// once there, unlike TestGroupedConcurrencyLimit's.)
@@ -415,7 +409,7 @@ func TestGroupedConcurrencyLimit(t *testing.T) {
 // groups, and a ledger of another grouping are refused.
 func TestGroupOptions(t *testing.T) {
 	_, _, items := fixtureRun(t)
-	b := &randomBackend{seed: 1}
+	b := leafOnly{&keyBackend{}}
 	if _, err := Run(context.Background(), items, openLedger(t, t.TempDir(), Options{}), Options{Backend: b, Group: GroupTree}); err == nil || !strings.Contains(err.Error(), "cannot judge leaves in groups") {
 		t.Errorf("per-leaf backend with grouping: %v", err)
 	}

@@ -2,7 +2,9 @@ package judge
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -241,5 +243,35 @@ func TestVote(t *testing.T) {
 	s := Score(o, "m").Summary
 	if s.FlipRate == nil || *s.FlipRate <= 0 || s.Samples != 3 {
 		t.Errorf("flip rate %v, samples %d", s.FlipRate, s.Samples)
+	}
+}
+
+// TestCacheAcrossLedgers: judging again into a new folder with the same
+// cache makes no HTTP call, leaf by leaf or grouped (the group prompt is
+// the cache key).
+func TestCacheAcrossLedgers(t *testing.T) {
+	_, _, items := fixtureRun(t)
+	for _, g := range []GroupMode{GroupLeaf, GroupTree} {
+		t.Run(string(g), func(t *testing.T) {
+			srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
+			cache, err := llm.OpenCache(filepath.Join(t.TempDir(), "cache"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			j := newTestJudge(t, srv, nil, llm.Options{Cache: cache}, 1)
+			opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true, Group: g}
+			first := mustRun(t, items, openLedger(t, t.TempDir(), opts), opts)
+			calls := srv.Calls()
+			if calls == 0 || first.This.LLMCalls != calls {
+				t.Fatalf("first run: %d server calls, %+v", calls, first.This)
+			}
+			fresh := mustRun(t, items, openLedger(t, t.TempDir(), opts), opts)
+			if srv.Calls() != calls || fresh.This.CacheHits == 0 || fresh.This.LLMCalls != 0 {
+				t.Errorf("fresh ledger, same cache: %d new server calls, %+v", srv.Calls()-calls, fresh.This)
+			}
+			if a, b := Score(first, "m").Summary.Scores, Score(fresh, "m").Summary.Scores; fmt.Sprint(a) != fmt.Sprint(b) {
+				t.Errorf("scores differ when served from the cache")
+			}
+		})
 	}
 }

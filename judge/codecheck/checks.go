@@ -275,7 +275,7 @@ func findColumn(t *Table, id string) int {
 
 // statistics are tokens naming a summary statistic; a column computing a
 // different statistic than the rubric asks for does not match it.
-var statistics = setOf("mean p5 p10 p25 p50 p75 p90 p95 p99 sd iqr min max count pct sum prank")
+var statistics = setOf("mean p5 p10 p25 p50 p75 p90 p95 p99 sd iqr min max count pct sum prank ci")
 
 // grouping marks rubric text about a grouping column (a stratum, a
 // category): such columns are named freely ("outcome" for a discharge
@@ -472,7 +472,9 @@ func statisticColumns(t *Table, cands []int, lead string) []int {
 			named = append(named, i)
 		}
 	}
-	if len(named) > 0 {
+	if len(named) > 0 || lead == "ci" {
+		// A column naming no statistic may hold a mean or a count, never
+		// the bounds of a confidence interval.
 		return named
 	}
 	return silent
@@ -489,6 +491,8 @@ func statName(s string) string {
 		return "median"
 	case s == "prank":
 		return "percentile rank"
+	case s == "ci":
+		return "confidence interval"
 	case isPercentile(s):
 		return s[1:] + "th percentile"
 	}
@@ -563,7 +567,8 @@ func allColumns(t *Table) []int {
 func checkColumn(leaf *rubric.Node, t *Table) CodeDecision {
 	text := leaf.Requirements
 	examples := Identifiers(text)
-	desc := newTokenSet(columnBoilerplate.ReplaceAllString(stripIdentifiers(text), " "))
+	descText := columnBoilerplate.ReplaceAllString(stripIdentifiers(text), " ")
+	desc := newTokenSet(descText)
 	ev := &Evidence{Rows: t.TotalRows, Columns: t.Columns}
 	if len(examples) == 0 && len(desc) == 0 {
 		return undecided(KindColumn, "the requirement names no column and describes none")
@@ -578,6 +583,10 @@ func checkColumn(leaf *rubric.Node, t *Table) CodeDecision {
 		ev.Column, ev.Match = t.Columns[c], "core"
 		return decided(KindColumn, true, ev, "column %q names the same quantity as %q (the same words up to spelling, the same statistic)", t.Columns[c], ex)
 	}
+	if c, ex := statisticMatch(t, examples, descText); c >= 0 {
+		ev.Column, ev.Match = t.Columns[c], "statistic"
+		return decided(KindColumn, true, ev, "column %q is the only column computing the statistic %q asks for (its name is the statistic alone: the subject is the result's)", t.Columns[c], ex)
+	}
 	concept := tokenSet{}
 	for _, e := range examples {
 		for k, w := range newTokenSet(e) {
@@ -589,6 +598,10 @@ func checkColumn(leaf *rubric.Node, t *Table) CodeDecision {
 	}
 	for k := range concept {
 		if grouping[k] {
+			if c, ex := groupingMatch(t, examples, desc); c >= 0 {
+				ev.Column, ev.Match = t.Columns[c], "grouping"
+				return decided(KindColumn, true, ev, "column %q holds group labels and names the grouping %q asks for", t.Columns[c], ex)
+			}
 			// Grouping columns are named freely ("outcome" for a discharge
 			// group); whether one fits is a judgement (the recorded judge
 			// rejects half the candidates code would accept).
@@ -647,21 +660,6 @@ func coreMatch(cols, examples []string, desc tokenSet) (int, string) {
 		w, st := split(desc)
 		wants = append(wants, want{"the description", w, st})
 	}
-	covered := func(a, b []string) bool {
-		for _, x := range a {
-			ok := false
-			for _, y := range b {
-				if related(x, y) {
-					ok = true
-					break
-				}
-			}
-			if !ok {
-				return false
-			}
-		}
-		return true
-	}
 	for i, c := range cols {
 		cw, cst := split(newTokenSet(c))
 		if len(cw) == 0 || onlyNumbers(cw) {
@@ -674,7 +672,7 @@ func coreMatch(cols, examples []string, desc tokenSet) (int, string) {
 			if u, v := timeUnit(c), unit; u != "" && v != "" && u != v {
 				continue // avg_icu_los_hours is not the stay in days
 			}
-			if covered(w.words, cw) && covered(cw, w.words) {
+			if coveredBy(w.words, cw) && coveredBy(cw, w.words) {
 				return i, w.text
 			}
 		}
@@ -930,6 +928,9 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 		return nil, "", "the result has no numeric column"
 	}
 	lead := namedStatistic(texts)
+	if lead == "count" {
+		cands = cohortCounts(t, cands, texts)
+	}
 	if cands = statisticColumns(t, cands, lead); len(cands) == 0 {
 		return nil, "", fmt.Sprintf("no numeric column computes the %s the requirement names", statName(lead))
 	}
@@ -980,6 +981,18 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 	}
 	if len(cands) == 1 && len(t.Columns) <= 2 {
 		return cands, "only", ""
+	}
+	if lead != "count" {
+		// (A bare "n" may count the cohort, not what the band counts.)
+		if c := onlyStatisticColumn(t, cands, lead); c >= 0 {
+			return []int{c}, "statistic", ""
+		}
+	}
+	if lead == "ci" {
+		// The bounds of the interval (statisticColumns kept only
+		// columns naming one): a band on "the bounds" holds for each,
+		// decided only where they agree.
+		return cands, "tied", ""
 	}
 	return nil, "", "no result column can be tied to the value with confidence"
 }
@@ -1148,10 +1161,15 @@ func tokenSeq(texts []string) []string {
 
 // labelWords are the words of a row label that name its group: tokens
 // with two letters or more ("General (59-69, M)" is "general"; the ages
-// and the sex qualify it).
+// and the sex qualify it), and statistics ("95th_percentile_instability"
+// is a percentile's row, not the instability score's).
 func labelWords(label string) []string {
 	var out []string
 	for _, t := range Tokens(label) {
+		if statistics[t] {
+			out = append(out, t)
+			continue
+		}
 		letters := 0
 		for _, r := range t {
 			if r >= 'a' && r <= 'z' {

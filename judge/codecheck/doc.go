@@ -31,15 +31,20 @@
 //     example or the leaf's description: the same words up to qualifiers
 //     (units, "in-hospital", "rate") and related spellings, both ways, and
 //     the same statistic ("mortality_percent" for
-//     "in_hospital_mortality_rate_pct", "mean_los" for "avg_los_days"). It
-//     fails when no column, and no row label of a long-format result,
-//     shares any word with the required quantity. Names that are related
-//     but differ (another time window, another statistic, a grouping
-//     column) are a judgement: they go to the backend. A generic name
-//     (col_1, value_2) matches no example by the number left of both
-//     ("metric_1_name"). A leaf that applies "if applicable" (where
-//     available, optional) goes to the backend rather than fail; so does
-//     a band leaf of that kind.
+//     "in_hospital_mortality_rate_pct", "mean_los" for "avg_los_days"); or
+//     is the only column computing the statistic asked for, named by the
+//     statistic alone, in a result without labels ("p75" among "n, mean,
+//     p25, median, p75" for "the 75th percentile of Troponin-T"); or, for a
+//     grouping column, holds group labels and names the same grouping up
+//     to the grouping words ("los_category" or "LOS_Bin" for "los_group",
+//     "tertile" for a tertile stratification). It fails when no column,
+//     and no row label of a long-format result, shares any word with the
+//     required quantity. Names that are related but differ (another time
+//     window, another statistic, another grouping) are a judgement: they
+//     go to the backend. A generic name (col_1, value_2) matches no
+//     example by the number left of both ("metric_1_name"). A leaf that
+//     applies "if applicable" (where available, optional) goes to the
+//     backend rather than fail; so does a band leaf of that kind.
 //   - no_null passes when no cell is NULL (empty, NULL, NaN, None); fails
 //     when a column the leaf names, or any column of an unscoped leaf, has
 //     one; leaves with an "expected"/"acceptable" exception, or NULLs only
@@ -56,12 +61,15 @@
 //     (median, IQR, percentile, mean, rate, count) are candidates, and
 //     identifier columns (itemid, subject_id) never are; of columns that
 //     differ by a negated word (survivors, nonsurvivors) only those
-//     agreeing with the nearest text naming it. A range written as the
-//     cohort's ages ("female, 63-73", "70-80 year olds") is not a band. A
-//     band meant for a total ("the sum of percentages ... (98-102)",
-//     "total ... across all categories") is checked on the column's sum
-//     over the rows, one meant for a count of categories ("number of age
-//     groups 3-6") on the number of distinct categories. It selects the
+//     agreeing with the nearest text naming it; a column named by the
+//     statistic alone binds when it is the only one computing it, and a
+//     band on a confidence interval binds to its bounds, never to the
+//     point estimate. A range written as the cohort's ages ("female,
+//     63-73", "70-80 year olds") is not a band. A band meant for a total
+//     ("the sum of percentages ... (98-102)", "total ... across all
+//     categories") is checked on the column's sum over the rows, one meant
+//     for a count of categories ("number of age groups 3-6") on the number
+//     of distinct categories. It selects the
 //     rows of the group the rubric names (quoted, or a row label the text
 //     names word for word), and passes when every value lies in the band,
 //     fails when none does or the value is NULL. On a rate band in percent

@@ -23,6 +23,9 @@ var phrases = []struct {
 	{regexp.MustCompile(`\blength (?:of )?(?:hospital |icu )?stays?\b`), " los "},
 	{regexp.MustCompile(`\bstandard deviations?\b|\bstd dev\b`), " sd "},
 	{regexp.MustCompile(`\binter ?quartile ranges?\b`), " iqr "},
+	// A confidence interval is its own statistic: its bounds are not the
+	// point estimate ("95% CI for mortality" is not the mortality rate).
+	{regexp.MustCompile(`\bconfidence intervals?\b|\bconf int\b`), " ci "},
 	// "percentile_90bpm", "percentile of 7 days": the rank of a value,
 	// not the 90th percentile.
 	{regexp.MustCompile(`\bpercentiles? (?:of |for |at )?(\d{1,3}) ?(bpm|mmhg|days?|d|hours?|hrs?|h|c|f|mg)\b`), " prank $1 $2 "},
@@ -71,7 +74,10 @@ var synonyms = map[string]string{
 	"readmits": "readmission",
 	"minimum":  "min", "maximum": "max", "difference": "diff", "differences": "diff", "delta": "diff",
 	"absolute": "abs", "relative": "rel", "prev": "prevalence",
-	"hgb": "hemoglobin", "hb": "hemoglobin", "haemoglobin": "hemoglobin",
+	// A hospital stay or death is the in-hospital one: "hospital_los" is
+	// the length of stay, "hospital_mortality" the in-hospital mortality.
+	"hospital": "hosp",
+	"hgb":      "hemoglobin", "hb": "hemoglobin", "haemoglobin": "hemoglobin",
 	"glu": "glucose", "trop": "troponin", "tnt": "troponin", "plt": "platelet", "platelets": "platelet",
 	"days": "day", "hours": "hour", "hrs": "hour", "yrs": "year", "years": "year", "weeks": "week", "months": "month",
 	"minutes": "minute", "mins": "minute", "min.": "minute",
@@ -95,7 +101,7 @@ var stopwords = setOf("the a an of for in on to with by per and or is are be bee
 // qualifiers are tokens that refine a statistic without naming it (units,
 // the form of a rate). They weigh less in a match, so "mortality_pct"
 // still matches "mortality rate (%)".
-var qualifiers = setOf("pct day hour year hosp pp rate overall value score level group")
+var qualifiers = setOf("pct day hour year hosp pp rate overall value score level group prevalence")
 
 func setOf(words string) map[string]bool {
 	m := map[string]bool{}
