@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -214,13 +215,22 @@ func Generate(ctx context.Context, opt Options) ([]*ModelResult, error) {
 	var mu sync.Mutex // guards results' counters and Progress
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(conc)
+	for _, m := range opt.Models {
+		if m.Endpoint.Batched() {
+			// A model in batch mode needs every item in flight at once, so
+			// that each batch holds every request that is ready; the
+			// engine keeps its own bound (exec), the online endpoints
+			// theirs.
+			g.SetLimit(-1)
+		}
+	}
 	for mi, m := range opt.Models {
 		mr := &ModelResult{Model: m.Name}
 		results[mi] = mr
 		if err := opt.Layout.checkSettings(m, opt.Schema); err != nil {
 			return results, err
 		}
-		client, err := newClient(m.Endpoint, opt.LLM)
+		client, err := newClient(m.Endpoint, refine.BatchIn(opt.LLM, m.Endpoint, filepath.Join(opt.Layout.Root, m.Name)))
 		if err != nil {
 			return results, fmt.Errorf("model %q: %w", m.Name, err)
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 	"text/tabwriter"
 
 	"gopkg.in/yaml.v3"
@@ -65,6 +66,7 @@ func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
 	timeout := fs.Duration("timeout", sqlite.DefaultTimeout, "per-query timeout on SQLite (the official scorer has none)")
 	seed := fs.Uint64("seed", 1, "bootstrap seed")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	batchWait := addBatchWait(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -183,7 +185,7 @@ func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
 	res, err := ehrsqlbench.Run(ctx, ehrsqlbench.RunOptions{
 		Options: ehrsqlbench.Options{
 			Layout: layout, Models: models, DB: db, Schema: schema, Retriever: retriever,
-			LLM:         llm.Options{Cache: c, Meter: meter, Getenv: env.Getenv},
+			LLM:         llm.Options{Cache: c, Meter: meter, Getenv: env.Getenv, Batch: newBatchReporter(env.Stderr, "generate ehrsql:").options(*batchWait)},
 			Concurrency: *conc,
 			Progress: func(model, id string, resumed bool, rec *ehrsqlbench.Record) {
 				done++
@@ -319,7 +321,7 @@ func isEHRSQLConfig(path string) bool {
 
 // runEHRSQLConfig is clinsql run with an EHRSQL config: generation,
 // calibration, scoring, then the report's EHRSQL section.
-func runEHRSQLConfig(ctx context.Context, env *Env, path string, quiet bool) error {
+func runEHRSQLConfig(ctx context.Context, env *Env, path string, quiet bool, batchWait time.Duration) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -362,6 +364,7 @@ func runEHRSQLConfig(ctx context.Context, env *Env, path string, quiet bool) err
 	if quiet {
 		args = append(args, "--quiet")
 	}
+	args = append(args, "--batch-wait", batchWait.String())
 	fmt.Fprintln(env.Stdout, "== generate (EHRSQL 2024)")
 	if err := runGenerateEHRSQL(ctx, env, args); err != nil {
 		return err
