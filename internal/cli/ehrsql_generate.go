@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
 	"text/tabwriter"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
