@@ -19,28 +19,10 @@ import (
 // batchKillJudge is killJudge in batch mode; step, if set, is the
 // client's BatchOptions.Step.
 func batchKillJudge(t testing.TB, url, dir string, step func(string) error) (*LLMJudge, Options) {
-	cache, err := llm.OpenCache(filepath.Join(dir, "cache"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	meter, err := llm.OpenMeter(dir, killPrices, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { meter.Close() })
-	ep := llm.Endpoint{Name: "kill", Kind: llm.KindOpenAI, BaseURL: url, Model: "judge-test", APIKeyEnv: "JUDGE_TEST_KEY",
-		Sampling: llm.Sampling{Temperature: new(0.0)}, Capabilities: llm.Capabilities{JSONSchema: true},
-		Limits: llm.Limits{Timeout: 5 * time.Second}, Retry: llm.Retry{MaxAttempts: 2, BaseDelay: time.Millisecond},
-		Mode: llm.ModeBatch, Batch: llm.BatchLimits{MaxRequests: 25, Poll: time.Millisecond, Collect: 20 * time.Millisecond}}
-	c, err := llm.New(ep, llm.Options{Cache: cache, Meter: meter, Getenv: testGetenv, Batch: &llm.BatchOptions{Dir: dir, Step: step}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	j, err := NewLLMJudge(c, LLMOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	j, _ := killClient(t, url, dir, func(ep *llm.Endpoint) {
+		ep.Mode = llm.ModeBatch
+		ep.Batch = llm.BatchLimits{MaxRequests: 25, Poll: time.Millisecond, Collect: 20 * time.Millisecond}
+	}, &llm.BatchOptions{Dir: dir, Step: step})
 	return j, Options{Mode: rubric.Strict, Backend: j, Skipping: true, Group: GroupTree}
 }
 
@@ -128,22 +110,7 @@ func TestBatchKillResume(t *testing.T) {
 				t.Fatalf("resume incomplete: %v", o.Stopped)
 			}
 			l.Close()
-			after, err := ReadLedger(filepath.Join(dir, LedgerFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			count := map[LeafKey]int{}
-			for _, r := range after.Records {
-				count[r.Key()]++
-			}
-			for k, n := range count {
-				if n != 1 {
-					t.Errorf("%v decided %d times", k, n)
-				}
-			}
-			if len(count) != total {
-				t.Errorf("%d leaves decided, want %d", len(count), total)
-			}
+			checkDecidedOnce(t, filepath.Join(dir, LedgerFile), total)
 			for id, n := range srv.Submitted() {
 				if n != 1 {
 					t.Errorf("request %s submitted in %d batches", id[:12], n)

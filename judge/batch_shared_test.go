@@ -9,31 +9,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/shared"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
-	"github.com/clinsql/clinsql/runfolder"
 )
 
 // validationItems are the 190 validation tasks with gpt-5-chat's released
 // answers (skipped without the shared data).
 func validationItems(t testing.TB) []Item {
-	data := shared.Path(t, "clinsql-data")
-	tasks, err := datasets.LoadClinSQL(filepath.Join(data, "data", "splits", "validation"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := filepath.Join(data, "outputs", "inference", "gpt-5-chat")
-	outs, err := runfolder.LoadOutputs(run)
-	if err != nil {
-		t.Fatal(err)
-	}
-	items, err := Pair(tasks, outs, run)
-	if err != nil {
-		t.Fatal(err)
-	}
+	items := releasedItems(t, shared.Path(t, "clinsql-data"))
 	if len(items) != 190 {
 		t.Fatalf("%d items, want 190", len(items))
 	}

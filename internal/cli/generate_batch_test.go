@@ -8,10 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clinsql/clinsql/internal/shared"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/refine"
-	"github.com/clinsql/clinsql/refine/refinetest"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -24,24 +22,8 @@ import (
 // attempt-wise success is the same; batch mode sends the same number of
 // requests, all in batches (the first attempts, then each round's fixes).
 func TestGenerateBatchOnDemo(t *testing.T) {
-	demo := shared.Path(t, "mimic-iv-demo")
-	data := shared.Path(t, "clinsql-data")
-	dir := t.TempDir()
-	db := filepath.Join(dir, "demo.duckdb")
-	if code, out, errs := runGen(t, "db", "build", "--mimic", demo, "--out", db, "--quiet"); code != 0 {
-		t.Fatalf("db build: exit %d: %s%s", code, out, errs)
-	}
-	tasks, err := loadGenerateTasks(&Env{}, data, "validation", 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sched := &refinetest.Schedule{Right: map[string]string{}}
-	index := map[string]int{}
-	for i, tk := range tasks {
-		sched.Right[tk.Question] = tk.GoldSQL
-		index[tk.Question] = i
-	}
-	sched.Errs = func(q string) int { return refinetest.ErrsByIndex(index[q]) }
+	dir, db, data, tasks := demoValidation(t)
+	sched := goldSchedule(tasks)
 	srv := llmtest.Start(t, sched.Handler(), llmtest.Options{APIKey: genKey})
 
 	generateIn := func(mode string) (string, []llmtest.Call) {
