@@ -153,6 +153,7 @@ type bbatch struct {
 	reqs                      map[string]*breq
 	counts                    batchCounts
 	polled                    time.Time
+	counted                   bool // in the progress counts
 }
 
 // batcher sends a client's requests through the batch API. Callers of
@@ -304,6 +305,7 @@ func (b *batcher) replay(r io.Reader) (int64, error) {
 			q.batch = bt
 			b.byKey[k] = q
 		}
+		bt.counted = true
 		b.prog.Submitted++
 		b.prog.InProgress++
 		b.prog.Requests += len(bt.reqs)
@@ -609,8 +611,11 @@ func (b *batcher) send(ctx context.Context, bt *bbatch, rec journalRec, data []b
 		return err
 	})
 	if err != nil {
-		b.drop(bt, err)
-		return ctx.Err() == nil
+		if ctx.Err() != nil {
+			return false // shutting down: the batch stays prepared, never created
+		}
+		b.drop(bt, err) // no file id: nothing can be created from it
+		return true
 	}
 	if !b.step("uploaded") {
 		return false
@@ -630,26 +635,46 @@ func (b *batcher) send(ctx context.Context, bt *bbatch, rec journalRec, data []b
 // for it already (found by its metadata: a process killed after the
 // create call and before recording it).
 func (b *batcher) create(ctx context.Context, bt *bbatch) bool {
-	found, err := b.find(ctx, bt)
-	if err == nil && found == nil {
+	// A create is never simply retried: one whose reply was lost may have
+	// created the batch, so each try first looks for it.
+	var found *openai.Batch
+	var err error
+	for try := 1; ; try++ {
+		if found, err = b.find(ctx, bt); err != nil || found != nil {
+			break
+		}
 		var resp openai.BatchResponse
-		_, err = b.c.control(ctx, "create batch", 0, func(ctx context.Context) (err error) {
+		_, err = b.c.controlN(ctx, "create batch", 0, 1, func(ctx context.Context) (err error) {
 			resp, err = b.c.api.CreateBatch(ctx, openai.CreateBatchRequest{InputFileID: bt.fileID, Endpoint: openai.BatchEndpoint(b.url),
 				CompletionWindow: "24h", Metadata: map[string]any{"clinsql_batch": bt.local}})
 			return err
 		})
-		if err != nil {
-			// The create may have reached the provider all the same.
-			if f, ferr := b.find(ctx, bt); ferr == nil && f != nil {
-				found, err = f, nil
-			}
-		} else {
+		if err == nil {
 			found = &resp.Batch
+			break
+		}
+		if !KindOf(err).Retryable() || try >= b.c.ep.Retry.MaxAttempts || ctx.Err() != nil {
+			break
+		}
+		if serr := b.c.sleep(ctx, backoff(try, b.c.ep.Retry.BaseDelay, b.c.ep.Retry.MaxDelay, 0)); serr != nil {
+			break
 		}
 	}
-	if err != nil {
-		b.drop(bt, err)
-		return ctx.Err() == nil
+	switch {
+	case ctx.Err() != nil:
+		// Shutting down: the create may have gone through; a later client
+		// looks for it by its metadata.
+		return false
+	case err != nil && KindOf(err).Retryable():
+		// The provider may have created it all the same, or may be down:
+		// the batch stays uploaded but not created, and the next poll
+		// looks for it, then creates it.
+		b.c.log.Warn("llm batch create failed; will look again", "endpoint", b.c.ep.Name, "batch", bt.local, "error", err)
+		bt.polled = time.Now()
+		return true
+	case err != nil:
+		b.drop(bt, err) // refused: nothing was created
+		return true
 	}
 	if !b.step("created") {
 		return false
@@ -660,9 +685,12 @@ func (b *batcher) create(ctx context.Context, bt *bbatch) bool {
 		return false
 	}
 	b.mu.Lock()
-	b.prog.Submitted++
-	b.prog.InProgress++
-	b.prog.Requests += len(bt.reqs)
+	if !bt.counted {
+		bt.counted = true
+		b.prog.Submitted++
+		b.prog.InProgress++
+		b.prog.Requests += len(bt.reqs)
+	}
 	b.mu.Unlock()
 	b.progress()
 	return b.step("poll")
@@ -746,6 +774,9 @@ func (b *batcher) poll(ctx context.Context, bt *bbatch) bool {
 	if bt.id == "" {
 		if !b.create(ctx, bt) {
 			return false
+		}
+		if bt.id == "" {
+			return true // not created yet: tried again at the next poll
 		}
 	}
 	bt.polled = time.Now()
@@ -983,6 +1014,11 @@ func (b *batcher) progress() {
 // endpoint's retry rules, and returns the reply body (at most limit bytes;
 // 0: maxReplyBytes).
 func (c *Client) control(ctx context.Context, what string, limit int64, call func(context.Context) error) ([]byte, error) {
+	return c.controlN(ctx, what, limit, c.ep.Retry.MaxAttempts, call)
+}
+
+// controlN is control with at most attempts attempts.
+func (c *Client) controlN(ctx context.Context, what string, limit int64, attempts int, call func(context.Context) error) ([]byte, error) {
 	timeout := c.ep.Limits.Timeout
 	if limit > maxReplyBytes {
 		timeout = max(timeout, 10*time.Minute) // a large result file
@@ -1014,7 +1050,7 @@ func (c *Client) control(ctx context.Context, what string, limit int64, call fun
 		if o.kind == "" {
 			return ex.body, nil
 		}
-		if !o.kind.Retryable() || try >= c.ep.Retry.MaxAttempts || ctx.Err() != nil {
+		if !o.kind.Retryable() || try >= attempts || ctx.Err() != nil {
 			return nil, &Error{Kind: o.kind, Endpoint: c.ep.Name, Status: ex.status, Attempts: try, Message: c.redact.apply(what + ": " + o.msg)}
 		}
 		if err := c.sleep(ctx, backoff(try, c.ep.Retry.BaseDelay, c.ep.Retry.MaxDelay, o.retryAfter)); err != nil {

@@ -529,3 +529,31 @@ func sum(xs []int) int {
 	}
 	return n
 }
+
+// TestBatchAPIFaults: the batch API's own calls fail now and then. An
+// upload or a poll that fails is tried again; a create whose reply was
+// lost is not repeated blindly: the batch it created is found by its
+// metadata, so nothing is submitted twice.
+func TestBatchAPIFaults(t *testing.T) {
+	for _, op := range []string{"upload", "create", "retrieve", "content"} {
+		t.Run(op, func(t *testing.T) {
+			srv := llmtest.Start(t, answer, llmtest.Options{BatchFaults: map[string]int{op: 2}})
+			c := newClient(t, batchEndpoint(srv, func(ep *llm.Endpoint) {
+				ep.Retry.BaseDelay, ep.Retry.MaxDelay = time.Millisecond, time.Millisecond
+			}), llm.Options{Batch: &llm.BatchOptions{Dir: t.TempDir()}})
+			for _, r := range askAll(c, prompts(6), nil) {
+				if r.err != nil {
+					t.Fatal(r.err)
+				}
+			}
+			if n := srv.BatchesCreated(); n != 1 {
+				t.Errorf("%d batches created, want 1", n)
+			}
+			for id, n := range srv.Submitted() {
+				if n != 1 {
+					t.Errorf("request %s submitted %d times", id[:12], n)
+				}
+			}
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
@@ -132,6 +133,31 @@ func (s *Server) batchAPI(w http.ResponseWriter, r *http.Request) bool {
 	defer s.bmu.Unlock()
 	if s.files == nil {
 		s.files = map[string]*fakeFile{}
+		s.faulted = map[string]int{}
+	}
+	// fault reports whether this call of op fails (after doing its work,
+	// for a create).
+	fault := func(op string) bool {
+		if s.faulted[op] >= s.opts.BatchFaults[op] {
+			return false
+		}
+		s.faulted[op]++
+		return true
+	}
+	serverError := func() {
+		writeError(w, http.StatusInternalServerError, APIError{Message: "llmtest: scripted batch API fault"}, nil)
+	}
+	switch {
+	case r.Method == http.MethodPost && filesPath.MatchString(p) && fault("upload"),
+		r.Method == http.MethodGet && contentPath.MatchString(p) && fault("content"),
+		r.Method == http.MethodGet && batchPath.MatchString(p) && fault("retrieve"):
+		serverError()
+		return true
+	case r.Method == http.MethodPost && batchesPath.MatchString(p) && s.opts.BatchFaults["create"] > s.faulted["create"]:
+		s.faulted["create"]++
+		s.createBatch(httptest.NewRecorder(), r, azure, fail)
+		serverError()
+		return true
 	}
 	switch {
 	case r.Method == http.MethodPost && filesPath.MatchString(p):

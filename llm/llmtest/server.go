@@ -27,6 +27,11 @@ type Options struct {
 	// i-th batch created (from 0) holding n requests. nil: every batch goes
 	// validating, in_progress, finalizing, completed.
 	Batches func(i, n int) BatchScript
+	// BatchFaults fails the first n calls of a batch API operation
+	// ("upload", "create", "retrieve", "content") with a 500. A failed
+	// create has created its batch all the same (the reply was lost), as
+	// a provider may.
+	BatchFaults map[string]int
 }
 
 // Server is a fake chat-completions server. Create it with [New] or [Start].
@@ -56,6 +61,7 @@ type Server struct {
 	bmu     sync.Mutex
 	files   map[string]*fakeFile
 	batches []*fakeBatch
+	faulted map[string]int
 }
 
 // New starts a server answering with h. Close it when done.
