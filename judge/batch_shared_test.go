@@ -41,6 +41,11 @@ func TestBatchJudge190(t *testing.T) {
 		c, err := llm.New(testEndpoint(srv, func(ep *llm.Endpoint) {
 			ep.Mode = mode
 			ep.Limits.Concurrency = 16
+			// The fake answers a whole batch inside one retrieve, holding
+			// its lock: on a slow machine (the race detector) a concurrent
+			// upload could time out, and the requests of a batch never
+			// created count an extra attempt.
+			ep.Limits.Timeout = 2 * time.Minute
 			ep.Batch = llm.BatchLimits{Poll: time.Millisecond, Collect: 50 * time.Millisecond}
 		}), llm.Options{Getenv: testGetenv, Meter: meter, Batch: &llm.BatchOptions{Dir: dir}})
 		if err != nil {
@@ -117,6 +122,11 @@ func TestBatchJudge190(t *testing.T) {
 	onM, baM := onMeter.Total().CostUSD, baMeter.Total().CostUSD
 	if math.Abs(baM-onM/2) > 1e-9 {
 		t.Errorf("meter cost: online $%.6f, batch $%.6f; want half", onM, baM)
+	}
+	for id, n := range srv.Submitted() {
+		if n != 1 {
+			t.Errorf("request %s submitted in %d batches", id[:12], n)
+		}
 	}
 	sizes := srv.BatchSizes()
 	var keys []string
