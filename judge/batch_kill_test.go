@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,5 +132,42 @@ func TestBatchKillResume(t *testing.T) {
 			t.Logf("killed at %s of batch 2: %d leaves recorded, %d batches created; resumed: %d batches in all, %d requests",
 				step, len(before.Records), batchesAtKill, srv.BatchesCreated(), len(srv.Submitted()))
 		})
+	}
+}
+
+// TestBatchLeafGrouping: judging leaf by leaf in batch mode, every leaf
+// that is ready goes into the first batch, however many a task has (not
+// 16 at a time).
+func TestBatchLeafGrouping(t *testing.T) {
+	var leaves []string
+	for i := range 40 {
+		leaves = append(leaves, fmt.Sprintf(`{"id":"l%d","requirements":"leaf %d","weight":1,"critical":false,"sub_tasks":[]}`, i, i))
+	}
+	tree := `{"id":"root","requirements":"all","weight":1,"critical":false,"sequential":false,"sub_tasks":[` + strings.Join(leaves, ",") + `]}`
+	items := killItems(t)[:1]
+	for _, name := range []string{"sql.json", "results.json"} {
+		r, err := rubric.Parse([]byte(tree), name, rubric.JSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "sql.json" {
+			items[0].Task.SQLRubric = r
+		} else {
+			items[0].Task.ResultsRubric = r
+		}
+	}
+	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
+	dir := t.TempDir()
+	j, _ := killClient(t, srv.OpenAIBaseURL(), dir, func(ep *llm.Endpoint) {
+		ep.Mode = llm.ModeBatch
+		ep.Batch = llm.BatchLimits{Poll: time.Millisecond, Collect: 50 * time.Millisecond}
+	}, &llm.BatchOptions{Dir: dir})
+	opts := Options{Mode: rubric.Strict, Backend: j, Group: GroupLeaf}
+	o := mustRun(t, items, openLedger(t, dir, opts), opts)
+	if !o.Complete() {
+		t.Fatalf("incomplete: %v", o.Stopped)
+	}
+	if got := srv.BatchSizes(); len(got) != 1 || got[0] != 80 {
+		t.Errorf("batch sizes %v, want one batch of the 80 leaves", got)
 	}
 }

@@ -147,6 +147,10 @@ func (j *LLMJudge) Concurrency() int {
 	return j.c.Endpoint().Limits.Concurrency
 }
 
+// Batched reports whether the endpoint sends its requests in batches
+// (mode batch).
+func (j *LLMJudge) Batched() bool { return j.c.Endpoint().Batched() }
+
 // Prompt returns the messages a leaf is judged with.
 func (j *LLMJudge) Prompt(req *LeafRequest) []llm.Message { return BuildPrompt(req, j.prompt) }
 
