@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/judge/codecheck"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -13,8 +15,8 @@ import (
 // LeafRequest is what a backend needs to decide one leaf.
 type LeafRequest struct {
 	Task   *datasets.Task
-	Answer *Answer
-	Tree   Tree
+	Answer *codecheck.Answer
+	Tree   ledger.Tree
 	Leaf   *rubric.Node
 	// ReferenceGuided adds the gold SQL and gold result to an LLM prompt.
 	ReferenceGuided bool
@@ -32,7 +34,7 @@ type Decision struct {
 	// ErrorKind classifies an Invalid verdict (see Record.ErrorKind).
 	ErrorKind string
 	Samples   int
-	Votes     *Votes
+	Votes     *ledger.Votes
 	CallStats
 }
 
@@ -75,7 +77,7 @@ type Backend interface {
 	// Name identifies the backend in the ledger and the summaries.
 	Name() string
 	// Source is SourceLLM or SourceReplay.
-	Source() Source
+	Source() ledger.Source
 	// Decide returns the leaf's decision. A failure of this leaf (the
 	// judge erred after its retries, its reply could not be read) is a
 	// Decision with an Invalid verdict, not an error. An error means the

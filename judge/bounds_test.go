@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/clinsql/clinsql/judge/codecheck"
 )
 
 // A huge cell in a result preview is clipped without being copied or
@@ -11,7 +13,7 @@ import (
 // the 256 MB that a conversion to runes takes.
 func TestPreviewHugeCellBounded(t *testing.T) {
 	huge := strings.Repeat("x", 64<<20)
-	tab := &Table{Columns: []string{"s"}, Rows: [][]Cell{{ParseCell(huge)}}, TotalRows: 1}
+	tab := &codecheck.Table{Columns: []string{"s"}, Rows: [][]codecheck.Cell{{codecheck.ParseCell(huge)}}, TotalRows: 1}
 	var b strings.Builder
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -29,11 +31,11 @@ func TestPreviewHugeCellBounded(t *testing.T) {
 // ReadCSV cuts a huge cell while reading it.
 func TestReadCSVHugeCell(t *testing.T) {
 	in := "s,n\n\"" + strings.Repeat("x", 8<<20) + "\",1\n"
-	tab, err := ReadCSV(strings.NewReader(in), 10)
+	tab, err := codecheck.ReadCSV(strings.NewReader(in), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tab.Rows) != 1 || len(tab.Rows[0][0].Raw) != MaxCellBytes+len("…") || !tab.Rows[0][1].IsNum {
+	if len(tab.Rows) != 1 || len(tab.Rows[0][0].Raw) != codecheck.MaxCellBytes+len("…") || !tab.Rows[0][1].IsNum {
 		t.Fatalf("rows %d, cell of %d bytes", len(tab.Rows), len(tab.Rows[0][0].Raw))
 	}
 }

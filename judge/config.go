@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -148,7 +149,7 @@ type Prompter interface {
 // EstimateRun counts what a run would do: leaves the ledger lacks, those
 // code decides, the backend calls for the rest under opts.Group, and their
 // prompt tokens (p may be nil for a backend without prompts).
-func EstimateRun(items []Item, ledger *Ledger, opts Options, p Prompter, samples, maxTokens int) Estimate {
+func EstimateRun(items []Item, led *ledger.Ledger, opts Options, p Prompter, samples, maxTokens int) Estimate {
 	var e Estimate
 	if samples < 1 {
 		samples = 1
@@ -161,9 +162,9 @@ func EstimateRun(items []Item, ledger *Ledger, opts Options, p Prompter, samples
 	for _, it := range items {
 		key := it.Task.Key.String()
 		for _, t := range []struct {
-			tree Tree
+			tree ledger.Tree
 			root *rubric.Node
-		}{{TreeSQL, it.Task.SQLRubric.Root}, {TreeResults, it.Task.ResultsRubric.Root}} {
+		}{{ledger.TreeSQL, it.Task.SQLRubric.Root}, {ledger.TreeResults, it.Task.ResultsRubric.Root}} {
 			pl := newPlan(t.root, opts.Mode)
 			// wave numbers the backend calls a leaf waits for (1 = the
 			// first); 0 for a leaf already decided or decided by code.
@@ -175,8 +176,8 @@ func EstimateRun(items []Item, ledger *Ledger, opts Options, p Prompter, samples
 			var order []unitWave
 			groups := map[unitWave][]*rubric.Node{}
 			for _, l := range pl.leaves {
-				if ledger != nil {
-					r := ledger.Get(LeafKey{Task: key, Tree: t.tree, Leaf: l.ID})
+				if led != nil {
+					r := led.Get(ledger.LeafKey{Task: key, Tree: t.tree, Leaf: l.ID})
 					if r != nil && !(opts.RetryInvalid && r.Verdict == rubric.Invalid) {
 						continue
 					}

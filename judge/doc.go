@@ -5,17 +5,17 @@
 //
 // [Pair] matches a run's outputs (the reference inference layout:
 // execution_summary.json and result_<id>.csv per task) with their tasks;
-// [LoadAnswer] reads one answer: the final SQL, whether it ran, its error,
-// and its result [Table]. [Run] then judges every task, appending one
-// [Record] per leaf to an append-only [Ledger] as soon as the leaf is
+// codecheck.LoadAnswer reads one answer: the final SQL, whether it ran, its error,
+// and its result table. [Run] then judges every task, appending one
+// ledger.Record per leaf to an append-only ledger.Ledger as soon as the leaf is
 // decided. [Score] evaluates the decisions with package rubric, and
 // [Scored.WriteFiles] writes detailed_grading.json, the reference's three
 // scoring summaries (through package scoring) and judge_summary.json.
 //
 // Within a task, leaves are decided in three ways, recorded in
-// [Record.Source]:
+// ledger.Record.Source:
 //
-//   - code: [CheckLeaf] decides the results-rubric leaves that code can
+//   - code: [CheckLeaf] (package codecheck) decides the results-rubric leaves that code can
 //     decide with confidence, and explains each decision with its evidence
 //     (the column, the values, the band). See "Code checks" below.
 //   - a [Backend]: an [LLMJudge] over any OpenAI-compatible or Azure
@@ -39,58 +39,9 @@
 //
 // # Code checks
 //
-// [KindOf] classifies a results leaf: csv_exists, column_exists, no_null
-// (under the output-format category), band (a value leaf stating an
-// interval), or other. [Check] then decides:
-//
-//   - Without a result every results leaf fails, with the reason (the
-//     query failed and its error, no SQL, no rows, an unreadable file).
-//     "CSV File Exists" means exactly this: the query ran and returned at
-//     least one row. The reference writes the same placeholder CSV (one
-//     column "result", one empty value) for a failed query and for an
-//     empty result, so the placeholder is no result; an engine that writes
-//     an empty result with its header is judged the same way. (The recorded
-//     judge passed the placeholder of a failed or empty run in 624 of 1,066
-//     cases.)
-//   - csv_exists passes with the row and column counts.
-//   - column_exists passes when a column has a name the leaf gives (quoted,
-//     back-quoted or in an "e.g." list), up to case, separators, synonyms
-//     (avg/mean, pct/percent/rate, sd/stddev, median/p50, "length of
-//     stay"/los, ...) and word order kept; or names the same quantity as an
-//     example or the leaf's description: the same words up to qualifiers
-//     (units, "in-hospital", "rate") and related spellings, both ways, and
-//     the same statistic ("mortality_percent" for
-//     "in_hospital_mortality_rate_pct", "mean_los" for "avg_los_days"). It
-//     fails when no column, and no row label of a long-format result,
-//     shares any word with the required quantity. Names that are related
-//     but differ (another time window, another statistic, a grouping
-//     column) are a judgement: they go to the backend.
-//   - no_null passes when no cell is NULL (empty, NULL, NaN, None); fails
-//     when a column the leaf names, or any column of an unscoped leaf, has
-//     one; leaves with an "expected"/"acceptable" exception, or NULLs only
-//     outside the named columns, go to the backend.
-//   - band reads the interval from the leaf ([ParseBands]: "(2-5)", "(0.01
-//     to 0.40)", "between 5 and 90", "(>0.01 and <0.1)", units, percent,
-//     per-group bands "Home: 60-95%"), binds it to a numeric column through
-//     the names and words of the leaf and its parent(s) (nearest first,
-//     exact names first, then the best token overlap by a clear margin, or
-//     the only column holding every word; the only numeric column of a
-//     small result). Only columns computing the statistic the texts name
-//     (median, IQR, percentile, mean, rate, count) are candidates, and
-//     identifier columns (itemid, subject_id) never are. It selects the
-//     rows of the group the rubric names (quoted, or a row label the text
-//     names word for word), and passes when every value lies in the band,
-//     fails when none does or the value is NULL. On a rate band in percent
-//     a column of fractions (all values in [0, 1]) is read as fractions
-//     when its name says so, else decided only where both readings agree;
-//     a rate of 0 over an empty cohort (every count in its row 0, or a
-//     cohort count of 0) never passes; a one-row result of another group
-//     the rubric names fails a leaf on the group asked for. Mixed values
-//     over unselected rows, a unit or scale mismatch, columns that tie
-//     with different verdicts, and unbound values go to the backend.
-//
-// SQL-rubric leaves are decided by code only when there is no SQL (they
-// fail); everything else goes to the backend.
+// Package codecheck holds the code checks ([CheckLeaf] calls
+// codecheck.Check for results leaves and codecheck.CheckSQL for SQL
+// leaves): which leaves code decides, and how; see its documentation.
 //
 // # LLM judge
 //
@@ -175,7 +126,7 @@
 // when every leaf of the group is settled.
 //
 // The ledger keeps one record per leaf. The records of a group carry its
-// id ([Record.Group], a hash of the task, tree and leaf ids) and size, and
+// id (ledger.Record.Group, a hash of the task, tree and leaf ids) and size, and
 // are written with one write. The call's calls, cache hits, attempts and
 // per-call usage are on the group's first record; its tokens and dollars
 // are split evenly among the records, the remainder to the first ones, so
@@ -189,18 +140,16 @@
 //
 // # Ledger, resume and cost
 //
-// The ledger (ledger.jsonl, see [Record]) is the judge's durable output.
-// Each record is written with one write as soon as its leaf is decided, so
-// a process killed at any point leaves whole lines (a torn last line is
-// dropped when the ledger is reopened). Together with the llm cache, which
-// stores each reply before the leaf is recorded, a resumed run repeats no
-// finished call and loses no decision; a finished run makes no call. A
-// ledger can only be resumed with the settings that started it
-// ([LedgerHeader]). Each record carries its tokens and dollars; the
-// summary totals them per task and for the run. A budget cap (llm.Meter;
-// the command line opens it on the output folder, so the cap holds over
-// every run into it) stops the run cleanly between calls: nothing is
-// recorded for refused calls and the run can be resumed.
+// Each decision is appended to the ledger (package ledger) as soon as its
+// leaf is decided, so a process killed at any point leaves whole lines.
+// Together with the llm cache, which stores each reply before the leaf is
+// recorded, a resumed run repeats no finished call and loses no decision;
+// a finished run makes no call. A ledger can only be resumed with the
+// settings that started it (ledger.LedgerHeader). Each record carries its
+// tokens and dollars; the summary totals them per task and for the run. A
+// budget cap (llm.Meter; the command line opens it on the output folder,
+// so the cap holds over every run into it) stops the run cleanly between
+// calls: nothing is recorded for refused calls and the run can be resumed.
 //
 // # Scores and their denominators
 //

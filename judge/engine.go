@@ -13,13 +13,15 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/judge/codecheck"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/rubric"
 )
 
 // Item is one task with the model's answer to it.
 type Item struct {
 	Task   *datasets.Task
-	Answer *Answer
+	Answer *codecheck.Answer
 }
 
 // Options configure a judging run.
@@ -85,7 +87,7 @@ type ItemResult struct {
 	// leaves left undecided by a stopped run or a missing backend).
 	SQL, Results rubric.Decisions
 	// Records holds the last ledger record of every decided leaf.
-	Records map[LeafKey]*Record
+	Records map[ledger.LeafKey]*ledger.Record
 }
 
 // Outcome is the result of Run.
@@ -121,7 +123,7 @@ func (o *Outcome) Complete() bool {
 
 type engine struct {
 	opts   Options
-	ledger *Ledger
+	ledger *ledger.Ledger
 	judge  string
 
 	stopOnce sync.Once
@@ -142,7 +144,7 @@ type engine struct {
 // (the budget is spent, ctx ended) stops the run cleanly: calls in flight
 // finish and are recorded, nothing new starts, and Outcome.Stopped says
 // why. Only a ledger write failure is returned as an error.
-func Run(ctx context.Context, items []Item, ledger *Ledger, opts Options) (*Outcome, error) {
+func Run(ctx context.Context, items []Item, led *ledger.Ledger, opts Options) (*Outcome, error) {
 	if opts.Mode == "" {
 		opts.Mode = rubric.Strict
 	}
@@ -173,7 +175,7 @@ func Run(ctx context.Context, items []Item, ledger *Ledger, opts Options) (*Outc
 	if opts.GroupGated && opts.Group == GroupLeaf {
 		return nil, errors.New("judge: gated grouping needs a grouping of category or tree")
 	}
-	e := &engine{opts: opts, ledger: ledger}
+	e := &engine{opts: opts, ledger: led}
 	if opts.Backend != nil {
 		e.judge = opts.Backend.Name()
 	}
@@ -227,7 +229,7 @@ func (e *engine) halt(err error) {
 
 // treeState is one rubric tree of a task being judged.
 type treeState struct {
-	tree Tree
+	tree ledger.Tree
 	root *rubric.Node
 	plan *plan
 	d    rubric.Decisions
@@ -235,22 +237,22 @@ type treeState struct {
 
 func (e *engine) trees(it Item) []*treeState {
 	return []*treeState{
-		{tree: TreeSQL, root: it.Task.SQLRubric.Root, d: rubric.Decisions{}},
-		{tree: TreeResults, root: it.Task.ResultsRubric.Root, d: rubric.Decisions{}},
+		{tree: ledger.TreeSQL, root: it.Task.SQLRubric.Root, d: rubric.Decisions{}},
+		{tree: ledger.TreeResults, root: it.Task.ResultsRubric.Root, d: rubric.Decisions{}},
 	}
 }
 
 func (e *engine) fromLedger(it Item) *ItemResult {
-	r := &ItemResult{Item: it, Records: map[LeafKey]*Record{}}
+	r := &ItemResult{Item: it, Records: map[ledger.LeafKey]*ledger.Record{}}
 	for _, ts := range e.trees(it) {
 		for _, l := range ts.root.Leaves() {
-			k := LeafKey{Task: it.Task.Key.String(), Tree: ts.tree, Leaf: l.ID}
+			k := ledger.LeafKey{Task: it.Task.Key.String(), Tree: ts.tree, Leaf: l.ID}
 			if rec := e.ledger.Get(k); rec != nil {
 				ts.d[l.ID] = rubric.Verdict{Status: rec.Verdict, Score: rec.Score}
 				r.Records[k] = rec
 			}
 		}
-		if ts.tree == TreeSQL {
+		if ts.tree == ledger.TreeSQL {
 			r.SQL = ts.d
 		} else {
 			r.Results = ts.d
@@ -295,7 +297,7 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 	for _, ts := range trees {
 		ts.plan = newPlan(ts.root, e.opts.Mode)
 		for _, l := range ts.plan.leaves {
-			rec := e.ledger.Get(LeafKey{Task: key, Tree: ts.tree, Leaf: l.ID})
+			rec := e.ledger.Get(ledger.LeafKey{Task: key, Tree: ts.tree, Leaf: l.ID})
 			if rec == nil || (e.opts.RetryInvalid && rec.Verdict == rubric.Invalid) {
 				continue
 			}
@@ -319,7 +321,7 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 				if cd.Pass {
 					v = rubric.Verdict{Status: rubric.Pass, Score: 1}
 				}
-				rec := Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: v.Status, Score: v.Score, Source: SourceCode,
+				rec := ledger.Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: v.Status, Score: v.Score, Source: ledger.SourceCode,
 					Kind: cd.Kind, Explanation: cd.Explanation, Evidence: cd.Evidence, Judge: "code", ReferenceGuided: e.opts.ReferenceGuided}
 				if err := e.record(ts, rec); err != nil {
 					return nil, err
@@ -446,10 +448,10 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 	if ledgerErr != nil {
 		return nil, ledgerErr
 	}
-	res := &ItemResult{Item: it, SQL: trees[0].d, Results: trees[1].d, Records: map[LeafKey]*Record{}}
+	res := &ItemResult{Item: it, SQL: trees[0].d, Results: trees[1].d, Records: map[ledger.LeafKey]*ledger.Record{}}
 	for _, ts := range trees {
 		for _, l := range ts.plan.leaves {
-			k := LeafKey{Task: key, Tree: ts.tree, Leaf: l.ID}
+			k := ledger.LeafKey{Task: key, Tree: ts.tree, Leaf: l.ID}
 			if rec := e.ledger.Get(k); rec != nil {
 				res.Records[k] = rec
 			}
@@ -458,8 +460,8 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 	return res, nil
 }
 
-func (e *engine) backendRecord(key string, ts *treeState, l *rubric.Node, d Decision) Record {
-	return Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: d.Verdict.Status, Score: d.Verdict.Score,
+func (e *engine) backendRecord(key string, ts *treeState, l *rubric.Node, d Decision) ledger.Record {
+	return ledger.Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: d.Verdict.Status, Score: d.Verdict.Score,
 		Source: e.opts.Backend.Source(), Kind: leafKind(ts.tree, l), Explanation: d.Explanation, ErrorKind: d.ErrorKind,
 		Judge: e.judge, ReferenceGuided: e.opts.ReferenceGuided, Samples: d.Samples, Votes: d.Votes,
 		Calls: d.Calls, CacheHits: d.CacheHits, Attempts: d.Attempts,
@@ -469,7 +471,7 @@ func (e *engine) backendRecord(key string, ts *treeState, l *rubric.Node, d Deci
 
 func (e *engine) skip(key string, ts *treeState, l, by *rubric.Node) error {
 	why := fmt.Sprintf("skipped: cannot change the score, %s", gateReason(l, by, ts.d, e.opts.Mode))
-	rec := Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: rubric.Skipped, Source: SourceSkip,
+	rec := ledger.Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: rubric.Skipped, Source: ledger.SourceSkip,
 		Kind: leafKind(ts.tree, l), Explanation: why, BlockedBy: by.ID, ReferenceGuided: e.opts.ReferenceGuided}
 	return e.record(ts, rec)
 }
@@ -488,11 +490,11 @@ func gateReason(l, by *rubric.Node, d rubric.Decisions, mode rubric.Mode) string
 	return fmt.Sprintf("the critical requirement %q %s", by.ID, what)
 }
 
-func (e *engine) record(ts *treeState, rec Record) error {
+func (e *engine) record(ts *treeState, rec ledger.Record) error {
 	if err := e.ledger.Append(rec); err != nil {
 		return err
 	}
-	e.decided(ts, []Record{rec})
+	e.decided(ts, []ledger.Record{rec})
 	return nil
 }
 
@@ -500,7 +502,7 @@ func (e *engine) record(ts *treeState, rec Record) error {
 // process killed while recording leaves the group whole or (a torn last
 // line) its first records only; the rest is judged again on resume.
 func (e *engine) recordGroup(key string, ts *treeState, req *GroupRequest, gd GroupDecision) error {
-	recs := make([]Record, len(req.Leaves))
+	recs := make([]ledger.Record, len(req.Leaves))
 	for i, l := range req.Leaves {
 		recs[i] = e.backendRecord(key, ts, l, gd.Leaves[i])
 	}
@@ -513,7 +515,7 @@ func (e *engine) recordGroup(key string, ts *treeState, req *GroupRequest, gd Gr
 }
 
 // decided applies recorded decisions to the tree and the counts.
-func (e *engine) decided(ts *treeState, recs []Record) {
+func (e *engine) decided(ts *treeState, recs []ledger.Record) {
 	var n int
 	for _, rec := range recs {
 		ts.d[rec.Leaf] = rubric.Verdict{Status: rec.Verdict, Score: rec.Score}
@@ -540,29 +542,21 @@ func (e *engine) add(f func(*RunCounts)) {
 }
 
 // leafKind is the check kind of a leaf of either tree.
-func leafKind(t Tree, l *rubric.Node) LeafKind {
-	if t == TreeSQL {
-		return KindSQL
+func leafKind(t ledger.Tree, l *rubric.Node) codecheck.LeafKind {
+	if t == ledger.TreeSQL {
+		return codecheck.KindSQL
 	}
-	return KindOf(l)
+	return codecheck.KindOf(l)
 }
 
-// CheckLeaf is the code check of a leaf of either tree: Check for results
-// leaves; for SQL leaves only the absence of SQL is decided (every SQL
-// requirement then fails).
-func CheckLeaf(t Tree, l *rubric.Node, a *Answer) CodeDecision {
-	if t == TreeResults {
-		return Check(l, a)
+// CheckLeaf is the code check of a leaf of either tree:
+// [codecheck.Check] for results leaves, [codecheck.CheckSQL] for SQL
+// leaves.
+func CheckLeaf(t ledger.Tree, l *rubric.Node, a *codecheck.Answer) codecheck.CodeDecision {
+	if t == ledger.TreeResults {
+		return codecheck.Check(l, a)
 	}
-	if a.SQLAbsent {
-		// Unknown is not empty: a release without SQL text leaves SQL
-		// leaves to the backend (recorded decisions, typically).
-		return undecided(KindSQL, "the SQL text was not released; SQL requirements are judged by the backend")
-	}
-	if strings.TrimSpace(a.SQL) == "" {
-		return decided(KindSQL, false, &Evidence{}, "no SQL was produced")
-	}
-	return undecided(KindSQL, "SQL requirements are judged by the backend")
+	return codecheck.CheckSQL(a)
 }
 
 // ErrNoBackend is the stop reason of a run without a backend that has

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/judge/codecheck"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
@@ -37,11 +39,11 @@ func TestRunEndToEnd(t *testing.T) {
 				t.Fatalf("incomplete: %v", o.Stopped)
 			}
 			l.Close()
-			c, err := ReadLedger(filepath.Join(out, LedgerFile))
+			c, err := ledger.ReadLedger(filepath.Join(out, ledger.LedgerFile))
 			if err != nil {
 				t.Fatal(err)
 			}
-			seen := map[LeafKey]int{}
+			seen := map[ledger.LeafKey]int{}
 			for _, r := range c.Records {
 				seen[r.Key()]++
 			}
@@ -59,8 +61,8 @@ func TestRunEndToEnd(t *testing.T) {
 			// The failed Lab task: every results leaf is decided by code.
 			lab := itemIn(t, items, "Laboratory_Results_Analysis")
 			for _, leaf := range lab.Task.ResultsRubric.Root.Leaves() {
-				r := l.Get(LeafKey{Task: lab.Task.Key.String(), Tree: TreeResults, Leaf: leaf.ID})
-				if r.Source != SourceCode && r.Source != SourceSkip {
+				r := l.Get(ledger.LeafKey{Task: lab.Task.Key.String(), Tree: ledger.TreeResults, Leaf: leaf.ID})
+				if r.Source != ledger.SourceCode && r.Source != ledger.SourceSkip {
 					t.Errorf("failed query, results leaf judged by %s: %s", r.Source, describe(r))
 				}
 				if r.Verdict == rubric.Pass {
@@ -155,8 +157,8 @@ func rerun(t *testing.T, g GroupMode) {
 	// A ledger refuses other settings.
 	other := opts
 	other.Mode = rubric.Reference
-	h := LedgerHeader{Mode: other.Mode, Judge: j.Name(), CodeChecks: true, Skipping: true, Samples: 1, Group: g}
-	if _, err := OpenLedger(filepath.Join(dir, LedgerFile), h); err == nil || !strings.Contains(err.Error(), "mode strict, not reference") {
+	h := ledger.LedgerHeader{Mode: other.Mode, Judge: j.Name(), CodeChecks: true, Skipping: true, Samples: 1, Group: string(g)}
+	if _, err := ledger.OpenLedger(filepath.Join(dir, ledger.LedgerFile), h); err == nil || !strings.Contains(err.Error(), "mode strict, not reference") {
 		t.Errorf("ledger opened with another mode: %v", err)
 	}
 }
@@ -207,14 +209,14 @@ func budgetStop(t *testing.T, g GroupMode) {
 // and cut off; damage elsewhere is an error naming the line.
 func TestLedgerTorn(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, LedgerFile)
-	h := LedgerHeader{Mode: rubric.Strict, Judge: "x"}
-	l, err := OpenLedger(p, h)
+	p := filepath.Join(dir, ledger.LedgerFile)
+	h := ledger.LedgerHeader{Mode: rubric.Strict, Judge: "x"}
+	l, err := ledger.OpenLedger(p, h)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if err := l.Append(Record{Task: "t", Tree: TreeSQL, Leaf: fmt.Sprint("leaf", i), Verdict: rubric.Pass, Score: 1, Source: SourceLLM}); err != nil {
+		if err := l.Append(ledger.Record{Task: "t", Tree: ledger.TreeSQL, Leaf: fmt.Sprint("leaf", i), Verdict: rubric.Pass, Score: 1, Source: ledger.SourceLLM}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -222,24 +224,24 @@ func TestLedgerTorn(t *testing.T) {
 	f, _ := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"task":"t","tree":"sql","leaf":"leaf3","verd`)
 	f.Close()
-	c, err := ReadLedger(p)
+	c, err := ledger.ReadLedger(p)
 	if err != nil || !c.Torn || len(c.Records) != 3 {
 		t.Fatalf("read: %v, torn %v, %d records", err, c != nil && c.Torn, len(c.Records))
 	}
-	l, err = OpenLedger(p, h)
+	l, err = ledger.OpenLedger(p, h)
 	if err != nil || !l.Recovered || l.Len() != 3 {
 		t.Fatalf("reopen: %v recovered %v len %d", err, l != nil && l.Recovered, l.Len())
 	}
-	l.Append(Record{Task: "t", Tree: TreeSQL, Leaf: "leaf3", Verdict: rubric.Fail, Source: SourceLLM})
+	l.Append(ledger.Record{Task: "t", Tree: ledger.TreeSQL, Leaf: "leaf3", Verdict: rubric.Fail, Source: ledger.SourceLLM})
 	l.Close()
-	if c, err := ReadLedger(p); err != nil || c.Torn || len(c.Records) != 4 {
+	if c, err := ledger.ReadLedger(p); err != nil || c.Torn || len(c.Records) != 4 {
 		t.Fatalf("after append: %v, %+v", err, c)
 	}
 	b, _ := os.ReadFile(p)
 	lines := strings.Split(string(b), "\n")
 	lines[2] = "garbage"
 	os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644)
-	if _, err := ReadLedger(p); err == nil || !strings.Contains(err.Error(), "line 3") {
+	if _, err := ledger.ReadLedger(p); err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("damaged line: %v", err)
 	}
 }
@@ -268,8 +270,8 @@ type randomBackend struct {
 	calls atomic.Int64
 }
 
-func (b *randomBackend) Name() string   { return "random" }
-func (b *randomBackend) Source() Source { return SourceLLM }
+func (b *randomBackend) Name() string          { return "random" }
+func (b *randomBackend) Source() ledger.Source { return ledger.SourceLLM }
 func (b *randomBackend) Decide(_ context.Context, req *LeafRequest) (Decision, error) {
 	b.calls.Add(1)
 	h := b.seed
@@ -304,7 +306,7 @@ func TestSkippingProperty(t *testing.T) {
 			t.Fatal(err)
 		}
 		key := datasets.Key{Split: "validation", Domain: "D", Difficulty: "easy", ID: fmt.Sprintf("%03d", i)}
-		items = append(items, Item{Task: &datasets.Task{Key: key, SQLRubric: st, ResultsRubric: rt}, Answer: &Answer{Key: key, SQL: "SELECT 1"}})
+		items = append(items, Item{Task: &datasets.Task{Key: key, SQLRubric: st, ResultsRubric: rt}, Answer: &codecheck.Answer{Key: key, SQL: "SELECT 1"}})
 	}
 	for _, mode := range []rubric.Mode{rubric.Reference, rubric.Strict} {
 		full := &randomBackend{seed: 7}

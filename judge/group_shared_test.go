@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/internal/released"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -39,21 +41,21 @@ const completionPerVerdict = 75
 func callTokens(o *Outcome) (prompt, completion, wasted, calls int) {
 	for _, it := range o.Items {
 		type call struct {
-			tree      Tree
+			tree      ledger.Tree
 			uncounted map[string]bool
 			leaves    []*rubric.Node
 		}
 		var list []*call
 		groups := map[string]*call{}
 		for _, t := range []struct {
-			tree      Tree
+			tree      ledger.Tree
 			root      *rubric.Node
 			uncounted map[string]bool
-		}{{TreeSQL, it.Task.SQLRubric.Root, uncountedLeaves(rubric.Evaluate(it.Task.SQLRubric.Root, it.SQL, o.Opts.Mode))},
-			{TreeResults, it.Task.ResultsRubric.Root, uncountedLeaves(rubric.Evaluate(it.Task.ResultsRubric.Root, it.Results, o.Opts.Mode))}} {
+		}{{ledger.TreeSQL, it.Task.SQLRubric.Root, uncountedLeaves(rubric.Evaluate(it.Task.SQLRubric.Root, it.SQL, o.Opts.Mode))},
+			{ledger.TreeResults, it.Task.ResultsRubric.Root, uncountedLeaves(rubric.Evaluate(it.Task.ResultsRubric.Root, it.Results, o.Opts.Mode))}} {
 			for _, l := range t.root.Leaves() {
-				r := it.Records[LeafKey{Task: it.Task.Key.String(), Tree: t.tree, Leaf: l.ID}]
-				if r == nil || (r.Source != SourceReplay && r.Source != SourceLLM) {
+				r := it.Records[ledger.LeafKey{Task: it.Task.Key.String(), Tree: t.tree, Leaf: l.ID}]
+				if r == nil || (r.Source != ledger.SourceReplay && r.Source != ledger.SourceLLM) {
 					continue
 				}
 				c := groups[r.Group]
@@ -110,7 +112,7 @@ func callTokens(o *Outcome) (prompt, completion, wasted, calls int) {
 //
 // The table is also written to testdata/out/grouping.tsv (not committed).
 func TestReplayGrouping(t *testing.T) {
-	tasks, models := loadReleased(t)
+	tasks, models := released.Load(t)
 	models = replayedModels(t, models)
 	type row struct {
 		mode                                                        rubric.Mode
@@ -133,32 +135,32 @@ func TestReplayGrouping(t *testing.T) {
 				if gr.mode != GroupLeaf {
 					opts := Options{Mode: mode, Group: gr.mode, GroupGated: gr.gated}
 					gfull := runReplay(t, tasks, m, opts)
-					mismatches += compareScores(t, mode, m.name, "all leaves, "+gr.String(), full, gfull)
+					mismatches += compareScores(t, mode, m.Name, "all leaves, "+gr.String(), full, gfull)
 					if mode == rubric.Reference {
 						// The recorded decisions reproduce the published
 						// scores, whatever the grouping.
-						for _, ts := range Score(gfull, m.name).Splits["validation"].Tasks {
-							if e, ok := m.byKey[ts.Key]; ok {
+						for _, ts := range Score(gfull, m.Name).Splits["validation"].Tasks {
+							if e, ok := m.ByKey[ts.Key]; ok {
 								published += 2
 								if ts.SQL.Value != e.SQLScore || ts.Results.Value != e.ResultsScore {
 									pubMismatch++
-									t.Errorf("%s %s %s: replayed %v/%v, published %v/%v", gr, m.name, ts.Key, ts.SQL.Value, ts.Results.Value, e.SQLScore, e.ResultsScore)
+									t.Errorf("%s %s %s: replayed %v/%v, published %v/%v", gr, m.Name, ts.Key, ts.SQL.Value, ts.Results.Value, e.SQLScore, e.ResultsScore)
 								}
 							}
 						}
 					}
 					opts.CodeChecks, opts.Skipping = true, true
 					o = runReplay(t, tasks, m, opts)
-					mismatches += compareScores(t, mode, m.name, "code checks and skipping, "+gr.String(), code, o)
+					mismatches += compareScores(t, mode, m.Name, "code checks and skipping, "+gr.String(), code, o)
 				}
-				s := Score(o, m.name).Summary
+				s := Score(o, m.Name).Summary
 				r.tasks += s.Tasks
 				r.calls += s.BackendCalls
 				r.leaves += s.LeavesReplay
 				r.uncounted += s.BackendLeavesUncounted
 				prompt, completion, wasted, calls := callTokens(o)
 				if calls != s.BackendCalls {
-					t.Errorf("%s %s: %d calls rebuilt from the records, summary says %d", gr, m.name, calls, s.BackendCalls)
+					t.Errorf("%s %s: %d calls rebuilt from the records, summary says %d", gr, m.Name, calls, s.BackendCalls)
 				}
 				r.prompt += prompt
 				r.completion += completion

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
@@ -59,7 +60,7 @@ func TestParseGroupVerdicts(t *testing.T) {
 func groupOf(t *testing.T, items []Item, ids ...string) *GroupRequest {
 	t.Helper()
 	it := itemIn(t, items, "Diagnostic_Procedures")
-	req := &GroupRequest{ID: "g", Task: it.Task, Answer: it.Answer, Tree: TreeSQL}
+	req := &GroupRequest{ID: "g", Task: it.Task, Answer: it.Answer, Tree: ledger.TreeSQL}
 	for _, id := range ids {
 		l := it.Task.SQLRubric.Root.Find(id)
 		if l == nil {
@@ -239,10 +240,10 @@ func TestGroupVote(t *testing.T) {
 		t.Errorf("%d calls, %d requests; want 3 (the age leaf needs the third sample)", gd.Calls, srv.Calls())
 	}
 	g, a := gd.Leaves[0], gd.Leaves[1]
-	if g.Verdict.Status != rubric.Pass || g.Samples != 2 || *g.Votes != (Votes{Pass: 2}) {
+	if g.Verdict.Status != rubric.Pass || g.Samples != 2 || *g.Votes != (ledger.Votes{Pass: 2}) {
 		t.Errorf("gender: %s after %d samples, votes %+v; want pass after 2 (its third vote not counted)", g.Verdict.Status, g.Samples, g.Votes)
 	}
-	if a.Verdict.Status != rubric.Pass || a.Samples != 3 || *a.Votes != (Votes{Pass: 2, Fail: 1}) || !strings.Contains(a.Explanation, "[vote: pass 2, fail 1") {
+	if a.Verdict.Status != rubric.Pass || a.Samples != 3 || *a.Votes != (ledger.Votes{Pass: 2, Fail: 1}) || !strings.Contains(a.Explanation, "[vote: pass 2, fail 1") {
 		t.Errorf("age: %s after %d samples, votes %+v (%s)", a.Verdict.Status, a.Samples, a.Votes, a.Explanation)
 	}
 	// Through the engine, grouped, the flip rate is reported.
@@ -279,7 +280,7 @@ func TestGroupVote(t *testing.T) {
 		t.Fatalf("%v, %d calls", err, gd.Calls)
 	}
 	for _, d := range gd.Leaves {
-		if d.Verdict.Status != rubric.Invalid || d.ErrorKind != "no_majority" || *d.Votes != (Votes{Invalid: 2}) {
+		if d.Verdict.Status != rubric.Invalid || d.ErrorKind != "no_majority" || *d.Votes != (ledger.Votes{Invalid: 2}) {
 			t.Errorf("prose samples: %s %q %+v", d.Verdict.Status, d.ErrorKind, d.Votes)
 		}
 	}
@@ -304,14 +305,14 @@ func TestGroupedRun(t *testing.T) {
 				t.Fatalf("incomplete: %v", o.Stopped)
 			}
 			l.Close()
-			c, err := ReadLedger(filepath.Join(dir, LedgerFile))
+			c, err := ledger.ReadLedger(filepath.Join(dir, ledger.LedgerFile))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(c.Records) != leafCount(items) || len(c.Last()) != leafCount(items) {
 				t.Fatalf("%d records for %d leaves, want %d", len(c.Records), len(c.Last()), leafCount(items))
 			}
-			if c.Header.Group != gr.mode || c.Header.GroupGated != gr.gated {
+			if c.Header.Group != string(gr.mode) || c.Header.GroupGated != gr.gated {
 				t.Errorf("header grouping %s %v", c.Header.Group, c.Header.GroupGated)
 			}
 			// Rebuild the calls from the records.
@@ -319,7 +320,7 @@ func TestGroupedRun(t *testing.T) {
 			calls := map[string]*call{}
 			llmLeaves, single := 0, 0
 			for _, r := range c.Records {
-				if r.Source != SourceLLM {
+				if r.Source != ledger.SourceLLM {
 					continue
 				}
 				llmLeaves++
@@ -424,31 +425,12 @@ func TestGroupOptions(t *testing.T) {
 	if _, err := Run(context.Background(), items, openLedger(t, t.TempDir(), Options{}), Options{Backend: b, Group: "task"}); err == nil {
 		t.Error("unknown grouping accepted")
 	}
-	dir := t.TempDir()
-	h := LedgerHeader{Mode: rubric.Strict, Judge: "j", Group: GroupTree}
-	l, err := OpenLedger(filepath.Join(dir, LedgerFile), h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Close()
-	h.Group = GroupLeaf
-	if _, err := OpenLedger(filepath.Join(dir, LedgerFile), h); err == nil || !strings.Contains(err.Error(), "grouping tree, not leaf") {
-		t.Errorf("ledger of another grouping: %v", err)
-	}
-	h.Group, h.GroupGated = GroupTree, true
-	if _, err := OpenLedger(filepath.Join(dir, LedgerFile), h); err == nil || !strings.Contains(err.Error(), "grouping tree, not tree+gated") {
-		t.Errorf("ledger of another grouping: %v", err)
-	}
-	// A ledger written before grouping existed was judged leaf by leaf.
-	if (LedgerHeader{}).compatible(LedgerHeader{Group: GroupLeaf}) != nil {
-		t.Error("a header without grouping is not leaf by leaf")
-	}
 }
 
 // TestGroupShares: a group's tokens and dollars are shared so that the
 // records add up to the call; calls go to the first record.
 func TestGroupShares(t *testing.T) {
-	recs := make([]Record, 3)
+	recs := make([]ledger.Record, 3)
 	groupRecords(recs, "g1", GroupDecision{CallStats: CallStats{Calls: 2, CacheHits: 1, Attempts: 3, Usage: llm.Usage{PromptTokens: 1000, CompletionTokens: 200},
 		CostUSD: 0.01, Latency: 1500 * time.Millisecond, PerCall: []llm.Usage{{PromptTokens: 500}, {PromptTokens: 500}}}})
 	var p, c, calls int

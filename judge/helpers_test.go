@@ -13,6 +13,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/fixtures"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/runfolder"
@@ -158,17 +159,17 @@ func newTestJudge(t testing.TB, srv *llmtest.Server, mod func(*llm.Endpoint), op
 }
 
 // openLedger opens a ledger in dir with the settings of opts.
-func openLedger(t testing.TB, dir string, opts Options) *Ledger {
+func openLedger(t testing.TB, dir string, opts Options) *ledger.Ledger {
 	t.Helper()
-	h := LedgerHeader{Mode: opts.Mode, CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, ReferenceGuided: opts.ReferenceGuided, Samples: 1,
-		Group: opts.Group, GroupGated: opts.GroupGated}
+	h := ledger.LedgerHeader{Mode: opts.Mode, CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, ReferenceGuided: opts.ReferenceGuided, Samples: 1,
+		Group: string(opts.Group), GroupGated: opts.GroupGated}
 	if opts.Backend != nil {
 		h.Judge = opts.Backend.Name()
 		if s, ok := opts.Backend.(interface{ Samples() int }); ok {
 			h.Samples = s.Samples()
 		}
 	}
-	l, err := OpenLedger(filepath.Join(dir, LedgerFile), h)
+	l, err := ledger.OpenLedger(filepath.Join(dir, ledger.LedgerFile), h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func leafCount(items []Item) int {
 	return n
 }
 
-func mustRun(t testing.TB, items []Item, l *Ledger, opts Options) *Outcome {
+func mustRun(t testing.TB, items []Item, l *ledger.Ledger, opts Options) *Outcome {
 	t.Helper()
 	o, err := Run(context.Background(), items, l, opts)
 	if err != nil {
@@ -194,7 +195,7 @@ func mustRun(t testing.TB, items []Item, l *Ledger, opts Options) *Outcome {
 	return o
 }
 
-func describe(r *Record) string {
+func describe(r *ledger.Record) string {
 	return fmt.Sprintf("%s %s:%s %s by %s (%s)", r.Task, r.Tree, r.Leaf, r.Verdict, r.Source, r.Explanation)
 }
 

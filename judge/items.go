@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/judge/codecheck"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -29,7 +30,7 @@ func Pair(tasks []*datasets.Task, outputs []*runfolder.Output, runDir string) ([
 			errs = append(errs, fmt.Errorf("%s: no task %s in the task folder", o.Dir, o.Key))
 			continue
 		}
-		items = append(items, Item{Task: t, Answer: LoadAnswer(o, t.Question)})
+		items = append(items, Item{Task: t, Answer: codecheck.LoadAnswer(o, t.Question)})
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)

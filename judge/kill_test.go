@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/judge/codecheck"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
@@ -34,7 +36,7 @@ func killItems(t testing.TB) []Item {
 		}
 		key := datasets.Key{Split: "validation", Domain: "Kill", Difficulty: "easy", ID: fmt.Sprintf("%03d", i)}
 		task := &datasets.Task{Key: key, Question: fmt.Sprintf("question %d", i), SQLRubric: st, ResultsRubric: rt}
-		items = append(items, Item{Task: task, Answer: &Answer{Key: key, Question: task.Question, SQL: fmt.Sprintf("SELECT %d", i)}})
+		items = append(items, Item{Task: task, Answer: &codecheck.Answer{Key: key, Question: task.Question, SQL: fmt.Sprintf("SELECT %d", i)}})
 	}
 	return items
 }
@@ -144,10 +146,10 @@ func killResume(t *testing.T, group GroupMode) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	ledger := filepath.Join(dir, LedgerFile)
+	ledgerPath := filepath.Join(dir, ledger.LedgerFile)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		b, _ := os.ReadFile(ledger)
+		b, _ := os.ReadFile(ledgerPath)
 		if n := bytes.Count(b, []byte("\n")); n > total/3 {
 			break
 		}
@@ -164,7 +166,7 @@ func killResume(t *testing.T, group GroupMode) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.Success() || ee.ProcessState.String() != "signal: killed" {
 		t.Fatalf("child ended with %v, want killed:\n%s", err, out.String())
 	}
-	before, err := ReadLedger(ledger)
+	before, err := ledger.ReadLedger(ledgerPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,10 +184,10 @@ func killResume(t *testing.T, group GroupMode) {
 		t.Fatalf("resume incomplete: %v", o.Stopped)
 	}
 	l.Close()
-	after := checkDecidedOnce(t, ledger, total)
+	after := checkDecidedOnce(t, ledgerPath, total)
 	llmLeaves, grouped := 0, 0
 	for _, r := range after.Records {
-		if r.Source == SourceLLM {
+		if r.Source == ledger.SourceLLM {
 			llmLeaves++
 			if r.GroupSize > 1 {
 				grouped++
@@ -226,13 +228,13 @@ func killResume(t *testing.T, group GroupMode) {
 
 // checkDecidedOnce reads the ledger and checks that each of the total
 // leaves has exactly one record.
-func checkDecidedOnce(t *testing.T, ledger string, total int) *LedgerContents {
+func checkDecidedOnce(t *testing.T, path string, total int) *ledger.LedgerContents {
 	t.Helper()
-	after, err := ReadLedger(ledger)
+	after, err := ledger.ReadLedger(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	count := map[LeafKey]int{}
+	count := map[ledger.LeafKey]int{}
 	for _, r := range after.Records {
 		count[r.Key()]++
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clinsql/clinsql/judge/codecheck"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
@@ -50,7 +52,7 @@ func TestLLMFaults(t *testing.T) {
 	_, _, items := fixtureRun(t)
 	it := itemIn(t, items, "Diagnostic_Procedures")
 	leaf := it.Task.SQLRubric.Root.Find("gender-selection")
-	req := &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: TreeSQL, Leaf: leaf}
+	req := &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: ledger.TreeSQL, Leaf: leaf}
 	good := llmtest.JSON(map[string]string{"reasoning": "filters p.gender = 'F'", "verdict": "pass"})
 	prose := llmtest.Text("Score: 1\nExplanation: the filter is right")
 	for _, tc := range []struct {
@@ -128,7 +130,7 @@ func TestLLMRequest(t *testing.T) {
 	it := itemIn(t, items, "Vital_Signs_Monitoring")
 	leaf := it.Task.ResultsRubric.Root.Find("share-acceptable")
 	for _, guided := range []bool{false, true} {
-		if _, err := j.Decide(context.Background(), &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: TreeResults, Leaf: leaf, ReferenceGuided: guided}); err != nil {
+		if _, err := j.Decide(context.Background(), &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: ledger.TreeResults, Leaf: leaf, ReferenceGuided: guided}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -170,7 +172,7 @@ func TestPreviewBounds(t *testing.T) {
 		b.WriteString("1," + strings.Repeat("z", 300) + ",0.1234567891\n")
 		_ = i
 	}
-	tb, err := ReadCSV(strings.NewReader(b.String()), MaxTableRows)
+	tb, err := codecheck.ReadCSV(strings.NewReader(b.String()), codecheck.MaxTableRows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,14 +218,14 @@ func TestVote(t *testing.T) {
 		leaf    string
 		status  rubric.Status
 		samples int
-		votes   Votes
+		votes   ledger.Votes
 	}{
-		{leafPass.ID, rubric.Pass, 2, Votes{Pass: 2}},          // early stop
-		{leafFlip.ID, rubric.Pass, 3, Votes{Pass: 2, Fail: 1}}, // a flip
-		{leafBad.ID, rubric.Invalid, 2, Votes{Invalid: 2}},     // no majority possible after 2
+		{leafPass.ID, rubric.Pass, 2, ledger.Votes{Pass: 2}},          // early stop
+		{leafFlip.ID, rubric.Pass, 3, ledger.Votes{Pass: 2, Fail: 1}}, // a flip
+		{leafBad.ID, rubric.Invalid, 2, ledger.Votes{Invalid: 2}},     // no majority possible after 2
 	} {
 		leaf := it.Task.SQLRubric.Root.Find(tc.leaf)
-		d, err := j.Decide(context.Background(), &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: TreeSQL, Leaf: leaf})
+		d, err := j.Decide(context.Background(), &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: ledger.TreeSQL, Leaf: leaf})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,8 @@ import (
 	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/internal/buildinfo"
 	"github.com/clinsql/clinsql/internal/pyjson"
+	"github.com/clinsql/clinsql/judge/codecheck"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
@@ -32,20 +34,20 @@ type Counts struct {
 	Undecided int `json:"undecided"`
 }
 
-func (c *Counts) add(r *Record) {
+func (c *Counts) add(r *ledger.Record) {
 	c.Total++
 	if r == nil {
 		c.Undecided++
 		return
 	}
 	switch r.Source {
-	case SourceCode:
+	case ledger.SourceCode:
 		c.Code++
-	case SourceLLM:
+	case ledger.SourceLLM:
 		c.LLM++
-	case SourceReplay:
+	case ledger.SourceReplay:
 		c.Replay++
-	case SourceSkip:
+	case ledger.SourceSkip:
 		c.Skipped++
 	}
 	if r.Verdict == rubric.Invalid {
@@ -146,9 +148,9 @@ type Summary struct {
 	FlipRate   *float64       `json:"flip_rate,omitempty"`
 	ErrorKinds map[string]int `json:"error_kinds,omitempty"`
 
-	ByTree map[Tree]Counts        `json:"by_tree"`
-	ByKind map[LeafKind]Counts    `json:"by_kind"`
-	Splits map[string]SplitScores `json:"splits"`
+	ByTree map[ledger.Tree]Counts        `json:"by_tree"`
+	ByKind map[codecheck.LeafKind]Counts `json:"by_kind"`
+	Splits map[string]SplitScores        `json:"splits"`
 	// Excluded lists the tasks judged but left out of the scores: in
 	// reference mode, the tasks a replayed recording lacks. The published
 	// scorer dropped those from its denominator (the 12 early-graded
@@ -176,7 +178,7 @@ func Score(o *Outcome, model string) *Scored {
 	s := &Summary{Model: model, Mode: mode, Judge: o.Judge, ReferenceGuided: o.Opts.ReferenceGuided,
 		CodeChecks: o.Opts.CodeChecks, Skipping: o.Opts.Skipping, Samples: 1, Complete: o.Complete(),
 		Group: o.Opts.Group.orLeaf(), GroupGated: o.Opts.GroupGated,
-		ByTree: map[Tree]Counts{}, ByKind: map[LeafKind]Counts{}, Splits: map[string]SplitScores{},
+		ByTree: map[ledger.Tree]Counts{}, ByKind: map[codecheck.LeafKind]Counts{}, Splits: map[string]SplitScores{},
 		ErrorKinds: map[string]int{}, This: o.This, Scores: map[datasets.Key][2]float64{}}
 	if sp, ok := o.Opts.Backend.(interface{ Samples() int }); ok {
 		s.Samples = sp.Samples()
@@ -225,13 +227,13 @@ func Score(o *Outcome, model string) *Scored {
 		}
 		groups := map[string]bool{}
 		for _, t := range []struct {
-			tree      Tree
+			tree      ledger.Tree
 			root      *rubric.Node
 			uncounted map[string]bool
-		}{{TreeSQL, it.Task.SQLRubric.Root, uncountedLeaves(ts.SQL)}, {TreeResults, it.Task.ResultsRubric.Root, uncountedLeaves(ts.Results)}} {
+		}{{ledger.TreeSQL, it.Task.SQLRubric.Root, uncountedLeaves(ts.SQL)}, {ledger.TreeResults, it.Task.ResultsRubric.Root, uncountedLeaves(ts.Results)}} {
 			bt := s.ByTree[t.tree]
 			for _, l := range t.root.Leaves() {
-				r := it.Records[LeafKey{Task: key.String(), Tree: t.tree, Leaf: l.ID}]
+				r := it.Records[ledger.LeafKey{Task: key.String(), Tree: t.tree, Leaf: l.ID}]
 				bt.add(r)
 				k := leafKind(t.tree, l)
 				if r != nil {
@@ -244,7 +246,7 @@ func Score(o *Outcome, model string) *Scored {
 				if r == nil {
 					continue
 				}
-				if r.Source == SourceLLM || r.Source == SourceReplay {
+				if r.Source == ledger.SourceLLM || r.Source == ledger.SourceReplay {
 					tc.BackendLeaves++
 					switch {
 					case r.Group == "":
@@ -457,17 +459,17 @@ func gradingJSON(r *scoring.Rescored, items map[datasets.Key]*ItemResult, s *Sum
 			{Key: "sample_path", Value: ts.SamplePath},
 			{Key: "sql_score", Value: ts.SQL.Value},
 			{Key: "results_score", Value: ts.Results.Value},
-			{Key: "sql_evaluations", Value: leafEntries(it.Task.SQLRubric.Root, it.Records, key, TreeSQL)},
-			{Key: "results_evaluations", Value: leafEntries(it.Task.ResultsRubric.Root, it.Records, key, TreeResults)},
+			{Key: "sql_evaluations", Value: leafEntries(it.Task.SQLRubric.Root, it.Records, key, ledger.TreeSQL)},
+			{Key: "results_evaluations", Value: leafEntries(it.Task.ResultsRubric.Root, it.Records, key, ledger.TreeResults)},
 		})
 	}
 	return pyjson.Marshal(pyjson.Object{{Key: "summary", Value: summary}, {Key: "detailed_evaluations", Value: evals}})
 }
 
-func leafEntries(root *rubric.Node, recs map[LeafKey]*Record, key string, t Tree) pyjson.Object {
+func leafEntries(root *rubric.Node, recs map[ledger.LeafKey]*ledger.Record, key string, t ledger.Tree) pyjson.Object {
 	o := pyjson.Object{}
 	for _, l := range root.Leaves() {
-		r := recs[LeafKey{Task: key, Tree: t, Leaf: l.ID}]
+		r := recs[ledger.LeafKey{Task: key, Tree: t, Leaf: l.ID}]
 		if r == nil {
 			continue
 		}

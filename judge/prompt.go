@@ -9,6 +9,8 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/textclip"
+	"github.com/clinsql/clinsql/judge/codecheck"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/llm"
 )
 
@@ -86,7 +88,7 @@ func BuildPrompt(req *LeafRequest, o PromptOptions) []llm.Message {
 		}
 	}
 	target := "the query result"
-	if req.Tree == TreeSQL {
+	if req.Tree == ledger.TreeSQL {
 		target = "the SQL query"
 	}
 	fmt.Fprintf(&b, "\n## Evaluation target\n%s\n", target)
@@ -100,7 +102,7 @@ func BuildPrompt(req *LeafRequest, o PromptOptions) []llm.Message {
 // preview of the result (fewer rows for the SQL tree, where the result is
 // context only) and, reference-guided, the gold SQL and result. Each
 // section starts with a blank line.
-func writeAnswer(b *strings.Builder, task *datasets.Task, a *Answer, tree Tree, guided bool, o PromptOptions) {
+func writeAnswer(b *strings.Builder, task *datasets.Task, a *codecheck.Answer, tree ledger.Tree, guided bool, o PromptOptions) {
 	b.WriteString("\n## Question\n")
 	b.WriteString(strings.TrimSpace(task.Question))
 	b.WriteString("\n")
@@ -119,7 +121,7 @@ func writeAnswer(b *strings.Builder, task *datasets.Task, a *Answer, tree Tree, 
 	b.WriteString("\n")
 	if a.HasResult() && a.Table != nil {
 		rows := o.MaxRows
-		if tree == TreeSQL {
+		if tree == ledger.TreeSQL {
 			rows = o.SQLRows
 		}
 		b.WriteString("\n## Candidate result\n")
@@ -130,7 +132,7 @@ func writeAnswer(b *strings.Builder, task *datasets.Task, a *Answer, tree Tree, 
 		b.WriteString("\n## Reference SQL (gold)\n")
 		writeFenced(b, "sql", clip(task.GoldSQL, o.MaxSQL))
 		b.WriteString("\n## Reference result (gold)\n")
-		gold, err := ReadCSV(bytes.NewReader(task.GoldResult), MaxTableRows)
+		gold, err := codecheck.ReadCSV(bytes.NewReader(task.GoldResult), codecheck.MaxTableRows)
 		if err != nil {
 			fmt.Fprintf(b, "(unreadable: %v)\n", err)
 		} else {
@@ -158,7 +160,7 @@ func clip(s string, n int) string {
 	return s[:cut] + fmt.Sprintf("\n-- [%d more characters not shown]", len(s)-cut)
 }
 
-func executionStatus(a *Answer) string {
+func executionStatus(a *codecheck.Answer) string {
 	switch {
 	case a.SQLAbsent && a.Executed:
 		return "ran (only the result was released)"
@@ -185,7 +187,7 @@ func executionStatus(a *Answer) string {
 // writePreview writes the first rows of t as a pipe table, numbers
 // formatted deterministically (FormatCell), with a line saying what is not
 // shown.
-func writePreview(b *strings.Builder, t *Table, maxRows int, o PromptOptions) {
+func writePreview(b *strings.Builder, t *codecheck.Table, maxRows int, o PromptOptions) {
 	cols := min(len(t.Columns), o.MaxColumns)
 	rows := min(len(t.Rows), maxRows)
 	cell := func(s string) string {
@@ -228,7 +230,7 @@ func clipRunes(s string, n int) string { return textclip.Runes(s, n) }
 
 // FormatCell renders a cell deterministically: NULL, integers without a
 // decimal point, other numbers with 6 significant digits, text as is.
-func FormatCell(c Cell) string {
+func FormatCell(c codecheck.Cell) string {
 	switch {
 	case c.Null:
 		return "NULL"

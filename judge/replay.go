@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
 )
@@ -62,7 +63,7 @@ func (r *Replay) Identity() string {
 // Has reports whether the recording holds the task's decisions.
 
 // Source is SourceReplay.
-func (r *Replay) Source() Source { return SourceReplay }
+func (r *Replay) Source() ledger.Source { return ledger.SourceReplay }
 
 // Has reports whether the recording holds the task.
 func (r *Replay) Has(k datasets.Key) bool {
@@ -83,7 +84,7 @@ func (r *Replay) Recorded(k datasets.Key) (samplePath string, index int, ok bool
 func (r *Replay) Decide(_ context.Context, req *LeafRequest) (Decision, error) {
 	e, ok := r.evals[req.Task.Key]
 	recs := e.SQLEvaluations
-	if req.Tree == TreeResults {
+	if req.Tree == ledger.TreeResults {
 		recs = e.ResultsEvaluations
 	}
 	rec, found := recs[req.Leaf.ID]

@@ -6,27 +6,29 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/internal/released"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/rubric"
 )
 
 // runReplay judges one released model with its own recorded decisions.
-func runReplay(t testing.TB, tasks map[datasets.Key]*datasets.Task, m *releasedModel, opts Options) *Outcome {
+func runReplay(t testing.TB, tasks map[datasets.Key]*datasets.Task, m *released.Model, opts Options) *Outcome {
 	t.Helper()
 	var list []*datasets.Task
 	for _, tk := range tasks {
 		list = append(list, tk)
 	}
-	items, err := Pair(list, m.outputs, m.dir)
+	items, err := Pair(list, m.Outputs, m.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp, err := NewReplay(m.grading.File)
+	rp, err := NewReplay(m.Grading.File)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opts.Backend = rp
-	l, err := OpenLedger(filepath.Join(t.TempDir(), LedgerFile), LedgerHeader{Mode: opts.Mode, Judge: rp.Name(),
-		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1, Group: opts.Group, GroupGated: opts.GroupGated})
+	l, err := ledger.OpenLedger(filepath.Join(t.TempDir(), ledger.LedgerFile), ledger.LedgerHeader{Mode: opts.Mode, Judge: rp.Name(),
+		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1, Group: string(opts.Group), GroupGated: opts.GroupGated})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +38,7 @@ func runReplay(t testing.TB, tasks map[datasets.Key]*datasets.Task, m *releasedM
 		t.Fatal(err)
 	}
 	if !o.Complete() {
-		t.Fatalf("%s: run incomplete: %v", m.name, o.Stopped)
+		t.Fatalf("%s: run incomplete: %v", m.Name, o.Stopped)
 	}
 	return o
 }
@@ -48,17 +50,17 @@ func runReplay(t testing.TB, tasks map[datasets.Key]*datasets.Task, m *releasedM
 // It also reports the backend (would-be LLM) leaves per task once code
 // checks decide what they can.
 func TestReplaySkipping(t *testing.T) {
-	tasks, models := loadReleased(t)
+	tasks, models := released.Load(t)
 	models = replayedModels(t, models)
 	for _, mode := range []rubric.Mode{rubric.Reference, rubric.Strict} {
 		var leaves, skipped, mismatches, published, pubMismatch int
 		var backendLeaves, allTasks, codeLeaves, codeSkipped int
-		byTree := map[Tree]Counts{}
+		byTree := map[ledger.Tree]Counts{}
 		for _, m := range models {
 			full := runReplay(t, tasks, m, Options{Mode: mode})
 			skip := runReplay(t, tasks, m, Options{Mode: mode, Skipping: true})
 			code := runReplay(t, tasks, m, Options{Mode: mode, Skipping: true, CodeChecks: true})
-			fs, ss, cs := Score(full, m.name), Score(skip, m.name), Score(code, m.name)
+			fs, ss, cs := Score(full, m.Name), Score(skip, m.Name), Score(code, m.Name)
 			leaves += ss.Summary.LeavesTotal
 			skipped += ss.Summary.LeavesSkipped
 			backendLeaves += cs.Summary.LeavesReplay
@@ -77,17 +79,17 @@ func TestReplaySkipping(t *testing.T) {
 			for i := range fr {
 				if !sameScore(fr[i].SQL, sr[i].SQL) || !sameScore(fr[i].Results, sr[i].Results) {
 					mismatches++
-					t.Errorf("%s %s %s: skipping changed the score: sql %v/%v results %v/%v", mode, m.name, fr[i].Key,
+					t.Errorf("%s %s %s: skipping changed the score: sql %v/%v results %v/%v", mode, m.Name, fr[i].Key,
 						fr[i].SQL.Value, sr[i].SQL.Value, fr[i].Results.Value, sr[i].Results.Value)
 				}
 				if mode != rubric.Reference {
 					continue
 				}
-				if e, ok := m.byKey[fr[i].Key]; ok {
+				if e, ok := m.ByKey[fr[i].Key]; ok {
 					published += 2
 					if fr[i].SQL.Value != e.SQLScore || fr[i].Results.Value != e.ResultsScore {
 						pubMismatch++
-						t.Errorf("%s %s: replayed %v/%v, published %v/%v", m.name, fr[i].Key, fr[i].SQL.Value, fr[i].Results.Value, e.SQLScore, e.ResultsScore)
+						t.Errorf("%s %s: replayed %v/%v, published %v/%v", m.Name, fr[i].Key, fr[i].SQL.Value, fr[i].Results.Value, e.SQLScore, e.ResultsScore)
 					}
 				}
 			}
@@ -99,7 +101,7 @@ func TestReplaySkipping(t *testing.T) {
 		}
 		t.Logf("%s mode, code checks + skipping + replay: per task %.2f backend (LLM) leaves, %.2f code, %.2f skipped (%d tasks)",
 			mode, float64(backendLeaves)/float64(allTasks), float64(codeLeaves)/float64(allTasks), float64(codeSkipped)/float64(allTasks), allTasks)
-		for _, tr := range []Tree{TreeSQL, TreeResults} {
+		for _, tr := range []ledger.Tree{ledger.TreeSQL, ledger.TreeResults} {
 			c := byTree[tr]
 			n := float64(allTasks)
 			t.Logf("  %s leaves per task: %.2f, code %.2f, backend %.2f, skipped %.2f; code share of decided-not-skipped %.1f%%",

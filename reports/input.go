@@ -15,6 +15,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
@@ -72,7 +73,7 @@ type Decision struct {
 const (
 	GradingFile      = judge.GradingFile
 	JudgeSummaryFile = judge.SummaryFile
-	LedgerFile       = judge.LedgerFile
+	LedgerFile       = ledger.LedgerFile
 )
 
 // JudgeSummary is a run's judge/judge_summary.json, as clinsql judge
@@ -139,7 +140,7 @@ type source struct {
 	bench    *runfolder.BenchmarkSummary
 	judge    *JudgeSummary
 	// ledger holds the last ledger record of every leaf, nil without one.
-	ledger map[judge.LeafKey]*judge.Record
+	ledger map[ledger.LeafKey]*ledger.Record
 	warns  []error
 }
 
@@ -269,7 +270,7 @@ func loadRun(dir string) (*source, error) {
 	}
 	lpath := filepath.Join(dir, runfolder.JudgeDir, LedgerFile)
 	if _, err := os.Stat(lpath); err == nil {
-		l, err := judge.ReadLedger(lpath)
+		l, err := ledger.ReadLedger(lpath)
 		if err != nil {
 			return nil, err
 		}
@@ -496,7 +497,7 @@ func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task)
 			Kind: scoring.KindDecided, ErrorKind: r.ErrorKind, Calls: r.Calls,
 			PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, CostUSD: r.CostUSD}
 		switch {
-		case r.Source == judge.SourceSkip || r.Verdict == rubric.Skipped:
+		case r.Source == ledger.SourceSkip || r.Verdict == rubric.Skipped:
 			d.Source, d.Status = "", rubric.Skipped
 		case r.Verdict != rubric.Invalid:
 		case r.ErrorKind == "malformed_reply" || r.ErrorKind == "no_majority" || r.ErrorKind == scoring.KindUnparsed:

@@ -15,6 +15,8 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/judge/codecheck"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
 )
@@ -79,7 +81,7 @@ func runAgree(_ context.Context, env *Env, args []string) error {
 		for _, t := range tasks {
 			m := map[string]string{}
 			for _, l := range t.ResultsRubric.Root.Leaves() {
-				m[l.ID] = string(judge.KindOf(l))
+				m[l.ID] = string(codecheck.KindOf(l))
 			}
 			kinds[t.Key.String()] = m
 		}
@@ -92,7 +94,7 @@ func runAgree(_ context.Context, env *Env, args []string) error {
 		}
 		m := map[string]bool{}
 		for _, o := range outputs {
-			m[o.Key.String()] = judge.LoadAnswer(o, "").HasResult()
+			m[o.Key.String()] = codecheck.LoadAnswer(o, "").HasResult()
 		}
 		results[filepath.Base(filepath.Clean(dir))] = m
 	}
@@ -148,7 +150,7 @@ func loadJudged(path string) (judged, error) {
 	}
 	var ledgers, gradings []string
 	if !st.IsDir() {
-		if filepath.Base(path) == judge.LedgerFile {
+		if filepath.Base(path) == ledger.LedgerFile {
 			ledgers = append(ledgers, path)
 		} else {
 			gradings = append(gradings, path)
@@ -160,7 +162,7 @@ func loadJudged(path string) (judged, error) {
 			}
 			switch {
 			case d.IsDir():
-			case d.Name() == judge.LedgerFile:
+			case d.Name() == ledger.LedgerFile:
 				ledgers = append(ledgers, p)
 			case d.Name() == judge.GradingFile:
 				gradings = append(gradings, p)
@@ -181,7 +183,7 @@ func loadJudged(path string) (judged, error) {
 		return m, nil
 	}
 	for _, l := range ledgers {
-		c, err := judge.ReadLedger(l)
+		c, err := ledger.ReadLedger(l)
 		if err != nil {
 			return nil, err
 		}
@@ -218,7 +220,7 @@ next:
 			if err != nil {
 				return nil, fmt.Errorf("%s: sample_path %q: %w", g, e.SamplePath, err)
 			}
-			for tree, recs := range map[judge.Tree]map[string]scoring.Record{judge.TreeSQL: e.SQLEvaluations, judge.TreeResults: e.ResultsEvaluations} {
+			for tree, recs := range map[ledger.Tree]map[string]scoring.Record{ledger.TreeSQL: e.SQLEvaluations, ledger.TreeResults: e.ResultsEvaluations} {
 				for id, r := range recs {
 					if strings.HasPrefix(r.Explanation, "Aggregated from children") {
 						continue // an inner node
@@ -230,7 +232,7 @@ next:
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no %s or %s", path, judge.LedgerFile, judge.GradingFile)
+		return nil, fmt.Errorf("%s: no %s or %s", path, ledger.LedgerFile, judge.GradingFile)
 	}
 	return out, nil
 }
@@ -305,7 +307,7 @@ func pairJudged(a, b judged, kinds map[string]map[string]string, results map[str
 		}
 		for _, d := range []map[leafRef]leafDecision{da, db} {
 			for r, x := range d {
-				if _, ok := res[r.task]; !ok && x.kind == string(judge.KindCSV) && x.source == string(judge.SourceCode) {
+				if _, ok := res[r.task]; !ok && x.kind == string(codecheck.KindCSV) && x.source == string(ledger.SourceCode) {
 					res[r.task] = x.status == agreement.Pass
 				}
 			}
@@ -327,8 +329,8 @@ func pairJudged(a, b judged, kinds map[string]map[string]string, results map[str
 			if kind == "" {
 				kind = y.kind
 			}
-			if kind == "" && r.tree == string(judge.TreeSQL) {
-				kind = string(judge.KindSQL)
+			if kind == "" && r.tree == string(ledger.TreeSQL) {
+				kind = string(codecheck.KindSQL)
 			}
 			if kind == "" && kinds != nil {
 				kind = kinds[r.task][r.leaf]

@@ -13,6 +13,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/runfolder"
 )
@@ -115,7 +116,7 @@ func TestJudgeReplayOfAnotherModelRefused(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, `about model "fixture-model"`) || !strings.Contains(stderr, `holds model "gpt-4.1"`) {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "out", judge.LedgerFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, "out", ledger.LedgerFile)); err == nil {
 		t.Error("a refused judge wrote a ledger")
 	}
 	code, _, stderr = runCLI(t, dir, append(args, "--replay-other-model")...)
@@ -261,11 +262,11 @@ func TestTwoJudgesOneOutput(t *testing.T) {
 	if second.took > time.Second {
 		t.Errorf("the second was refused after %v", second.took)
 	}
-	c, err := judge.ReadLedger(filepath.Join(out, judge.LedgerFile))
+	c, err := ledger.ReadLedger(filepath.Join(out, ledger.LedgerFile))
 	if err != nil || c.Torn {
 		t.Fatalf("ledger: %v (torn %v)", err, c != nil && c.Torn)
 	}
-	seen := map[judge.LeafKey]bool{}
+	seen := map[ledger.LeafKey]bool{}
 	for _, r := range c.Records {
 		if seen[r.Key()] {
 			t.Errorf("leaf %v decided twice", r.Key())
@@ -394,18 +395,18 @@ func TestJudgeCSVOnlyRun(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "validation: 3 tasks") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	c, err := judge.ReadLedger(filepath.Join(out, judge.LedgerFile))
+	c, err := ledger.ReadLedger(filepath.Join(out, ledger.LedgerFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sources := map[judge.Tree]map[judge.Source]int{judge.TreeSQL: {}, judge.TreeResults: {}}
+	sources := map[ledger.Tree]map[ledger.Source]int{ledger.TreeSQL: {}, ledger.TreeResults: {}}
 	for _, r := range c.Records {
 		sources[r.Tree][r.Source]++
-		if r.Tree == judge.TreeSQL && strings.Contains(r.Explanation, "no SQL was produced") {
+		if r.Tree == ledger.TreeSQL && strings.Contains(r.Explanation, "no SQL was produced") {
 			t.Errorf("%s %s: %s", r.Task, r.Leaf, r.Explanation)
 		}
 	}
-	if sources[judge.TreeSQL][judge.SourceReplay] == 0 || sources[judge.TreeResults][judge.SourceCode] == 0 {
+	if sources[ledger.TreeSQL][ledger.SourceReplay] == 0 || sources[ledger.TreeResults][ledger.SourceCode] == 0 {
 		t.Errorf("sources %v", sources)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
@@ -291,13 +292,13 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	}
 	binding := judge.Binding{Run: &runID, TasksSHA256: runfolder.TaskFingerprint(pairedTasks(items)),
 		Backend: judge.BackendIdentity(opts.Backend), Missing: missing, Subset: subset}
-	header := judge.LedgerHeader{Mode: mode, Judge: opts.Backend.Name(), ReferenceGuided: opts.ReferenceGuided,
-		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1, Group: opts.Group, GroupGated: opts.GroupGated,
+	header := ledger.LedgerHeader{Mode: mode, Judge: opts.Backend.Name(), ReferenceGuided: opts.ReferenceGuided,
+		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1, Group: string(opts.Group), GroupGated: opts.GroupGated,
 		Run: binding.Run, TasksSHA256: binding.TasksSHA256, Backend: binding.Backend, Partial: len(missing) > 0}
 	if llmJudge != nil {
 		header.Samples = llmJudge.Samples()
 	}
-	ledger, err := judge.OpenLedger(filepath.Join(*out, judge.LedgerFile), header)
+	ledger, err := ledger.OpenLedger(filepath.Join(*out, ledger.LedgerFile), header)
 	if err != nil {
 		return err
 	}
@@ -395,7 +396,7 @@ func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "leaves\ttotal\tcode\tllm\treplay\tskipped\tinvalid\tundecided\t\n")
-	for _, name := range []judge.Tree{judge.TreeSQL, judge.TreeResults} {
+	for _, name := range []ledger.Tree{ledger.TreeSQL, ledger.TreeResults} {
 		c := s.ByTree[name]
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, c.Total, c.Code, c.LLM, c.Replay, c.Skipped, c.Invalid, c.Undecided)
 	}
@@ -427,7 +428,7 @@ func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) {
 		fmt.Fprintf(w, "left out of the scores in reference mode, as the published scorer did: %d task(s) the recorded grading lacks (%s); strict mode keeps them\n",
 			n, strings.Join(s.Excluded, ", "))
 	}
-	fmt.Fprintf(w, "wrote %s, %s, %s, %s, %s and %s to %s\n", judge.LedgerFile, judge.GradingFile, scoring.ScoringFile,
+	fmt.Fprintf(w, "wrote %s, %s, %s, %s, %s and %s to %s\n", ledger.LedgerFile, judge.GradingFile, scoring.ScoringFile,
 		scoring.DifficultyFile, scoring.ScenarioFile, judge.SummaryFile, out)
 }
 

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 )
@@ -55,11 +55,11 @@ func TestJudgeBatchWait(t *testing.T) {
 			t.Errorf("request %s submitted %d times", id[:12], n)
 		}
 	}
-	c, err := judge.ReadLedger(filepath.Join(out, judge.LedgerFile))
+	c, err := ledger.ReadLedger(filepath.Join(out, ledger.LedgerFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[judge.LeafKey]int{}
+	seen := map[ledger.LeafKey]int{}
 	for _, r := range c.Records {
 		if seen[r.Key()]++; seen[r.Key()] > 1 {
 			t.Errorf("leaf %v recorded twice", r.Key())

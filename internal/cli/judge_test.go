@@ -11,7 +11,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/fixtures"
-	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/judge/ledger"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/runfolder"
 )
@@ -140,11 +140,11 @@ func TestJudgeLLM(t *testing.T) {
 	if !strings.Contains(stderr, "resuming:") || !strings.Contains(stdout, "undecided") {
 		t.Errorf("resume output:\n%s\n%s", stderr, stdout)
 	}
-	c, err := judge.ReadLedger(filepath.Join(out, judge.LedgerFile))
+	c, err := ledger.ReadLedger(filepath.Join(out, ledger.LedgerFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[judge.LeafKey]int{}
+	seen := map[ledger.LeafKey]int{}
 	for _, r := range c.Records {
 		seen[r.Key()]++
 		if seen[r.Key()] > 1 {

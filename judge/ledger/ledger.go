@@ -1,4 +1,4 @@
-package judge
+package ledger
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/internal/buildinfo"
+	"github.com/clinsql/clinsql/judge/codecheck"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
@@ -78,13 +79,13 @@ type Record struct {
 	Source Source `json:"source"`
 	// Kind is the leaf's check kind (csv_exists, column_exists, no_null,
 	// band, other, sql), whoever decided it.
-	Kind LeafKind `json:"kind"`
+	Kind codecheck.LeafKind `json:"kind"`
 	// Explanation is the decision's reason: the code check's evidence in
 	// words, the judge's reasoning, the recorded explanation, the reason a
 	// leaf was skipped, or the error that made it invalid.
 	Explanation string `json:"explanation"`
 	// Evidence is a code decision's column, values and band.
-	Evidence *Evidence `json:"evidence,omitempty"`
+	Evidence *codecheck.Evidence `json:"evidence,omitempty"`
 	// BlockedBy names the failed gate a skipped leaf sits behind.
 	BlockedBy string `json:"blocked_by,omitempty"`
 	// ErrorKind classifies an invalid verdict: an llm error kind
@@ -151,9 +152,10 @@ type LedgerHeader struct {
 	CodeChecks      bool        `json:"code_checks"`
 	Skipping        bool        `json:"skipping"`
 	Samples         int         `json:"samples"`
-	// Group and GroupGated are the grouping (Options.Group and
-	// GroupGated); a ledger without them was judged leaf by leaf.
-	Group      GroupMode `json:"group,omitempty"`
+	// Group and GroupGated are the grouping (the judge's Options.Group
+	// and GroupGated: "leaf", "category" or "tree"); a ledger without
+	// them was judged leaf by leaf.
+	Group      string    `json:"group,omitempty"`
 	GroupGated bool      `json:"group_gated,omitempty"`
 	Created    time.Time `json:"created"`
 	// Run is the identity of the run judged: its model and a fingerprint
@@ -210,8 +212,8 @@ func (h LedgerHeader) compatible(o LedgerHeader) error {
 	if h.Skipping != o.Skipping {
 		diffs = append(diffs, fmt.Sprintf("skipping %v, not %v", h.Skipping, o.Skipping))
 	}
-	if h.Group.orLeaf() != o.Group.orLeaf() || h.GroupGated != o.GroupGated {
-		diffs = append(diffs, fmt.Sprintf("grouping %s, not %s", h.Group.describe(h.GroupGated), o.Group.describe(o.GroupGated)))
+	if grouping(h.Group, h.GroupGated) != grouping(o.Group, o.GroupGated) {
+		diffs = append(diffs, fmt.Sprintf("grouping %s, not %s", grouping(h.Group, h.GroupGated), grouping(o.Group, o.GroupGated)))
 	}
 	if h.Samples != o.Samples {
 		diffs = append(diffs, fmt.Sprintf("samples %d, not %d", h.Samples, o.Samples))
@@ -220,6 +222,18 @@ func (h LedgerHeader) compatible(o LedgerHeader) error {
 		return fmt.Errorf("the ledger was written with %s; resume with those settings, or judge into a new output folder (--out) to change them", joinAnd(diffs))
 	}
 	return nil
+}
+
+// grouping names a grouping as the judge does: "tree", "tree+gated"; no
+// grouping is "leaf".
+func grouping(g string, gated bool) string {
+	if g == "" {
+		g = "leaf"
+	}
+	if gated {
+		return g + "+gated"
+	}
+	return g
 }
 
 // short is a digest's first 12 characters.

@@ -1,8 +1,10 @@
-package judge
+package codecheck
 
 import (
 	"strconv"
 	"testing"
+
+	"github.com/clinsql/clinsql/internal/released"
 )
 
 // TestScanCodeDecisions scans every code decision on the results leaves of
@@ -17,10 +19,10 @@ import (
 //   - a band decided on a column naming another statistic than the one
 //     the leaf names, or on an identifier column.
 func TestScanCodeDecisions(t *testing.T) {
-	tasks, models := loadReleased(t)
+	tasks, models := released.Load(t)
 	var decided, bands int
 	for _, m := range models {
-		for _, o := range m.outputs {
+		for _, o := range m.Outputs {
 			task := tasks[o.Key]
 			a := LoadAnswer(o, task.Question)
 			if !a.HasResult() || a.Table == nil {
@@ -36,7 +38,7 @@ func TestScanCodeDecisions(t *testing.T) {
 					continue
 				}
 				bands++
-				where := m.name + " " + o.Key.String() + " " + leaf.ID + ": " + d.Explanation
+				where := m.Name + " " + o.Key.String() + " " + leaf.ID + ": " + d.Explanation
 				texts := bindingTexts(leaf)
 				lb := ParseBands(leaf.Requirements)
 				rate := false

@@ -1,4 +1,4 @@
-package judge
+package codecheck
 
 import (
 	"fmt"
@@ -11,69 +11,10 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/agreement"
-	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/internal/released"
 	"github.com/clinsql/clinsql/rubric"
-	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
 )
-
-// released loads the validation tasks, and for each of the 16 released
-// models its run and recorded grading.
-type releasedModel struct {
-	name    string
-	dir     string
-	outputs []*runfolder.Output
-	grading *scoring.Grading
-	byKey   map[datasets.Key]scoring.Evaluation
-}
-
-// replayedModels is the released models a replay test runs: all of them,
-// or under the race detector three (the replays are single-threaded
-// scoring code; the full set runs without the detector in `make test`).
-func replayedModels(t testing.TB, models []*releasedModel) []*releasedModel {
-	if !raceEnabled {
-		return models
-	}
-	t.Logf("race detector on: replaying 3 of the %d models (make test replays all of them without it)", len(models))
-	return models[:3]
-}
-
-func loadReleased(t testing.TB) (map[datasets.Key]*datasets.Task, []*releasedModel) {
-	t.Helper()
-	data := shared.Path(t, "clinsql-data")
-	tasks, err := datasets.LoadClinSQL(filepath.Join(data, "data", "splits", "validation"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	byKey := map[datasets.Key]*datasets.Task{}
-	for _, tk := range tasks {
-		byKey[tk.Key] = tk
-	}
-	dirs, _ := filepath.Glob(filepath.Join(data, "outputs", "inference", "*"))
-	var models []*releasedModel
-	for _, dir := range dirs {
-		m := &releasedModel{name: filepath.Base(dir), dir: dir, byKey: map[datasets.Key]scoring.Evaluation{}}
-		if m.outputs, err = runfolder.LoadOutputs(dir); err != nil {
-			t.Fatal(err)
-		}
-		if m.grading, err = scoring.ReadGrading(filepath.Join(data, "outputs", "evaluation", m.name, "validation", "detailed_grading.json")); err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range m.grading.Evaluations {
-			k, err := datasets.ParseKey(e.SamplePath)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m.byKey[k] = e
-		}
-		models = append(models, m)
-	}
-	if len(models) != 16 || len(tasks) != 190 {
-		t.Fatalf("%d models, %d tasks; want 16 and 190", len(models), len(tasks))
-	}
-	return byKey, models
-}
 
 // TestAgreementWithRecorded is the code checks' acceptance measurement on
 // the released models' validation outputs: the share of results-rubric
@@ -86,19 +27,19 @@ func loadReleased(t testing.TB) (map[datasets.Key]*datasets.Task, []*releasedMod
 // of 40 disagreements on answers with a result, with the leaf's text and
 // the result's columns, to testdata/out/sample40.tsv (none committed).
 func TestAgreementWithRecorded(t *testing.T) {
-	tasks, models := loadReleased(t)
+	tasks, models := released.Load(t)
 	type cov struct{ decided, total int }
 	cover := map[LeafKind]*cov{}
 	var all, withResult cov
 	var items []agreement.Item
 	context := map[string]string{} // model, task, leaf -> leaf text, parent text, columns
 	for _, m := range models {
-		for _, o := range m.outputs {
+		for _, o := range m.Outputs {
 			task := tasks[o.Key]
 			if task == nil {
-				t.Fatalf("%s: no task %s", m.name, o.Key)
+				t.Fatalf("%s: no task %s", m.Name, o.Key)
 			}
-			e, graded := m.byKey[o.Key]
+			e, graded := m.ByKey[o.Key]
 			a := LoadAnswer(o, task.Question)
 			for _, leaf := range task.ResultsRubric.Root.Leaves() {
 				d := Check(leaf, a)
@@ -122,9 +63,9 @@ func TestAgreementWithRecorded(t *testing.T) {
 				if !d.Decided {
 					continue
 				}
-				it := agreement.Item{Model: m.name, Task: o.Key.String(), Tree: string(TreeResults), Leaf: leaf.ID, Kind: string(d.Kind),
+				it := agreement.Item{Model: m.Name, Task: o.Key.String(), Tree: "results", Leaf: leaf.ID, Kind: string(d.Kind),
 					Result: a.HasResult(), ResultKnown: true,
-					A: agreement.Verdict{Status: passFail(d.Pass), Source: string(SourceCode), Explanation: d.Explanation},
+					A: agreement.Verdict{Status: passFail(d.Pass), Source: "code", Explanation: d.Explanation},
 					B: agreement.Verdict{Status: agreement.Missing, Source: "recorded"}}
 				if r, ok := e.ResultsEvaluations[leaf.ID]; graded && ok {
 					v, _, _ := scoring.Classify(r)
@@ -135,7 +76,7 @@ func TestAgreementWithRecorded(t *testing.T) {
 				if a.Table != nil {
 					cols = strings.Join(a.Table.Columns, ",")
 				}
-				context[m.name+" "+it.Task+" "+leaf.ID] = oneLine(leaf.Requirements) + "\t" + oneLine(parentText(leaf)) + "\t" + cols
+				context[m.Name+" "+it.Task+" "+leaf.ID] = oneLine(leaf.Requirements) + "\t" + oneLine(parentText(leaf)) + "\t" + cols
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package judge
+package codecheck
 
 import (
 	"fmt"
@@ -117,6 +117,21 @@ func undecided(k LeafKind, format string, a ...any) CodeDecision {
 
 func decided(k LeafKind, pass bool, ev *Evidence, format string, a ...any) CodeDecision {
 	return CodeDecision{Kind: k, Decided: true, Pass: pass, Evidence: ev, Explanation: fmt.Sprintf(format, a...)}
+}
+
+// CheckSQL decides an SQL-rubric leaf, when code can: only the absence
+// of SQL is decided (every SQL requirement then fails); everything else
+// is a judgement.
+func CheckSQL(a *Answer) CodeDecision {
+	if a.SQLAbsent {
+		// Unknown is not empty: a release without SQL text leaves SQL
+		// leaves to the backend (recorded decisions, typically).
+		return undecided(KindSQL, "the SQL text was not released; SQL requirements are judged by the backend")
+	}
+	if strings.TrimSpace(a.SQL) == "" {
+		return decided(KindSQL, false, &Evidence{}, "no SQL was produced")
+	}
+	return undecided(KindSQL, "SQL requirements are judged by the backend")
 }
 
 // Check decides a results-rubric leaf from the answer, when code can.

@@ -1,4 +1,4 @@
-package judge
+package codecheck
 
 import (
 	"os"
@@ -302,14 +302,6 @@ func TestPlaceholder(t *testing.T) {
 		a := LoadAnswer(o, "q")
 		if a.Placeholder != tc.placeholder || a.HasResult() != tc.hasResult {
 			t.Errorf("%s: placeholder %v has result %v", tc.name, a.Placeholder, a.HasResult())
-		}
-	}
-}
-
-func TestFormatCell(t *testing.T) {
-	for in, want := range map[string]string{"3": "3", "3.0": "3", "0.123456789": "0.123457", "1e20": "1e+20", "": "NULL", "NaN": "NULL", " Home ": "Home", "-0.5": "-0.5"} {
-		if got := FormatCell(ParseCell(in)); got != want {
-			t.Errorf("FormatCell(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

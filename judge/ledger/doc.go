@@ -1,0 +1,16 @@
+// Package ledger is the judge's durable output: ledger.jsonl, one
+// [Record] per decided leaf after a [LedgerHeader] line that binds the
+// ledger to the run, tasks, judge and settings that wrote it.
+//
+// Each record is written with one write as soon as its leaf is decided
+// ([Ledger.Append]; the records of a grouped call together), so a process
+// killed at any point leaves whole lines: a torn last line is dropped
+// when the ledger is reopened ([OpenLedger]) and reported when it is read
+// ([ReadLedger]). A leaf is decided once; a leaf judged again (an invalid
+// verdict retried) gets a second record and the last record wins
+// ([LedgerContents.Last]). A ledger can only be resumed with the settings
+// that started it (see [LedgerHeader]): decisions about other answers,
+// tasks or recorded decisions, or made by another judge, grouping or
+// mode, are refused with the reason. Each record carries its tokens and
+// dollars, so totals over records are the run's.
+package ledger
