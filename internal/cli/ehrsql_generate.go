@@ -246,17 +246,18 @@ func thresholdsText(r *ehrsqlbench.Result) string {
 
 func printEHRSQLEstimate(w io.Writer, es []ehrsqlbench.Estimate) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tstrategy\tquestions\tcalls\tprompt tokens\tcompletion tokens\tcost $\tworst $\t")
+	fmt.Fprintln(tw, "model\tstrategy\tquestions\tcalls\tprompt tokens\tcompletion tokens\tcost $\tbatch $\tworst $\t")
 	for _, e := range es {
-		cost, worst := "-", "-"
+		cost, batch, worst := "-", "-", "-"
 		if e.Priced {
-			cost, worst = fmt.Sprintf("%.2f", e.CostUSD), fmt.Sprintf("%.2f", e.WorstUSD)
+			cost, batch, worst = fmt.Sprintf("%.2f", e.CostUSD), fmt.Sprintf("%.2f", e.BatchUSD), fmt.Sprintf("%.2f", e.WorstUSD)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t\n", e.Model, e.Strategy, e.Questions, e.Calls, e.PromptTokens, e.CompletionTokens, cost, worst)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", e.Model, e.Strategy, e.Questions, e.Calls, e.PromptTokens, e.CompletionTokens, cost, batch, worst)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "a strategy's row is its cost alone; (run) is what the run makes for the model (strategies share answers).")
-	fmt.Fprintln(w, "prompt tokens are estimated (4 bytes a token); completions at max_tokens; \"worst\" uses every refinement round")
+	fmt.Fprintln(w, "prompt tokens are estimated (4 bytes a token); completions at max_tokens; \"worst\" uses every refinement round;")
+	fmt.Fprintln(w, "\"batch\" is the cost through the batch API (mode: batch), at the prices file's batch share")
 }
 
 // benchmarkOf returns the --benchmark value in args (default clinsql).

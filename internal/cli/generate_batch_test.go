@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/refine"
 	"github.com/clinsql/clinsql/runfolder"
@@ -94,4 +97,41 @@ func TestGenerateBatchOnDemo(t *testing.T) {
 	t.Logf("190 tasks, 2 rounds: %d requests in each mode; %d batches (%s); successes at attempts 1/2/3: %v/%v/%v, cumulative %%: %.1f/%.1f/%.1f in both modes",
 		len(onCalls), len(batches), strings.Join(sizes, " "), onSum.Counts["1"], onSum.Counts["2"], onSum.Counts["3"],
 		onSum.CumulativeRates["1"], onSum.CumulativeRates["2"], onSum.CumulativeRates["3"])
+}
+
+// TestGenerateEstimateBatch: --estimate prices every round online and
+// through the batch API side by side; the batch column is half, or the
+// prices file's share.
+func TestGenerateEstimateBatch(t *testing.T) {
+	dir := t.TempDir()
+	tasksDir := filepath.Join(dir, "data")
+	if _, err := fixtures.WriteClinSQL(tasksDir); err != nil {
+		t.Fatal(err)
+	}
+	models := writeModels(t, dir, map[string]string{"alpha": "http://127.0.0.1:1/v1", "beta": "http://127.0.0.1:1/v1"})
+	prices := filepath.Join(dir, "prices.yaml")
+	os.WriteFile(prices, []byte("prices:\n  fake-alpha: {prompt: 100, completion: 100}\n  fake-beta: {prompt: 100, completion: 100, batch: 0.25}\n"), 0o644)
+	code, stdout, stderr := runGen(t, "generate", "--models", models, "--tasks", tasksDir, "--split", "validation", "--prices", prices, "--estimate")
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, stdout, stderr)
+	}
+	for _, m := range []struct {
+		name  string
+		share float64
+	}{{"alpha", 0.5}, {"beta", 0.25}} {
+		var tasks, calls, prompt int
+		var first, all, batch float64
+		line := ""
+		for _, l := range strings.Split(stdout, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), m.name+" ") {
+				line = l
+			}
+		}
+		if _, err := fmt.Sscan(line, new(string), &tasks, &calls, &prompt, &first, &all, &batch); err != nil {
+			t.Fatalf("%s: line %q: %v\n%s", m.name, line, err, stdout)
+		}
+		if want := all * m.share; all == 0 || math.Abs(batch-want) > 0.006 {
+			t.Errorf("%s: batch $%.2f, want %.2f x $%.2f", m.name, batch, m.share, all)
+		}
+	}
 }
