@@ -19,7 +19,7 @@ func TestHandmadeBatch(t *testing.T) {
 	before := len(h.srv.Requests())
 	for i := range h.models {
 		h.models[i].Mode = llm.ModeBatch
-		h.models[i].Batch = llm.BatchLimits{Poll: time.Millisecond, Collect: 20 * time.Millisecond}
+		h.models[i].Batch = llm.BatchLimits{Poll: time.Millisecond, Collect: time.Hour} // sent when every item waits
 	}
 	batch := h.run(t, filepath.Join(h.root, "batch"), eval, cal)
 	calls := h.srv.Requests()[before:]

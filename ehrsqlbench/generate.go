@@ -244,11 +244,21 @@ func Generate(ctx context.Context, opt Options) ([]*ModelResult, error) {
 		}
 		logprobs := m.needs(StepLogprob)
 		var stopped atomic.Value // string
+		// In batch mode the client is told how many items are under way
+		// (see llm.Client.Expect); the loop counts as one until every item
+		// is launched.
+		expect := func(int) {}
+		if e, ok := client.(interface{ Expect(int) }); ok && m.Endpoint.Batched() {
+			expect = e.Expect
+		}
+		expect(1)
 		for _, id := range ids {
 			if gctx.Err() != nil {
 				break
 			}
+			expect(1)
 			g.Go(func() error {
+				defer expect(-1)
 				if s, _ := stopped.Load().(string); s != "" {
 					mu.Lock()
 					mr.Pending++
@@ -295,6 +305,7 @@ func Generate(ctx context.Context, opt Options) ([]*ModelResult, error) {
 				return nil
 			})
 		}
+		expect(-1)
 		defer func() {
 			if s, _ := stopped.Load().(string); s != "" {
 				mr.Stopped = s

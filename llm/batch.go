@@ -179,6 +179,7 @@ type batcher struct {
 	finished map[string]cachedReply // replies of resumed requests no caller waited for
 	first    time.Time
 	lastAdd  time.Time
+	expect   int // units of work announced with Client.Expect
 	expired  bool
 	dead     error
 	seq      int
@@ -472,13 +473,45 @@ func (b *batcher) run(ctx context.Context) {
 			b.failAll(&Error{Kind: KindBatchPending, Endpoint: b.c.ep.Name,
 				Message: fmt.Sprintf("the batch wait of %s ran out; the submitted batches are recorded in %s: run again to resume", b.opts.Wait, b.jpath)})
 		}
-		flush := len(b.queue) > 0 && (time.Since(b.lastAdd) >= b.lim.Collect || len(b.queue) >= b.lim.MaxRequests)
+		flush := len(b.queue) > 0 && (b.collected() || len(b.queue) >= b.lim.MaxRequests)
 		b.mu.Unlock()
 		if flush {
 			b.submit(ctx)
 		}
 		b.pollDue(ctx)
 	}
+}
+
+// collected reports whether the queue is complete enough to send: every
+// unit of work the callers announced (Client.Expect) waits on a request,
+// or no request came in for batch.collect (ten times that while announced
+// units are still working: an engine query may take a while). Under b.mu.
+func (b *batcher) collected() bool {
+	idle := time.Since(b.lastAdd)
+	if b.expect <= 0 {
+		return idle >= b.lim.Collect
+	}
+	waiting := 0
+	for _, q := range b.byKey {
+		waiting += len(q.waiters)
+	}
+	return waiting >= b.expect || idle >= 10*b.lim.Collect
+}
+
+// Expect tells a client in batch mode that n more units of work (tasks
+// that wait on at most one request at a time) are under way, or with n < 0
+// that they ended. While any are announced, a batch is sent as soon as
+// every one of them waits on a request, rather than after a quiet
+// batch.collect: a round of generation whose engine queries take long is
+// still one batch. It does nothing online.
+func (c *Client) Expect(n int) {
+	if c.batch == nil {
+		return
+	}
+	c.batch.mu.Lock()
+	c.batch.expect += n
+	c.batch.mu.Unlock()
+	c.batch.signal()
 }
 
 // failAll fails every waiting request with err and forgets the requests

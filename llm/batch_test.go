@@ -557,3 +557,36 @@ func TestBatchAPIFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestBatchExpect: with units of work announced (Client.Expect), a batch
+// goes out as soon as every unit waits on a request, however long the
+// collect window; not before.
+func TestBatchExpect(t *testing.T) {
+	srv := llmtest.Start(t, answer, llmtest.Options{})
+	c := newClient(t, batchEndpoint(srv, func(ep *llm.Endpoint) { ep.Batch.Collect = time.Hour }), llm.Options{Batch: &llm.BatchOptions{Dir: t.TempDir()}})
+	c.Expect(6)
+	done := make(chan []result)
+	go func() { done <- askAll(c, prompts(5), nil) }()
+	select {
+	case <-done:
+		t.Fatal("sent while a sixth unit was still working")
+	case <-time.After(200 * time.Millisecond):
+	}
+	if n := srv.BatchesCreated(); n != 0 {
+		t.Fatalf("%d batches while a unit was still working", n)
+	}
+	c.Expect(-1) // the sixth unit ended without a request
+	select {
+	case res := <-done:
+		for _, r := range res {
+			if r.err != nil {
+				t.Fatal(r.err)
+			}
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("not sent once every unit waited")
+	}
+	if got := srv.BatchSizes(); !slices.Equal(got, []int{5}) {
+		t.Errorf("batches %v, want one of 5", got)
+	}
+}

@@ -36,7 +36,7 @@ func TestGenerateBatchRounds(t *testing.T) {
 	srv := llmtest.Start(t, syntheticSchedule(tasks).Handler(), llmtest.Options{APIKey: testKey})
 	m := testModel("model-a", srv)
 	m.Mode = llm.ModeBatch
-	m.Batch = llm.BatchLimits{Poll: time.Millisecond, Collect: 500 * time.Millisecond}
+	m.Batch = llm.BatchLimits{Poll: time.Millisecond, Collect: time.Hour} // sent when every task waits, not after a quiet time
 	ex := &countingExec{Executor: miniEngine(t)}
 	res, err := Generate(context.Background(), Options{Out: t.TempDir(), Tasks: tasks, Models: []Model{m}, Executor: ex,
 		LLM: llm.Options{Getenv: getenv, Sleep: noSleep}, Concurrency: 3})

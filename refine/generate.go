@@ -276,6 +276,19 @@ func runModel(ctx context.Context, dir string, set Settings, s *Solver, opts Opt
 	g, tctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.Model.TasksOrDefault())
 	batched := s.Model.Endpoint.Batched()
+	// In batch mode the client is told how many tasks are under way, so
+	// that it sends a round's requests as soon as every task waits on
+	// one, however long the engine takes with the others.
+	expect := func(int) {}
+	if e, ok := s.LLM.(interface{ Expect(int) }); ok && batched {
+		expect = e.Expect
+	}
+	// The loop counts as a unit until every task is launched: a batch of
+	// the first tasks alone must not go out while the rest start.
+	expect(1)
+	var launched sync.Once
+	launchedAll := func() { launched.Do(func() { expect(-1) }) }
+	defer launchedAll()
 	if batched {
 		// Every task at once: each batch holds every request that is
 		// ready (the first attempts, then each round's fixes); the global
@@ -300,7 +313,9 @@ func runModel(ctx context.Context, dir string, set Settings, s *Solver, opts Opt
 			emit(Event{Model: s.Model.Name, Key: t.Key, Status: statusOf(sum), Resumed: true, Attempts: len(sum.RefinementAttempts)})
 			continue
 		}
+		expect(1)
 		g.Go(func() error {
+			defer expect(-1)
 			if isStopped() {
 				return nil // the task stays pending
 			}
@@ -350,6 +365,7 @@ func runModel(ctx context.Context, dir string, set Settings, s *Solver, opts Opt
 			return nil
 		})
 	}
+	launchedAll()
 	return g.Wait()
 }
 

@@ -34,7 +34,7 @@ func TestGenerateBatchOnDemo(t *testing.T) {
 		yaml := "models:\n  - name: m\n    kind: openai\n    base_url: " + srv.OpenAIBaseURL() +
 			"\n    model: fake-model\n    api_key_env: GEN_TEST_KEY\n    sampling: {temperature: 0, max_tokens: 512}\n" +
 			"    limits: {concurrency: 4, timeout: 5s}\n    retry: {max_attempts: 2, base_delay: 1ms, max_delay: 2ms}\n" +
-			"    rounds: 2\n    mode: " + mode + "\n    batch: {poll: 1ms, collect: 200ms}\n"
+			"    rounds: 2\n    mode: " + mode + "\n    batch: {poll: 1ms, collect: 1h}\n"
 		if err := os.WriteFile(models, []byte(yaml), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -65,6 +65,11 @@ func TestGenerateBatchOnDemo(t *testing.T) {
 		if c.Batch != "" {
 			t.Fatalf("online mode sent a batch")
 		}
+	}
+	// A batch per round, sent as soon as every task waits (the collect
+	// window of an hour never passes).
+	if len(batches) != 3 {
+		t.Errorf("%d batches, want 3 (the first attempts, then each of 2 rounds)", len(batches))
 	}
 	onSum, err := runfolder.ReadBenchmarkSummary(onRun)
 	if err != nil {
