@@ -131,7 +131,9 @@
 // url /chat/completions and the deployment as the body's model). Callers do
 // not change: [Client.Complete] blocks until the request's batch is read
 // back. Requests not in the cache are collected while they keep coming
-// (batch.collect after the last one), written as JSONL lines
+// (batch.collect after the last one; or, when the callers announce their
+// units of work with [Client.Expect], until every unit waits on one),
+// written as JSONL lines
 // {custom_id, method, url, body} whose body is exactly the online request's
 // (temperature 0 included) and whose custom_id is the cache key, split over
 // several files at batch.max_requests or batch.max_bytes (default the

@@ -115,7 +115,8 @@
 // A model whose endpoint is in mode batch (see package llm) has every task
 // in flight at once, so that each batch holds every request that is ready:
 // every first attempt, then each round's fixes (a fix needs the engine's
-// error); Options.Concurrency then bounds the queries run at once
+// error), each round sent as soon as every task waits on its request
+// (llm.Client.Expect); Options.Concurrency then bounds the queries run at once
 // (Solver.ExecGate). Its batches are recorded in its run folder ([BatchIn]);
 // a batch not finished within the wait leaves its tasks pending.
 // A run folder written with other settings (model id, sampling, prompt mode
