@@ -391,10 +391,21 @@ func TestBatchKill(t *testing.T) {
 					t.Errorf("request %s answered %d times", id[:12], k)
 				}
 			}
-			// The spending file is whole and counts every batch request.
+			// The spending file is whole, and the folder's record is never
+			// below what the provider billed (at the batch price): the
+			// killed run's reservations count in full, and nothing resumed
+			// is reserved again.
 			st := m2.Resumed()
 			if st.Runs != 1 {
 				t.Errorf("spending file: %d earlier runs, want 1", st.Runs)
+			}
+			p, c := srv.Billed()
+			billed, _ := testPrices.BatchCost("gpt-test", llm.Usage{PromptTokens: p, CompletionTokens: c})
+			if spent := m2.Spent(); spent < billed-1e-12 {
+				t.Errorf("folder spent $%.6f, provider billed $%.6f", spent, billed)
+			}
+			if step != "upload" && step != "uploaded" && st.Unreconciled == 0 {
+				t.Errorf("no reservation of the killed run's batch is left counted")
 			}
 		})
 	}
