@@ -21,6 +21,8 @@ type Estimate struct {
 	// CostUSD and WorstUSD (every refinement round used) need a price.
 	CostUSD  float64 `json:"cost_usd"`
 	WorstUSD float64 `json:"worst_usd"`
+	// BatchUSD is CostUSD through the batch API (endpoint mode batch).
+	BatchUSD float64 `json:"batch_usd"`
 	Priced   bool    `json:"priced"`
 }
 
@@ -58,6 +60,7 @@ func EstimateRun(models []Model, eval, cal []ehrsql.Question, schema string, r *
 		if usd, ok := prices.Cost(m.Endpoint.Model, llm.Usage{PromptTokens: c.prompt * samples, CompletionTokens: completion * c.calls * samples}); ok {
 			e.CostUSD += usd
 			e.WorstUSD += usd * float64(1+m.RoundsOrDefault())
+			e.BatchUSD += usd * prices[m.Endpoint.Model].BatchShare()
 			e.Priced = true
 		}
 	}

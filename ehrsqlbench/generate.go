@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -214,13 +215,22 @@ func Generate(ctx context.Context, opt Options) ([]*ModelResult, error) {
 	var mu sync.Mutex // guards results' counters and Progress
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(conc)
+	for _, m := range opt.Models {
+		if m.Endpoint.Batched() {
+			// A model in batch mode needs every item in flight at once, so
+			// that each batch holds every request that is ready; the
+			// engine keeps its own bound (exec), the online endpoints
+			// theirs.
+			g.SetLimit(-1)
+		}
+	}
 	for mi, m := range opt.Models {
 		mr := &ModelResult{Model: m.Name}
 		results[mi] = mr
 		if err := opt.Layout.checkSettings(m, opt.Schema); err != nil {
 			return results, err
 		}
-		client, err := newClient(m.Endpoint, opt.LLM)
+		client, err := newClient(m.Endpoint, refine.BatchIn(opt.LLM, m.Endpoint, filepath.Join(opt.Layout.Root, m.Name)))
 		if err != nil {
 			return results, fmt.Errorf("model %q: %w", m.Name, err)
 		}
@@ -234,11 +244,21 @@ func Generate(ctx context.Context, opt Options) ([]*ModelResult, error) {
 		}
 		logprobs := m.needs(StepLogprob)
 		var stopped atomic.Value // string
+		// In batch mode the client is told how many items are under way
+		// (see llm.Client.Expect); the loop counts as one until every item
+		// is launched.
+		expect := func(int) {}
+		if e, ok := client.(interface{ Expect(int) }); ok && m.Endpoint.Batched() {
+			expect = e.Expect
+		}
+		expect(1)
 		for _, id := range ids {
 			if gctx.Err() != nil {
 				break
 			}
+			expect(1)
 			g.Go(func() error {
+				defer expect(-1)
 				if s, _ := stopped.Load().(string); s != "" {
 					mu.Lock()
 					mr.Pending++
@@ -285,6 +305,7 @@ func Generate(ctx context.Context, opt Options) ([]*ModelResult, error) {
 				return nil
 			})
 		}
+		expect(-1)
 		defer func() {
 			if s, _ := stopped.Load().(string); s != "" {
 				mr.Stopped = s

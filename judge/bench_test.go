@@ -20,18 +20,7 @@ import (
 // fixture tasks under distinct keys.
 func benchItems(b *testing.B) ([]Item, string) {
 	if dir, ok := shared.Dir(); ok {
-		data := filepath.Join(dir, "clinsql-data")
-		tasks, err := datasets.LoadClinSQL(filepath.Join(data, "data", "splits", "validation"))
-		if err == nil {
-			run := filepath.Join(data, "outputs", "inference", "gpt-5-chat")
-			outs, err := runfolder.LoadOutputs(run)
-			if err != nil {
-				b.Fatal(err)
-			}
-			items, err := Pair(tasks, outs, run)
-			if err != nil {
-				b.Fatal(err)
-			}
+		if items := releasedItems(b, filepath.Join(dir, "clinsql-data")); items != nil {
 			return items, "validation tasks, gpt-5-chat answers"
 		}
 	}
@@ -46,6 +35,26 @@ func benchItems(b *testing.B) ([]Item, string) {
 		items = append(items, Item{Task: &t, Answer: &a})
 	}
 	return items, "generated fixture tasks"
+}
+
+// releasedItems pairs the validation tasks in data (the shared
+// clinsql-data folder) with gpt-5-chat's released answers; nil when the
+// tasks are not there.
+func releasedItems(tb testing.TB, data string) []Item {
+	tasks, err := datasets.LoadClinSQL(filepath.Join(data, "data", "splits", "validation"))
+	if err != nil {
+		return nil
+	}
+	run := filepath.Join(data, "outputs", "inference", "gpt-5-chat")
+	outs, err := runfolder.LoadOutputs(run)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	items, err := Pair(tasks, outs, run)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return items
 }
 
 // BenchmarkJudge190 judges 190 tasks through the fake endpoint with 300 ms

@@ -146,6 +146,13 @@
 // so the cap holds over every run into it) stops the run cleanly between
 // calls: nothing is recorded for refused calls and the run can be resumed.
 //
+// With an endpoint in mode batch (package llm) the LLM judge reports a
+// concurrency of a whole batch, so every task is judged at once and each
+// batch holds every group that is ready; the leaves their verdicts ungate
+// go in the next batch. A batch still running when the wait runs out
+// (llm.KindBatchPending) stops the run like the budget, its leaves
+// undecided; running again collects it without sending anything twice.
+//
 // # Scores and their denominators
 //
 // [Score] evaluates each item's two trees in the run's mode and averages

@@ -40,8 +40,10 @@ type Options struct {
 	// ReferenceGuided shows the backend the gold SQL and result.
 	ReferenceGuided bool
 	// Tasks bounds the tasks judged at once; Leaves the leaves of one task
-	// judged at once (default 16). The endpoint's own concurrency limit
-	// bounds the calls in flight across all of them. Tasks defaults to 1.25
+	// judged at once (default 16; 1,024 for a backend sending batches, so
+	// that a batch holds every leaf that is ready). The endpoint's own
+	// concurrency limit bounds the calls in flight across all of them.
+	// Tasks defaults to 1.25
 	// x the backend's concurrency (64 for a backend without a limit): a
 	// few more tasks than call slots keep the slots busy while tasks wait
 	// on their gates, and few enough that a task's chain of gated leaves
@@ -154,6 +156,12 @@ func Run(ctx context.Context, items []Item, led *ledger.Ledger, opts Options) (*
 	}
 	if opts.Leaves <= 0 {
 		opts.Leaves = 16
+		if b, ok := opts.Backend.(interface{ Batched() bool }); ok && b.Batched() {
+			// A batch should hold every leaf that is ready, whatever the
+			// grouping: a leaf left waiting for a slot would go out in a
+			// later batch, hours later.
+			opts.Leaves = 1 << 10
+		}
 	}
 	opts.Group = opts.Group.orLeaf()
 	if _, err := ParseGroupMode(string(opts.Group)); err != nil {

@@ -48,6 +48,14 @@ var killPrices = llm.Prices{"judge-test": {Prompt: 1, Completion: 10}}
 // killJudge is the judge of the kill tests, its cache and spending record
 // in dir.
 func killJudge(t testing.TB, url, dir string, group GroupMode) (*LLMJudge, Options, *llm.Meter) {
+	j, meter := killClient(t, url, dir, nil, nil)
+	return j, Options{Mode: rubric.Strict, Backend: j, Skipping: true, Tasks: 8, Leaves: 4, Group: group}, meter
+}
+
+// killClient is the LLM judge of the kill tests over url, its cache and
+// spending record in dir; mod adjusts its endpoint, batch is the client's
+// BatchOptions.
+func killClient(t testing.TB, url, dir string, mod func(*llm.Endpoint), batch *llm.BatchOptions) (*LLMJudge, *llm.Meter) {
 	cache, err := llm.OpenCache(filepath.Join(dir, "cache"))
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +68,10 @@ func killJudge(t testing.TB, url, dir string, group GroupMode) (*LLMJudge, Optio
 	ep := llm.Endpoint{Name: "kill", Kind: llm.KindOpenAI, BaseURL: url, Model: "judge-test", APIKeyEnv: "JUDGE_TEST_KEY",
 		Sampling: llm.Sampling{Temperature: new(0.0)}, Capabilities: llm.Capabilities{JSONSchema: true},
 		Limits: llm.Limits{Concurrency: 2, Timeout: 5 * time.Second}, Retry: llm.Retry{MaxAttempts: 2, BaseDelay: time.Millisecond}}
-	c, err := llm.New(ep, llm.Options{Cache: cache, Meter: meter, Getenv: testGetenv})
+	if mod != nil {
+		mod(&ep)
+	}
+	c, err := llm.New(ep, llm.Options{Cache: cache, Meter: meter, Getenv: testGetenv, Batch: batch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +80,7 @@ func killJudge(t testing.TB, url, dir string, group GroupMode) (*LLMJudge, Optio
 	if err != nil {
 		t.Fatal(err)
 	}
-	return j, Options{Mode: rubric.Strict, Backend: j, Skipping: true, Tasks: 8, Leaves: 4, Group: group}, meter
+	return j, meter
 }
 
 // TestKillChild is the child of TestKillResume: it judges until killed.
@@ -173,22 +184,7 @@ func killResume(t *testing.T, group GroupMode) {
 		t.Fatalf("resume incomplete: %v", o.Stopped)
 	}
 	l.Close()
-	after, err := ledger.ReadLedger(ledgerPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	count := map[ledger.LeafKey]int{}
-	for _, r := range after.Records {
-		count[r.Key()]++
-	}
-	for k, n := range count {
-		if n != 1 {
-			t.Errorf("%v decided %d times", k, n)
-		}
-	}
-	if len(count) != total || len(after.Records) != total {
-		t.Errorf("%d records for %d leaves, want %d", len(after.Records), len(count), total)
-	}
+	after := checkDecidedOnce(t, ledgerPath, total)
 	llmLeaves, grouped := 0, 0
 	for _, r := range after.Records {
 		if r.Source == ledger.SourceLLM {
@@ -228,4 +224,27 @@ func killResume(t *testing.T, group GroupMode) {
 	if a, b := Score(o, "m").Summary.Scores, Score(fresh, "m").Summary.Scores; fmt.Sprint(a) != fmt.Sprint(b) {
 		t.Errorf("resumed scores differ from an uninterrupted run")
 	}
+}
+
+// checkDecidedOnce reads the ledger and checks that each of the total
+// leaves has exactly one record.
+func checkDecidedOnce(t *testing.T, path string, total int) *ledger.LedgerContents {
+	t.Helper()
+	after, err := ledger.ReadLedger(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[ledger.LeafKey]int{}
+	for _, r := range after.Records {
+		count[r.Key()]++
+	}
+	for k, n := range count {
+		if n != 1 {
+			t.Errorf("%v decided %d times", k, n)
+		}
+	}
+	if len(count) != total || len(after.Records) != total {
+		t.Errorf("%d records for %d leaves, want %d", len(after.Records), len(count), total)
+	}
+	return after
 }

@@ -138,8 +138,19 @@ func (j *LLMJudge) Source() ledger.Source { return ledger.SourceLLM }
 // Samples is k.
 func (j *LLMJudge) Samples() int { return j.samples }
 
-// Concurrency is the endpoint's limit on calls in flight.
-func (j *LLMJudge) Concurrency() int { return j.c.Endpoint().Limits.Concurrency }
+// Concurrency is the endpoint's limit on calls in flight; in batch mode,
+// a batch's requests: every task is judged at once, so that each batch
+// holds every group that is ready.
+func (j *LLMJudge) Concurrency() int {
+	if ep := j.c.Endpoint(); ep.Batched() {
+		return ep.Batch.MaxRequests
+	}
+	return j.c.Endpoint().Limits.Concurrency
+}
+
+// Batched reports whether the endpoint sends its requests in batches
+// (mode batch).
+func (j *LLMJudge) Batched() bool { return j.c.Endpoint().Batched() }
 
 // Prompt returns the messages a leaf is judged with.
 func (j *LLMJudge) Prompt(req *LeafRequest) []llm.Message { return BuildPrompt(req, j.prompt) }
@@ -199,7 +210,9 @@ func (j *LLMJudge) complete(ctx context.Context, r llm.Request, stats *CallStats
 // failed reads a Complete error: stop reports the errors that must stop
 // the run with the leaf undecided; every other error is a failed sample,
 // recorded as invalid. The run stops when the budget is spent or the
-// context ended, when the endpoint refuses the key or the quota is used up
+// context ended, when a batch is still running at the provider after the
+// batch wait (the leaf is judged when a rerun collects it), when the
+// endpoint refuses the key or the quota is used up
 // (every later call would fail the same way), and when the endpoint has
 // failed maxDown calls in a row.
 func (j *LLMJudge) failed(err error) (le *llm.Error, stop error) {
@@ -207,7 +220,7 @@ func (j *LLMJudge) failed(err error) (le *llm.Error, stop error) {
 		le = &llm.Error{Kind: llm.KindOf(err), Message: err.Error()}
 	}
 	switch k := le.Kind; {
-	case k == llm.KindBudget || k == llm.KindCanceled || k == llm.KindAuth || k == llm.KindQuota:
+	case k == llm.KindBudget || k == llm.KindCanceled || k == llm.KindAuth || k == llm.KindQuota || k == llm.KindBatchPending:
 		return le, err
 	case le.EndpointDown():
 		// Transport garbage (a body cut off, not JSON) counts too: an

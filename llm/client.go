@@ -124,6 +124,9 @@ type Options struct {
 	// Now is the clock the endpoint's downtime is measured with (default
 	// time.Now); tests pair it with Sleep.
 	Now func() time.Time
+	// Batch is needed by an endpoint in mode batch: where its batches are
+	// recorded, how long to wait for them, progress.
+	Batch *BatchOptions
 }
 
 // Client calls one endpoint. It is safe for concurrent use; the endpoint's
@@ -142,6 +145,7 @@ type Client struct {
 	close  sync.Once
 	now    func() time.Time
 	health health
+	batch  *batcher // mode batch: requests go through the batch API
 }
 
 // health tracks whether the endpoint answers: since when it has failed
@@ -215,7 +219,12 @@ func (h *health) downReason() string {
 // Close is idempotent. A client that is never closed keeps its endpoint's
 // limits for the life of the process.
 func (c *Client) Close() {
-	c.close.Do(func() { releaseGate(c.gate) })
+	c.close.Do(func() {
+		if c.batch != nil {
+			c.batch.close()
+		}
+		releaseGate(c.gate)
+	})
 }
 
 // New returns a client for ep. It fails if ep is invalid, if its key
@@ -281,6 +290,16 @@ func New(ep Endpoint, opts Options) (*Client, error) {
 	}
 	if c.sleep == nil {
 		c.sleep = sleepCtx
+	}
+	if ep.Batched() {
+		if opts.Batch == nil || opts.Batch.Dir == "" {
+			releaseGate(g)
+			return nil, fmt.Errorf("llm: endpoint %s is in mode batch, which needs a folder to record its batches in (Options.Batch.Dir)", ep.Name)
+		}
+		if c.batch, err = openBatcher(c, *opts.Batch); err != nil {
+			releaseGate(g)
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -468,16 +487,20 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 		}
 	}
 
-	if reason := c.health.downReason(); reason != "" {
-		// Declared down by an earlier call: fail at once, as that call did.
-		return Response{}, &Error{Kind: KindNetwork, Endpoint: c.ep.Name, Tag: r.Tag, Message: reason}
-	}
 	estPrompt := EstimateTokens(r.Messages)
 	// worst is what one attempt may cost: the prompt estimate (which errs
 	// high) plus the token cap sent; each attempt reserves it.
 	worst := Usage{PromptTokens: estPrompt, CompletionTokens: s.MaxTokens}
 	if s.MaxTokens == 0 {
 		worst.CompletionTokens = DefaultCompletionReserve
+	}
+	if c.batch != nil {
+		oreq, patch := c.build(r, s, f)
+		return c.batch.complete(ctx, r.Tag, key, oreq, patch, worst, validate, start)
+	}
+	if reason := c.health.downReason(); reason != "" {
+		// Declared down by an earlier call: fail at once, as that call did.
+		return Response{}, &Error{Kind: KindNetwork, Endpoint: c.ep.Name, Tag: r.Tag, Message: reason}
 	}
 	estTokens := estPrompt + s.MaxTokens
 	if s.MaxTokens == 0 {
@@ -685,6 +708,12 @@ func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.Chat
 		}
 		return o
 	}
+	return c.completion(o, resp, validate)
+}
+
+// completion reads a chat completion that arrived whole (online or in a
+// batch result file) into o: usage, text, log-probabilities, validation.
+func (c *Client) completion(o outcome, resp openai.ChatCompletionResponse, validate func(string, *Logprobs) error) outcome {
 	o.usage = Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
 	o.billing = usageReported
 	if u := o.usage; u == (Usage{}) || u.PromptTokens < 0 || u.CompletionTokens < 0 {

@@ -49,6 +49,39 @@ type Endpoint struct {
 	Capabilities Capabilities `yaml:"capabilities,omitempty"`
 	Limits       Limits       `yaml:"limits,omitempty"`
 	Retry        Retry        `yaml:"retry,omitempty"`
+	// Mode is ModeOnline (the default: one HTTP call per request) or
+	// ModeBatch: requests are collected into JSONL files and sent through
+	// the provider's batch API (/v1/files, /v1/batches), answered within
+	// 24 hours at the batch price (see [Price.Batch]). It is not part of the
+	// cache key: a reply got one way serves the other.
+	Mode  Mode        `yaml:"mode,omitempty"`
+	Batch BatchLimits `yaml:"batch,omitempty"`
+}
+
+// Mode says how an endpoint's requests are sent.
+type Mode string
+
+const (
+	ModeOnline Mode = "online"
+	ModeBatch  Mode = "batch"
+)
+
+// Batched reports whether the endpoint sends its requests in batches.
+func (e Endpoint) Batched() bool { return e.Mode == ModeBatch }
+
+// BatchLimits shape the batches of an endpoint in mode batch.
+type BatchLimits struct {
+	// MaxRequests and MaxBytes bound one batch input file (defaults: the
+	// providers' limits, 50,000 requests and 200 MB); more requests are
+	// split over several batches.
+	MaxRequests int   `yaml:"max_requests,omitempty"`
+	MaxBytes    int64 `yaml:"max_bytes,omitempty"`
+	// Poll is the interval between status checks of a batch (default 30s).
+	Poll time.Duration `yaml:"poll,omitempty"`
+	// Collect is how long requests are collected after the last one came
+	// in before they are sent as a batch (default 2s): the callers issue
+	// every request that is ready at about the same time.
+	Collect time.Duration `yaml:"collect,omitempty"`
 }
 
 // Sampling holds the sampling parameters. In an [Endpoint] they are the
@@ -139,6 +172,11 @@ const (
 	DefaultBaseDelay   = time.Second
 	DefaultMaxDelay    = 60 * time.Second
 	DefaultDownAfter   = 30 * time.Second
+
+	DefaultBatchMaxRequests = 50_000
+	DefaultBatchMaxBytes    = 200 << 20
+	DefaultBatchPoll        = 30 * time.Second
+	DefaultBatchCollect     = 2 * time.Second
 )
 
 // WithDefaults returns a copy with every unset optional field filled in.
@@ -169,6 +207,21 @@ func (e Endpoint) WithDefaults() Endpoint {
 	}
 	if e.Retry.MaxDelay == 0 {
 		e.Retry.MaxDelay = DefaultMaxDelay
+	}
+	if e.Mode == "" {
+		e.Mode = ModeOnline
+	}
+	if e.Batch.MaxRequests == 0 {
+		e.Batch.MaxRequests = DefaultBatchMaxRequests
+	}
+	if e.Batch.MaxBytes == 0 {
+		e.Batch.MaxBytes = DefaultBatchMaxBytes
+	}
+	if e.Batch.Poll == 0 {
+		e.Batch.Poll = DefaultBatchPoll
+	}
+	if e.Batch.Collect == 0 {
+		e.Batch.Collect = DefaultBatchCollect
 	}
 	return e
 }
@@ -310,6 +363,24 @@ func (e Endpoint) Validate() error {
 	}
 	if r.DownAfter < 0 {
 		bad("retry.down_after", "must not be negative")
+	}
+	switch e.Mode {
+	case "", ModeOnline, ModeBatch:
+	default:
+		bad("mode", "%q is not online or batch", e.Mode)
+	}
+	b := e.Batch
+	if b.MaxRequests < 0 || b.MaxRequests > DefaultBatchMaxRequests {
+		bad("batch.max_requests", "must be between 1 and %d (the providers' limit)", DefaultBatchMaxRequests)
+	}
+	if b.MaxBytes < 0 || b.MaxBytes > DefaultBatchMaxBytes {
+		bad("batch.max_bytes", "must be between 1 and %d (the providers' limit)", DefaultBatchMaxBytes)
+	}
+	if b.Poll < 0 {
+		bad("batch.poll", "must not be negative")
+	}
+	if b.Collect < 0 {
+		bad("batch.collect", "must not be negative")
 	}
 	return errors.Join(errs...)
 }

@@ -29,6 +29,9 @@ func TestExampleEndpointsFile(t *testing.T) {
 	if az.Kind != llm.KindAzure || az.Deployment != "o3-mini-prod" || !az.Capabilities.NoTemperature || !az.Capabilities.MaxCompletionTokens {
 		t.Errorf("endpoint 1 = %+v", az)
 	}
+	if az.Mode != llm.ModeBatch || az.Batch.Poll != time.Minute || az.WithDefaults().Batch.MaxRequests != llm.DefaultBatchMaxRequests {
+		t.Errorf("endpoint 1 batch settings = %+v %+v", az.Mode, az.Batch)
+	}
 	local := eps[2].WithDefaults()
 	if local.APIKeyEnv != "" || local.Limits.Timeout != llm.DefaultTimeout || local.Retry.MaxAttempts != llm.DefaultMaxAttempts || len(local.Sampling.Stop) != 1 {
 		t.Errorf("endpoint 2 = %+v", local)
@@ -58,6 +61,9 @@ func TestEndpointErrorsNameFileAndField(t *testing.T) {
 		{"misspelt field", head + "    sampling: {temprature: 0}\n", []string{`judge.yaml:5: endpoints[0].sampling.temprature: unknown key "temprature"; allowed here: max_tokens, seed, stop, temperature, top_p`}, ""},
 		{"bad duration", head + "    limits: {timeout: soon}\n", []string{"soon"}, ""},
 		{"duplicate names", head + "  - name: a\n    kind: openai\n    model: n\n", []string{"endpoints[1].name", "endpoints[0]"}, ""},
+		{"bad mode", head + "    mode: offline\n", []string{`endpoints[0].mode: "offline" is not online or batch`}, ""},
+		{"batch over the provider's limits", head + "    mode: batch\n    batch: {max_requests: 60000, max_bytes: 300000000}\n",
+			[]string{"endpoints[0].batch.max_requests", "endpoints[0].batch.max_bytes"}, ""},
 		{"second endpoint", head + "  - name: b\n    kind: openai\n    model: n\n    retry: {max_attempts: -2}\n", []string{"endpoints[1].retry.max_attempts"}, ""},
 	}
 	for _, tt := range tests {

@@ -27,6 +27,23 @@ func (u Usage) Add(v Usage) Usage {
 type Price struct {
 	Prompt     float64 `yaml:"prompt"`
 	Completion float64 `yaml:"completion"`
+	// Batch is the share of these prices charged for a request sent
+	// through the provider's batch API (endpoint mode batch). Unset means
+	// [DefaultBatchShare]: OpenAI and Azure OpenAI bill batches at half
+	// the online price.
+	Batch *float64 `yaml:"batch,omitempty"`
+}
+
+// DefaultBatchShare is the share of the online price a batch request costs
+// when the prices file does not say.
+const DefaultBatchShare = 0.5
+
+// BatchShare is the share of the online price a batch request costs.
+func (p Price) BatchShare() float64 {
+	if p.Batch == nil {
+		return DefaultBatchShare
+	}
+	return *p.Batch
 }
 
 // Prices maps a model id (Endpoint.Model) to its price.
@@ -62,6 +79,9 @@ func LoadPrices(path string) (Prices, error) {
 		if p.Completion < 0 || math.IsNaN(p.Completion) {
 			errs = append(errs, &ConfigError{File: path, Field: "prices." + m + ".completion", Problem: "must be a non-negative number"})
 		}
+		if b := p.Batch; b != nil && (*b < 0 || *b > 1 || math.IsNaN(*b)) {
+			errs = append(errs, &ConfigError{File: path, Field: "prices." + m + ".batch", Problem: "must be a share of the online price, between 0 and 1"})
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -77,6 +97,26 @@ func (p Prices) Cost(model string, u Usage) (usd float64, ok bool) {
 		return 0, false
 	}
 	return (float64(u.PromptTokens)*pr.Prompt + float64(u.CompletionTokens)*pr.Completion) / 1e6, true
+}
+
+// BatchCost is [Prices.Cost] for a request sent through the batch API.
+func (p Prices) BatchCost(model string, u Usage) (usd float64, ok bool) {
+	usd, ok = p.Cost(model, u)
+	return usd * p[model].BatchShare(), ok
+}
+
+// costIn prices u online or, with batch, at the batch share.
+func (p Prices) costIn(model string, u Usage, batch bool) (float64, bool) {
+	if batch {
+		return p.BatchCost(model, u)
+	}
+	return p.Cost(model, u)
+}
+
+// EstimateBatch is [Prices.Estimate] at batch prices.
+func (p Prices) EstimateBatch(model string, calls, promptTokens, completionTokens int) (float64, error) {
+	usd, err := p.Estimate(model, calls, promptTokens, completionTokens)
+	return usd * p[model].BatchShare(), err
 }
 
 // Estimate returns the expected cost of calls calls to model, each with about
@@ -241,6 +281,7 @@ func (m *Meter) check(e Endpoint) error {
 type reservation struct {
 	id         string
 	usd, worst float64 // reserved; the worst case at list prices
+	batch      bool    // priced at the batch share
 }
 
 // budgetError says why an attempt was not admitted.
@@ -258,7 +299,19 @@ func (m *Meter) broadcast() {
 // calls in flight leave too little headroom (see [Meter]). It fails with a
 // *budgetError once the budget cannot take the attempt, or when ctx ends.
 func (m *Meter) reserve(ctx context.Context, endpoint, model string, est Usage) (*reservation, error) {
-	worst, _ := m.prices.Cost(model, est)
+	return m.book(ctx, endpoint, model, est, false, true)
+}
+
+// errNoRoom is book's answer, without wait, when the attempt must wait for
+// calls in flight to settle.
+var errNoRoom = errors.New("llm: no room under the budget until calls in flight settle")
+
+// book is reserve for an online attempt or (batch) a batch request; without
+// wait it returns errNoRoom instead of waiting for headroom (a batch
+// submitter cannot wait: the reservations it would wait for are settled by
+// its own polling).
+func (m *Meter) book(ctx context.Context, endpoint, model string, est Usage, batch, wait bool) (*reservation, error) {
+	worst, _ := m.prices.costIn(model, est, batch)
 	for {
 		m.mu.Lock()
 		if m.stop != nil {
@@ -278,6 +331,10 @@ func (m *Meter) reserve(ctx context.Context, endpoint, model string, est Usage) 
 				return nil, m.stop
 			}
 			if m.inFlight > 0 && m.spent+OverrunHeadroom*(m.reserved+usd) > m.budget {
+				if !wait {
+					m.mu.Unlock()
+					return nil, errNoRoom
+				}
 				wait := m.changed
 				m.mu.Unlock()
 				select {
@@ -289,13 +346,13 @@ func (m *Meter) reserve(ctx context.Context, endpoint, model string, est Usage) 
 			}
 		}
 		m.seq++
-		r := &reservation{id: fmt.Sprintf("%s-%d", m.token, m.seq), usd: usd, worst: worst}
+		r := &reservation{id: fmt.Sprintf("%s-%d", m.token, m.seq), usd: usd, worst: worst, batch: batch}
 		m.reserved += usd
 		m.inFlight++
 		j := m.journal
 		if j != nil {
 			if err := j.append(spendRecord{Op: "reserve", ID: r.id, Time: time.Now().UTC(), Endpoint: endpoint, Model: model,
-				PromptTokens: est.PromptTokens, CompletionTokens: est.CompletionTokens, WorstUSD: worst, USD: usd}); err != nil {
+				PromptTokens: est.PromptTokens, CompletionTokens: est.CompletionTokens, WorstUSD: worst, USD: usd, Batch: batch}); err != nil {
 				m.reserved -= usd
 				m.inFlight--
 				m.stop = &budgetError{err.Error()}
@@ -331,7 +388,7 @@ func (m *Meter) settle(r *reservation, model string, used Usage, how string) flo
 	usd := 0.0
 	switch how {
 	case usageReported:
-		usd, _ = m.prices.Cost(model, used)
+		usd, _ = m.prices.costIn(model, used, r.batch)
 	case usageUnknown:
 		usd = r.usd
 	}
@@ -371,7 +428,12 @@ func (m *Meter) settle(r *reservation, model string, used Usage, how string) flo
 // count adds a call's outcome to its endpoint's tally and returns the cost
 // of the usage reported.
 func (m *Meter) count(endpoint, model string, t Tally, used Usage) float64 {
-	usd, ok := m.prices.Cost(model, used)
+	return m.countIn(endpoint, model, t, used, false)
+}
+
+// countIn is count, at batch prices with batch.
+func (m *Meter) countIn(endpoint, model string, t Tally, used Usage, batch bool) float64 {
+	usd, ok := m.prices.costIn(model, used, batch)
 	t.PromptTokens, t.CompletionTokens, t.CostUSD = used.PromptTokens, used.CompletionTokens, usd
 	if !ok && (used.PromptTokens > 0 || used.CompletionTokens > 0) {
 		t.Unpriced = 1

@@ -145,12 +145,25 @@ func TestPricesFile(t *testing.T) {
 	if _, err := p.Estimate("no-such-model", 1, 1, 1); err == nil {
 		t.Error("estimate for an unknown model")
 	}
+	// The batch API: the file's share (0.5), or 0.5 when it says none.
+	for _, m := range []string{"gpt-4o-mini", "gpt-4o"} {
+		on, _ := p.Estimate(m, 10, 2000, 100)
+		ba, err := p.EstimateBatch(m, 10, 2000, 100)
+		if err != nil || !near(ba, on/2) {
+			t.Errorf("%s: batch estimate %v, online %v, %v", m, ba, on, err)
+		}
+	}
+	third := llm.Prices{"m": {Prompt: 3, Completion: 3, Batch: new(1.0 / 3)}}
+	if usd, _ := third.BatchCost("m", llm.Usage{PromptTokens: 1e6}); !near(usd, 1) {
+		t.Errorf("batch share 1/3 of $3: $%v", usd)
+	}
 
 	dir := t.TempDir()
 	for name, tc := range map[string]struct{ yaml, want string }{
 		"negative": {"prices:\n  m: {prompt: -1, completion: 1}\n", "prices.m.prompt"},
 		"unknown":  {"prices:\n  m: {prompt: 1, completoin: 1}\n", "completoin"},
 		"empty":    {"prices: {}\n", "no prices"},
+		"batch":    {"prices:\n  m: {prompt: 1, completion: 1, batch: 1.5}\n", "prices.m.batch"},
 	} {
 		path := filepath.Join(dir, name+".yaml")
 		_ = os.WriteFile(path, []byte(tc.yaml), 0o644)

@@ -123,6 +123,51 @@
 // folder, and a process killed mid-call leaves its reservations counted in
 // full: the record never says less than the provider may have billed.
 //
+// # Batch mode
+//
+// An endpoint with mode: batch sends its requests through the provider's
+// Batch API (OpenAI: /v1/files with purpose batch, /v1/batches; Azure
+// OpenAI: /openai/files and /openai/batches with the api-version, each line's
+// url /chat/completions and the deployment as the body's model). Callers do
+// not change: [Client.Complete] blocks until the request's batch is read
+// back. Requests not in the cache are collected while they keep coming
+// (batch.collect after the last one; or, when the callers announce their
+// units of work with [Client.Expect], until every unit waits on one),
+// written as JSONL lines
+// {custom_id, method, url, body} whose body is exactly the online request's
+// (temperature 0 included) and whose custom_id is the cache key, split over
+// several files at batch.max_requests or batch.max_bytes (default the
+// providers' 50,000 and 200 MB), uploaded and created with metadata naming
+// the local batch. The batch is polled every batch.poll; when it is
+// completed, expired, failed or cancelled its output and error files are
+// read, and each line goes through the same classification, validation,
+// cache and meter as an online reply, so a batch reply serves a later
+// online run and the reverse. Per-request errors and requests an expired,
+// cancelled or token-limited batch did not run go back to the queue under
+// retry.max_attempts (counting batches, over every process) with the online
+// rules: rate limits, server errors and bad replies are retried, requests
+// refused as invalid are not. retry.budget does not apply: a batch may take
+// up to its 24-hour window.
+//
+// Each batch is recorded in [BatchOptions].Dir ([BatchJournalName], JSONL,
+// each line fsynced, the file locked): its requests and custom_ids before
+// the upload, the file id after it, the batch id after the create, its
+// states as polled, and "done" once its results are cached. A client opened
+// on the folder after a kill reads it back: a request of a recorded batch
+// is waited for, never sent again; a batch uploaded but not recorded as
+// created is looked up by its metadata, else created from the uploaded
+// file; a batch prepared but not uploaded never ran and its requests go out
+// again. [BatchOptions].Wait bounds the wait: then every waiting request
+// fails with [KindBatchPending] (callers stop as for the budget, the run
+// incomplete) and the batches stay recorded for the next run.
+//
+// A batch request is priced at [Price.BatchShare] of the online price (half
+// by default). Its worst case, at that share, is reserved with the [Meter]
+// when it is submitted (fsynced in the spending file before the upload), so
+// a budget cap, a resumed folder's spending included, holds for batches as
+// for online calls; a request of a killed process's batch stays reserved in
+// full.
+//
 // # Testing
 //
 // Package llm/llmtest is an in-process fake server speaking the same wire

@@ -24,6 +24,11 @@ const (
 	KindAuth        ErrorKind = "auth"         // HTTP 401, 403; missing key
 	KindBudget      ErrorKind = "budget_exceeded"
 	KindCanceled    ErrorKind = "canceled" // the caller's context ended
+	// KindBatchPending: the request is in a batch the provider has not
+	// finished when the wait (BatchOptions.Wait) ran out, or was not sent
+	// after it; the batch stays recorded and a rerun resumes it. Like
+	// KindBudget it ends a run as incomplete, never as a verdict.
+	KindBatchPending ErrorKind = "batch_pending"
 
 	// The reply: retried, then returned.
 	KindMalformed ErrorKind = "malformed_reply" // truncated or invalid body, no choices, content failing Request.Validate

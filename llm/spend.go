@@ -57,6 +57,9 @@ type spendRecord struct {
 	Usage string `json:"usage,omitempty"`
 	// Overrun (settle): the reported usage cost more than the reservation.
 	Overrun bool `json:"overrun,omitempty"`
+	// Batch (reserve): a request sent through the batch API, priced at the
+	// batch share.
+	Batch bool `json:"batch,omitempty"`
 }
 
 // FolderSpending is what a folder's spending file held when a [Meter]

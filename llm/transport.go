@@ -36,6 +36,9 @@ type exchange struct {
 	header  http.Header
 	body    []byte
 	sendErr error // from sending the request or reading the reply
+	// limit bounds the reply body (0: maxReplyBytes); batch result files
+	// are larger than any one reply.
+	limit int64
 }
 
 type exchangeKey struct{}
@@ -73,7 +76,11 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
+	limit := ex.limit
+	if limit == 0 {
+		limit = maxReplyBytes
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	ex.status, ex.header, ex.body = resp.StatusCode, resp.Header, body
 	if err != nil {
 		ex.sendErr = err

@@ -112,6 +112,13 @@
 // a temporary name and renamed, execution_summary.json last, so a task is
 // finished exactly when its summary exists; a run killed at any point
 // resumes where it stopped, replies already received coming from the cache.
+// A model whose endpoint is in mode batch (see package llm) has every task
+// in flight at once, so that each batch holds every request that is ready:
+// every first attempt, then each round's fixes (a fix needs the engine's
+// error), each round sent as soon as every task waits on its request
+// (llm.Client.Expect); Options.Concurrency then bounds the queries run at once
+// (Solver.ExecGate). Its batches are recorded in its run folder ([BatchIn]);
+// a batch not finished within the wait leaves its tasks pending.
 // A run folder written with other settings (model id, sampling, prompt mode
 // or wording, schema, rounds, engine) is refused rather than mixed.
 //

@@ -160,7 +160,7 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 			errs = append(errs, err)
 			continue
 		}
-		c, err := newClient(m.Endpoint, opts.LLM)
+		c, err := newClient(m.Endpoint, BatchIn(opts.LLM, m.Endpoint, p.dir))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("model %q: %w", m.Name, err))
 			continue
@@ -275,6 +275,29 @@ func runModel(ctx context.Context, dir string, set Settings, s *Solver, opts Opt
 	var mu sync.Mutex
 	g, tctx := errgroup.WithContext(ctx)
 	g.SetLimit(s.Model.TasksOrDefault())
+	batched := s.Model.Endpoint.Batched()
+	// In batch mode the client is told how many tasks are under way, so
+	// that it sends a round's requests as soon as every task waits on
+	// one, however long the engine takes with the others.
+	expect := func(int) {}
+	if e, ok := s.LLM.(interface{ Expect(int) }); ok && batched {
+		expect = e.Expect
+	}
+	// The loop counts as a unit until every task is launched: a batch of
+	// the first tasks alone must not go out while the rest start.
+	expect(1)
+	var launched sync.Once
+	launchedAll := func() { launched.Do(func() { expect(-1) }) }
+	defer launchedAll()
+	if batched {
+		// Every task at once: each batch holds every request that is
+		// ready (the first attempts, then each round's fixes); the global
+		// bound applies to the engine's queries instead.
+		g.SetLimit(-1)
+		solver := *s
+		solver.ExecGate = global
+		s = &solver
+	}
 	for _, t := range opts.Tasks {
 		if tctx.Err() != nil || isStopped() {
 			break
@@ -290,14 +313,18 @@ func runModel(ctx context.Context, dir string, set Settings, s *Solver, opts Opt
 			emit(Event{Model: s.Model.Name, Key: t.Key, Status: statusOf(sum), Resumed: true, Attempts: len(sum.RefinementAttempts)})
 			continue
 		}
+		expect(1)
 		g.Go(func() error {
+			defer expect(-1)
 			if isStopped() {
 				return nil // the task stays pending
 			}
-			if err := global.Acquire(tctx, 1); err != nil {
-				return nil // interrupted: the task stays pending
+			if !batched {
+				if err := global.Acquire(tctx, 1); err != nil {
+					return nil // interrupted: the task stays pending
+				}
+				defer global.Release(1)
 			}
-			defer global.Release(1)
 			if isStopped() {
 				return nil
 			}
@@ -338,18 +365,19 @@ func runModel(ctx context.Context, dir string, set Settings, s *Solver, opts Opt
 			return nil
 		})
 	}
+	launchedAll()
 	return g.Wait()
 }
 
 // fatalFor returns why no further task of the model should be started when
 // rec's failure would repeat on every call (wrong key, exhausted quota or
-// budget, a request the endpoint refuses), or "".
+// budget, a request the endpoint refuses, the batch wait ran out), or "".
 func fatalFor(rec *Record) string {
 	if rec.Status != StatusLLMError {
 		return ""
 	}
 	switch rec.LLMError {
-	case llm.KindAuth, llm.KindQuota, llm.KindBudget, llm.KindBadRequest:
+	case llm.KindAuth, llm.KindQuota, llm.KindBudget, llm.KindBadRequest, llm.KindBatchPending:
 		return fmt.Sprintf("stopped after %s: %s", rec.LLMError, rec.Stopped)
 	}
 	return ""
@@ -434,4 +462,20 @@ func writeSettings(dir string, s Settings) error {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(dir, SettingsFile), append(b, '\n'))
+}
+
+// BatchIn returns o for a client of ep whose output folder is dir: for an
+// endpoint in batch mode, its batches are recorded in dir (see
+// llm.BatchOptions), with o.Batch's wait and progress.
+func BatchIn(o llm.Options, ep llm.Endpoint, dir string) llm.Options {
+	if !ep.Batched() {
+		return o
+	}
+	var b llm.BatchOptions
+	if o.Batch != nil {
+		b = *o.Batch
+	}
+	b.Dir = dir
+	o.Batch = &b
+	return o
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/llm"
@@ -165,6 +167,10 @@ type Solver struct {
 	ExecRetries    int
 	ExecRetryDelay time.Duration
 	Sleep          func(context.Context, time.Duration) error
+	// ExecGate, if set, bounds the queries run at once. A model in batch
+	// mode has every task in flight at once (each batch then holds every
+	// request that is ready), so the engine is bounded here instead.
+	ExecGate *semaphore.Weighted
 }
 
 // PromptSource writes a task's prompts; *Prompter is one.
@@ -345,6 +351,12 @@ func firstSuccess(as []Attempt) int {
 // failure that is the model's, or a query the engine cannot run faithfully,
 // is a status of a.
 func (s *Solver) runAttempt(ctx context.Context, a *Attempt) (*executor.Result, error) {
+	if s.ExecGate != nil {
+		if err := s.ExecGate.Acquire(ctx, 1); err != nil {
+			return nil, err
+		}
+		defer s.ExecGate.Release(1)
+	}
 	res, tries, took, err := s.execute(ctx, a.SQL)
 	a.ExecRetries, a.ExecMS = tries, ms(took)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -114,7 +115,7 @@ func runAudit(ctx context.Context, env *Env, args []string) error {
 		if *cacheDir != "" {
 			cfg.Cache = *cacheDir
 		}
-		j, meter, client, err := openLLMJudge(env, cfg, *out, *prices, nil)
+		j, meter, client, err := openLLMJudge(env, cfg, *out, *prices, nil, &llm.BatchOptions{})
 		if err != nil {
 			return err
 		}

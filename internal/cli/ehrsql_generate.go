@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -65,6 +66,7 @@ func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
 	timeout := fs.Duration("timeout", sqlite.DefaultTimeout, "per-query timeout on SQLite (the official scorer has none)")
 	seed := fs.Uint64("seed", 1, "bootstrap seed")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	batchWait := addBatchWait(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -183,7 +185,7 @@ func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
 	res, err := ehrsqlbench.Run(ctx, ehrsqlbench.RunOptions{
 		Options: ehrsqlbench.Options{
 			Layout: layout, Models: models, DB: db, Schema: schema, Retriever: retriever,
-			LLM:         llm.Options{Cache: c, Meter: meter, Getenv: env.Getenv},
+			LLM:         llm.Options{Cache: c, Meter: meter, Getenv: env.Getenv, Batch: newBatchReporter(env.Stderr, "generate ehrsql:").options(*batchWait)},
 			Concurrency: *conc,
 			Progress: func(model, id string, resumed bool, rec *ehrsqlbench.Record) {
 				done++
@@ -244,17 +246,18 @@ func thresholdsText(r *ehrsqlbench.Result) string {
 
 func printEHRSQLEstimate(w io.Writer, es []ehrsqlbench.Estimate) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\tstrategy\tquestions\tcalls\tprompt tokens\tcompletion tokens\tcost $\tworst $\t")
+	fmt.Fprintln(tw, "model\tstrategy\tquestions\tcalls\tprompt tokens\tcompletion tokens\tcost $\tbatch $\tworst $\t")
 	for _, e := range es {
-		cost, worst := "-", "-"
+		cost, batch, worst := "-", "-", "-"
 		if e.Priced {
-			cost, worst = fmt.Sprintf("%.2f", e.CostUSD), fmt.Sprintf("%.2f", e.WorstUSD)
+			cost, batch, worst = fmt.Sprintf("%.2f", e.CostUSD), fmt.Sprintf("%.2f", e.BatchUSD), fmt.Sprintf("%.2f", e.WorstUSD)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t\n", e.Model, e.Strategy, e.Questions, e.Calls, e.PromptTokens, e.CompletionTokens, cost, worst)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", e.Model, e.Strategy, e.Questions, e.Calls, e.PromptTokens, e.CompletionTokens, cost, batch, worst)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "a strategy's row is its cost alone; (run) is what the run makes for the model (strategies share answers).")
-	fmt.Fprintln(w, "prompt tokens are estimated (4 bytes a token); completions at max_tokens; \"worst\" uses every refinement round")
+	fmt.Fprintln(w, "prompt tokens are estimated (4 bytes a token); completions at max_tokens; \"worst\" uses every refinement round;")
+	fmt.Fprintln(w, "\"batch\" is the cost through the batch API (mode: batch), at the prices file's batch share")
 }
 
 // benchmarkOf returns the --benchmark value in args (default clinsql).
@@ -319,7 +322,7 @@ func isEHRSQLConfig(path string) bool {
 
 // runEHRSQLConfig is clinsql run with an EHRSQL config: generation,
 // calibration, scoring, then the report's EHRSQL section.
-func runEHRSQLConfig(ctx context.Context, env *Env, path string, quiet bool) error {
+func runEHRSQLConfig(ctx context.Context, env *Env, path string, quiet bool, batchWait time.Duration) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -362,6 +365,7 @@ func runEHRSQLConfig(ctx context.Context, env *Env, path string, quiet bool) err
 	if quiet {
 		args = append(args, "--quiet")
 	}
+	args = append(args, "--batch-wait", batchWait.String())
 	fmt.Fprintln(env.Stdout, "== generate (EHRSQL 2024)")
 	if err := runGenerateEHRSQL(ctx, env, args); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
@@ -55,6 +56,7 @@ type generateConfig struct {
 	Engine      string
 	EngineCfg   engineConfig
 	Quiet       bool
+	BatchWait   time.Duration // --batch-wait (endpoints in mode batch)
 }
 
 func runGenerate(ctx context.Context, env *Env, args []string) error {
@@ -76,6 +78,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	conc := fs.Int("concurrency", refine.DefaultConcurrency, "tasks in flight over all models")
 	estimate := fs.Bool("estimate", false, "print the planned calls and their estimated cost, then exit")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	batchWait := addBatchWait(fs)
 	sel := addTaskFilter(fs, false)
 	engine := fs.String("engine", duckdb.EngineName, "engine to run on ("+engineNames()+")")
 	db := fs.String("db", "", "database file (duckdb engine: built by clinsql db build)")
@@ -110,7 +113,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	}
 	cfg := generateConfig{
 		Models: models, Tasks: *tasks, Split: *split, Limit: *limit, Filter: sel, Out: *out, Cache: *cache, Prices: *prices,
-		Budget: *budget, Concurrency: *conc, Engine: *engine, Quiet: *quiet,
+		Budget: *budget, Concurrency: *conc, Engine: *engine, Quiet: *quiet, BatchWait: *batchWait,
 		EngineCfg: engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows, MaxResultBytes: int64(*maxResult)}, Memory: *memory, Threads: *threads,
 			BigQuery: bqFlags, Explicit: explicitFlags(fs), Log: env.Stderr, ZeroDivision: *zeroDiv},
 	}
@@ -249,9 +252,11 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	fmt.Fprintf(env.Stderr, "generate: %d tasks x %d models (%s) on %s; output %s\n",
 		len(tasks), len(cfg.Models), strings.Join(names, ", "), ex.Name(), cfg.Out)
 	bar := newBar(env, "generate", len(tasks)*len(cfg.Models), cfg.Quiet)
+	batches := newBatchReporter(env.Stderr, "generate:")
+	batches.setBar(bar)
 	res, err := refine.Generate(ctx, refine.Options{
 		Out: cfg.Out, Tasks: tasks, Models: cfg.Models, Executor: ex, Schema: mimic.V31,
-		LLM:         llm.Options{Cache: cache, Meter: meter, Logger: logger, Getenv: env.Getenv},
+		LLM:         llm.Options{Cache: cache, Meter: meter, Logger: logger, Getenv: env.Getenv, Batch: batches.options(cfg.BatchWait)},
 		Concurrency: cfg.Concurrency, Subset: cfg.Limit > 0, Database: databaseOf(cfg.EngineCfg),
 		Events: func(e refine.Event) {
 			logger.Info("task", "model", e.Model, "task", e.Key.String(), "status", e.Status, "resumed", e.Resumed, "detail", e.Detail)
@@ -318,7 +323,7 @@ func estimateGenerate(env *Env, cfg generateConfig) error {
 		}
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\ttasks\tfirst calls\tprompt tokens\tcost $ (first)\tcost $ (all rounds)\t")
+	fmt.Fprintln(tw, "model\ttasks\tfirst calls\tprompt tokens\tcost $ (first)\tcost $ (all rounds)\tbatch $ (all rounds)\t")
 	for _, m := range cfg.Models {
 		p := refine.NewPrompter(m.PromptOrDefault(), mimic.V31)
 		promptTokens := 0
@@ -329,16 +334,17 @@ func estimateGenerate(env *Env, cfg generateConfig) error {
 		if completion == 0 {
 			completion = llm.DefaultCompletionReserve
 		}
-		first, all := "-", "-"
+		first, all, batch := "-", "-", "-"
 		if prices != nil {
 			if usd, ok := prices.Cost(m.Model, llm.Usage{PromptTokens: promptTokens, CompletionTokens: completion * len(tasks)}); ok {
 				first = fmt.Sprintf("%.2f", usd)
 				all = fmt.Sprintf("%.2f", usd*float64(1+m.RoundsOrDefault()))
+				batch = fmt.Sprintf("%.2f", usd*float64(1+m.RoundsOrDefault())*prices[m.Model].BatchShare())
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t\n", m.Name, len(tasks), len(tasks), promptTokens, first, all)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t\n", m.Name, len(tasks), len(tasks), promptTokens, first, all, batch)
 	}
 	tw.Flush()
-	fmt.Fprintln(env.Stdout, "prompt tokens are estimated (4 bytes a token); completions at max_tokens; \"all rounds\" is the worst case")
+	fmt.Fprintln(env.Stdout, "prompt tokens are estimated (4 bytes a token); completions at max_tokens; \"all rounds\" is the worst case; \"batch\" at the batch API's share of the price (mode: batch)")
 	return nil
 }

@@ -34,20 +34,7 @@ const (
 // the same engine (a few fail there; the expectation is computed, not
 // typed).
 func TestGenerateValidationOnDemo(t *testing.T) {
-	demo := shared.Path(t, "mimic-iv-demo")
-	data := shared.Path(t, "clinsql-data")
-	dir := t.TempDir()
-	db := filepath.Join(dir, "demo.duckdb")
-	if code, out, errs := runGen(t, "db", "build", "--mimic", demo, "--out", db, "--quiet"); code != 0 {
-		t.Fatalf("db build: exit %d: %s%s", code, out, errs)
-	}
-	tasks, err := loadGenerateTasks(&Env{}, data, "validation", 0, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tasks) != 190 {
-		t.Fatalf("%d validation tasks", len(tasks))
-	}
+	dir, db, data, tasks := demoValidation(t)
 
 	// The gold queries on the engine the run uses (same opening code).
 	ex, err := engines["duckdb"](engineConfig{DB: db, Conns: 2})
@@ -68,13 +55,7 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 	}
 	ex.Close()
 
-	sched := &refinetest.Schedule{Right: map[string]string{}}
-	index := map[string]int{}
-	for i, tk := range tasks {
-		sched.Right[tk.Question] = tk.GoldSQL
-		index[tk.Question] = i
-	}
-	sched.Errs = func(q string) int { return refinetest.ErrsByIndex(index[q]) }
+	sched := goldSchedule(tasks)
 	srvA := llmtest.Start(t, sched.Handler(), llmtest.Options{APIKey: genKey})
 	srvB := llmtest.Start(t, sched.Handler(), llmtest.Options{APIKey: genKey})
 	models := writeModels(t, dir, map[string]string{"alpha": srvA.OpenAIBaseURL(), "beta": srvB.OpenAIBaseURL()})
@@ -185,4 +166,37 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 	t.Logf("judge: %d tasks scored, %d judge calls; average SQL %.3f, execution %.3f",
 		len(g.Evaluations), judgeSrv.Calls(), g.Summary.AverageSQLScore, g.Summary.AverageResultsScore)
 	t.Logf("%d files checked for the API key", llmtest.AssertNoSecret(t, dir, genKey))
+}
+
+// demoValidation builds the demo database in a temporary folder and loads
+// the 190 validation tasks (skipped without the shared data).
+func demoValidation(t *testing.T) (dir, db, data string, tasks []*datasets.Task) {
+	demo := shared.Path(t, "mimic-iv-demo")
+	data = shared.Path(t, "clinsql-data")
+	dir = t.TempDir()
+	db = filepath.Join(dir, "demo.duckdb")
+	if code, out, errs := runGen(t, "db", "build", "--mimic", demo, "--out", db, "--quiet"); code != 0 {
+		t.Fatalf("db build: exit %d: %s%s", code, out, errs)
+	}
+	tasks, err := loadGenerateTasks(&Env{}, data, "validation", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) != 190 {
+		t.Fatalf("%d validation tasks", len(tasks))
+	}
+	return dir, db, data, tasks
+}
+
+// goldSchedule answers each task with its gold SQL, broken in its first
+// refinetest.ErrsByIndex(i) answers.
+func goldSchedule(tasks []*datasets.Task) *refinetest.Schedule {
+	sched := &refinetest.Schedule{Right: map[string]string{}}
+	index := map[string]int{}
+	for i, tk := range tasks {
+		sched.Right[tk.Question] = tk.GoldSQL
+		index[tk.Question] = i
+	}
+	sched.Errs = func(q string) int { return refinetest.ErrsByIndex(index[q]) }
+	return sched
 }

@@ -60,7 +60,14 @@ appended as soon as it is decided), detailed_grading.json and the three
 scoring summaries in the reference shapes, and judge_summary.json. Running
 again into the same --out resumes: decided leaves are not judged again, and
 a finished run makes no call. An exit code of 3 means the run stopped
-before every leaf was decided (budget, interrupt); what was done is kept.
+before every leaf was decided (budget, interrupt, --batch-wait); what was
+done is kept.
+
+An endpoint with mode: batch sends the judge's requests through the
+provider's batch API (OpenAI, Azure OpenAI) at half the price: every group
+that is ready goes into one batch, the next level of gated leaves into the
+next. Batches are recorded in --out (batches-<endpoint>.jsonl); --batch-wait
+bounds the wait, and running again collects them.
 The budget caps what --out spends over every run (spending.jsonl there).
 
 --mode strict (the default, as for rescore, report and run) honours
@@ -98,6 +105,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	otherModel := fs.Bool("replay-other-model", false, "replay recorded decisions made about another model's answers (on purpose)")
 	estimateOnly := fs.Bool("estimate", false, "print the estimate and stop")
 	verbose := fs.Bool("verbose", false, "log retries and calls")
+	batchWait := addBatchWait(fs)
 	sel := addTaskFilter(fs, true)
 	alias(fs, "v", "verbose")
 	if err := parseFlags(fs, args); err != nil {
@@ -106,6 +114,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	if *tasksDir == "" || *runDir == "" {
 		return usagef("--tasks and --run are required")
 	}
+	batches := newBatchReporter(env.Stderr, "judge:")
 	if (*judgeSpec == "") == (*configFile == "") {
 		return usagef("give exactly one of --judge replay:FILE and --judge-config FILE")
 	}
@@ -233,7 +242,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 			logger = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		}
 		var client *llm.Client
-		if llmJudge, meter, client, err = openLLMJudge(env, cfg, *out, *prices, logger); err != nil {
+		if llmJudge, meter, client, err = openLLMJudge(env, cfg, *out, *prices, logger, batches.options(*batchWait)); err != nil {
 			return err
 		}
 		defer meter.Close()
@@ -286,6 +295,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	// every leaf recorded, not by one per call.
 	var barMu sync.Mutex
 	shown := 0
+	batches.setBar(bar)
 	opts.Progress = func(recorded int) {
 		barMu.Lock()
 		defer barMu.Unlock()
@@ -330,7 +340,7 @@ func printEstimate(w io.Writer, model string, tasks, resumed int, e judge.Estima
 	fmt.Fprintf(w, "estimate: at most %d calls, ~%d prompt and at most %d completion tokens", e.Calls, e.PromptTokens, e.CompletionTokens)
 	if meter != nil {
 		if usd, err := meter.Prices().Estimate(endpointModel(j), 1, e.PromptTokens, e.CompletionTokens); err == nil {
-			fmt.Fprintf(w, ", at most $%.2f before cache hits", usd)
+			fmt.Fprintf(w, ", at most %s before cache hits", batchPrice(meter.Prices(), endpointModel(j), usd))
 		} else if len(meter.Prices()) > 0 {
 			fmt.Fprintf(w, " (no price for %s)", endpointModel(j))
 		}

@@ -13,8 +13,9 @@ import (
 // spending record of out (budget over every run into it) and the llm
 // cache (cfg.Cache, default <out>/llm-cache, "off" for none). pricesFile,
 // when not "", is a price table given on the command line, over the
-// config's; logger, when not nil, logs retries and calls.
-func openLLMJudge(env *Env, cfg *judge.Config, out, pricesFile string, logger *slog.Logger) (*judge.LLMJudge, *llm.Meter, *llm.Client, error) {
+// config's; logger, when not nil, logs retries and calls; batch serves an
+// endpoint in batch mode (its journal goes to out).
+func openLLMJudge(env *Env, cfg *judge.Config, out, pricesFile string, logger *slog.Logger, batch *llm.BatchOptions) (*judge.LLMJudge, *llm.Meter, *llm.Client, error) {
 	var table llm.Prices
 	var err error
 	if pricesFile == "" {
@@ -31,7 +32,12 @@ func openLLMJudge(env *Env, cfg *judge.Config, out, pricesFile string, logger *s
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	lo := llm.Options{Meter: meter, Getenv: env.Getenv, Logger: logger}
+	lo := llm.Options{Meter: meter, Getenv: env.Getenv, Logger: logger, Batch: batch}
+	if batch != nil {
+		// An endpoint in batch mode records its batches in the output
+		// folder, where a rerun finds them.
+		batch.Dir = out
+	}
 	dir := cfg.Cache
 	if dir == "" {
 		dir = filepath.Join(out, runfolder.LLMCacheDir)

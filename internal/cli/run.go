@@ -55,6 +55,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	fs.Usage = func() { fmt.Fprint(env.Stderr, runUsage+"\n"); printFlags(fs) }
 	config := fs.String("config", "", "benchmark config `file` (YAML)")
 	quiet := fs.Bool("quiet", false, "no progress line during generation")
+	batchWait := addBatchWait(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		return usagef("--config is required")
 	}
 	if isEHRSQLConfig(*config) {
-		return runEHRSQLConfig(ctx, env, *config, *quiet)
+		return runEHRSQLConfig(ctx, env, *config, *quiet, *batchWait)
 	}
 	cfg, err := loadBenchConfig(*config)
 	if err != nil {
@@ -71,7 +72,9 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	var pending []string
 
 	fmt.Fprintf(env.Stdout, "== generate (%d models)\n", len(cfg.models))
-	res, err := generate(ctx, env, cfg.generateConfig(*quiet))
+	gcfg := cfg.generateConfig(*quiet)
+	gcfg.BatchWait = *batchWait
+	res, err := generate(ctx, env, gcfg)
 	if err != nil {
 		if ctx.Err() != nil {
 			return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("%v; run the same command again to resume", err)}
@@ -94,7 +97,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 			continue
 		}
 		fmt.Fprintf(env.Stdout, "-- %s\n", m.Model)
-		jargs := []string{"--tasks", cfg.Tasks, "--run", m.Dir}
+		jargs := []string{"--tasks", cfg.Tasks, "--run", m.Dir, "--batch-wait", batchWait.String()}
 		if file, ok := strings.CutPrefix(cfg.judgeSpec(), "replay:"); ok {
 			jargs = append(jargs, "--judge", "replay:"+file)
 		} else {

@@ -23,6 +23,20 @@
 // server ([Hang], or any Delay beyond the client's timeout), or a broken body
 // ([Fault]: Truncated, CutOff, Malformed, NoChoices, Disconnect).
 //
+// The batch API is served too: POST /v1/files (multipart, purpose batch;
+// each JSONL line checked as an online request), GET /v1/files/{id}/content,
+// POST /v1/batches, GET /v1/batches (newest first), GET /v1/batches/{id},
+// POST /v1/batches/{id}/cancel, and Azure's /openai/... equivalents. Each
+// batch follows a [BatchScript] ([Options].Batches): the statuses successive
+// retrieves report (validating, in_progress, finalizing, then completed,
+// expired, failed or cancelled), and for expired and cancelled batches how
+// many requests ran first. Requests are answered by the same [Handler] when
+// the batch ends: successes in the output file, error statuses in the error
+// file, unanswered requests there with batch_expired or batch_cancelled.
+// [Server.Submitted] counts each custom_id's batches, so tests can check that
+// no request was submitted twice; [Server.CompleteBatches] lets a stalled
+// provider catch up.
+//
 // [Options].Latency delays every reply. The server counts requests
 // ([Server.Calls]), keeps the decoded valid ones ([Server.Requests]) and
 // measures the largest number handled at once ([Server.MaxInFlight]), which is

@@ -23,6 +23,15 @@ type Options struct {
 	// APIKey, if set, must be the key the client sends; otherwise any
 	// non-empty key is accepted.
 	APIKey string
+	// Batches scripts the batch API (see [BatchScript]): the script of the
+	// i-th batch created (from 0) holding n requests. nil: every batch goes
+	// validating, in_progress, finalizing, completed.
+	Batches func(i, n int) BatchScript
+	// BatchFaults fails the first n calls of a batch API operation
+	// ("upload", "create", "retrieve", "content") with a 500. A failed
+	// create has created its batch all the same (the reply was lost), as
+	// a provider may.
+	BatchFaults map[string]int
 }
 
 // Server is a fake chat-completions server. Create it with [New] or [Start].
@@ -48,6 +57,11 @@ type Server struct {
 	mu       sync.Mutex
 	calls    []Call
 	problems []string
+
+	bmu     sync.Mutex
+	files   map[string]*fakeFile
+	batches []*fakeBatch
+	faulted map[string]int
 }
 
 // New starts a server answering with h. Close it when done.
@@ -148,6 +162,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
+	if s.batchAPI(w, r) {
+		return
+	}
 	call, status, apiErr := s.decode(r)
 	if status == statusClientClosed {
 		s.aborted.Add(1)
@@ -239,6 +256,16 @@ func (s *Server) decode(r *http.Request) (Call, int, *APIError) {
 		// context does this), not a malformed request: nothing to answer.
 		return c, statusClientClosed, nil
 	}
+	status, apiErr := checkBody(&c, body)
+	return c, status, apiErr
+}
+
+// checkBody parses and validates a chat-completions body the way the real
+// API does (online, or one line of a batch file).
+func checkBody(c *Call, body []byte) (int, *APIError) {
+	invalid := func(status int, msg, param, code string) (int, *APIError) {
+		return status, &APIError{Message: msg, Type: "invalid_request_error", Param: param, Code: code}
+	}
 	c.Raw = body
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&c.Request); err != nil {
@@ -298,7 +325,7 @@ func (s *Server) decode(r *http.Request) (Call, int, *APIError) {
 			return invalid(http.StatusBadRequest, fmt.Sprintf("Invalid value: '%s'. Supported values are: 'json_object', 'json_schema', and 'text'.", f.Type), "response_format.type", "invalid_value")
 		}
 	}
-	return c, http.StatusOK, nil
+	return http.StatusOK, nil
 }
 
 // write sends reply as the real API would, or breaks it as asked.
@@ -314,27 +341,7 @@ func (s *Server) write(w http.ResponseWriter, c *Call, reply Reply) {
 	for k, vs := range reply.Header {
 		w.Header()[k] = vs
 	}
-	model := c.Request.Model
-	if c.Azure && model == "" {
-		model = c.Deployment
-	}
-	finish := reply.FinishReason
-	if finish == "" {
-		finish = "stop"
-	}
-	pt, ct := reply.usage(c)
-	resp := completion{
-		ID: fmt.Sprintf("chatcmpl-llmtest-%d", c.Seq), Object: "chat.completion", Created: time.Now().Unix(), Model: model,
-		Choices: []choice{{Index: 0, Message: Message{Role: "assistant", Content: reply.Content}, FinishReason: finish}},
-		Usage:   usage{PromptTokens: pt, CompletionTokens: ct, TotalTokens: pt + ct},
-	}
-	if q := c.Request.Logprobs; q != nil && *q && len(resp.Choices) > 0 {
-		resp.Choices[0].Logprobs = logprobsFor(reply.Content, reply.Logprob, reply.TokenLogprobs)
-	}
-	if reply.Fault == NoChoices {
-		resp.Choices = []choice{}
-	}
-	body, _ := json.Marshal(resp)
+	body := completionBody(c, reply)
 	switch reply.Fault {
 	case Truncated:
 		body = body[:len(body)/2]
@@ -359,6 +366,33 @@ func (s *Server) write(w http.ResponseWriter, c *Call, reply Reply) {
 	w.Header().Set("Content-Length", fmt.Sprint(len(body)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(body)
+}
+
+// completionBody is the JSON completion answering c with a successful
+// reply (NoChoices applied; the other faults break the wire, not the body).
+func completionBody(c *Call, reply Reply) []byte {
+	model := c.Request.Model
+	if c.Azure && model == "" {
+		model = c.Deployment
+	}
+	finish := reply.FinishReason
+	if finish == "" {
+		finish = "stop"
+	}
+	pt, ct := reply.usage(c)
+	resp := completion{
+		ID: fmt.Sprintf("chatcmpl-llmtest-%d", c.Seq), Object: "chat.completion", Created: time.Now().Unix(), Model: model,
+		Choices: []choice{{Index: 0, Message: Message{Role: "assistant", Content: reply.Content}, FinishReason: finish}},
+		Usage:   usage{PromptTokens: pt, CompletionTokens: ct, TotalTokens: pt + ct},
+	}
+	if q := c.Request.Logprobs; q != nil && *q && len(resp.Choices) > 0 {
+		resp.Choices[0].Logprobs = logprobsFor(reply.Content, reply.Logprob, reply.TokenLogprobs)
+	}
+	if reply.Fault == NoChoices {
+		resp.Choices = []choice{}
+	}
+	body, _ := json.Marshal(resp)
+	return body
 }
 
 // usage is the token counts the reply reports: its own, or estimated from

@@ -97,6 +97,9 @@ type Call struct {
 	Azure      bool
 	Deployment string
 	APIVersion string
+	// Batch requests: the batch and the line's custom_id ("" online).
+	Batch    string
+	CustomID string
 }
 
 // Prompt is every message's content joined by newlines, for matching.
