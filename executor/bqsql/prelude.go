@@ -137,6 +137,12 @@ CREATE OR REPLACE TEMP MACRO bq_timestamp_add_check(p, x, iv) AS CASE
 	WHEN typeof(x) = 'TIMESTAMP WITH TIME ZONE'
 		THEN error('TIMESTAMP_ADD does not support the ' || p || ' date part when the argument is TIMESTAMP type')
 	ELSE x + iv END;
+-- DATE_ADD, DATETIME_ADD, TIMESTAMP_ADD (and _SUB) past BigQuery's range
+-- (years 1 to 9999) are its out_of_range error; DuckDB's range is wider.
+CREATE OR REPLACE TEMP MACRO bq_civil_range(r, fn) AS CASE
+	WHEN r < TIMESTAMP '0001-01-01 00:00:00' OR r >= TIMESTAMP '10000-01-01 00:00:00'
+		THEN error(fn || ' causes overflow: the result is outside 0001-01-01 to 9999-12-31')
+	ELSE r END;
 CREATE OR REPLACE TEMP MACRO bq_unix_date(x DATE) AS x - DATE '1970-01-01';
 CREATE OR REPLACE TEMP MACRO bq_unix_seconds(x TIMESTAMPTZ) AS CAST(floor(epoch_us(x) / 1000000) AS BIGINT);
 CREATE OR REPLACE TEMP MACRO bq_unix_millis(x TIMESTAMPTZ) AS CAST(floor(epoch_us(x) / 1000) AS BIGINT);

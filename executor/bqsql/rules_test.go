@@ -185,6 +185,13 @@ func TestDateTimeRules(t *testing.T) {
 		{name: "DATE_ADD month end", bq: `SELECT DATE_ADD(DATE '2020-01-31', INTERVAL 1 MONTH)`, want: "2020-02-29"},
 		{name: "DATETIME_ADD", bq: `SELECT DATETIME_ADD(DATETIME '2008-12-25 15:30:00', INTERVAL 10 MINUTE), DATETIME_SUB(DATETIME '2008-12-25 15:30:00', INTERVAL 10 MINUTE)`, want: "2008-12-25 15:40:00 | 2008-12-25 15:20:00", types: "TIMESTAMP | TIMESTAMP"},
 		{name: "DATETIME_ADD 24 hours", bq: `SELECT DATETIME_ADD(DATETIME '2150-01-01 10:00:00', INTERVAL 24 HOUR)`, want: "2150-01-02 10:00:00"},
+		// ZetaSQL's civil_time compliance cases: past year 9999 or before
+		// year 1 is BigQuery's out_of_range error.
+		{name: "DATETIME_ADD past 9999", bq: `SELECT DATETIME_ADD(DATETIME '9999-12-31 23:59:59.999999', INTERVAL 1 MICROSECOND)`, err: errRuntime},
+		{name: "DATETIME_SUB before year 1", bq: `SELECT DATETIME_SUB(DATETIME '0001-01-01 00:00:00', INTERVAL 1 MICROSECOND)`, err: errRuntime},
+		{name: "DATE_ADD past 9999", bq: `SELECT DATE_ADD(DATE '9999-12-31', INTERVAL 1 DAY)`, err: errRuntime},
+		{name: "TIMESTAMP_ADD past 9999", bq: `SELECT TIMESTAMP_ADD(TIMESTAMP '9999-12-31 23:00:00+00', INTERVAL 2 HOUR)`, err: errRuntime},
+		{name: "DATETIME_ADD at the edge", bq: `SELECT DATETIME_ADD(DATETIME '9999-12-31 23:59:59', INTERVAL 999999 MICROSECOND), DATE_SUB(DATE '0001-01-02', INTERVAL 1 DAY)`, want: "9999-12-31 23:59:59.999999 | 0001-01-01"},
 		{name: "TIMESTAMP_ADD", bq: `SELECT TIMESTAMP_ADD(TIMESTAMP '2008-12-25 15:30:00+00', INTERVAL 10 MINUTE)`, want: "2008-12-25 15:40:00+00"},
 		{name: "TIMESTAMP_ADD on DATETIME keeps DATETIME", bq: `SELECT TIMESTAMP_ADD(DATETIME '2150-01-01 10:00:00', INTERVAL 2 DAY)`, want: "2150-01-03 10:00:00", types: "TIMESTAMP"},
 		{name: "INTERVAL amount must be INT64", bq: `SELECT DATE_ADD(DATE '2020-01-01', INTERVAL x DAY) FROM (SELECT 1.5 AS x)`, err: errRuntime},
@@ -223,6 +230,12 @@ func TestDateTimeRules(t *testing.T) {
 
 func TestAggregateRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
+		// GROUPING SETS as BigQuery's documentation example shapes it: each
+		// set its own rows, the empty set the grand total.
+		{name: "GROUPING SETS", bq: `SELECT a + 1 AS a1, UPPER(b) AS ub, COUNT(*) AS n FROM UNNEST([STRUCT(1 AS a, 'x' AS b), (1, 'y'), (2, 'y')]) GROUP BY GROUPING SETS ((a + 1, UPPER(b)), a + 1, ()) ORDER BY 1, 2, 3`,
+			want: "NULL | NULL | 3\n2 | NULL | 2\n2 | X | 1\n2 | Y | 1\n3 | NULL | 1\n3 | Y | 1"},
+		{name: "ROLLUP over columns", bq: `SELECT a, b, COUNT(*) FROM UNNEST([STRUCT(1 AS a, 'x' AS b), (1, 'y')]) GROUP BY ROLLUP(a, b) ORDER BY 1, 2`,
+			want: "NULL | NULL | 2\n1 | NULL | 2\n1 | x | 1\n1 | y | 1"},
 		// APPROX_QUANTILES returns input values; on exact data BigQuery's
 		// boundaries are the values of rank ceil(q·N).
 		// A fraction where BigQuery wants the number of quantiles is the
@@ -438,7 +451,12 @@ func TestRejectedLikeBigQuery(t *testing.T) {
 		{name: "unbalanced parenthesis", bq: `SELECT (1`, err: ErrInvalid},
 		{name: "query parameters are unsupported", bq: `SELECT @x`, err: ErrUnsupported},
 		{name: "JSON functions are unsupported", bq: `SELECT JSON_VALUE('{"a": 1}', '$.a')`, err: ErrUnsupported},
-		{name: "GROUPING SETS is unsupported, not an unknown function", bq: `SELECT a, COUNT(*) FROM UNNEST([1, 2]) AS a GROUP BY GROUPING SETS ((a), ())`, err: ErrUnsupported},
+		// GoogleSQL compliance cases (grouping_sets_queries.test): DuckDB
+		// merges repeated keys and gives NULL for a+1 in the set without
+		// a+1 where BigQuery computes it from a.
+		{name: "ROLLUP with a key over another key's column is unsupported", bq: `SELECT a, a+1, COUNT(*) FROM UNNEST([1, 2]) AS a GROUP BY ROLLUP(a, a+1)`, err: ErrUnsupported},
+		{name: "CUBE with a repeated key (ordinal) is unsupported", bq: `SELECT a+1 AS a1, COUNT(*) FROM UNNEST([1, 2]) AS a GROUP BY CUBE(1, a1)`, err: ErrUnsupported},
+		{name: "ROLLUP with a repeated key list is unsupported", bq: `SELECT a, COUNT(*) FROM UNNEST([1, 2]) AS a GROUP BY ROLLUP((a), (a))`, err: ErrUnsupported},
 		{name: "PIVOT is unsupported", bq: `SELECT * FROM (SELECT 1 AS a, 'x' AS b) PIVOT (SUM(a) FOR b IN ('x'))`, err: ErrUnsupported},
 	})
 }
