@@ -139,9 +139,10 @@ CREATE OR REPLACE TEMP MACRO bq_timestamp_add_check(p, x, iv) AS CASE
 	ELSE x + iv END;
 -- DATE_ADD, DATETIME_ADD, TIMESTAMP_ADD (and _SUB) past BigQuery's range
 -- (years 1 to 9999) are its out_of_range error; DuckDB's range is wider.
+-- (A DATE-typed raise keeps a DATE result DATE.)
 CREATE OR REPLACE TEMP MACRO bq_civil_range(r, fn) AS CASE
 	WHEN r < TIMESTAMP '0001-01-01 00:00:00' OR r >= TIMESTAMP '10000-01-01 00:00:00'
-		THEN error(fn || ' causes overflow: the result is outside 0001-01-01 to 9999-12-31')
+		THEN CAST(fn || ' causes overflow: ' || CAST(r AS VARCHAR) || ' is outside 0001-01-01 to 9999-12-31' AS DATE)
 	ELSE r END;
 CREATE OR REPLACE TEMP MACRO bq_unix_date(x DATE) AS x - DATE '1970-01-01';
 CREATE OR REPLACE TEMP MACRO bq_unix_seconds(x TIMESTAMPTZ) AS CAST(floor(epoch_us(x) / 1000000) AS BIGINT);
@@ -496,7 +497,7 @@ func roundMacro(d int) string {
 // as side-effecting, which DuckDB then refuses to reference by alias), so
 // DuckDB reports "Could not convert string '<message>' to DOUBLE" or a
 // date-format complaint quoting it.
-var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) cannot be negative)[^'"]*)['"]`)
+var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) cannot be negative|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: )[^'"]*)['"]`)
 
 // overloads finds DuckDB's complaint that it cannot choose between the
 // typed overloads of a bridge macro: it does not know the type of a

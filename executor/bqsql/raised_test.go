@@ -17,6 +17,8 @@ func TestExplain(t *testing.T) {
 		{`Conversion Error: Could not convert string 'Bad int64 value: x' to INT64`, "Bad int64 value: x", false},
 		{`Conversion Error: invalid date field format: "No matching signature for function DATE for argument types: INTEGER", expected format is (YYYY-MM-DD)`,
 			"No matching signature for function DATE for argument types: INTEGER", false},
+		{`Conversion Error: invalid date field format: "DATETIME_ADD causes overflow: 10000-01-01 00:00:00 is outside 0001-01-01 to 9999-12-31", expected format is (YYYY-MM-DD)`,
+			"DATETIME_ADD causes overflow: 10000-01-01 00:00:00 is outside 0001-01-01 to 9999-12-31", false},
 		// Any other error, a conversion of the model's own included, is kept.
 		{`Conversion Error: Could not convert string 'abc' to INT32`, `Conversion Error: Could not convert string 'abc' to INT32`, false},
 		{`Binder Error: Referenced column "x" not found`, `Binder Error: Referenced column "x" not found`, false},
