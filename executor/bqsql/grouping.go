@@ -10,13 +10,16 @@ import (
 // others run as written. Two cases differ (GoogleSQL's compliance tests,
 // grouping_sets_queries.test):
 //
-//   - a key repeated in one ROLLUP or CUBE list (ROLLUP(a, 1) with a first
-//     in the SELECT list, CUBE((a, b), (a, b))): BigQuery keeps each
+//   - a key repeated in one ROLLUP or CUBE list by ordinal or alias
+//     (ROLLUP(a, 1) with a first in the SELECT list): BigQuery keeps each
 //     occurrence as its own grouping level, DuckDB merges them, so subtotal
 //     rows go missing;
 //   - a key that is an expression over another key's column (ROLLUP(a,
 //     a+1)): in the grouping set without it, BigQuery computes a+1 from the
-//     grouped a, DuckDB gives NULL.
+//     grouped a, DuckDB gives NULL;
+//   - within GROUPING SETS, a key naming a SELECT list item by ordinal or
+//     alias: DuckDB merges the sets that then coincide, and gives NULL
+//     where BigQuery has the grouped value.
 //
 // Keys are compared after resolving ordinals and SELECT aliases to their
 // expressions, as text.
@@ -71,34 +74,37 @@ func selectExprs(items []*item, sel int) map[string][]*item {
 func (e *emitter) checkGroupingKeys(sel map[string][]*item, list []*item) {
 	var all [][]*item // every key, ordinals and aliases resolved
 	var first *item
+	resolved := map[*item]bool{} // first items of keys named by ordinal or alias
 	// collect returns the keys in items; sets: inside ROLLUP, CUBE or
 	// GROUPING SETS. Each ROLLUP and CUBE list is checked for repeats
 	// (GROUPING SETS may name a key in several sets).
-	var collect func(items []*item, sets bool) [][]*item
-	collect = func(items []*item, sets bool) [][]*item {
+	var collect func(items []*item, sets, inSets bool) [][]*item
+	collect = func(items []*item, sets, inSets bool) [][]*item {
 		var keys [][]*item
 		for i := 0; i < len(items) && e.err == nil; i++ {
 			it := items[i]
 			switch {
 			case (it.is("ROLLUP") || it.is("CUBE")) && at(items, i+1).isGroup("("):
 				first = orItem(first, it)
-				sub := collect(items[i+1].kids, true)
-				seen := map[string]bool{}
+				sub := collect(items[i+1].kids, true, inSets)
+				// A key written twice is kept twice by both engines; one
+				// named again by ordinal or alias is merged by DuckDB.
+				seen := map[string]bool{} // key text -> named by ordinal or alias
 				for _, k := range sub {
 					text := keyText(k)
-					if seen[text] {
-						e.unsupported(it, "%s with a repeated key (%s) is not supported", it.upper(), text)
+					if byName, ok := seen[text]; ok && (byName || resolved[k[0]]) {
+						e.unsupported(it, "%s with a key repeated by ordinal or alias is not supported", it.upper())
 					}
-					seen[text] = true
+					seen[text] = seen[text] || resolved[k[0]]
 				}
 				keys = append(keys, sub...)
 				i++
 			case it.is("GROUPING") && at(items, i+1).is("SETS") && at(items, i+2).isGroup("("):
 				first = orItem(first, it)
-				keys = append(keys, collect(items[i+2].kids, true)...)
+				keys = append(keys, collect(items[i+2].kids, true, true)...)
 				i += 2
 			case sets && it.isGroup("("):
-				keys = append(keys, collect(it.kids, true)...) // a key list (a, b) or the empty set ()
+				keys = append(keys, collect(it.kids, true, inSets)...) // a key list (a, b) or the empty set ()
 			case sets && !it.isPunct(","):
 				j := i
 				for j < len(items) && !items[j].isPunct(",") {
@@ -107,7 +113,11 @@ func (e *emitter) checkGroupingKeys(sel map[string][]*item, list []*item) {
 				key := items[i:j]
 				if len(key) == 1 && (key[0].tok.Kind == Number || isName(key[0])) {
 					if expr, ok := sel[strings.ToLower(key[0].tok.Text)]; ok && len(expr) > 0 {
+						if inSets {
+							e.unsupported(key[0], "GROUPING SETS naming a SELECT list item by ordinal or alias is not supported")
+						}
 						key = expr
+						resolved[expr[0]] = true
 					}
 				}
 				keys = append(keys, key)
@@ -117,7 +127,7 @@ func (e *emitter) checkGroupingKeys(sel map[string][]*item, list []*item) {
 		}
 		return keys
 	}
-	collect(list, false)
+	collect(list, false, false)
 	if first == nil || e.err != nil {
 		return
 	}
@@ -140,7 +150,7 @@ func (e *emitter) checkGroupingKeys(sel map[string][]*item, list []*item) {
 			return false
 		})
 		if over != "" {
-			e.unsupported(first, "ROLLUP, CUBE and GROUPING SETS with a key expression over another key's column (%s and %s) are not supported", keyText(key), over)
+			e.unsupported(key[0], "ROLLUP, CUBE and GROUPING SETS with a key expression over another key's column are not supported")
 			return
 		}
 	}

@@ -234,6 +234,8 @@ func TestAggregateRules(t *testing.T) {
 		// set its own rows, the empty set the grand total.
 		{name: "GROUPING SETS", bq: `SELECT a + 1 AS a1, UPPER(b) AS ub, COUNT(*) AS n FROM UNNEST([STRUCT(1 AS a, 'x' AS b), (1, 'y'), (2, 'y')]) GROUP BY GROUPING SETS ((a + 1, UPPER(b)), a + 1, ()) ORDER BY 1, 2, 3`,
 			want: "NULL | NULL | 3\n2 | NULL | 2\n2 | X | 1\n2 | Y | 1\n3 | NULL | 1\n3 | Y | 1"},
+		{name: "ROLLUP with a key written twice", bq: `SELECT a, COUNT(*) FROM UNNEST([1, 1]) AS a GROUP BY ROLLUP(a, a) ORDER BY 1, 2`,
+			want: "NULL | 2\n1 | 2\n1 | 2"},
 		{name: "ROLLUP over columns", bq: `SELECT a, b, COUNT(*) FROM UNNEST([STRUCT(1 AS a, 'x' AS b), (1, 'y')]) GROUP BY ROLLUP(a, b) ORDER BY 1, 2`,
 			want: "NULL | NULL | 2\n1 | NULL | 2\n1 | x | 1\n1 | y | 1"},
 		// APPROX_QUANTILES returns input values; on exact data BigQuery's
@@ -456,7 +458,8 @@ func TestRejectedLikeBigQuery(t *testing.T) {
 		// a+1 where BigQuery computes it from a.
 		{name: "ROLLUP with a key over another key's column is unsupported", bq: `SELECT a, a+1, COUNT(*) FROM UNNEST([1, 2]) AS a GROUP BY ROLLUP(a, a+1)`, err: ErrUnsupported},
 		{name: "CUBE with a repeated key (ordinal) is unsupported", bq: `SELECT a+1 AS a1, COUNT(*) FROM UNNEST([1, 2]) AS a GROUP BY CUBE(1, a1)`, err: ErrUnsupported},
-		{name: "ROLLUP with a repeated key list is unsupported", bq: `SELECT a, COUNT(*) FROM UNNEST([1, 2]) AS a GROUP BY ROLLUP((a), (a))`, err: ErrUnsupported},
+		{name: "GROUPING SETS with an ordinal is unsupported", bq: `SELECT a + 1 AS a1, COUNT(*) FROM UNNEST([1, 2]) AS a GROUP BY GROUPING SETS (1, a + 1)`, err: ErrUnsupported},
+		{name: "ROLLUP with a key repeated by alias is unsupported", bq: `SELECT a AS b, COUNT(*) FROM UNNEST([1, 2]) AS a GROUP BY ROLLUP(a, b)`, err: ErrUnsupported},
 		{name: "PIVOT is unsupported", bq: `SELECT * FROM (SELECT 1 AS a, 'x' AS b) PIVOT (SUM(a) FOR b IN ('x'))`, err: ErrUnsupported},
 	})
 }
