@@ -144,6 +144,43 @@ CREATE OR REPLACE TEMP MACRO bq_civil_range(r, fn) AS CASE
 	WHEN r < TIMESTAMP '0001-01-01 00:00:00' OR r >= TIMESTAMP '10000-01-01 00:00:00'
 		THEN CAST(fn || ' causes overflow: ' || CAST(r AS VARCHAR) || ' is outside 0001-01-01 to 9999-12-31' AS DATE)
 	ELSE r END;
+-- NUMERIC and BIGNUMERIC aggregates: s is DuckDB's sum, d the sum in
+-- DOUBLE, n the count. DuckDB's DECIMAL(38, k) sum runs in 128 bits without
+-- an overflow check: it wraps past 1.7e38 units. d tells a sum past
+-- BigQuery's range (29 and 20 integer digits), BigQuery's error, from one
+-- within it. AVG is the sum divided by the count in units of the scale (the
+-- decimal text without its point), rounded half away from zero; where the
+-- sum is too large for the units it is the engine's limit.
+CREATE OR REPLACE TEMP MACRO bq_numeric_range(s, d, fn) AS CASE
+	WHEN abs(d) > 1.0000001e29 OR abs(s) > CAST('99999999999999999999999999999.999999999' AS DECIMAL(38, 9))
+		THEN CAST('numeric overflow: ' || fn || ' of NUMERIC is about ' || CAST(d AS VARCHAR) AS DECIMAL(38, 9))
+	ELSE s END;
+CREATE OR REPLACE TEMP MACRO bq_bignumeric_range(s, d, fn) AS CASE
+	WHEN abs(d) > 1.0000001e20 OR abs(s) > CAST('99999999999999999999.999999999999999999' AS DECIMAL(38, 18))
+		THEN CAST('numeric overflow: ' || fn || ' of BIGNUMERIC is about ' || CAST(d AS VARCHAR) AS DECIMAL(38, 18))
+	ELSE s END;
+CREATE OR REPLACE TEMP MACRO bq_avg_units(u, n) AS CASE WHEN n = 0 THEN NULL
+	ELSE sign(u) * (abs(u) // n + CASE WHEN 2 * (abs(u) % n) >= n THEN 1 ELSE 0 END) END;
+CREATE OR REPLACE TEMP MACRO bq_avg_numeric(s, d, n) AS CASE
+	WHEN abs(d) >= 1.5e29
+		THEN CAST('the embedded engine cannot average NUMERIC values whose sum exceeds 1.5e29' AS DECIMAL(38, 9))
+	ELSE CAST(bq_avg_units(CAST(replace(CAST(s AS VARCHAR), '.', '') AS HUGEINT), n) AS DECIMAL(38, 0))
+		* CAST('0.000000001' AS DECIMAL(38, 9)) END;
+CREATE OR REPLACE TEMP MACRO bq_avg_bignumeric(s, d, n) AS CASE
+	WHEN abs(d) >= 1.5e20
+		THEN CAST('the embedded engine cannot average BIGNUMERIC values whose sum exceeds 1.5e20' AS DECIMAL(38, 18))
+	ELSE CAST(bq_avg_units(CAST(replace(CAST(s AS VARCHAR), '.', '') AS HUGEINT), n) AS DECIMAL(38, 0))
+		* CAST('0.000000000000000001' AS DECIMAL(38, 18)) END;
+-- INSTR(s, t, position, occurrence): the occurrence-th match of t, matches
+-- overlapping, from position onwards (backwards from the end for a negative
+-- position); 0 when there is none.
+CREATE OR REPLACE TEMP MACRO bq_instr(s, t, p, o) AS CASE
+	WHEN s IS NULL OR t IS NULL OR p IS NULL OR o IS NULL THEN NULL
+	WHEN p = 0 THEN CAST('Second argument in INSTR() cannot be 0: the position' AS BIGINT)
+	WHEN o <= 0 THEN CAST('Fourth argument in INSTR() must be positive: the occurrence' AS BIGINT)
+	ELSE coalesce((CASE WHEN p > 0
+		THEN list_filter(range(p, length(s) + 1), lambda i: substr(s, i, length(t)) = t)
+		ELSE list_reverse(list_filter(range(1, length(s) + p + 2), lambda i: substr(s, i, length(t)) = t)) END)[o], 0) END;
 CREATE OR REPLACE TEMP MACRO bq_unix_date(x DATE) AS x - DATE '1970-01-01';
 CREATE OR REPLACE TEMP MACRO bq_unix_seconds(x TIMESTAMPTZ) AS CAST(floor(epoch_us(x) / 1000000) AS BIGINT);
 CREATE OR REPLACE TEMP MACRO bq_unix_millis(x TIMESTAMPTZ) AS CAST(floor(epoch_us(x) / 1000) AS BIGINT);
@@ -497,7 +534,11 @@ func roundMacro(d int) string {
 // as side-effecting, which DuckDB then refuses to reference by alias), so
 // DuckDB reports "Could not convert string '<message>' to DOUBLE" or a
 // date-format complaint quoting it.
-var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) cannot be negative|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: )[^'"]*)['"]`)
+var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: )[^'"]*)['"]`)
+
+// bridgeLimit finds a prelude macro's report that a value is past what the
+// bridge can compute faithfully: unsupported, not the query's fault.
+var bridgeLimit = regexp.MustCompile(`['"](the embedded engine cannot [^'"]*)['"]`)
 
 // overloads finds DuckDB's complaint that it cannot choose between the
 // typed overloads of a bridge macro: it does not know the type of a
@@ -511,6 +552,9 @@ var overloads = regexp.MustCompile(`Macro bq_([a-z]+)_([a-z]+)_[a-z0-9]+\(\) has
 func Explain(msg string) (out string, unsupported bool) {
 	if m := raised.FindStringSubmatch(msg); m != nil {
 		return m[1], false
+	}
+	if m := bridgeLimit.FindStringSubmatch(msg); m != nil {
+		return m[1], true
 	}
 	if m := overloads.FindStringSubmatch(msg); m != nil {
 		fn := strings.ToUpper(m[1] + "_" + m[2])

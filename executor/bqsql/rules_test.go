@@ -230,6 +230,18 @@ func TestDateTimeRules(t *testing.T) {
 
 func TestAggregateRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
+		// AVG of NUMERIC is NUMERIC, the exact quotient rounded half away
+		// from zero (GoogleSQL's compliance numeric_aggregation_queries);
+		// SUM past NUMERIC's range is BigQuery's "numeric overflow".
+		{name: "AVG of NUMERIC is NUMERIC", bq: `WITH t AS (SELECT CAST(1 AS NUMERIC) AS v UNION ALL SELECT CAST(-2.2 AS NUMERIC) UNION ALL SELECT CAST(0.000000002 AS NUMERIC)) SELECT AVG(v), SUM(v) FROM t`,
+			want: "-0.399999999 | -1.199999998", types: "DECIMAL(38,9) | DECIMAL(38,9)"},
+		{name: "AVG of NUMERIC rounds half away from zero", bq: `WITH t AS (SELECT NUMERIC '0.000000001' AS v, NUMERIC '-0.000000001' AS w UNION ALL SELECT NUMERIC '0.000000002', NUMERIC '-0.000000002') SELECT AVG(v), AVG(w) FROM t`,
+			want: "0.000000002 | -0.000000002"},
+		{name: "AVG of NUMERIC near the top of its range", bq: `WITH t AS (SELECT CAST('99999999999999999999999999999' AS NUMERIC) AS v UNION ALL SELECT CAST('-99999999999999999999999999998' AS NUMERIC)) SELECT AVG(v) FROM t`,
+			want: "0.5"},
+		{name: "SUM of NUMERIC past its range", bq: `WITH t AS (SELECT CAST('99999999999999999999999999999' AS NUMERIC) AS v UNION ALL SELECT CAST('99999999999999999999999999999' AS NUMERIC) UNION ALL SELECT CAST('99999999999999999999999999999' AS NUMERIC)) SELECT SUM(v) FROM t`,
+			err: errRuntime},
+		{name: "AVG of INT64 and FLOAT64 stays FLOAT64", bq: `SELECT AVG(x), AVG(CAST(x AS FLOAT64)) FROM UNNEST([1, 2]) AS x`, want: "1.5 | 1.5", types: "DOUBLE | DOUBLE"},
 		// GROUPING SETS as BigQuery's documentation example shapes it: each
 		// set its own rows, the empty set the grand total.
 		{name: "GROUPING SETS", bq: `SELECT a + 1 AS a1, UPPER(b) AS ub, COUNT(*) AS n FROM UNNEST([STRUCT(1 AS a, 'x' AS b), (1, 'y'), (2, 'y')]) GROUP BY GROUPING SETS ((a + 1, UPPER(b)), a + 1, ()) ORDER BY 1, 2, 3`,
@@ -367,6 +379,15 @@ func TestScalarRules(t *testing.T) {
 
 func TestStringRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
+		// GoogleSQL compliance strings_function_instr: occurrences overlap,
+		// a negative position searches backwards from the end.
+		{name: "INSTR with position and occurrence", bq: `SELECT INSTR("abc", "b"), INSTR("abbba", "bb"), INSTR("abbba", "bb", 2, 2), INSTR("abbba", "bb", -2), INSTR("abc", "z", 1, 1), INSTR(NULL, "a", 1, 1)`,
+			want: "2 | 2 | 3 | 3 | 0 | NULL"},
+		{name: "INSTR position 0 fails", bq: `SELECT INSTR("apple", "pl", 0, 1)`, err: errRuntime},
+		{name: "INSTR with five arguments", bq: `SELECT INSTR("apple", "pl", 1, 1, 1)`, err: ErrInvalid},
+		{name: "REGEXP_EXTRACT with position and occurrence is valid, unsupported", bq: `SELECT REGEXP_EXTRACT("abcab", "a", 1, 2)`, err: ErrUnsupported},
+		{name: "ROUND with a rounding mode is valid, unsupported", bq: `SELECT ROUND(NUMERIC '2.5', 0, "ROUND_HALF_EVEN")`, err: ErrUnsupported},
+		{name: "ARRAY_TO_STRING with null_text", bq: `SELECT ARRAY_TO_STRING(["a", NULL, "b"], ","), ARRAY_TO_STRING(["a", NULL, "b"], ",", "x")`, want: "a,b | a,x,b"},
 		{name: "string literal forms", bq: `SELECT "double", 'single', '''tri'ple''', """tri"ple""", r'\d+', 'a\nb', 'it\'s', "q\"q", '\x41\u00e9'`, want: "double | single | tri'ple | tri\"ple | \\d+ | a\nb | it's | q\"q | Aé"},
 		{name: "bytes literals", bq: `SELECT b'abc', B"\x00\xff", rb'\n'`, want: `b"abc" | b"\x00\xff" | b"\\n"`},
 		{name: "comments", bq: "SELECT 1 # one\n+ /* two */ 2 -- three\n", want: "3"},
