@@ -162,19 +162,19 @@ func init() {
 			}
 			return "bq_instr(" + c.argsText() + ")"
 		}),
-		"LEFT":             macro(2, 2, "bq_left"),
-		"RIGHT":            macro(2, 2, "bq_right"),
-		"ASCII":            fn(1, 1, "ascii"),
-		"CHR":              fn(1, 1, "chr"),
-		"UNICODE":          macro(1, 1, "bq_unicode"),
-		"TRANSLATE":        fn(3, 3, "translate"),
-		"EDIT_DISTANCE":    fn(2, 2, "levenshtein"),
-		"LPAD":             emit(2, 3, func(c *call) string { return padFn(c, "lpad") }),
-		"RPAD":             emit(2, 3, func(c *call) string { return padFn(c, "rpad") }),
-		"SUBSTR":           macro(2, 3, "bq_substr"),
-		"SUBSTRING":        macro(2, 3, "bq_substr"),
-		"CONCAT":           emit(1, -1, concatFn),
-		"FORMAT":           emit(1, -1, formatFn),
+		"LEFT":          macro(2, 2, "bq_left"),
+		"RIGHT":         macro(2, 2, "bq_right"),
+		"ASCII":         fn(1, 1, "ascii"),
+		"CHR":           fn(1, 1, "chr"),
+		"UNICODE":       macro(1, 1, "bq_unicode"),
+		"TRANSLATE":     fn(3, 3, "translate"),
+		"EDIT_DISTANCE": fn(2, 2, "levenshtein"),
+		"LPAD":          emit(2, 3, func(c *call) string { return padFn(c, "lpad") }),
+		"RPAD":          emit(2, 3, func(c *call) string { return padFn(c, "rpad") }),
+		"SUBSTR":        macro(2, 3, "bq_substr"),
+		"SUBSTRING":     macro(2, 3, "bq_substr"),
+		"CONCAT":        emit(1, -1, concatFn),
+		"FORMAT":        emit(1, -1, formatFn),
 		"SPLIT": emit(1, 2, func(c *call) string {
 			if len(c.args) == 1 {
 				return "bq_split(" + c.arg(0) + ", ',')"
@@ -190,8 +190,8 @@ func init() {
 		}),
 
 		// Arrays.
-		"ARRAY_LENGTH":    fn(1, 1, "len"),
-		"ARRAY_REVERSE":   fn(1, 1, "list_reverse"),
+		"ARRAY_LENGTH":  fn(1, 1, "len"),
+		"ARRAY_REVERSE": fn(1, 1, "list_reverse"),
 		"ARRAY_TO_STRING": emit(2, 3, func(c *call) string {
 			// Without null_text NULL elements are skipped, as DuckDB does;
 			// with it they are replaced by it.
