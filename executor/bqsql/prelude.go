@@ -551,7 +551,7 @@ var overloads = regexp.MustCompile(`Macro bq_([a-z]+)_([a-z]+)_[a-z0-9]+\(\) has
 // saying so and unsupported true; msg unchanged otherwise.
 func Explain(msg string) (out string, unsupported bool) {
 	if m := raised.FindStringSubmatch(msg); m != nil {
-		return m[1], false
+		return bigQueryTypes(m[1]), false
 	}
 	if m := bridgeLimit.FindStringSubmatch(msg); m != nil {
 		return m[1], true
@@ -561,7 +561,83 @@ func Explain(msg string) (out string, unsupported bool) {
 		return fmt.Sprintf("%s on a column of an outer query (a correlated reference) is not supported by the embedded engine: "+
 			"it cannot tell whether the column is a DATE or a DATETIME (%s)", fn, firstLine(msg)), true
 	}
-	return msg, false
+	return bigQueryWording(msg), false
+}
+
+// noMatch is DuckDB's complaint that no overload of a function or operator
+// takes the argument types, and noMacro the same for a prelude macro.
+var (
+	noMatch = regexp.MustCompile(`No function matches the given name and argument types '([^(']+)\((.*?)\)'\. You might need to add explicit type casts\.`)
+	noMacro = regexp.MustCompile(`Macro (\w+)\(\) does not support the supplied arguments\. You might need to add explicit type casts\.`)
+)
+
+// bigQueryWording words a DuckDB error the model is shown as BigQuery
+// would, as far as it can be: a missing overload becomes BigQuery's "No
+// matching signature", DuckDB's type names BigQuery's (the model wrote
+// BigQuery SQL and knows no BIGINT or VARCHAR).
+func bigQueryWording(msg string) string {
+	msg = noMatch.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := noMatch.FindStringSubmatch(m)
+		return fmt.Sprintf("No matching signature for %s for argument types: %s", functionName(sub[1]), sub[2])
+	})
+	msg = noMacro.ReplaceAllStringFunc(msg, func(m string) string {
+		return fmt.Sprintf("No matching signature for %s for the argument types given", functionName(noMacro.FindStringSubmatch(m)[1]))
+	})
+	return bigQueryTypes(msg)
+}
+
+// functionName names a DuckDB function or prelude macro as the BigQuery
+// function or operator it stands for.
+func functionName(duck string) string {
+	switch duck {
+	case "~~", "~~~", "like_escape":
+		return "operator LIKE"
+	case "!~~", "not_like_escape":
+		return "operator NOT LIKE"
+	}
+	if !isIdentStart(duck[0]) {
+		return "operator " + duck
+	}
+	name := strings.TrimPrefix(duck, "bq_")
+	if i := strings.Index(name, "__"); i > 0 {
+		name = name[:i] // a typed overload's suffix
+	}
+	return "function " + strings.ToUpper(name)
+}
+
+// duckTypes are DuckDB's type names in error messages, longest first, with
+// the BigQuery type each stands for in the embedded database.
+var (
+	duckTypes = regexp.MustCompile(`\b(DECIMAL\(\d+, ?\d+\)|(?:TIMESTAMP WITH TIME ZONE|TIMESTAMPTZ|TIMESTAMP_NS|TIMESTAMP_MS|TIMESTAMP_S|TIMESTAMP|` +
+		`HUGEINT|UBIGINT|BIGINT|INTEGER|SMALLINT|TINYINT|INT32|INT16|INT8|DOUBLE|FLOAT|REAL|VARCHAR|BOOLEAN|BLOB)\b)(\[\])?`)
+	bigQueryOf = map[string]string{
+		"TIMESTAMP WITH TIME ZONE": "TIMESTAMP", "TIMESTAMPTZ": "TIMESTAMP", "TIMESTAMP_NS": "DATETIME",
+		"TIMESTAMP_MS": "DATETIME", "TIMESTAMP_S": "DATETIME", "TIMESTAMP": "DATETIME",
+		"DECIMAL(38,18)": "BIGNUMERIC", "HUGEINT": "INT64", "UBIGINT": "INT64", "BIGINT": "INT64",
+		"INTEGER": "INT64", "SMALLINT": "INT64", "TINYINT": "INT64", "INT32": "INT64", "INT16": "INT64",
+		"INT8": "INT64", "DOUBLE": "FLOAT64", "FLOAT": "FLOAT64", "REAL": "FLOAT64", "VARCHAR": "STRING",
+		"BOOLEAN": "BOOL", "BLOB": "BYTES",
+	}
+)
+
+// bigQueryTypes replaces DuckDB's type names by BigQuery's (VARCHAR[] is
+// ARRAY<STRING>; every DECIMAL but BIGNUMERIC's is NUMERIC).
+func bigQueryTypes(msg string) string {
+	return duckTypes.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := duckTypes.FindStringSubmatch(m)
+		t := strings.ReplaceAll(sub[1], " ", "")
+		if sub[1] == "TIMESTAMP WITH TIME ZONE" {
+			t = sub[1]
+		}
+		bq, ok := bigQueryOf[t]
+		if !ok {
+			bq = "NUMERIC" // DECIMAL(p, s)
+		}
+		if sub[2] != "" {
+			return "ARRAY<" + bq + ">"
+		}
+		return bq
+	})
 }
 
 func firstLine(s string) string {

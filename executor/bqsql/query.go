@@ -98,6 +98,7 @@ func (e *emitter) scan(items []*item) {
 	e.ambiguous = map[string]bool{}
 	e.cteOf = map[string]string{}
 	e.cteCols = map[string]map[string]string{}
+	e.cteAs = map[string]int{}
 	var ctes []cteDef
 	var walk func([]*item)
 	walk = func(seq []*item) {
@@ -288,8 +289,9 @@ func (e *emitter) selectTypes(body []*item) map[string]string {
 	return cols
 }
 
-// branchTypes returns, for one SELECT's list, each column's lower-case
-// output name and BigQuery type by position ("" where unknown).
+// branchTypes returns, for one SELECT's list of a CTE body, each column's
+// lower-case output name and BigQuery type by position ("" where unknown),
+// and counts the names it gives with AS in e.cteAs.
 func (e *emitter) branchTypes(body []*item) (names, types []string) {
 	sel := indexWord(body, "SELECT")
 	if sel < 0 {
@@ -310,6 +312,7 @@ func (e *emitter) branchTypes(body []*item) (names, types []string) {
 		switch {
 		case n >= 3 && expr[n-2].is("AS") && isName(expr[n-1]):
 			name, expr = e.identValue(expr[n-1]), expr[:n-2]
+			e.cteAs[strings.ToLower(name)]++
 		case n == 1 && expr[0].path != nil:
 			name = expr[0].path.parts[len(expr[0].path.parts)-1]
 		case n == 1 && isName(expr[0]):
@@ -408,7 +411,9 @@ func (e *emitter) columnType(it *item) string {
 // every CTE that outputs it agrees on its type. Anything less certain is
 // unknown.
 func (e *emitter) cteColumn(col string) string {
-	if e.outputNames[col] != 1 || (e.cat != nil && e.anyMimicColumn(col)) {
+	// Several ASs may define it if all are the branches of CTE set
+	// operations (whose types must then agree).
+	if n := e.outputNames[col]; (n != 1 && n != e.cteAs[col]) || (e.cat != nil && e.anyMimicColumn(col)) {
 		return ""
 	}
 	typ := ""

@@ -151,6 +151,7 @@ type emitter struct {
 	ambiguous map[string]bool
 	cteOf     map[string]string            // lower-case alias -> lower-case CTE name
 	cteCols   map[string]map[string]string // CTE -> column -> BigQuery type, where known
+	cteAs     map[string]int               // output name -> select-list items of CTE bodies naming it
 	// outputNames counts the names SELECT lists give with AS.
 	outputNames map[string]int
 }
