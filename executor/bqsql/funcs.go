@@ -34,13 +34,21 @@ func init() {
 		"VARIANCE":    agg(1, 1, "var_samp"),
 		"VAR_SAMP":    agg(1, 1, "var_samp"),
 		"VAR_POP":     agg(1, 1, "var_pop"),
-		"CORR":        agg(2, 2, "corr"),
-		"COVAR_POP":   agg(2, 2, "covar_pop"),
-		"COVAR_SAMP":  agg(2, 2, "covar_samp"),
-		"ANY_VALUE":   agg(1, 1, "any_value"),
-		"BIT_AND":     agg(1, 1, "bit_and"),
-		"BIT_OR":      agg(1, 1, "bit_or"),
-		"BIT_XOR":     agg(1, 1, "bit_xor"),
+		"CORR": {min: 2, max: 2, agg: true, emit: func(c *call) string {
+			// Fewer than two non-NULL pairs: BigQuery's NULL, DuckDB's NaN.
+			// (An analytic CORR keeps DuckDB's: OVER follows the call.)
+			if c.over != nil || c.distinct {
+				return c.e.plainCall(c, fnSpec{min: 2, max: 2, agg: true, duck: "corr"})
+			}
+			x, y := c.arg(0), c.arg(1)
+			return "(CASE WHEN regr_count(" + x + ", " + y + ") < 2 THEN NULL ELSE corr(" + x + ", " + y + ") END)"
+		}},
+		"COVAR_POP":  agg(2, 2, "covar_pop"),
+		"COVAR_SAMP": agg(2, 2, "covar_samp"),
+		"ANY_VALUE":  agg(1, 1, "any_value"),
+		"BIT_AND":    agg(1, 1, "bit_and"),
+		"BIT_OR":     agg(1, 1, "bit_or"),
+		"BIT_XOR":    agg(1, 1, "bit_xor"),
 		// count_if is NULL over no rows; BigQuery's COUNTIF is 0.
 		"COUNTIF": {min: 1, max: 1, agg: true, emit: func(c *call) string {
 			if c.distinct {
@@ -94,7 +102,7 @@ func init() {
 		"ABS":         fn(1, 1, "abs"),
 		"SIGN":        fn(1, 1, "sign"),
 		"SQRT":        fn(1, 1, "sqrt"),
-		"CBRT":        fn(1, 1, "cbrt"),
+		"CBRT":        macro(1, 1, "bq_cbrt"),
 		"EXP":         fn(1, 1, "exp"),
 		"LN":          fn(1, 1, "ln"),
 		"LOG10":       fn(1, 1, "log10"),
@@ -256,7 +264,8 @@ func init() {
 		"TIMESTAMP_MILLIS":  macro(1, 1, "bq_timestamp_millis"),
 		"TIMESTAMP_MICROS":  macro(1, 1, "bq_timestamp_micros"),
 		"DATE_FROM_UNIX_DATE": emit(1, 1, func(c *call) string {
-			return "(DATE '1970-01-01' + bq_int64(" + c.arg(0) + "))"
+			// DuckDB adds an INTEGER to a DATE, not a BIGINT.
+			return "(DATE '1970-01-01' + CAST(bq_int64(" + c.arg(0) + ") AS INTEGER))"
 		}),
 	}
 }

@@ -181,6 +181,12 @@ CREATE OR REPLACE TEMP MACRO bq_instr(s, t, p, o) AS CASE
 	ELSE coalesce((CASE WHEN p > 0
 		THEN list_filter(range(p, length(s) + 1), lambda i: substr(s, i, length(t)) = t)
 		ELSE list_reverse(list_filter(range(1, length(s) + p + 2), lambda i: substr(s, i, length(t)) = t)) END)[o], 0) END;
+-- CBRT: DuckDB's cbrt is a power, off in the last bit for perfect cubes
+-- (cbrt(27) = 3.0000000000000004); one Newton step gives BigQuery's 3
+-- (where the cube cannot overflow or underflow).
+CREATE OR REPLACE TEMP MACRO bq_cbrt_step(r, x) AS r - (r * r * r - x) / (3 * r * r);
+CREATE OR REPLACE TEMP MACRO bq_cbrt(x DOUBLE) AS CASE
+	WHEN abs(x) BETWEEN 1e-290 AND 1e290 THEN bq_cbrt_step(cbrt(x), x) ELSE cbrt(x) END;
 CREATE OR REPLACE TEMP MACRO bq_unix_date(x DATE) AS x - DATE '1970-01-01';
 CREATE OR REPLACE TEMP MACRO bq_unix_seconds(x TIMESTAMPTZ) AS CAST(floor(epoch_us(x) / 1000000) AS BIGINT);
 CREATE OR REPLACE TEMP MACRO bq_unix_millis(x TIMESTAMPTZ) AS CAST(floor(epoch_us(x) / 1000) AS BIGINT);
