@@ -157,6 +157,10 @@ func (e *emitter) parseArgs(c *call) {
 		}
 	}
 	c.args = splitTop(kids[:cut])
+	if (c.name == "CAST" || c.name == "SAFE_CAST") && len(c.args) > 1 {
+		// CAST(x AS STRUCT<INT64, BOOL>): the commas are the type's.
+		c.args = [][]*item{kids[:cut]}
+	}
 	// f() has no arguments; f(*) has one.
 	if len(c.args) == 1 && len(c.args[0]) == 0 {
 		c.args = nil

@@ -52,7 +52,8 @@ func init() {
 		// count_if is NULL over no rows; BigQuery's COUNTIF is 0.
 		"COUNTIF": {min: 1, max: 1, agg: true, emit: func(c *call) string {
 			if c.distinct {
-				c.e.unsupported(c.it, "COUNTIF(DISTINCT …) is not supported")
+				// The distinct TRUE values: 0 or 1.
+				return "count(DISTINCT CASE WHEN " + c.arg(0) + " THEN TRUE END)"
 			}
 			return "count(CASE WHEN " + c.arg(0) + " THEN 1 END)"
 		}},

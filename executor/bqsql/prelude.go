@@ -163,12 +163,12 @@ CREATE OR REPLACE TEMP MACRO bq_avg_units(u, n) AS CASE WHEN n = 0 THEN NULL
 	ELSE sign(u) * (abs(u) // n + CASE WHEN 2 * (abs(u) % n) >= n THEN 1 ELSE 0 END) END;
 CREATE OR REPLACE TEMP MACRO bq_avg_numeric(s, d, n) AS CASE
 	WHEN abs(d) >= 1.5e29
-		THEN CAST('the embedded engine cannot average NUMERIC values whose sum exceeds 1.5e29' AS DECIMAL(38, 9))
+		THEN CAST('AVG of NUMERIC values whose sum exceeds 1.5e29 is not supported' AS DECIMAL(38, 9))
 	ELSE CAST(bq_avg_units(CAST(replace(CAST(s AS VARCHAR), '.', '') AS HUGEINT), n) AS DECIMAL(38, 0))
 		* CAST('0.000000001' AS DECIMAL(38, 9)) END;
 CREATE OR REPLACE TEMP MACRO bq_avg_bignumeric(s, d, n) AS CASE
 	WHEN abs(d) >= 1.5e20
-		THEN CAST('the embedded engine cannot average BIGNUMERIC values whose sum exceeds 1.5e20' AS DECIMAL(38, 18))
+		THEN CAST('AVG of BIGNUMERIC values whose sum exceeds 1.5e20 is not supported' AS DECIMAL(38, 18))
 	ELSE CAST(bq_avg_units(CAST(replace(CAST(s AS VARCHAR), '.', '') AS HUGEINT), n) AS DECIMAL(38, 0))
 		* CAST('0.000000000000000001' AS DECIMAL(38, 18)) END;
 -- INSTR(s, t, position, occurrence): the occurrence-th match of t, matches
@@ -544,7 +544,11 @@ var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signatur
 
 // bridgeLimit finds a prelude macro's report that a value is past what the
 // bridge can compute faithfully: unsupported, not the query's fault.
-var bridgeLimit = regexp.MustCompile(`['"](the embedded engine cannot [^'"]*)['"]`)
+var bridgeLimit = regexp.MustCompile(`['"](AVG of (?:BIG)?NUMERIC values [^'"]* is not supported)['"]`)
+
+// wideBignumeric finds a number past DECIMAL(38, 18), the embedded
+// engine's BIGNUMERIC (BigQuery's holds 38 integer digits).
+var wideBignumeric = regexp.MustCompile(`Could not convert string "(-?\d{21,}(?:\.\d*)?)" to DECIMAL\(38, ?18\)`)
 
 // overloads finds DuckDB's complaint that it cannot choose between the
 // typed overloads of a bridge macro: it does not know the type of a
@@ -560,7 +564,14 @@ func Explain(msg string) (out string, unsupported bool) {
 		return bigQueryTypes(m[1]), false
 	}
 	if m := bridgeLimit.FindStringSubmatch(msg); m != nil {
-		return m[1], true
+		return ErrUnsupported.Error() + ": " + m[1], true
+	}
+	if strings.Contains(msg, "Combining QUALIFY with GROUP BY ALL is not supported") {
+		return ErrUnsupported.Error() + ": QUALIFY with GROUP BY ALL is not supported", true
+	}
+	if wideBignumeric.MatchString(msg) {
+		// The engine's BIGNUMERIC is DECIMAL(38, 18).
+		return ErrUnsupported.Error() + ": BIGNUMERIC values of more than 20 integer digits are not supported", true
 	}
 	if m := overloads.FindStringSubmatch(msg); m != nil {
 		fn := strings.ToUpper(m[1] + "_" + m[2])

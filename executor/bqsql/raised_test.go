@@ -34,7 +34,13 @@ func TestExplain(t *testing.T) {
 		{`Binder Error: Cannot compare values of type VARCHAR[] and DOUBLE`, `Binder Error: Cannot compare values of type ARRAY<STRING> and FLOAT64`, false},
 		{`Conversion Error: Could not convert string 'x' to TIMESTAMP`, `Conversion Error: Could not convert string 'x' to DATETIME`, false},
 		{`Binder Error: Referenced column "x" not found`, `Binder Error: Referenced column "x" not found`, false},
-		// The bridge's limit: not the query's fault.
+		// The bridge's limits: not the query's fault.
+		{`Binder Error: Combining QUALIFY with GROUP BY ALL is not supported yet`, "unsupported in the embedded engine: QUALIFY with GROUP BY ALL is not supported", true},
+		{`Conversion Error: Could not convert string "578960446186580977117854925043439539266.5" to DECIMAL(38,18)`,
+			"unsupported in the embedded engine: BIGNUMERIC values of more than 20 integer digits are not supported", true},
+		{`Conversion Error: Could not convert string "AVG of NUMERIC values whose sum exceeds 1.5e29 is not supported" to DECIMAL(38,9)`,
+			"unsupported in the embedded engine: AVG of NUMERIC values whose sum exceeds 1.5e29 is not supported", true},
+		{`Conversion Error: Could not convert string "12x" to DECIMAL(38,18)`, `Conversion Error: Could not convert string "12x" to BIGNUMERIC`, false},
 		{"Binder Error: Macro bq_date_add_day() has multiple overloads that match the supplied arguments.\nIn order to select one...",
 			"DATE_ADD on a column of an outer query (a correlated reference) is not supported by the embedded engine: " +
 				"it cannot tell whether the column is a DATE or a DATETIME (Binder Error: Macro bq_date_add_day() has multiple overloads that match the supplied arguments.)", true},

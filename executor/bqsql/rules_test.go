@@ -239,6 +239,9 @@ func TestAggregateRules(t *testing.T) {
 			want: "-0.05", types: "DECIMAL(38,9)"},
 		{name: "CAST of a long literal to NUMERIC keeps its digits", bq: `SELECT CAST(12345678901234567.123456789 AS NUMERIC), CAST(-0.1 AS NUMERIC), SAFE_CAST(99999999999999999999999999999.999999999 AS NUMERIC)`,
 			want: "12345678901234567.123456789 | -0.1 | 99999999999999999999999999999.999999999"},
+		// GoogleSQL compliance aggregation_distinct_countif_1 and _4.
+		{name: "COUNTIF(DISTINCT …)", bq: `SELECT COUNTIF(DISTINCT x > 0), COUNTIF(x > 0), COUNTIF(DISTINCT x > 9) FROM UNNEST([1.0, 3.2, 1.0]) AS x`, want: "1 | 3 | 0"},
+		{name: "CAST to a STRUCT type with several fields", bq: `SELECT CAST(NULL AS STRUCT<INT64, BOOL>) IS NULL, SAFE_CAST(NULL AS STRUCT<a INT64, b STRING>) IS NULL`, want: "true | true"},
 		// GoogleSQL compliance corr_one_pair, corr_nan_too_few_args.
 		{name: "CORR of fewer than two pairs is NULL", bq: `SELECT CORR(y, x), CORR(y, CAST('nan' AS FLOAT64)) FROM UNNEST([STRUCT(1.0 AS y, 1.0 AS x)])`, want: "NULL | NULL"},
 		{name: "CORR of pairs", bq: `SELECT CORR(y, x) FROM UNNEST([STRUCT(1.0 AS y, 2.0 AS x), (2.0, 4.0), (NULL, 5.0)])`, want: "1"},
