@@ -264,6 +264,7 @@ func init() {
 		"TIMESTAMP_SECONDS": macro(1, 1, "bq_timestamp_seconds"),
 		"TIMESTAMP_MILLIS":  macro(1, 1, "bq_timestamp_millis"),
 		"TIMESTAMP_MICROS":  macro(1, 1, "bq_timestamp_micros"),
+		"FARM_FINGERPRINT":  fn(1, 1, farmFunc),
 		"DATE_FROM_UNIX_DATE": emit(1, 1, func(c *call) string {
 			// DuckDB adds an INTEGER to a DATE, not a BIGINT.
 			return "(DATE '1970-01-01' + CAST(bq_int64(" + c.arg(0) + ") AS INTEGER))"

@@ -529,6 +529,10 @@ func TestCatalogRules(t *testing.T) {
 		{name: "navigation functions", bq: `SELECT x, LAG(x) OVER w, LEAD(x, 1, 0) OVER w, LAST_VALUE(x) OVER (ORDER BY x ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING), NTH_VALUE(x, 2) OVER (ORDER BY x ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM UNNEST([1, 2, 3]) AS x WINDOW w AS (ORDER BY x) ORDER BY x`,
 			want: "1 | NULL | 2 | 3 | 2\n2 | 1 | 3 | 3 | 2\n3 | 2 | 0 | 3 | 2"},
 		{name: "GROUPING", bq: `SELECT x, GROUPING(x), COUNT(*) FROM UNNEST([1, 1]) AS x GROUP BY ROLLUP(x) ORDER BY 2, 1`, want: "1 | 0 | 2\nNULL | 1 | 2"},
+		// The function reference's example (FarmHash Fingerprint64).
+		{name: "FARM_FINGERPRINT", bq: `WITH example AS (SELECT 1 AS x, "foo" AS y, true AS z UNION ALL SELECT 2, "apple", false UNION ALL SELECT 3, "", true) SELECT x, FARM_FINGERPRINT(CONCAT(CAST(x AS STRING), y, CAST(z AS STRING))) FROM example ORDER BY x`,
+			want: "1 | -1541654101129638711\n2 | 2794438866806483259\n3 | -4880158226897771312", types: "INTEGER | BIGINT"},
+		{name: "FARM_FINGERPRINT of BYTES and NULL", bq: `SELECT FARM_FINGERPRINT(b"1footrue"), FARM_FINGERPRINT(NULL)`, want: "-1541654101129638711 | NULL"},
 		{name: "ARRAY_INCLUDES", bq: `SELECT ARRAY_INCLUDES([1, 2], 2), ARRAY_INCLUDES([1, 2], 3)`, want: "true | false"},
 		// Values that change run to run: their types and ranges.
 		{name: "current time functions", bq: `SELECT CURRENT_DATE() > DATE '2020-01-01', CURRENT_DATETIME() > DATETIME '2020-01-01 00:00:00', CURRENT_TIMESTAMP() > TIMESTAMP '2020-01-01 00:00:00+00', CURRENT_TIME() IS NOT NULL`,
