@@ -47,17 +47,10 @@ func (e *emitter) checkGroupingSets(items []*item) {
 	}
 }
 
-// selectExprs returns the SELECT list starting after items[sel] by ordinal
-// (1-based, index 0 unused) and by lower-case alias, without the aliases.
+// selectExprs returns the SELECT list after items[sel] by ordinal (1-based,
+// as text) and by lower-case alias, without the aliases.
 func selectExprs(items []*item, sel int) map[string][]*item {
-	start := sel + 1
-	for at(items, start).is("DISTINCT") || at(items, start).is("ALL") {
-		start++
-	}
-	end := start
-	for end < len(items) && !endsSelectList(items, end) {
-		end++
-	}
+	start, end := selectList(items, sel)
 	out := map[string][]*item{}
 	for k, el := range splitTop(items[start:end]) {
 		n := len(el)
@@ -197,4 +190,18 @@ func keyText(items []*item) string {
 	}
 	walk(items)
 	return b.String()
+}
+
+// selectList returns the bounds of the SELECT list after items[sel] (a
+// SELECT): past DISTINCT or ALL, up to the clause that ends it.
+func selectList(items []*item, sel int) (start, end int) {
+	start = sel + 1
+	for at(items, start).is("DISTINCT") || at(items, start).is("ALL") {
+		start++
+	}
+	end = start
+	for end < len(items) && !endsSelectList(items, end) {
+		end++
+	}
+	return start, end
 }

@@ -297,14 +297,7 @@ func (e *emitter) branchTypes(body []*item) (names, types []string) {
 	if sel < 0 {
 		return nil, nil
 	}
-	k := sel + 1
-	for at(body, k).is("DISTINCT") || at(body, k).is("ALL") {
-		k++
-	}
-	end := k
-	for end < len(body) && !endsSelectList(body, end) {
-		end++
-	}
+	k, end := selectList(body, sel)
 	vars, named := rangeVars(body)
 	for _, expr := range splitTop(body[k:end]) {
 		n := len(expr)
