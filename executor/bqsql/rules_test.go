@@ -397,6 +397,10 @@ func TestStringRules(t *testing.T) {
 		{name: "INSTR with five arguments", bq: `SELECT INSTR("apple", "pl", 1, 1, 1)`, err: ErrInvalid},
 		{name: "REGEXP_EXTRACT with position and occurrence is valid, unsupported", bq: `SELECT REGEXP_EXTRACT("abcab", "a", 1, 2)`, err: ErrUnsupported},
 		{name: "ROUND with a rounding mode is valid, unsupported", bq: `SELECT ROUND(NUMERIC '2.5', 0, "ROUND_HALF_EVEN")`, err: ErrUnsupported},
+		// GoogleSQL compliance safe_regexp_contains.
+		{name: "SAFE.REGEXP_CONTAINS and SAFE.REGEXP_REPLACE", bq: `SELECT SAFE.REGEXP_CONTAINS("abc", "("), SAFE.REGEXP_CONTAINS("abc", "b"), SAFE.REGEXP_REPLACE("abc", "(", "x"), SAFE.REGEXP_REPLACE("abc", "b", "x")`,
+			want: "NULL | true | NULL | axc"},
+		{name: "SAFE.REGEXP_CONTAINS with a pattern column is unsupported", bq: `SELECT SAFE.REGEXP_CONTAINS("abc", p) FROM UNNEST(["b"]) AS p`, err: ErrUnsupported},
 		{name: "ARRAY_TO_STRING with null_text", bq: `SELECT ARRAY_TO_STRING(["a", NULL, "b"], ","), ARRAY_TO_STRING(["a", NULL, "b"], ",", "x")`, want: "a,b | a,x,b"},
 		{name: "string literal forms", bq: `SELECT "double", 'single', '''tri'ple''', """tri"ple""", r'\d+', 'a\nb', 'it\'s', "q\"q", '\x41\u00e9'`, want: "double | single | tri'ple | tri\"ple | \\d+ | a\nb | it's | q\"q | Aé"},
 		{name: "bytes literals", bq: `SELECT b'abc', B"\x00\xff", rb'\n'`, want: `b"abc" | b"\x00\xff" | b"\\n"`},
