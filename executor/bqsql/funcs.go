@@ -601,6 +601,12 @@ func (e *emitter) approxQuantiles(c *call, offset *int64) string {
 		e.invalid(c.it, "No matching signature for aggregate function APPROX_QUANTILES for argument types: ANY, %s. Supported signature: APPROX_QUANTILES([DISTINCT] ANY, INT64)", map[bool]string{true: "FLOAT64", false: "STRING"}[isFloat])
 		return ""
 	}
+	if a := c.args[1]; !ok && (len(a) == 1 && a[0].isGroup("[") || len(a) >= 1 && a[0].is("ARRAY")) {
+		// APPROX_QUANTILES(x, [0.25, 0.75]): an ARRAY where BigQuery wants
+		// the INT64 count, rejected at analysis.
+		e.invalid(c.it, "No matching signature for aggregate function APPROX_QUANTILES for argument types: ANY, ARRAY. Supported signature: APPROX_QUANTILES([DISTINCT] ANY, INT64)")
+		return ""
+	}
 	if !ok {
 		e.unsupported(c.it, "APPROX_QUANTILES with a non-literal number of quantiles is not supported")
 		return ""

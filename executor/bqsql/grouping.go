@@ -22,7 +22,8 @@ import (
 //     where BigQuery has the grouped value.
 //
 // Keys are compared after resolving ordinals and SELECT aliases to their
-// expressions, as text.
+// expressions, as text. GROUP BY ALL over a SELECT list of constants becomes
+// GROUP BY (), as BigQuery groups it.
 func (e *emitter) checkGroupingSets(items []*item) {
 	for _, it := range items {
 		if it.group {
@@ -41,6 +42,12 @@ func (e *emitter) checkGroupingSets(items []*item) {
 		to := k + 2
 		for to < len(items) && !endsClause(items[to]) {
 			to++
+		}
+		if all := items[k+2]; to == k+3 && all.is("ALL") && constantSelect(items, sel) {
+			// GROUP BY ALL with no key is BigQuery's GROUP BY (): one
+			// group. DuckDB's, with no aggregate either, groups nothing
+			// and returns every row.
+			items[k+2] = &item{raw: "()", isRaw: true, sp: all.sp, nl: all.nl, tok: all.tok}
 		}
 		e.checkGroupingKeys(selectExprs(items, sel), items[k+2:to])
 		k = to - 1
@@ -204,4 +211,38 @@ func selectList(items []*item, sel int) (start, end int) {
 		end++
 	}
 	return start, end
+}
+
+// constantSelect reports whether the SELECT list after items[sel] names
+// no column nor calls anything: literals and operators only.
+func constantSelect(items []*item, sel int) bool {
+	start, end := selectList(items, sel)
+	var constant func([]*item) bool
+	constant = func(items []*item) bool {
+		for i, it := range items {
+			switch {
+			case it.group:
+				if isSubquery(it) || !constant(it.kids) {
+					return false
+				}
+			case it.is("AS") && i+1 < len(items):
+				return i+2 == len(items) && constant(items[:i])
+			case it.tok.Kind == Ident:
+				switch it.upper() {
+				case "TRUE", "FALSE", "NULL", "AND", "OR", "NOT":
+				default:
+					return false
+				}
+			case it.tok.Kind == QuotedIdent || it.synthetic():
+				return false
+			}
+		}
+		return true
+	}
+	for _, el := range splitTop(items[start:end]) {
+		if len(el) == 0 || !constant(el) {
+			return false
+		}
+	}
+	return end > start
 }

@@ -256,6 +256,9 @@ func TestAggregateRules(t *testing.T) {
 		// set its own rows, the empty set the grand total.
 		{name: "GROUPING SETS", bq: `SELECT a + 1 AS a1, UPPER(b) AS ub, COUNT(*) AS n FROM UNNEST([STRUCT(1 AS a, 'x' AS b), (1, 'y'), (2, 'y')]) GROUP BY GROUPING SETS ((a + 1, UPPER(b)), a + 1, ()) ORDER BY 1, 2, 3`,
 			want: "NULL | NULL | 3\n2 | NULL | 2\n2 | X | 1\n2 | Y | 1\n3 | NULL | 1\n3 | Y | 1"},
+		// GoogleSQL compliance group_by_all_no_agg_no_grouping_keys_regression_test.
+		{name: "GROUP BY ALL with no key is one group", bq: `SELECT 'a' AS x FROM UNNEST([1, 2]) AS id GROUP BY ALL`, want: "a"},
+		{name: "GROUP BY ALL with a key", bq: `SELECT id, 'a' AS x FROM UNNEST([1, 2, 2]) AS id GROUP BY ALL ORDER BY id`, want: "1 | a\n2 | a"},
 		{name: "ROLLUP with a key written twice", bq: `SELECT a, COUNT(*) FROM UNNEST([1, 1]) AS a GROUP BY ROLLUP(a, a) ORDER BY 1, 2`,
 			want: "NULL | 2\n1 | 2\n1 | 2"},
 		{name: "ROLLUP over columns", bq: `SELECT a, b, COUNT(*) FROM UNNEST([STRUCT(1 AS a, 'x' AS b), (1, 'y')]) GROUP BY ROLLUP(a, b) ORDER BY 1, 2`,
@@ -537,6 +540,9 @@ func TestCatalogRules(t *testing.T) {
 		{name: "FARM_FINGERPRINT", bq: `WITH example AS (SELECT 1 AS x, "foo" AS y, true AS z UNION ALL SELECT 2, "apple", false UNION ALL SELECT 3, "", true) SELECT x, FARM_FINGERPRINT(CONCAT(CAST(x AS STRING), y, CAST(z AS STRING))) FROM example ORDER BY x`,
 			want: "1 | -1541654101129638711\n2 | 2794438866806483259\n3 | -4880158226897771312", types: "INTEGER | BIGINT"},
 		{name: "FARM_FINGERPRINT of BYTES and NULL", bq: `SELECT FARM_FINGERPRINT(b"1footrue"), FARM_FINGERPRINT(NULL)`, want: "-1541654101129638711 | NULL"},
+		// A released model's query BigQuery rejected ("Argument 2: Unable to
+		// coerce type ARRAY<FLOAT64>"): the model's error, not unsupported.
+		{name: "APPROX_QUANTILES with an array of fractions", bq: `SELECT APPROX_QUANTILES(x, [0.25, 0.75]) FROM UNNEST([1, 2]) AS x`, err: ErrInvalid},
 		{name: "ARRAY_INCLUDES", bq: `SELECT ARRAY_INCLUDES([1, 2], 2), ARRAY_INCLUDES([1, 2], 3)`, want: "true | false"},
 		// Values that change run to run: their types and ranges.
 		{name: "current time functions", bq: `SELECT CURRENT_DATE() > DATE '2020-01-01', CURRENT_DATETIME() > DATETIME '2020-01-01 00:00:00', CURRENT_TIMESTAMP() > TIMESTAMP '2020-01-01 00:00:00+00', CURRENT_TIME() IS NOT NULL`,
