@@ -235,6 +235,8 @@ func constantSelect(items []*item, sel int) bool {
 				}
 			case it.tok.Kind == QuotedIdent || it.synthetic():
 				return false
+			case it.isPunct("*") && (i == 0 || items[i-1].isPunct(".")):
+				return false // SELECT *, t.*: columns
 			}
 		}
 		return true

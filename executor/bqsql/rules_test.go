@@ -258,6 +258,7 @@ func TestAggregateRules(t *testing.T) {
 			want: "NULL | NULL | 3\n2 | NULL | 2\n2 | X | 1\n2 | Y | 1\n3 | NULL | 1\n3 | Y | 1"},
 		// GoogleSQL compliance group_by_all_no_agg_no_grouping_keys_regression_test.
 		{name: "GROUP BY ALL with no key is one group", bq: `SELECT 'a' AS x FROM UNNEST([1, 2]) AS id GROUP BY ALL`, want: "a"},
+		{name: "GROUP BY ALL with SELECT *", bq: `SELECT * FROM UNNEST([1, 2, 2]) AS id GROUP BY ALL ORDER BY id`, want: "1\n2"},
 		{name: "GROUP BY ALL with a key", bq: `SELECT id, 'a' AS x FROM UNNEST([1, 2, 2]) AS id GROUP BY ALL ORDER BY id`, want: "1 | a\n2 | a"},
 		{name: "ROLLUP with a key written twice", bq: `SELECT a, COUNT(*) FROM UNNEST([1, 1]) AS a GROUP BY ROLLUP(a, a) ORDER BY 1, 2`,
 			want: "NULL | 2\n1 | 2\n1 | 2"},
