@@ -36,16 +36,9 @@ func (e *emitter) resolveOutputAliases(items []*item) {
 	if sel < 0 {
 		return
 	}
-	start := sel + 1
-	for at(items, start).is("DISTINCT") || at(items, start).is("ALL") {
-		start++
-	}
+	start, end := selectList(items, sel)
 	if at(items, start).is("AS") {
 		return // SELECT AS STRUCT / VALUE
-	}
-	end := start
-	for end < len(items) && !endsSelectList(items, end) {
-		end++
 	}
 	aliases := map[string]outputAlias{}
 	// A star stands for many columns, so no ordinal can be counted.

@@ -1,6 +1,7 @@
 package bqsql
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -157,6 +158,10 @@ func (e *emitter) parseArgs(c *call) {
 		}
 	}
 	c.args = splitTop(kids[:cut])
+	if (c.name == "CAST" || c.name == "SAFE_CAST") && len(c.args) > 1 {
+		// CAST(x AS STRUCT<INT64, BOOL>): the commas are the type's.
+		c.args = [][]*item{kids[:cut]}
+	}
 	// f() has no arguments; f(*) has one.
 	if len(c.args) == 1 && len(c.args[0]) == 0 {
 		c.args = nil
@@ -252,6 +257,21 @@ func (e *emitter) safeCall(c *call, spec fnSpec) string {
 	case "CAST":
 		e.invalid(c.it, "Function not found: SAFE.CAST; use SAFE_CAST")
 		return ""
+	case "REGEXP_CONTAINS", "REGEXP_REPLACE":
+		// They fail only on a pattern RE2 rejects: with a literal pattern,
+		// Go's regexp (RE2 syntax) decides now.
+		if pat, ok := e.literalString(c.args[1]); ok {
+			if _, err := regexp.Compile(pat); err != nil {
+				if c.name == "REGEXP_CONTAINS" {
+					return "CAST(NULL AS BOOLEAN)"
+				}
+				return "CAST(NULL AS VARCHAR)"
+			}
+			if spec.emit != nil {
+				return spec.emit(c)
+			}
+			return e.plainCall(c, spec)
+		}
 	}
 	e.unsupported(c.it, "SAFE.%s is not supported", c.name)
 	return ""

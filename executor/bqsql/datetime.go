@@ -193,12 +193,18 @@ func addFn(fam string, sign int) func(c *call) string {
 			// DATETIME and TIMESTAMP arithmetic keeps the argument's type
 			// (a DATE argument becomes a DATETIME, as in BigQuery).
 			if fam == "timestamp" && !isSubDay(part) {
-				return fmt.Sprintf("bq_timestamp_add_check('%s', %s, %s * %s)", partSQL(part), x, n, intervalUnit(part))
+				return civilRange(c, fmt.Sprintf("bq_timestamp_add_check('%s', %s, %s * %s)", partSQL(part), x, n, intervalUnit(part)))
 			}
-			return fmt.Sprintf("(%s + %s * %s)", x, n, intervalUnit(part))
+			return civilRange(c, fmt.Sprintf("(%s + %s * %s)", x, n, intervalUnit(part)))
 		}
-		return fmt.Sprintf("%s(%s, %s)", c.e.typedMacro("bq_date_add_"+strings.ToLower(part), c.args[0]), x, n)
+		return civilRange(c, fmt.Sprintf("%s(%s, %s)", c.e.typedMacro("bq_date_add_"+strings.ToLower(part), c.args[0]), x, n))
 	}
+}
+
+// civilRange makes a date/time addition's result outside BigQuery's range
+// (years 1 to 9999) an error, as BigQuery's out_of_range.
+func civilRange(c *call, sum string) string {
+	return fmt.Sprintf("bq_civil_range(%s, '%s')", sum, c.name)
 }
 
 // intervalParts splits INTERVAL <n> <part> into the amount (an INT64

@@ -80,6 +80,7 @@ func openDemo(mimicDir string) error {
 		Translate: tr.TranslateCheckedContext,
 		Settings:  Settings,
 		Prelude:   Macros,
+		Register:  RegisterFunctions,
 		Explain:   Explain,
 		// As clinsql's default (--zero-division auto) on a sample: a
 		// division by zero gives NULL with a warning; the benchmarks

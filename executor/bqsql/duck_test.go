@@ -28,7 +28,17 @@ func openDuckShared() *sql.DB {
 	if err != nil {
 		panic(err) // only fails on a malformed DSN
 	}
-	return sql.OpenDB(conn)
+	db := sql.OpenDB(conn)
+	ctx := context.Background()
+	c, err := db.Conn(ctx)
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+	if err := RegisterFunctions(ctx, c); err != nil {
+		panic(err)
+	}
+	return db
 }
 
 // queryRows runs translated SQL and returns all rows as strings (NULL as

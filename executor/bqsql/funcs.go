@@ -24,8 +24,8 @@ func init() {
 	funcs = map[string]fnSpec{
 		// Aggregates.
 		"COUNT":       agg(0, 1, "count"),
-		"SUM":         agg(1, 1, "sum"),
-		"AVG":         agg(1, 1, "avg"),
+		"SUM":         {min: 1, max: 1, agg: true, emit: numericAgg("sum")},
+		"AVG":         {min: 1, max: 1, agg: true, emit: numericAgg("avg")},
 		"MIN":         agg(1, 1, "min"),
 		"MAX":         agg(1, 1, "max"),
 		"STDDEV":      agg(1, 1, "stddev_samp"),
@@ -34,17 +34,26 @@ func init() {
 		"VARIANCE":    agg(1, 1, "var_samp"),
 		"VAR_SAMP":    agg(1, 1, "var_samp"),
 		"VAR_POP":     agg(1, 1, "var_pop"),
-		"CORR":        agg(2, 2, "corr"),
-		"COVAR_POP":   agg(2, 2, "covar_pop"),
-		"COVAR_SAMP":  agg(2, 2, "covar_samp"),
-		"ANY_VALUE":   agg(1, 1, "any_value"),
-		"BIT_AND":     agg(1, 1, "bit_and"),
-		"BIT_OR":      agg(1, 1, "bit_or"),
-		"BIT_XOR":     agg(1, 1, "bit_xor"),
+		"CORR": {min: 2, max: 2, agg: true, emit: func(c *call) string {
+			// Fewer than two non-NULL pairs: BigQuery's NULL, DuckDB's NaN.
+			// (An analytic CORR keeps DuckDB's: OVER follows the call.)
+			if c.over != nil || c.distinct {
+				return c.e.plainCall(c, fnSpec{min: 2, max: 2, agg: true, duck: "corr"})
+			}
+			x, y := c.arg(0), c.arg(1)
+			return "(CASE WHEN regr_count(" + x + ", " + y + ") < 2 THEN NULL ELSE corr(" + x + ", " + y + ") END)"
+		}},
+		"COVAR_POP":  agg(2, 2, "covar_pop"),
+		"COVAR_SAMP": agg(2, 2, "covar_samp"),
+		"ANY_VALUE":  agg(1, 1, "any_value"),
+		"BIT_AND":    agg(1, 1, "bit_and"),
+		"BIT_OR":     agg(1, 1, "bit_or"),
+		"BIT_XOR":    agg(1, 1, "bit_xor"),
 		// count_if is NULL over no rows; BigQuery's COUNTIF is 0.
 		"COUNTIF": {min: 1, max: 1, agg: true, emit: func(c *call) string {
 			if c.distinct {
-				c.e.unsupported(c.it, "COUNTIF(DISTINCT …) is not supported")
+				// The distinct TRUE values: 0 or 1.
+				return "count(DISTINCT CASE WHEN " + c.arg(0) + " THEN TRUE END)"
 			}
 			return "count(CASE WHEN " + c.arg(0) + " THEN 1 END)"
 		}},
@@ -94,7 +103,7 @@ func init() {
 		"ABS":         fn(1, 1, "abs"),
 		"SIGN":        fn(1, 1, "sign"),
 		"SQRT":        fn(1, 1, "sqrt"),
-		"CBRT":        fn(1, 1, "cbrt"),
+		"CBRT":        macro(1, 1, "bq_cbrt"),
 		"EXP":         fn(1, 1, "exp"),
 		"LN":          fn(1, 1, "ln"),
 		"LOG10":       fn(1, 1, "log10"),
@@ -112,7 +121,7 @@ func init() {
 		"FLOOR":       macro(1, 1, "bq_floor"),
 		"CEIL":        macro(1, 1, "bq_ceil"),
 		"CEILING":     macro(1, 1, "bq_ceil"),
-		"ROUND":       emit(1, 2, roundFn),
+		"ROUND":       emit(1, 3, roundFn),
 		"TRUNC":       emit(1, 2, truncFn),
 		"MOD":         macro(2, 2, "bq_mod"),
 		"DIV":         macro(2, 2, "bq_intdiv"),
@@ -151,20 +160,30 @@ func init() {
 		"STARTS_WITH":      fn(2, 2, "starts_with"),
 		"ENDS_WITH":        fn(2, 2, "ends_with"),
 		"STRPOS":           fn(2, 2, "strpos"),
-		"INSTR":            fn(2, 2, "instr"),
-		"LEFT":             macro(2, 2, "bq_left"),
-		"RIGHT":            macro(2, 2, "bq_right"),
-		"ASCII":            fn(1, 1, "ascii"),
-		"CHR":              fn(1, 1, "chr"),
-		"UNICODE":          macro(1, 1, "bq_unicode"),
-		"TRANSLATE":        fn(3, 3, "translate"),
-		"EDIT_DISTANCE":    fn(2, 2, "levenshtein"),
-		"LPAD":             emit(2, 3, func(c *call) string { return padFn(c, "lpad") }),
-		"RPAD":             emit(2, 3, func(c *call) string { return padFn(c, "rpad") }),
-		"SUBSTR":           macro(2, 3, "bq_substr"),
-		"SUBSTRING":        macro(2, 3, "bq_substr"),
-		"CONCAT":           emit(1, -1, concatFn),
-		"FORMAT":           emit(1, -1, formatFn),
+		"INSTR": emit(2, 4, func(c *call) string {
+			// instr is INSTR(s, t) exactly; a position or occurrence goes
+			// through bq_instr, which lists the matches.
+			if len(c.args) == 2 {
+				return "instr(" + c.argsText() + ")"
+			}
+			if len(c.args) == 3 {
+				return "bq_instr(" + c.argsText() + ", 1)"
+			}
+			return "bq_instr(" + c.argsText() + ")"
+		}),
+		"LEFT":          macro(2, 2, "bq_left"),
+		"RIGHT":         macro(2, 2, "bq_right"),
+		"ASCII":         fn(1, 1, "ascii"),
+		"CHR":           fn(1, 1, "chr"),
+		"UNICODE":       macro(1, 1, "bq_unicode"),
+		"TRANSLATE":     fn(3, 3, "translate"),
+		"EDIT_DISTANCE": fn(2, 2, "levenshtein"),
+		"LPAD":          emit(2, 3, func(c *call) string { return padFn(c, "lpad") }),
+		"RPAD":          emit(2, 3, func(c *call) string { return padFn(c, "rpad") }),
+		"SUBSTR":        macro(2, 3, "bq_substr"),
+		"SUBSTRING":     macro(2, 3, "bq_substr"),
+		"CONCAT":        emit(1, -1, concatFn),
+		"FORMAT":        emit(1, -1, formatFn),
 		"SPLIT": emit(1, 2, func(c *call) string {
 			if len(c.args) == 1 {
 				return "bq_split(" + c.arg(0) + ", ',')"
@@ -172,7 +191,7 @@ func init() {
 			return "bq_split(" + c.argsText() + ")"
 		}),
 		"REGEXP_CONTAINS":    fn(2, 2, "regexp_matches"),
-		"REGEXP_EXTRACT":     emit(2, 2, regexpExtract),
+		"REGEXP_EXTRACT":     emit(2, 4, regexpExtract),
 		"REGEXP_SUBSTR":      emit(2, 2, regexpExtract),
 		"REGEXP_EXTRACT_ALL": emit(2, 2, regexpExtract),
 		"REGEXP_REPLACE": emit(3, 3, func(c *call) string {
@@ -180,9 +199,16 @@ func init() {
 		}),
 
 		// Arrays.
-		"ARRAY_LENGTH":    fn(1, 1, "len"),
-		"ARRAY_REVERSE":   fn(1, 1, "list_reverse"),
-		"ARRAY_TO_STRING": fn(2, 2, "array_to_string"),
+		"ARRAY_LENGTH":  fn(1, 1, "len"),
+		"ARRAY_REVERSE": fn(1, 1, "list_reverse"),
+		"ARRAY_TO_STRING": emit(2, 3, func(c *call) string {
+			// Without null_text NULL elements are skipped, as DuckDB does;
+			// with it they are replaced by it.
+			if len(c.args) == 2 {
+				return "array_to_string(" + c.argsText() + ")"
+			}
+			return "array_to_string(list_transform(" + c.arg(0) + ", lambda bq_x: coalesce(bq_x, " + c.arg(2) + ")), " + c.arg(1) + ")"
+		}),
 		"ARRAY_CONCAT": emit(1, -1, func(c *call) string {
 			out := c.arg(0)
 			for k := 1; k < len(c.args); k++ {
@@ -238,8 +264,10 @@ func init() {
 		"TIMESTAMP_SECONDS": macro(1, 1, "bq_timestamp_seconds"),
 		"TIMESTAMP_MILLIS":  macro(1, 1, "bq_timestamp_millis"),
 		"TIMESTAMP_MICROS":  macro(1, 1, "bq_timestamp_micros"),
+		"FARM_FINGERPRINT":  fn(1, 1, farmFunc),
 		"DATE_FROM_UNIX_DATE": emit(1, 1, func(c *call) string {
-			return "(DATE '1970-01-01' + bq_int64(" + c.arg(0) + "))"
+			// DuckDB adds an INTEGER to a DATE, not a BIGINT.
+			return "(DATE '1970-01-01' + CAST(bq_int64(" + c.arg(0) + ") AS INTEGER))"
 		}),
 	}
 }
@@ -252,6 +280,11 @@ func logFn(c *call) string {
 }
 
 func roundFn(c *call) string {
+	if len(c.args) == 3 {
+		// ROUND(NUMERIC, digits, 'ROUND_HALF_EVEN' | 'ROUND_HALF_AWAY_FROM_ZERO').
+		c.e.unsupported(c.it, "ROUND with a rounding mode is not supported")
+		return ""
+	}
 	d := int64(0)
 	if len(c.args) == 2 {
 		v, ok := literalInt(c.args[1])
@@ -411,6 +444,10 @@ func trimFn(c *call) string {
 // group when the pattern has one, the whole match otherwise, and NULL when
 // nothing matches.
 func regexpExtract(c *call) string {
+	if len(c.args) > 2 {
+		c.e.unsupported(c.it, "%s with a position or occurrence is not supported", c.name)
+		return ""
+	}
 	pat, ok := c.e.literalString(c.args[1])
 	if !ok {
 		c.e.unsupported(c.it, "%s with a non-literal pattern is not supported", c.name)
@@ -562,6 +599,12 @@ func (e *emitter) approxQuantiles(c *call, offset *int64) string {
 		// wants an INT64 count, which it rejects at analysis. The model's
 		// error, not the engine's limit (issue 15).
 		e.invalid(c.it, "No matching signature for aggregate function APPROX_QUANTILES for argument types: ANY, %s. Supported signature: APPROX_QUANTILES([DISTINCT] ANY, INT64)", map[bool]string{true: "FLOAT64", false: "STRING"}[isFloat])
+		return ""
+	}
+	if a := c.args[1]; !ok && (len(a) == 1 && a[0].isGroup("[") || len(a) >= 1 && a[0].is("ARRAY")) {
+		// APPROX_QUANTILES(x, [0.25, 0.75]): an ARRAY where BigQuery wants
+		// the INT64 count, rejected at analysis.
+		e.invalid(c.it, "No matching signature for aggregate function APPROX_QUANTILES for argument types: ANY, ARRAY. Supported signature: APPROX_QUANTILES([DISTINCT] ANY, INT64)")
 		return ""
 	}
 	if !ok {
@@ -840,4 +883,32 @@ func generateDateArray(c *call) string {
 		step = n + " * " + intervalUnit(part)
 	}
 	return "bq_generate_date_array(" + start + ", " + end + ", " + step + ")"
+}
+
+// numericAgg translates SUM and AVG. Over NUMERIC and BIGNUMERIC (DuckDB
+// DECIMAL(38, 9) and DECIMAL(38, 18)) BigQuery stays in the type: SUM fails
+// past its range (DuckDB's 128-bit sum wraps), AVG is the exact quotient
+// rounded half away from zero (DuckDB's avg of a DECIMAL is a DOUBLE). An
+// analytic call (OVER) or an argument of unknown type keeps DuckDB's own.
+func numericAgg(duck string) func(c *call) string {
+	plain := fnSpec{min: 1, max: 1, agg: true, duck: duck}
+	return func(c *call) string {
+		t := baseType(c.e.exprType(c.args[0]))
+		if c.over != nil || (t != "NUMERIC" && t != "BIGNUMERIC") {
+			return c.e.plainCall(c, plain)
+		}
+		x := c.arg(0)
+		if c.distinct {
+			x = "DISTINCT " + x
+		}
+		kind := strings.ToLower(t)
+		d := "sum(CAST(" + x + " AS DOUBLE))"
+		if c.distinct {
+			d = "sum(DISTINCT CAST(" + c.arg(0) + " AS DOUBLE))"
+		}
+		if duck == "sum" {
+			return fmt.Sprintf("bq_%s_range(sum(%s), %s, 'SUM')", kind, x, d)
+		}
+		return fmt.Sprintf("bq_avg_%s(sum(%s), %s, count(%s))", kind, x, d, x)
+	}
 }

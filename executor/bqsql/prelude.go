@@ -137,6 +137,56 @@ CREATE OR REPLACE TEMP MACRO bq_timestamp_add_check(p, x, iv) AS CASE
 	WHEN typeof(x) = 'TIMESTAMP WITH TIME ZONE'
 		THEN error('TIMESTAMP_ADD does not support the ' || p || ' date part when the argument is TIMESTAMP type')
 	ELSE x + iv END;
+-- DATE_ADD, DATETIME_ADD, TIMESTAMP_ADD (and _SUB) past BigQuery's range
+-- (years 1 to 9999) are its out_of_range error; DuckDB's range is wider.
+-- (A DATE-typed raise keeps a DATE result DATE.)
+CREATE OR REPLACE TEMP MACRO bq_civil_range(r, fn) AS CASE
+	WHEN r < TIMESTAMP '0001-01-01 00:00:00' OR r >= TIMESTAMP '10000-01-01 00:00:00'
+		THEN CAST(fn || ' causes overflow: ' || CAST(r AS VARCHAR) || ' is outside 0001-01-01 to 9999-12-31' AS DATE)
+	ELSE r END;
+-- NUMERIC and BIGNUMERIC aggregates: s is DuckDB's sum, d the sum in
+-- DOUBLE, n the count. DuckDB's DECIMAL(38, k) sum runs in 128 bits without
+-- an overflow check: it wraps past 1.7e38 units. d tells a sum past
+-- BigQuery's range (29 and 20 integer digits), BigQuery's error, from one
+-- within it. AVG is the sum divided by the count in units of the scale (the
+-- decimal text without its point), rounded half away from zero; where the
+-- sum is too large for the units it is the engine's limit.
+CREATE OR REPLACE TEMP MACRO bq_numeric_range(s, d, fn) AS CASE
+	WHEN abs(d) > 1.0000001e29 OR abs(s) > CAST('99999999999999999999999999999.999999999' AS DECIMAL(38, 9))
+		THEN CAST('numeric overflow: ' || fn || ' of NUMERIC is about ' || CAST(d AS VARCHAR) AS DECIMAL(38, 9))
+	ELSE s END;
+CREATE OR REPLACE TEMP MACRO bq_bignumeric_range(s, d, fn) AS CASE
+	WHEN abs(d) > 1.0000001e20 OR abs(s) > CAST('99999999999999999999.999999999999999999' AS DECIMAL(38, 18))
+		THEN CAST('numeric overflow: ' || fn || ' of BIGNUMERIC is about ' || CAST(d AS VARCHAR) AS DECIMAL(38, 18))
+	ELSE s END;
+CREATE OR REPLACE TEMP MACRO bq_avg_units(u, n) AS CASE WHEN n = 0 THEN NULL
+	ELSE sign(u) * (abs(u) // n + CASE WHEN 2 * (abs(u) % n) >= n THEN 1 ELSE 0 END) END;
+CREATE OR REPLACE TEMP MACRO bq_avg_numeric(s, d, n) AS CASE
+	WHEN abs(d) >= 1.5e29
+		THEN CAST('AVG of NUMERIC values whose sum exceeds 1.5e29 is not supported' AS DECIMAL(38, 9))
+	ELSE CAST(bq_avg_units(CAST(replace(CAST(s AS VARCHAR), '.', '') AS HUGEINT), n) AS DECIMAL(38, 0))
+		* CAST('0.000000001' AS DECIMAL(38, 9)) END;
+CREATE OR REPLACE TEMP MACRO bq_avg_bignumeric(s, d, n) AS CASE
+	WHEN abs(d) >= 1.5e20
+		THEN CAST('AVG of BIGNUMERIC values whose sum exceeds 1.5e20 is not supported' AS DECIMAL(38, 18))
+	ELSE CAST(bq_avg_units(CAST(replace(CAST(s AS VARCHAR), '.', '') AS HUGEINT), n) AS DECIMAL(38, 0))
+		* CAST('0.000000000000000001' AS DECIMAL(38, 18)) END;
+-- INSTR(s, t, position, occurrence): the occurrence-th match of t, matches
+-- overlapping, from position onwards (backwards from the end for a negative
+-- position); 0 when there is none.
+CREATE OR REPLACE TEMP MACRO bq_instr(s, t, p, o) AS CASE
+	WHEN s IS NULL OR t IS NULL OR p IS NULL OR o IS NULL THEN NULL
+	WHEN p = 0 THEN CAST('Second argument in INSTR() cannot be 0: the position' AS BIGINT)
+	WHEN o <= 0 THEN CAST('Fourth argument in INSTR() must be positive: the occurrence' AS BIGINT)
+	ELSE coalesce((CASE WHEN p > 0
+		THEN list_filter(range(p, length(s) + 1), lambda i: substr(s, i, length(t)) = t)
+		ELSE list_reverse(list_filter(range(1, length(s) + p + 2), lambda i: substr(s, i, length(t)) = t)) END)[o], 0) END;
+-- CBRT: DuckDB's cbrt is a power, off in the last bit for perfect cubes
+-- (cbrt(27) = 3.0000000000000004); one Newton step gives BigQuery's 3
+-- (where the cube cannot overflow or underflow).
+CREATE OR REPLACE TEMP MACRO bq_cbrt_step(r, x) AS r - (r * r * r - x) / (3 * r * r);
+CREATE OR REPLACE TEMP MACRO bq_cbrt(x DOUBLE) AS CASE
+	WHEN abs(x) BETWEEN 1e-290 AND 1e290 THEN bq_cbrt_step(cbrt(x), x) ELSE cbrt(x) END;
 CREATE OR REPLACE TEMP MACRO bq_unix_date(x DATE) AS x - DATE '1970-01-01';
 CREATE OR REPLACE TEMP MACRO bq_unix_seconds(x TIMESTAMPTZ) AS CAST(floor(epoch_us(x) / 1000000) AS BIGINT);
 CREATE OR REPLACE TEMP MACRO bq_unix_millis(x TIMESTAMPTZ) AS CAST(floor(epoch_us(x) / 1000) AS BIGINT);
@@ -490,7 +540,15 @@ func roundMacro(d int) string {
 // as side-effecting, which DuckDB then refuses to reference by alias), so
 // DuckDB reports "Could not convert string '<message>' to DOUBLE" or a
 // date-format complaint quoting it.
-var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) cannot be negative)[^'"]*)['"]`)
+var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: )[^'"]*)['"]`)
+
+// bridgeLimit finds a prelude macro's report that a value is past what the
+// bridge can compute faithfully: unsupported, not the query's fault.
+var bridgeLimit = regexp.MustCompile(`['"](AVG of (?:BIG)?NUMERIC values [^'"]* is not supported)['"]`)
+
+// wideBignumeric finds a number past DECIMAL(38, 18), the embedded
+// engine's BIGNUMERIC (BigQuery's holds 38 integer digits).
+var wideBignumeric = regexp.MustCompile(`Could not convert string "(-?\d{21,}(?:\.\d*)?)" to DECIMAL\(38, ?18\)`)
 
 // overloads finds DuckDB's complaint that it cannot choose between the
 // typed overloads of a bridge macro: it does not know the type of a
@@ -503,14 +561,100 @@ var overloads = regexp.MustCompile(`Macro bq_([a-z]+)_([a-z]+)_[a-z0-9]+\(\) has
 // saying so and unsupported true; msg unchanged otherwise.
 func Explain(msg string) (out string, unsupported bool) {
 	if m := raised.FindStringSubmatch(msg); m != nil {
-		return m[1], false
+		return bigQueryTypes(m[1]), false
+	}
+	if m := bridgeLimit.FindStringSubmatch(msg); m != nil {
+		return ErrUnsupported.Error() + ": " + m[1], true
+	}
+	if strings.Contains(msg, "Combining QUALIFY with GROUP BY ALL is not supported") {
+		return ErrUnsupported.Error() + ": QUALIFY with GROUP BY ALL is not supported", true
+	}
+	if wideBignumeric.MatchString(msg) {
+		// The engine's BIGNUMERIC is DECIMAL(38, 18).
+		return ErrUnsupported.Error() + ": BIGNUMERIC values of more than 20 integer digits are not supported", true
 	}
 	if m := overloads.FindStringSubmatch(msg); m != nil {
 		fn := strings.ToUpper(m[1] + "_" + m[2])
 		return fmt.Sprintf("%s on a column of an outer query (a correlated reference) is not supported by the embedded engine: "+
 			"it cannot tell whether the column is a DATE or a DATETIME (%s)", fn, firstLine(msg)), true
 	}
-	return msg, false
+	return bigQueryWording(msg), false
+}
+
+// noMatch is DuckDB's complaint that no overload of a function or operator
+// takes the argument types, and noMacro the same for a prelude macro.
+var (
+	noMatch = regexp.MustCompile(`No function matches the given name and argument types '([^(']+)\((.*?)\)'\. You might need to add explicit type casts\.`)
+	noMacro = regexp.MustCompile(`Macro (\w+)\(\) does not support the supplied arguments\. You might need to add explicit type casts\.`)
+)
+
+// bigQueryWording words a DuckDB error the model is shown as BigQuery
+// would, as far as it can be: a missing overload becomes BigQuery's "No
+// matching signature", DuckDB's type names BigQuery's (the model wrote
+// BigQuery SQL and knows no BIGINT or VARCHAR).
+func bigQueryWording(msg string) string {
+	msg = noMatch.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := noMatch.FindStringSubmatch(m)
+		return fmt.Sprintf("No matching signature for %s for argument types: %s", functionName(sub[1]), sub[2])
+	})
+	msg = noMacro.ReplaceAllStringFunc(msg, func(m string) string {
+		return fmt.Sprintf("No matching signature for %s for the argument types given", functionName(noMacro.FindStringSubmatch(m)[1]))
+	})
+	return bigQueryTypes(msg)
+}
+
+// functionName names a DuckDB function or prelude macro as the BigQuery
+// function or operator it stands for.
+func functionName(duck string) string {
+	switch duck {
+	case "~~", "~~~", "like_escape":
+		return "operator LIKE"
+	case "!~~", "not_like_escape":
+		return "operator NOT LIKE"
+	}
+	if !isIdentStart(duck[0]) {
+		return "operator " + duck
+	}
+	name := strings.TrimPrefix(duck, "bq_")
+	if i := strings.Index(name, "__"); i > 0 {
+		name = name[:i] // a typed overload's suffix
+	}
+	return "function " + strings.ToUpper(name)
+}
+
+// duckTypes are DuckDB's type names in error messages, longest first, with
+// the BigQuery type each stands for in the embedded database.
+var (
+	duckTypes = regexp.MustCompile(`\b(DECIMAL\(\d+, ?\d+\)|(?:TIMESTAMP WITH TIME ZONE|TIMESTAMPTZ|TIMESTAMP_NS|TIMESTAMP_MS|TIMESTAMP_S|TIMESTAMP|` +
+		`HUGEINT|UBIGINT|BIGINT|INTEGER|SMALLINT|TINYINT|INT32|INT16|INT8|DOUBLE|FLOAT|REAL|VARCHAR|BOOLEAN|BLOB)\b)(\[\])?`)
+	bigQueryOf = map[string]string{
+		"TIMESTAMP WITH TIME ZONE": "TIMESTAMP", "TIMESTAMPTZ": "TIMESTAMP", "TIMESTAMP_NS": "DATETIME",
+		"TIMESTAMP_MS": "DATETIME", "TIMESTAMP_S": "DATETIME", "TIMESTAMP": "DATETIME",
+		"DECIMAL(38,18)": "BIGNUMERIC", "HUGEINT": "INT64", "UBIGINT": "INT64", "BIGINT": "INT64",
+		"INTEGER": "INT64", "SMALLINT": "INT64", "TINYINT": "INT64", "INT32": "INT64", "INT16": "INT64",
+		"INT8": "INT64", "DOUBLE": "FLOAT64", "FLOAT": "FLOAT64", "REAL": "FLOAT64", "VARCHAR": "STRING",
+		"BOOLEAN": "BOOL", "BLOB": "BYTES",
+	}
+)
+
+// bigQueryTypes replaces DuckDB's type names by BigQuery's (VARCHAR[] is
+// ARRAY<STRING>; every DECIMAL but BIGNUMERIC's is NUMERIC).
+func bigQueryTypes(msg string) string {
+	return duckTypes.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := duckTypes.FindStringSubmatch(m)
+		t := strings.ReplaceAll(sub[1], " ", "")
+		if sub[1] == "TIMESTAMP WITH TIME ZONE" {
+			t = sub[1]
+		}
+		bq, ok := bigQueryOf[t]
+		if !ok {
+			bq = "NUMERIC" // DECIMAL(p, s)
+		}
+		if sub[2] != "" {
+			return "ARRAY<" + bq + ">"
+		}
+		return bq
+	})
 }
 
 func firstLine(s string) string {

@@ -98,6 +98,7 @@ func (e *emitter) scan(items []*item) {
 	e.ambiguous = map[string]bool{}
 	e.cteOf = map[string]string{}
 	e.cteCols = map[string]map[string]string{}
+	e.cteAs = map[string]int{}
 	var ctes []cteDef
 	var walk func([]*item)
 	walk = func(seq []*item) {
@@ -244,30 +245,59 @@ func cteDefs(seq []*item, i int) []cteDef {
 
 // selectTypes types the output columns of a subquery's select list where
 // the expression is a column, a literal, a CAST or MIN/MAX/ANY_VALUE of
-// one, keyed by lower-case output name. A set operation, whose column types
-// BigQuery coerces across its branches, is left untyped.
+// one, keyed by lower-case output name. A set operation takes its names
+// from its first branch and types a column only where every branch has the
+// same type for it (BigQuery coerces differing ones).
 func (e *emitter) selectTypes(body []*item) map[string]string {
-	sel := -1
+	var branches [][]*item
+	start := 0
 	for k, it := range body {
-		switch {
-		case it.is("UNION") || it.is("INTERSECT") || (it.is("EXCEPT") && !at(body, k-1).isPunct("*")):
-			return nil
-		case it.is("SELECT") && sel < 0:
-			sel = k
+		if it.is("UNION") || it.is("INTERSECT") || (it.is("EXCEPT") && !at(body, k-1).isPunct("*")) {
+			branches = append(branches, body[start:k])
+			start = k + 1
+			for at(body, start).is("ALL") || at(body, start).is("DISTINCT") {
+				start++
+			}
 		}
 	}
-	if sel < 0 {
-		return nil
-	}
-	k := sel + 1
-	for at(body, k).is("DISTINCT") || at(body, k).is("ALL") {
-		k++
-	}
-	end := k
-	for end < len(body) && !endsSelectList(body, end) {
-		end++
+	branches = append(branches, body[start:])
+	var names, types []string
+	for b, branch := range branches {
+		for len(branch) == 1 && branch[0].isGroup("(") {
+			branch = branch[0].kids
+		}
+		n, t := e.branchTypes(branch)
+		if b == 0 {
+			names, types = n, t
+			continue
+		}
+		if len(t) != len(types) {
+			return nil
+		}
+		for k := range types {
+			if types[k] != t[k] {
+				types[k] = ""
+			}
+		}
 	}
 	cols := map[string]string{}
+	for k, name := range names {
+		if name != "" && types[k] != "" {
+			cols[name] = types[k]
+		}
+	}
+	return cols
+}
+
+// branchTypes returns, for one SELECT's list of a CTE body, each column's
+// lower-case output name and BigQuery type by position ("" where unknown),
+// and counts the names it gives with AS in e.cteAs.
+func (e *emitter) branchTypes(body []*item) (names, types []string) {
+	sel := indexWord(body, "SELECT")
+	if sel < 0 {
+		return nil, nil
+	}
+	k, end := selectList(body, sel)
 	vars, named := rangeVars(body)
 	for _, expr := range splitTop(body[k:end]) {
 		n := len(expr)
@@ -275,26 +305,28 @@ func (e *emitter) selectTypes(body []*item) map[string]string {
 		switch {
 		case n >= 3 && expr[n-2].is("AS") && isName(expr[n-1]):
 			name, expr = e.identValue(expr[n-1]), expr[:n-2]
+			e.cteAs[strings.ToLower(name)]++
 		case n == 1 && expr[0].path != nil:
 			name = expr[0].path.parts[len(expr[0].path.parts)-1]
 		case n == 1 && isName(expr[0]):
 			name = e.identValue(expr[0])
 		case n == 3 && expr[1].isPunct(".") && isName(expr[0]) && isName(expr[2]):
 			name = e.identValue(expr[2])
-		default:
-			continue
 		}
-		if len(expr) == 1 && isName(expr[0]) && vars[strings.ToLower(name)] && !named[strings.ToLower(name)] {
+		name = strings.ToLower(name)
+		typ := ""
+		switch {
+		case len(expr) == 1 && isName(expr[0]) && vars[name] && !named[name]:
 			// The name of a FROM source is its whole row (see
 			// checkRangeVarRefs), even where a column shares the name.
-			cols[strings.ToLower(name)] = "STRUCT"
-			continue
+			typ = "STRUCT"
+		case len(expr) > 0:
+			typ = baseType(e.exprType(expr))
 		}
-		if t := baseType(e.exprType(expr)); t != "" {
-			cols[strings.ToLower(name)] = t
-		}
+		names = append(names, name)
+		types = append(types, typ)
 	}
-	return cols
+	return names, types
 }
 
 // exprType is operandType, also for alias.column written as three tokens
@@ -372,7 +404,9 @@ func (e *emitter) columnType(it *item) string {
 // every CTE that outputs it agrees on its type. Anything less certain is
 // unknown.
 func (e *emitter) cteColumn(col string) string {
-	if e.outputNames[col] != 1 || (e.cat != nil && e.anyMimicColumn(col)) {
+	// Several ASs may define it if all are the branches of CTE set
+	// operations (whose types must then agree).
+	if n := e.outputNames[col]; (n != 1 && n != e.cteAs[col]) || (e.cat != nil && e.anyMimicColumn(col)) {
 		return ""
 	}
 	typ := ""
@@ -425,7 +459,7 @@ func (e *emitter) operandType(items []*item) string {
 			return e.operandType(items[1:])
 		}
 		switch items[0].upper() {
-		case "DATE", "DATETIME", "TIMESTAMP", "TIME":
+		case "DATE", "DATETIME", "TIMESTAMP", "TIME", "NUMERIC", "BIGNUMERIC":
 			if items[1].tok.Kind == String && !items[1].synthetic() {
 				return items[0].upper()
 			}

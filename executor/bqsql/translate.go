@@ -75,6 +75,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	if err := reservedQualifier(sql, toks); err != nil {
 		return "", nil, err
 	}
+	e.checkGroupingSets(items)
 	e.scan(items)
 	items = e.nameOutputColumns(items)
 	items = selectAsStruct(items, true)
@@ -150,6 +151,7 @@ type emitter struct {
 	ambiguous map[string]bool
 	cteOf     map[string]string            // lower-case alias -> lower-case CTE name
 	cteCols   map[string]map[string]string // CTE -> column -> BigQuery type, where known
+	cteAs     map[string]int               // output name -> select-list items of CTE bodies naming it
 	// outputNames counts the names SELECT lists give with AS.
 	outputNames map[string]int
 }
@@ -500,11 +502,8 @@ func (e *emitter) isCall(items []*item, i int) bool {
 	case up == "PIVOT" || up == "UNPIVOT":
 		return false
 	case up == "SETS" && prev.is("GROUPING"):
-		// Valid BigQuery, not a function: the engine's own GROUPING SETS
-		// is not checked against BigQuery's (its ROLLUP and CUBE differ
-		// with expression keys), so the construct is named unsupported
-		// rather than the model blamed for an unknown function SETS.
-		e.unsupported(it, "GROUPING SETS is not supported")
+		// Syntax, not a function; checkGroupingSets refuses the lists
+		// DuckDB groups differently.
 		return false
 	}
 	return true

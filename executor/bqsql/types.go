@@ -175,6 +175,13 @@ func (e *emitter) cast(c *call, safe bool) string {
 		return ""
 	}
 	x := e.text(a[:as])
+	if base == "NUMERIC" || base == "BIGNUMERIC" {
+		// A number literal would pass through DOUBLE and lose digits past
+		// the 16th; its text converts exactly.
+		if lit, ok := numberLiteral(a[:as]); ok {
+			x = "'" + lit + "'"
+		}
+	}
 	switch base {
 	case "STRING":
 		return "bq_to_string(" + x + ")"
@@ -188,4 +195,17 @@ func (e *emitter) cast(c *call, safe bool) string {
 		return "TRY_CAST(" + x + " AS " + duck + ")"
 	}
 	return "CAST(" + x + " AS " + duck + ")"
+}
+
+// numberLiteral returns the text of an optionally negated number literal.
+func numberLiteral(items []*item) (string, bool) {
+	sign := ""
+	if len(items) == 2 && items[0].isPunct("-") {
+		sign, items = "-", items[1:]
+	}
+	if len(items) != 1 || items[0].tok.Kind != Number || items[0].synthetic() || items[0].group ||
+		strings.ContainsAny(items[0].tok.Text, "xX") { // hexadecimal: DuckDB's decimal cast cannot read it
+		return "", false
+	}
+	return sign + items[0].tok.Text, true
 }

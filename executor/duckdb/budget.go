@@ -2,6 +2,7 @@ package duckdb
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"strconv"
 	"sync"
@@ -83,4 +84,15 @@ func (e *Engine) registerKeep(ctx context.Context) error {
 // trailing line comment of query from swallowing the closing parenthesis.
 func wrapKeep(query string) string {
 	return "SELECT * FROM (SELECT * FROM (\n" + query + "\n) LIMIT " + strconv.FormatInt(1<<63-1, 10) + ") WHERE " + keepFunc + "(*COLUMNS(*))"
+}
+
+// register runs the dialect's registration on one connection (functions
+// are registered database-wide).
+func (e *Engine) register(ctx context.Context, f func(context.Context, *sql.Conn) error) error {
+	conn, err := e.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return f(ctx, conn)
 }

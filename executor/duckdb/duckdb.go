@@ -83,6 +83,10 @@ type Options struct {
 	// may only create temporary objects: the database is read-only and the
 	// configuration locked.
 	Prelude string
+	// Register, when set, registers the dialect's Go functions (scalar
+	// UDFs, database-wide) through one connection when the engine opens:
+	// BigQuery functions no SQL macro can compute (FARM_FINGERPRINT).
+	Register func(ctx context.Context, conn *sql.Conn) error
 	// Explain, when set, rewrites the message of an error DuckDB raised
 	// while running a query into the one the user's engine would have
 	// given (the bridge's macros raise BigQuery's errors through failed
@@ -212,6 +216,12 @@ func Open(path string, opts Options) (*Engine, error) {
 	if err := e.registerKeep(context.Background()); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("open duckdb %s: register %s: %w", path, keepFunc, err)
+	}
+	if opts.Register != nil {
+		if err := e.register(context.Background(), opts.Register); err != nil {
+			e.Close()
+			return nil, fmt.Errorf("open duckdb %s: register the dialect's functions: %w", path, err)
+		}
 	}
 	return e, nil
 }

@@ -47,6 +47,8 @@ func bridgeDialect() dialect {
 		// the bridge's own limits are reported as unsupported, not blamed
 		// on the query.
 		Explain: bqsql.Explain,
+		// FARM_FINGERPRINT is a Go function (FarmHash), registered at open.
+		Register: bqsql.RegisterFunctions,
 	}
 }
 

@@ -123,6 +123,7 @@ func openEngine(t *testing.T) *duckdb.Engine {
 		Translate:   tr.TranslateCheckedContext,
 		Settings:    bqsql.Settings,
 		Prelude:     bqsql.Macros,
+		Register:    bqsql.RegisterFunctions,
 		Explain:     bqsql.Explain,
 	})
 	if err != nil {
