@@ -312,7 +312,7 @@ var errKilled = errors.New("killed")
 // reply.
 func TestBatchKill(t *testing.T) {
 	const n = 12
-	for _, step := range []string{"upload", "uploaded", "create", "created", "poll", "downloaded", "resolved"} {
+	for _, step := range []string{"upload", "uploaded", "create", "created", "poll", "download", "downloaded", "resolved"} {
 		t.Run(step, func(t *testing.T) {
 			srv := llmtest.Start(t, answer, llmtest.Options{})
 			dir := t.TempDir()
