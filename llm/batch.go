@@ -90,6 +90,10 @@ type journalReq struct {
 	ID      string `json:"custom_id"` // the request's cache key
 	Tag     string `json:"tag,omitempty"`
 	Attempt int    `json:"attempt"` // 1 for its first batch
+	// Reservation is the id of the request's reservation in the folder's
+	// spending file (absent without a meter recording one): a later
+	// process that reads the request's result settles it.
+	Reservation string `json:"reservation,omitempty"`
 }
 
 type batchCounts struct {
@@ -138,6 +142,7 @@ type breq struct {
 	sent     int // batches it was sent in, earlier processes included
 	used     Usage
 	res      *reservation // this process's reservation while it is in a batch
+	orphan   string       // the reservation of a killed process's batch it is in (journalReq.Reservation)
 	batch    *bbatch
 	waiters  []chan batchResult
 	start    time.Time
@@ -268,7 +273,7 @@ func (b *batcher) replay(r io.Reader) (int64, error) {
 			}
 			bt = &bbatch{local: rec.Batch, reqs: map[string]*breq{}}
 			for _, q := range rec.Requests {
-				bt.reqs[q.ID] = &breq{key: q.ID, tag: q.Tag, sent: q.Attempt}
+				bt.reqs[q.ID] = &breq{key: q.ID, tag: q.Tag, sent: q.Attempt, orphan: q.Reservation}
 			}
 			open[rec.Batch] = bt
 			order = append(order, rec.Batch)
@@ -300,7 +305,12 @@ func (b *batcher) replay(r io.Reader) (int64, error) {
 		if bt.fileID == "" {
 			// Killed before (or during) the upload: nothing was created, so
 			// nothing will run; the requests go out again when asked for.
-			// An uploaded file that was not recorded is never used.
+			// An uploaded file that was not recorded is never used: a
+			// batch is created only after its upload is recorded, so the
+			// killed process's reservations are settled at nothing.
+			for _, q := range bt.reqs {
+				b.settleOrphan(q, outcome{billing: usageNone})
+			}
 			continue
 		}
 		b.batches = append(b.batches, bt)
@@ -657,7 +667,11 @@ func (b *batcher) submit(ctx context.Context) {
 			b.attempts[q.key] = q.sent
 			q.batch = bt
 			bt.reqs[q.key] = q
-			rec.Requests = append(rec.Requests, journalReq{ID: q.key, Tag: q.tag, Attempt: q.sent})
+			jq := journalReq{ID: q.key, Tag: q.tag, Attempt: q.sent}
+			if q.res != nil {
+				jq.Reservation = q.res.id
+			}
+			rec.Requests = append(rec.Requests, jq)
 		}
 		b.batches = append(b.batches, bt)
 		b.mu.Unlock()
@@ -1034,6 +1048,7 @@ func (b *batcher) resolveLocked(q *breq, o outcome) {
 		c.meter.settle(q.res, c.ep.Model, o.usage, o.billing)
 		q.res = nil
 	}
+	b.settleOrphan(q, o)
 	q.used = q.used.Add(o.usage)
 	if o.kind == "" {
 		reply := cachedReply{Text: o.text, FinishReason: o.finish, Usage: o.usage, Logprobs: o.logprobs}
@@ -1096,6 +1111,25 @@ func (b *batcher) resolveLocked(q *breq, o outcome) {
 	}
 	q.waiters = nil
 	delete(b.byKey, q.key)
+}
+
+// settleOrphan settles the reservation a killed process booked for q's
+// batch, now that its outcome is known: what the provider reported for a
+// reply (at the batch price, what it bills), nothing for an error line or
+// a request its finished batch did not run (the provider bills neither,
+// and this process settles its own reservations alike), the reservation
+// itself for a reply whose usage is unknown. Without it the reservation
+// would count at its worst case for ever. The folder's record never drops
+// below the bill: the charge is the online rule's for the same outcome,
+// and a reservation is settled once (Meter.settleOrphan), only by the
+// process that read its request's result, which the journal ties to
+// exactly one submission of the request.
+func (b *batcher) settleOrphan(q *breq, o outcome) {
+	if q.orphan == "" || b.c.meter == nil {
+		return
+	}
+	b.c.meter.settleOrphan(q.orphan, o.usage, o.billing)
+	q.orphan = ""
 }
 
 func (b *batcher) progress() {

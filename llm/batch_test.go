@@ -407,6 +407,19 @@ func TestBatchKill(t *testing.T) {
 			if step != "upload" && step != "uploaded" && st.Unreconciled == 0 {
 				t.Errorf("no reservation of the killed run's batch is left counted")
 			}
+			// Once the resumed run has read every result, the killed run's
+			// reservations are settled at what the provider billed: none is
+			// left counting at its worst case.
+			c2.Close()
+			m2.Close()
+			m3, err := llm.OpenMeter(dir, testPrices, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m3.Close()
+			if st := m3.Resumed(); st.Unreconciled != 0 || !near(st.SpentUSD, billed) {
+				t.Errorf("after the resumed run: folder spent $%.6f with %d reservations open ($%.6f), provider billed $%.6f", st.SpentUSD, st.Unreconciled, st.UnreconciledUSD, billed)
+			}
 		})
 	}
 }
