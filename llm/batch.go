@@ -819,7 +819,11 @@ func (b *batcher) drop(bt *bbatch, err error) {
 	defer b.mu.Unlock()
 	b.removeBatch(bt)
 	for _, q := range bt.reqs {
-		// Nothing ran: the reservation is released.
+		// Nothing ran: the reservation is released. A killed process's
+		// reservation (a resumed batch whose create was refused) stays
+		// open: if the look-up before the create was refused too, that
+		// process's create may have gone through unseen.
+		q.orphan = ""
 		b.resolveLocked(q, outcome{kind: kind, msg: err.Error(), billing: usageNone})
 	}
 }
