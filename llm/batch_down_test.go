@@ -105,23 +105,9 @@ func TestBatchEndpointDown(t *testing.T) {
 				}
 				c2.Close()
 				m2.Close()
-				sub := srv.Submitted()
-				if len(sub) != n || srv.BatchesCreated() != 1 {
-					t.Errorf("%d requests submitted in %d batches, want %d in 1", len(sub), srv.BatchesCreated(), n)
-				}
-				for id, k := range sub {
-					if k != 1 {
-						t.Errorf("request %s submitted in %d batches", id[:12], k)
-					}
-				}
-				per := map[string]int{}
-				for _, c := range srv.Requests() {
-					per[c.CustomID]++
-				}
-				for id, k := range per {
-					if k != 1 {
-						t.Errorf("request %s answered %d times", id[:12], k)
-					}
+				checkOnce(t, srv, n)
+				if got := srv.BatchesCreated(); got != 1 {
+					t.Errorf("%d batches created, want 1", got)
 				}
 				// The folder's spending: every reservation settled, at what
 				// the provider billed (batch price).

@@ -364,14 +364,7 @@ func TestBatchKill(t *testing.T) {
 					t.Errorf("resumed: %q, %v; want %q", r.resp.Text, r.err, want)
 				}
 			}
-			for id, k := range srv.Submitted() {
-				if k != 1 {
-					t.Errorf("request %s submitted in %d batches", id[:12], k)
-				}
-			}
-			if got := len(srv.Submitted()); got != n {
-				t.Errorf("%d requests submitted, want %d", got, n)
-			}
+			checkOnce(t, srv, n)
 			// A file is uploaded again only if its upload was never
 			// recorded (and then no batch was created from it).
 			wantUploads := srv.BatchesCreated()
@@ -380,16 +373,6 @@ func TestBatchKill(t *testing.T) {
 			}
 			if got := srv.Uploads(); got != wantUploads {
 				t.Errorf("%d files uploaded for %d batches", got, srv.BatchesCreated())
-			}
-			// The provider answered each request once.
-			per := map[string]int{}
-			for _, c := range srv.Requests() {
-				per[c.CustomID]++
-			}
-			for id, k := range per {
-				if k != 1 {
-					t.Errorf("request %s answered %d times", id[:12], k)
-				}
 			}
 			// The spending file is whole, and the folder's record is never
 			// below what the provider billed (at the batch price): the
@@ -421,6 +404,30 @@ func TestBatchKill(t *testing.T) {
 				t.Errorf("after the resumed run: folder spent $%.6f with %d reservations open ($%.6f), provider billed $%.6f", st.SpentUSD, st.Unreconciled, st.UnreconciledUSD, billed)
 			}
 		})
+	}
+}
+
+// checkOnce checks that n requests were submitted, each in one batch, and
+// that the provider answered each once.
+func checkOnce(t *testing.T, srv *llmtest.Server, n int) {
+	t.Helper()
+	sub := srv.Submitted()
+	if len(sub) != n {
+		t.Errorf("%d requests submitted, want %d", len(sub), n)
+	}
+	for id, k := range sub {
+		if k != 1 {
+			t.Errorf("request %s submitted in %d batches", id[:12], k)
+		}
+	}
+	per := map[string]int{}
+	for _, c := range srv.Requests() {
+		per[c.CustomID]++
+	}
+	for id, k := range per {
+		if k != 1 {
+			t.Errorf("request %s answered %d times", id[:12], k)
+		}
 	}
 }
 

@@ -50,21 +50,7 @@ func TestJudgeBatchWait(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("resume: exit %d:\n%s\n%s", code, stdout, stderr)
 	}
-	for id, n := range srv.Submitted() {
-		if n != 1 {
-			t.Errorf("request %s submitted %d times", id[:12], n)
-		}
-	}
-	c, err := ledger.ReadLedger(filepath.Join(out, ledger.LedgerFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[ledger.LeafKey]int{}
-	for _, r := range c.Records {
-		if seen[r.Key()]++; seen[r.Key()] > 1 {
-			t.Errorf("leaf %v recorded twice", r.Key())
-		}
-	}
+	checkBatchOnce(t, srv, out)
 	if srv.BatchesCreated() < 2 {
 		t.Errorf("%d batches: the gated leaves should have gone in a later batch", srv.BatchesCreated())
 	}
@@ -111,6 +97,14 @@ func TestJudgeBatchDown(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("resume: exit %d:\n%s\n%s", code, stdout, stderr)
 	}
+	checkBatchOnce(t, srv, out)
+}
+
+// checkBatchOnce checks that no request was submitted in two batches or
+// answered twice by the provider, and that out's ledger records each leaf
+// once.
+func checkBatchOnce(t *testing.T, srv *llmtest.Server, out string) {
+	t.Helper()
 	for id, n := range srv.Submitted() {
 		if n != 1 {
 			t.Errorf("request %s submitted %d times", id[:12], n)
