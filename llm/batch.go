@@ -38,7 +38,8 @@ type BatchOptions struct {
 	// requests are recorded, the file not uploaded), "uploaded" (uploaded,
 	// not recorded), "create" (the upload recorded, the batch not
 	// created), "created" (created, not recorded), "poll" (recorded, not
-	// polled), "downloaded" (the results downloaded, none read),
+	// polled), "download" (its final state recorded, the results not
+	// downloaded), "downloaded" (the results downloaded, none read),
 	// "resolved" (the first result read and cached, the batch not marked
 	// done). An error abandons the client there, as a kill -9 would
 	// (tests).
@@ -89,6 +90,10 @@ type journalReq struct {
 	ID      string `json:"custom_id"` // the request's cache key
 	Tag     string `json:"tag,omitempty"`
 	Attempt int    `json:"attempt"` // 1 for its first batch
+	// Reservation is the id of the request's reservation in the folder's
+	// spending file (absent without a meter recording one): a later
+	// process that reads the request's result settles it.
+	Reservation string `json:"reservation,omitempty"`
 }
 
 type batchCounts struct {
@@ -137,6 +142,7 @@ type breq struct {
 	sent     int // batches it was sent in, earlier processes included
 	used     Usage
 	res      *reservation // this process's reservation while it is in a batch
+	orphan   string       // the reservation of a killed process's batch it is in (journalReq.Reservation)
 	batch    *bbatch
 	waiters  []chan batchResult
 	start    time.Time
@@ -181,6 +187,7 @@ type batcher struct {
 	lastAdd  time.Time
 	expect   int // units of work announced with Client.Expect
 	expired  bool
+	down     string // the endpoint was declared down (Client.health): the reason
 	dead     error
 	seq      int
 	prog     BatchProgress
@@ -266,7 +273,7 @@ func (b *batcher) replay(r io.Reader) (int64, error) {
 			}
 			bt = &bbatch{local: rec.Batch, reqs: map[string]*breq{}}
 			for _, q := range rec.Requests {
-				bt.reqs[q.ID] = &breq{key: q.ID, tag: q.Tag, sent: q.Attempt}
+				bt.reqs[q.ID] = &breq{key: q.ID, tag: q.Tag, sent: q.Attempt, orphan: q.Reservation}
 			}
 			open[rec.Batch] = bt
 			order = append(order, rec.Batch)
@@ -298,7 +305,12 @@ func (b *batcher) replay(r io.Reader) (int64, error) {
 		if bt.fileID == "" {
 			// Killed before (or during) the upload: nothing was created, so
 			// nothing will run; the requests go out again when asked for.
-			// An uploaded file that was not recorded is never used.
+			// An uploaded file that was not recorded is never used: a
+			// batch is created only after its upload is recorded, so the
+			// killed process's reservations are settled at nothing.
+			for _, q := range bt.reqs {
+				b.settleOrphan(q, outcome{billing: usageNone})
+			}
 			continue
 		}
 		b.batches = append(b.batches, bt)
@@ -390,6 +402,9 @@ func (b *batcher) complete(ctx context.Context, tag, key string, oreq openai.Cha
 	case b.expired:
 		b.mu.Unlock()
 		return fail(KindBatchPending, "the batch wait ran out; the request was not sent: run again")
+	case b.goneDown():
+		b.mu.Unlock()
+		return fail(KindBatchPending, b.downMessage())
 	}
 	if hit, ok := b.finished[key]; ok && validate(hit.Text, hit.Logprobs) == nil {
 		b.mu.Unlock()
@@ -473,12 +488,15 @@ func (b *batcher) run(ctx context.Context) {
 			b.failAll(&Error{Kind: KindBatchPending, Endpoint: b.c.ep.Name,
 				Message: fmt.Sprintf("the batch wait of %s ran out; the submitted batches are recorded in %s: run again to resume", b.opts.Wait, b.jpath)})
 		}
-		flush := len(b.queue) > 0 && (b.collected() || len(b.queue) >= b.lim.MaxRequests)
+		down := b.goneDown()
+		flush := !down && len(b.queue) > 0 && (b.collected() || len(b.queue) >= b.lim.MaxRequests)
 		b.mu.Unlock()
 		if flush {
 			b.submit(ctx)
 		}
-		b.pollDue(ctx)
+		if !down {
+			b.pollDue(ctx)
+		}
 	}
 }
 
@@ -530,6 +548,36 @@ func (b *batcher) failAll(err *Error) {
 	}
 }
 
+// goneDown reports whether the endpoint was declared down (Client.health:
+// the batch API's calls failed for retry.down_after with no success, as
+// online calls are judged). The first time it says so, every waiting
+// request fails with [KindBatchPending] and the reason, and nothing more is
+// sent or polled: the journal keeps every batch where it stands (prepared,
+// uploaded, created, polled), so a later client finds an uploaded batch by
+// its metadata or creates it, polls a created one by its id, and never
+// submits a request twice. Pending rather than an endpoint-down kind: such
+// a request is not failed, only not collected yet; a judge would record an
+// endpoint-down failure as an invalid vote, and a rerun would then not ask
+// for the reply its batch holds. Under b.mu.
+func (b *batcher) goneDown() bool {
+	if b.down != "" {
+		return true
+	}
+	reason := b.c.health.downReason()
+	if reason == "" {
+		return false
+	}
+	b.down = reason
+	b.queue = nil
+	b.c.log.Warn("llm batch endpoint down; the batches stay recorded", "endpoint", b.c.ep.Name, "reason", reason, "journal", b.jpath)
+	b.failAll(&Error{Kind: KindBatchPending, Endpoint: b.c.ep.Name, Message: b.downMessage()})
+	return true
+}
+
+func (b *batcher) downMessage() string {
+	return fmt.Sprintf("the endpoint was %s; the submitted batches are recorded in %s: run again to resume once it answers", b.down, b.jpath)
+}
+
 // die abandons the batcher (a Step hook said so, or the journal cannot be
 // written): nothing more is written or sent.
 func (b *batcher) die(err error) {
@@ -556,7 +604,7 @@ func (b *batcher) step(name string) bool {
 func (b *batcher) submit(ctx context.Context) {
 	for {
 		b.mu.Lock()
-		if b.dead != nil || b.expired {
+		if b.dead != nil || b.expired || b.goneDown() {
 			b.mu.Unlock()
 			return
 		}
@@ -619,7 +667,11 @@ func (b *batcher) submit(ctx context.Context) {
 			b.attempts[q.key] = q.sent
 			q.batch = bt
 			bt.reqs[q.key] = q
-			rec.Requests = append(rec.Requests, journalReq{ID: q.key, Tag: q.tag, Attempt: q.sent})
+			jq := journalReq{ID: q.key, Tag: q.tag, Attempt: q.sent}
+			if q.res != nil {
+				jq.Reservation = q.res.id
+			}
+			rec.Requests = append(rec.Requests, jq)
 		}
 		b.batches = append(b.batches, bt)
 		b.mu.Unlock()
@@ -686,7 +738,7 @@ func (b *batcher) create(ctx context.Context, bt *bbatch) bool {
 			found = &resp.Batch
 			break
 		}
-		if !KindOf(err).Retryable() || try >= b.c.ep.Retry.MaxAttempts || ctx.Err() != nil {
+		if !KindOf(err).Retryable() || try >= b.c.ep.Retry.MaxAttempts || ctx.Err() != nil || b.c.health.downReason() != "" {
 			break
 		}
 		if serr := b.c.sleep(ctx, backoff(try, b.c.ep.Retry.BaseDelay, b.c.ep.Retry.MaxDelay, 0)); serr != nil {
@@ -700,8 +752,9 @@ func (b *batcher) create(ctx context.Context, bt *bbatch) bool {
 		return false
 	case err != nil && KindOf(err).Retryable():
 		// The provider may have created it all the same, or may be down:
-		// the batch stays uploaded but not created, and the next poll
-		// looks for it, then creates it.
+		// the batch stays uploaded but not created, and the next poll (of
+		// this client, or of a later one once the endpoint is declared
+		// down) looks for it, then creates it.
 		b.c.log.Warn("llm batch create failed; will look again", "endpoint", b.c.ep.Name, "batch", bt.local, "error", err)
 		bt.polled = time.Now()
 		return true
@@ -766,7 +819,11 @@ func (b *batcher) drop(bt *bbatch, err error) {
 	defer b.mu.Unlock()
 	b.removeBatch(bt)
 	for _, q := range bt.reqs {
-		// Nothing ran: the reservation is released.
+		// Nothing ran: the reservation is released. A killed process's
+		// reservation (a resumed batch whose create was refused) stays
+		// open: if the look-up before the create was refused too, that
+		// process's create may have gone through unseen.
+		q.orphan = ""
 		b.resolveLocked(q, outcome{kind: kind, msg: err.Error(), billing: usageNone})
 	}
 }
@@ -797,7 +854,7 @@ func (b *batcher) pollDue(ctx context.Context) {
 	}
 	b.mu.Unlock()
 	for _, bt := range due {
-		if ctx.Err() != nil || !b.poll(ctx, bt) {
+		if ctx.Err() != nil || !b.poll(ctx, bt) || b.c.health.downReason() != "" {
 			return
 		}
 	}
@@ -835,23 +892,38 @@ func (b *batcher) poll(ctx context.Context, bt *bbatch) bool {
 	if !batchFinal[resp.Status] {
 		return true
 	}
+	if !b.step("download") {
+		return false
+	}
 	var results []resultLine
 	for _, id := range []*string{resp.OutputFileID, resp.ErrorFileID} {
 		if id == nil || *id == "" {
 			continue
 		}
-		body, err := b.c.control(ctx, "download batch results", maxBatchFileBytes, func(ctx context.Context) error {
-			_, err := b.c.api.GetFileContent(ctx, *id)
-			return err
+		// A file that does not parse was garbled on the way (a proxy's
+		// error page, a cut-off body): reading what parses and sending the
+		// rest again would pay twice for requests that ran. It is
+		// downloaded again, under the down rule.
+		var lines []resultLine
+		_, err := b.c.control(ctx, "download batch results", maxBatchFileBytes, func(ctx context.Context) error {
+			raw, err := b.c.api.GetFileContent(ctx, *id)
+			if err != nil {
+				return err
+			}
+			defer raw.Close()
+			body, err := io.ReadAll(raw) // already in memory (doer)
+			if err != nil {
+				return err
+			}
+			if lines, err = parseResults(body); err != nil {
+				return fmt.Errorf("result file %s unreadable: %w", *id, err)
+			}
+			return nil
 		})
 		if err != nil {
 			// Try again at the next poll; the file stays on the provider.
 			b.c.log.Warn("llm batch download failed", "endpoint", b.c.ep.Name, "batch", bt.id, "error", err)
 			return ctx.Err() == nil
-		}
-		lines, err := parseResults(body)
-		if err != nil {
-			b.c.log.Warn("llm batch result file unreadable", "endpoint", b.c.ep.Name, "batch", bt.id, "file", *id, "error", err)
 		}
 		results = append(results, lines...)
 	}
@@ -980,6 +1052,7 @@ func (b *batcher) resolveLocked(q *breq, o outcome) {
 		c.meter.settle(q.res, c.ep.Model, o.usage, o.billing)
 		q.res = nil
 	}
+	b.settleOrphan(q, o)
 	q.used = q.used.Add(o.usage)
 	if o.kind == "" {
 		reply := cachedReply{Text: o.text, FinishReason: o.finish, Usage: o.usage, Logprobs: o.logprobs}
@@ -1003,6 +1076,17 @@ func (b *batcher) resolveLocked(q *breq, o outcome) {
 				r.Usage, r.CostUSD = Usage{}, 0 // the first caller carries the call
 			}
 			ch <- batchResult{resp: r}
+		}
+		q.waiters = nil
+		delete(b.byKey, q.key)
+		return
+	}
+	if o.kind.Retryable() && b.goneDown() {
+		// Its batch was never created (an upload that failed as the
+		// endpoint went down): nothing ran, nothing is lost; its callers
+		// were failed as pending and it goes out again when asked for.
+		for _, ch := range q.waiters {
+			ch <- batchResult{err: &Error{Kind: KindBatchPending, Endpoint: c.ep.Name, Tag: q.tag, Message: b.downMessage()}}
 		}
 		q.waiters = nil
 		delete(b.byKey, q.key)
@@ -1033,6 +1117,25 @@ func (b *batcher) resolveLocked(q *breq, o outcome) {
 	delete(b.byKey, q.key)
 }
 
+// settleOrphan settles the reservation a killed process booked for q's
+// batch, now that its outcome is known: what the provider reported for a
+// reply (at the batch price, what it bills), nothing for an error line or
+// a request its finished batch did not run (the provider bills neither,
+// and this process settles its own reservations alike), the reservation
+// itself for a reply whose usage is unknown. Without it the reservation
+// would count at its worst case for ever. The folder's record never drops
+// below the bill: the charge is the online rule's for the same outcome,
+// and a reservation is settled once (Meter.settleOrphan), only by the
+// process that read its request's result, which the journal ties to
+// exactly one submission of the request.
+func (b *batcher) settleOrphan(q *breq, o outcome) {
+	if q.orphan == "" || b.c.meter == nil {
+		return
+	}
+	b.c.meter.settleOrphan(q.orphan, o.usage, o.billing)
+	q.orphan = ""
+}
+
 func (b *batcher) progress() {
 	if b.opts.Progress == nil {
 		return
@@ -1050,16 +1153,42 @@ func (c *Client) control(ctx context.Context, what string, limit int64, call fun
 	return c.controlN(ctx, what, limit, c.ep.Retry.MaxAttempts, call)
 }
 
-// controlN is control with at most attempts attempts.
+// controlN is control with at most attempts attempts. The calls follow
+// the online down rule (Client.health, retry.down_after): each attempt's
+// outcome is recorded, an attempt is cut at the end of the down window
+// once the endpoint is failing, no retry is made past it, and once the
+// endpoint is declared down every call fails at once with the reason. A
+// 2xx reply the client cannot read (not the JSON the API sends, a result
+// file that does not parse: check) is garbled on the wire and counts as a
+// dead proxy does.
 func (c *Client) controlN(ctx context.Context, what string, limit int64, attempts int, call func(context.Context) error) ([]byte, error) {
-	timeout := c.ep.Limits.Timeout
-	if limit > maxReplyBytes {
-		timeout = max(timeout, 10*time.Minute) // a large result file
-	}
 	for try := 1; ; try++ {
-		actx, cancel := context.WithTimeout(ctx, timeout)
+		if reason := c.health.downReason(); reason != "" {
+			return nil, &Error{Kind: KindNetwork, Endpoint: c.ep.Name, Attempts: try - 1, Message: c.redact.apply(what + ": " + reason)}
+		}
+		started := c.now()
+		timeout := c.health.attemptTimeout(started, c.ep.Limits.Timeout, c.ep.Retry.DownAfter)
 		ex := &exchange{limit: limit}
+		var actx context.Context
+		var cancel context.CancelFunc
+		unhang := func() bool { return false }
+		if limit > maxReplyBytes {
+			// A large result file may take minutes to arrive, but its
+			// headers come as soon as any reply's: a provider that sends
+			// none within the attempt timeout is as hung as one that
+			// never answers a call.
+			actx, cancel = context.WithTimeout(ctx, c.health.attemptTimeout(started, max(c.ep.Limits.Timeout, 10*time.Minute), c.ep.Retry.DownAfter))
+			hung := time.AfterFunc(timeout, func() {
+				if !ex.answered.Load() {
+					cancel()
+				}
+			})
+			unhang = hung.Stop
+		} else {
+			actx, cancel = context.WithTimeout(ctx, timeout)
+		}
 		err := call(withExchange(actx, ex))
+		unhang()
 		var o outcome
 		switch {
 		case !ex.sent:
@@ -1075,18 +1204,28 @@ func (c *Client) controlN(ctx context.Context, what string, limit int64, attempt
 		case ex.sendErr != nil:
 			o.kind, o.msg = KindNetwork, "reply cut off: "+ex.sendErr.Error()
 		case limit > 0 && int64(len(ex.body)) > limit || limit == 0 && len(ex.body) > maxReplyBytes:
-			o.kind, o.msg = KindMalformed, "reply larger than its limit"
+			o.kind, o.msg, o.transport = KindMalformed, "reply larger than its limit", true
 		case err != nil:
-			o.kind, o.msg = KindMalformed, err.Error()
+			o.kind, o.msg, o.transport = KindMalformed, err.Error(), true
 		}
 		cancel()
 		if o.kind == "" {
+			c.health.record(c.now(), started, "", false, "", 0, 0) // it answers
 			return ex.body, nil
 		}
-		if !o.kind.Retryable() || try >= attempts || ctx.Err() != nil {
-			return nil, &Error{Kind: o.kind, Endpoint: c.ep.Name, Status: ex.status, Attempts: try, Message: c.redact.apply(what + ": " + o.msg)}
+		fail := func(msg string) ([]byte, error) {
+			return nil, &Error{Kind: o.kind, Endpoint: c.ep.Name, Status: ex.status, Attempts: try, Message: c.redact.apply(what + ": " + msg), Transport: o.transport}
 		}
-		if err := c.sleep(ctx, backoff(try, c.ep.Retry.BaseDelay, c.ep.Retry.MaxDelay, o.retryAfter)); err != nil {
+		delay := backoff(try, c.ep.Retry.BaseDelay, c.ep.Retry.MaxDelay, o.retryAfter)
+		if ctx.Err() == nil {
+			if down := c.health.record(c.now(), started, o.kind, o.transport, c.redact.apply(what+": "+o.msg), delay, c.ep.Retry.DownAfter); down != "" {
+				return fail(down)
+			}
+		}
+		if !o.kind.Retryable() || try >= attempts || ctx.Err() != nil {
+			return fail(o.msg)
+		}
+		if err := c.sleep(ctx, delay); err != nil {
 			return nil, &Error{Kind: KindCanceled, Endpoint: c.ep.Name, Message: what + ": " + err.Error(), cause: err}
 		}
 	}

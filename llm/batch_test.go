@@ -312,7 +312,7 @@ var errKilled = errors.New("killed")
 // reply.
 func TestBatchKill(t *testing.T) {
 	const n = 12
-	for _, step := range []string{"upload", "uploaded", "create", "created", "poll", "downloaded", "resolved"} {
+	for _, step := range []string{"upload", "uploaded", "create", "created", "poll", "download", "downloaded", "resolved"} {
 		t.Run(step, func(t *testing.T) {
 			srv := llmtest.Start(t, answer, llmtest.Options{})
 			dir := t.TempDir()
@@ -364,14 +364,7 @@ func TestBatchKill(t *testing.T) {
 					t.Errorf("resumed: %q, %v; want %q", r.resp.Text, r.err, want)
 				}
 			}
-			for id, k := range srv.Submitted() {
-				if k != 1 {
-					t.Errorf("request %s submitted in %d batches", id[:12], k)
-				}
-			}
-			if got := len(srv.Submitted()); got != n {
-				t.Errorf("%d requests submitted, want %d", got, n)
-			}
+			checkOnce(t, srv, n)
 			// A file is uploaded again only if its upload was never
 			// recorded (and then no batch was created from it).
 			wantUploads := srv.BatchesCreated()
@@ -380,16 +373,6 @@ func TestBatchKill(t *testing.T) {
 			}
 			if got := srv.Uploads(); got != wantUploads {
 				t.Errorf("%d files uploaded for %d batches", got, srv.BatchesCreated())
-			}
-			// The provider answered each request once.
-			per := map[string]int{}
-			for _, c := range srv.Requests() {
-				per[c.CustomID]++
-			}
-			for id, k := range per {
-				if k != 1 {
-					t.Errorf("request %s answered %d times", id[:12], k)
-				}
 			}
 			// The spending file is whole, and the folder's record is never
 			// below what the provider billed (at the batch price): the
@@ -407,7 +390,44 @@ func TestBatchKill(t *testing.T) {
 			if step != "upload" && step != "uploaded" && st.Unreconciled == 0 {
 				t.Errorf("no reservation of the killed run's batch is left counted")
 			}
+			// Once the resumed run has read every result, the killed run's
+			// reservations are settled at what the provider billed: none is
+			// left counting at its worst case.
+			c2.Close()
+			m2.Close()
+			m3, err := llm.OpenMeter(dir, testPrices, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m3.Close()
+			if st := m3.Resumed(); st.Unreconciled != 0 || !near(st.SpentUSD, billed) {
+				t.Errorf("after the resumed run: folder spent $%.6f with %d reservations open ($%.6f), provider billed $%.6f", st.SpentUSD, st.Unreconciled, st.UnreconciledUSD, billed)
+			}
 		})
+	}
+}
+
+// checkOnce checks that n requests were submitted, each in one batch, and
+// that the provider answered each once.
+func checkOnce(t *testing.T, srv *llmtest.Server, n int) {
+	t.Helper()
+	sub := srv.Submitted()
+	if len(sub) != n {
+		t.Errorf("%d requests submitted, want %d", len(sub), n)
+	}
+	for id, k := range sub {
+		if k != 1 {
+			t.Errorf("request %s submitted in %d batches", id[:12], k)
+		}
+	}
+	per := map[string]int{}
+	for _, c := range srv.Requests() {
+		per[c.CustomID]++
+	}
+	for id, k := range per {
+		if k != 1 {
+			t.Errorf("request %s answered %d times", id[:12], k)
+		}
 	}
 }
 

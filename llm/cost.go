@@ -212,6 +212,7 @@ type Meter struct {
 
 	journal *spendFile // nil: in memory only
 	resumed FolderSpending
+	orphans map[string]*reservation // reservations of dead processes, not yet settled
 	token   string
 	seq     int
 }
@@ -282,6 +283,9 @@ type reservation struct {
 	id         string
 	usd, worst float64 // reserved; the worst case at list prices
 	batch      bool    // priced at the batch share
+	// orphan: booked by a process that died before settling it; counted
+	// in spent, not in reserved.
+	orphan bool
 }
 
 // budgetError says why an attempt was not admitted.
@@ -395,10 +399,14 @@ func (m *Meter) settle(r *reservation, model string, used Usage, how string) flo
 	overrun := how == usageReported && usd > r.usd*(1+1e-9)
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.reserved -= r.usd
-	m.inFlight--
-	if m.inFlight == 0 || m.reserved < 1e-12 {
-		m.reserved = 0 // no float dust left behind
+	if r.orphan {
+		m.spent -= r.usd // it was counted in full
+	} else {
+		m.reserved -= r.usd
+		m.inFlight--
+		if m.inFlight == 0 || m.reserved < 1e-12 {
+			m.reserved = 0 // no float dust left behind
+		}
 	}
 	m.spent += usd
 	if overrun {
@@ -423,6 +431,22 @@ func (m *Meter) settle(r *reservation, model string, used Usage, how string) flo
 	}
 	m.broadcast()
 	return usd
+}
+
+// settleOrphan settles a reservation a dead process booked and never
+// settled, now that this process knows what its request cost (a batch
+// request whose result it read, or one whose batch was provably never
+// created: usageNone). It does nothing for an id that is not such a
+// reservation of the folder, or was settled already: each is settled once.
+func (m *Meter) settleOrphan(id string, used Usage, how string) {
+	m.mu.Lock()
+	r := m.orphans[id]
+	delete(m.orphans, id)
+	model := m.resumed.models[id]
+	m.mu.Unlock()
+	if r != nil {
+		m.settle(r, model, used, how)
+	}
 }
 
 // count adds a call's outcome to its endpoint's tally and returns the cost

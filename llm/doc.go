@@ -161,12 +161,36 @@
 // fails with [KindBatchPending] (callers stop as for the budget, the run
 // incomplete) and the batches stay recorded for the next run.
 //
+// The batch API's own calls (upload, create, list, retrieve, download)
+// follow the online down rule: once they have failed (connections refused,
+// 5xx, timeouts, replies garbled on the wire, a result file that does not
+// parse) for retry.down_after with no success in between, the endpoint is
+// declared down and every waiting request fails with [KindBatchPending] and
+// the reason, with or without a wait set; nothing more is sent or polled and
+// the journal keeps each batch where it stood, so a later client creates an
+// uploaded batch (after looking for it by its metadata) or polls a created
+// one by its id: never submitted twice, never paid twice. A download's
+// headers must come within limits.timeout; its body may take 10 minutes.
+//
+// Interrupting a client (its callers' contexts end, then [Client.Close])
+// cancels nothing at the provider: a created batch runs on, is billed for
+// what it runs, and is read by the next client on the folder; an upload
+// cut short was never created, a create cut short is found by its
+// metadata. The package has no call to cancel a batch; the provider's
+// cancel endpoint does it (the ids are in the journal's "created" lines),
+// and a later client then reads what ran and sends the rest again.
+//
 // A batch request is priced at [Price.BatchShare] of the online price (half
 // by default). Its worst case, at that share, is reserved with the [Meter]
 // when it is submitted (fsynced in the spending file before the upload), so
 // a budget cap, a resumed folder's spending included, holds for batches as
-// for online calls; a request of a killed process's batch stays reserved in
-// full.
+// for online calls. A request of a killed process's batch stays reserved in
+// full until a later client reads its result: the journal records each
+// request's reservation id, and the reader settles it as the online rule
+// settles the same outcome (the reported usage at the batch price, nothing
+// for an error line or a request its batch did not run, the reservation
+// for a reply without usage), once; a batch never uploaded was never
+// created, and its reservations are settled at nothing.
 //
 // # Testing
 //

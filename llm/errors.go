@@ -26,7 +26,8 @@ const (
 	KindCanceled    ErrorKind = "canceled" // the caller's context ended
 	// KindBatchPending: the request is in a batch the provider has not
 	// finished when the wait (BatchOptions.Wait) ran out, or was not sent
-	// after it; the batch stays recorded and a rerun resumes it. Like
+	// after it, or when the endpoint was declared down (retry.down_after)
+	// while it waited; the batch stays recorded and a rerun resumes it. Like
 	// KindBudget it ends a run as incomplete, never as a verdict.
 	KindBatchPending ErrorKind = "batch_pending"
 

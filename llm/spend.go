@@ -81,6 +81,10 @@ type FolderSpending struct {
 	// A model's reservations are scaled by its own largest ratio.
 	Overrun float64
 	factors map[string]float64 // by model
+	// open are the unreconciled reservations, by id: a later process that
+	// learns what one cost settles it (Meter.settleOrphan).
+	open   map[string]*reservation
+	models map[string]string // model of each open reservation
 }
 
 // spendFile is an open spending file, locked against other processes.
@@ -129,6 +133,7 @@ func readSpending(r io.Reader, path string) (FolderSpending, int64, error) {
 	open := map[string]float64{} // reservations not yet settled
 	worst := map[string]float64{}
 	model := map[string]string{}
+	batch := map[string]bool{}
 	br := bufio.NewReaderSize(r, maxSpendLine)
 	var valid int64
 	for line := 1; ; line++ {
@@ -161,7 +166,7 @@ func readSpending(r io.Reader, path string) (FolderSpending, int64, error) {
 			if _, dup := open[rec.ID]; dup || rec.ID == "" {
 				return st, valid, bad("reservation id %q is empty or used twice", rec.ID)
 			}
-			open[rec.ID], worst[rec.ID], model[rec.ID] = rec.USD, rec.WorstUSD, rec.Model
+			open[rec.ID], worst[rec.ID], model[rec.ID], batch[rec.ID] = rec.USD, rec.WorstUSD, rec.Model, rec.Batch
 		case "settle":
 			if _, ok := open[rec.ID]; !ok {
 				return st, valid, bad("settles %q, which has no open reservation", rec.ID)
@@ -176,14 +181,18 @@ func readSpending(r io.Reader, path string) (FolderSpending, int64, error) {
 			}
 			delete(worst, rec.ID)
 			delete(model, rec.ID)
+			delete(batch, rec.ID)
 		default:
 			return st, valid, bad("unknown op %q", rec.Op)
 		}
 		valid += int64(len(b))
 	}
-	for _, usd := range open {
+	st.open, st.models = map[string]*reservation{}, map[string]string{}
+	for id, usd := range open {
 		st.Unreconciled++
 		st.UnreconciledUSD += usd
+		st.open[id] = &reservation{id: id, usd: usd, worst: worst[id], batch: batch[id], orphan: true}
+		st.models[id] = model[id]
 	}
 	st.SpentUSD += st.UnreconciledUSD
 	return st, valid, nil
@@ -235,6 +244,7 @@ func OpenMeter(dir string, prices Prices, budgetUSD float64) (*Meter, error) {
 	m.journal, m.resumed = sf, st
 	m.spent = st.SpentUSD
 	maps.Copy(m.factor, st.factors)
+	m.orphans = maps.Clone(st.open)
 	if err := sf.append(spendRecord{Op: "open", Time: time.Now().UTC(), PID: os.Getpid(), BudgetUSD: budgetUSD}); err != nil {
 		sf.close()
 		return nil, err

@@ -31,11 +31,13 @@ type exchange struct {
 	sent bool // the request went to the transport
 	// wrote: the whole request was written to the connection, so the
 	// provider may have processed (and billed) it even if no reply came.
-	wrote   atomic.Bool
-	status  int
-	header  http.Header
-	body    []byte
-	sendErr error // from sending the request or reading the reply
+	wrote atomic.Bool
+	// answered: the reply's headers arrived.
+	answered atomic.Bool
+	status   int
+	header   http.Header
+	body     []byte
+	sendErr  error // from sending the request or reading the reply
 	// limit bounds the reply body (0: maxReplyBytes); batch result files
 	// are larger than any one reply.
 	limit int64
@@ -75,6 +77,7 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 		ex.sendErr = err
 		return nil, err
 	}
+	ex.answered.Store(true)
 	defer resp.Body.Close()
 	limit := ex.limit
 	if limit == 0 {

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/clinsql/clinsql/internal/fixtures"
@@ -138,5 +139,59 @@ func TestGenerateEstimateBatch(t *testing.T) {
 		if want := all * m.share; all == 0 || math.Abs(batch-want) > 0.006 {
 			t.Errorf("%s: batch $%.2f, want %.2f x $%.2f", m.name, batch, m.share, all)
 		}
+	}
+}
+
+// TestGenerateBatchDown: generation in batch mode whose provider goes down
+// (every connection closed without a reply) right after the first batch is created stops
+// within retry.down_after with exit code 3 and the reason, the tasks
+// pending; run again once the provider is back, it collects that batch by
+// its id and finishes every task, no request submitted twice.
+func TestGenerateBatchDown(t *testing.T) {
+	dir, db, data, tasks := demoValidation(t)
+	const limit = 12
+	var srv *llmtest.Server
+	var downed atomic.Bool
+	srv = llmtest.Start(t, goldSchedule(tasks).Handler(), llmtest.Options{APIKey: genKey,
+		Batches: func(i, n int) llmtest.BatchScript {
+			if downed.CompareAndSwap(false, true) {
+				srv.Down(llmtest.Broken(llmtest.Disconnect)) // this create's reply still goes out
+			}
+			return llmtest.BatchScript{Steps: []string{"in_progress", "in_progress", "completed"}}
+		}})
+	models := filepath.Join(dir, "batch.yaml")
+	yaml := "models:\n  - name: m\n    kind: openai\n    base_url: " + srv.OpenAIBaseURL() +
+		"\n    model: fake-model\n    api_key_env: GEN_TEST_KEY\n    sampling: {temperature: 0, max_tokens: 512}\n" +
+		"    limits: {concurrency: 4, timeout: 5s}\n    retry: {max_attempts: 100, base_delay: 1ms, max_delay: 20ms, down_after: 300ms}\n" +
+		"    rounds: 2\n    mode: batch\n    batch: {poll: 5ms, collect: 1h}\n"
+	if err := os.WriteFile(models, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	args := []string{"generate", "--models", models, "--tasks", data, "--split", "validation",
+		"--db", db, "--out", out, "--concurrency", "4", "--quiet", "--limit", strconv.Itoa(limit)}
+	code, stdout, stderr := runGen(t, args...)
+	if code != exitIncomplete || !strings.Contains(stdout+stderr, "declared down") {
+		t.Fatalf("exit %d, want %d with the endpoint declared down:\n%s\n%s", code, exitIncomplete, stdout, stderr)
+	}
+	if err := srv.Up(); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr = runGen(t, args...); code != 0 {
+		t.Fatalf("resume: exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+	for id, n := range srv.Submitted() {
+		if n != 1 {
+			t.Errorf("request %s submitted %d times", id[:12], n)
+		}
+	}
+	done := 0
+	for _, tk := range tasks {
+		if _, ok, err := refine.ReadTask(filepath.Join(out, "m"), tk.Key); ok && err == nil {
+			done++
+		}
+	}
+	if done != limit {
+		t.Errorf("%d tasks done, want %d", done, limit)
 	}
 }

@@ -29,7 +29,9 @@ func openMeter(w io.Writer, dir string, prices llm.Prices, budget float64) (*llm
 	}
 	fmt.Fprintln(w)
 	if st.Unreconciled > 0 {
-		fmt.Fprintf(w, "note: %d calls were in flight when an earlier run was killed; they count at their worst case ($%.4f)\n", st.Unreconciled, st.UnreconciledUSD)
+		// Batch requests of a run that stopped (batch wait, endpoint
+		// down) stay reserved too, until the run that reads them.
+		fmt.Fprintf(w, "note: %d calls of earlier runs are unsettled (in flight when a run was killed, or in batches not yet read); they count at their worst case ($%.4f), a batch request's until a run reads its result\n", st.Unreconciled, st.UnreconciledUSD)
 	}
 	if st.Overrun > 1 {
 		fmt.Fprintf(w, "note: the provider has reported usage up to %.2fx a call's worst case; calls reserve that much\n", st.Overrun)

@@ -37,6 +37,12 @@
 // no request was submitted twice; [Server.CompleteBatches] lets a stalled
 // provider catch up.
 //
+// An outage in the middle of a test: [Server.Down] answers every request
+// (chat, files, batches) with one reply (a 5xx, [Hang], a broken body)
+// without doing anything, [Server.Refuse] closes the listener so that
+// connections are refused, and [Server.Up] brings the server back with the
+// files and batches it held.
+//
 // [Options].Latency delays every reply. The server counts requests
 // ([Server.Calls]), keeps the decoded valid ones ([Server.Requests]) and
 // measures the largest number handled at once ([Server.MaxInFlight]), which is

@@ -62,6 +62,10 @@ type Server struct {
 	files   map[string]*fakeFile
 	batches []*fakeBatch
 	faulted map[string]int
+
+	omu     sync.Mutex
+	outage  *Reply // Down
+	refused bool   // Refuse
 }
 
 // New starts a server answering with h. Close it when done.
@@ -162,7 +166,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	if s.batchAPI(w, r) {
+	if s.down(w, r) || s.batchAPI(w, r) {
 		return
 	}
 	call, status, apiErr := s.decode(r)

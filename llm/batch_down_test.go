@@ -1,0 +1,128 @@
+package llm_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmtest"
+)
+
+// TestBatchEndpointDown: the provider becomes unreachable (connections
+// refused, 503, hung, garbage on the wire) at each step of a batch's life,
+// with no batch wait set. The batch API's calls follow the online down
+// rule: within retry.down_after the endpoint is declared down and every
+// waiting request fails as pending (the run incomplete) with the reason,
+// instead of waiting for ever; the journal keeps every batch where it
+// stood. Once the provider is back, a new client on the folder collects
+// every reply: each request submitted in one batch and answered once by
+// the provider, the folder's spending settled at exactly what the provider
+// billed, no reservation left open.
+func TestBatchEndpointDown(t *testing.T) {
+	const n = 6
+	faults := []struct {
+		name string
+		down func(*llmtest.Server)
+	}{
+		{"refused", (*llmtest.Server).Refuse},
+		{"503", func(s *llmtest.Server) { s.Down(llmtest.ServerError(503)) }},
+		{"hung", func(s *llmtest.Server) { s.Down(llmtest.Hang()) }},
+		{"garbage", func(s *llmtest.Server) { s.Down(llmtest.Broken(llmtest.Malformed)) }},
+	}
+	// The step at which the provider goes down: before the upload, before
+	// the create (uploaded), before the first poll (created), before the
+	// download (the batch completed and billed).
+	for _, step := range []string{"upload", "create", "poll", "download"} {
+		for _, f := range faults {
+			t.Run(step+"/"+f.name, func(t *testing.T) {
+				srv := llmtest.Start(t, answer, llmtest.Options{})
+				dir := t.TempDir()
+				cache, err := llm.OpenCache(filepath.Join(dir, "cache"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				const downAfter = 300 * time.Millisecond
+				ep := batchEndpoint(srv, func(ep *llm.Endpoint) {
+					ep.Limits.Timeout = 100 * time.Millisecond
+					// Retries outlast the window, as the defaults do (6
+					// attempts, backoff up to 60 s, down_after 30 s): the
+					// down rule ends them, not max_attempts.
+					ep.Retry.MaxAttempts = 100
+					ep.Retry.BaseDelay, ep.Retry.MaxDelay, ep.Retry.DownAfter = time.Millisecond, 20*time.Millisecond, downAfter
+				})
+				open := func(hook func(string) error) (*llm.Client, *llm.Meter) {
+					m, err := llm.OpenMeter(dir, testPrices, 10)
+					if err != nil {
+						t.Fatal(err)
+					}
+					c := newClient(t, ep, llm.Options{Cache: cache, Meter: m, Batch: &llm.BatchOptions{Dir: dir, Step: hook}})
+					return c, m
+				}
+				wentDown := false
+				c1, m1 := open(func(s string) error {
+					if s == step && !wentDown {
+						wentDown = true
+						f.down(srv)
+					}
+					return nil
+				})
+				done := make(chan []result, 1)
+				start := time.Now()
+				go func() { done <- askAll(c1, prompts(n), nil) }()
+				var first []result
+				select {
+				case first = <-done:
+				case <-time.After(20 * time.Second):
+					t.Fatalf("still waiting %s after the provider went down at %q (down_after %s)", time.Since(start).Round(time.Second), step, downAfter)
+				}
+				if !wentDown {
+					t.Fatalf("step %q never reached", step)
+				}
+				for _, r := range first {
+					if llm.KindOf(r.err) != llm.KindBatchPending || !strings.Contains(r.err.Error(), "declared down") {
+						t.Fatalf("while down: %v; want batch_pending, declared down with the reason", r.err)
+					}
+				}
+				// A request made after the endpoint was declared down fails
+				// at once, unsent.
+				if _, err := c1.Complete(t.Context(), ask("late")); llm.KindOf(err) != llm.KindBatchPending {
+					t.Errorf("late request: %v, want batch_pending", err)
+				}
+				c1.Close()
+				m1.Close()
+				if err := srv.Up(); err != nil {
+					t.Fatal(err)
+				}
+
+				c2, m2 := open(nil)
+				for i, r := range askAll(c2, prompts(n), nil) {
+					want := "answer to " + reverse(prompts(n)[i])
+					if r.err != nil || r.resp.Text != want {
+						t.Errorf("after the provider came back: %q, %v; want %q", r.resp.Text, r.err, want)
+					}
+				}
+				c2.Close()
+				m2.Close()
+				checkOnce(t, srv, n)
+				if got := srv.BatchesCreated(); got != 1 {
+					t.Errorf("%d batches created, want 1", got)
+				}
+				// The folder's spending: every reservation settled, at what
+				// the provider billed (batch price).
+				m3, err := llm.OpenMeter(dir, testPrices, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer m3.Close()
+				st := m3.Resumed()
+				p, c := srv.Billed()
+				billed, _ := testPrices.BatchCost("gpt-test", llm.Usage{PromptTokens: p, CompletionTokens: c})
+				if st.Unreconciled != 0 || !near(st.SpentUSD, billed) {
+					t.Errorf("folder spent $%.6f with %d reservations open ($%.6f), provider billed $%.6f", st.SpentUSD, st.Unreconciled, st.UnreconciledUSD, billed)
+				}
+			})
+		}
+	}
+}
