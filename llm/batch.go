@@ -876,9 +876,29 @@ func (b *batcher) poll(ctx context.Context, bt *bbatch) bool {
 		return err
 	})
 	if err != nil {
-		// Polling failed after its retries; the batch runs on regardless.
+		if ctx.Err() != nil {
+			return false
+		}
+		if !KindOf(err).Retryable() {
+			// Refused (a revoked key, an unknown batch): polling again
+			// will not heal it, so waiting on would be for ever. The
+			// waiting requests end pending, as when the endpoint is
+			// down; the journal keeps the batch, which a rerun (with
+			// the key fixed) polls by its id.
+			b.mu.Lock()
+			if b.down == "" {
+				b.down = fmt.Sprintf("refusing to report batch %s (%v)", bt.id, err)
+				b.queue = nil
+				b.c.log.Warn("llm batch poll refused; the batches stay recorded", "endpoint", b.c.ep.Name, "batch", bt.id, "error", err)
+				b.failAll(&Error{Kind: KindBatchPending, Endpoint: b.c.ep.Name, Message: b.downMessage()})
+			}
+			b.mu.Unlock()
+			return false
+		}
+		// Polling failed after its retries; the batch runs on regardless
+		// (the down rule ends the wait if the endpoint stays unreachable).
 		b.c.log.Warn("llm batch poll failed", "endpoint", b.c.ep.Name, "batch", bt.id, "error", err)
-		return ctx.Err() == nil
+		return true
 	}
 	counts := batchCounts{Total: resp.RequestCounts.Total, Completed: resp.RequestCounts.Completed, Failed: resp.RequestCounts.Failed}
 	if resp.Status != bt.status || counts != bt.counts {

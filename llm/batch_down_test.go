@@ -126,3 +126,53 @@ func TestBatchEndpointDown(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchPollRefused: a poll the provider refuses for good (a revoked
+// key: 401) ends the wait with the requests pending and the reason,
+// instead of polling for ever with no batch wait set; once the key works
+// again, a rerun collects every reply from the same batch.
+func TestBatchPollRefused(t *testing.T) {
+	const n = 4
+	srv := llmtest.Start(t, answer, llmtest.Options{})
+	dir := t.TempDir()
+	cache, err := llm.OpenCache(filepath.Join(dir, "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := batchEndpoint(srv, nil)
+	refused := false
+	c1 := newClient(t, ep, llm.Options{Cache: cache, Batch: &llm.BatchOptions{Dir: dir, Step: func(s string) error {
+		if s == "poll" && !refused {
+			refused = true
+			srv.Down(llmtest.HTTPError(401, "invalid_api_key", "Incorrect API key provided"))
+		}
+		return nil
+	}}})
+	done := make(chan []result, 1)
+	go func() { done <- askAll(c1, prompts(n), nil) }()
+	select {
+	case first := <-done:
+		for _, r := range first {
+			if llm.KindOf(r.err) != llm.KindBatchPending || !strings.Contains(r.err.Error(), "Incorrect API key") {
+				t.Fatalf("poll refused: %v; want batch_pending with the provider's reason", r.err)
+			}
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("still polling 20 s after the provider refused the key")
+	}
+	c1.Close()
+	if err := srv.Up(); err != nil {
+		t.Fatal(err)
+	}
+	c2 := newClient(t, ep, llm.Options{Cache: cache, Batch: &llm.BatchOptions{Dir: dir}})
+	for i, r := range askAll(c2, prompts(n), nil) {
+		if want := "answer to " + reverse(prompts(n)[i]); r.err != nil || r.resp.Text != want {
+			t.Errorf("rerun: %q, %v; want %q", r.resp.Text, r.err, want)
+		}
+	}
+	c2.Close()
+	checkOnce(t, srv, n)
+	if got := srv.BatchesCreated(); got != 1 {
+		t.Errorf("%d batches created, want 1", got)
+	}
+}
