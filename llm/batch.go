@@ -160,6 +160,9 @@ type bbatch struct {
 	counts                    batchCounts
 	polled                    time.Time
 	counted                   bool // in the progress counts
+	// unreadable counts the downloads of its results that did not parse
+	// (see poll).
+	unreadable int
 }
 
 // batcher sends a client's requests through the batch API. Callers of
@@ -574,6 +577,22 @@ func (b *batcher) goneDown() bool {
 	return true
 }
 
+// stopPending ends the wait of every request for a reason polling again
+// will not heal (a refused poll, results that never parse): they fail
+// pending, as when the endpoint is down, and the journal keeps every
+// batch where it stands for a rerun. reason completes "the endpoint was".
+func (b *batcher) stopPending(reason string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.down != "" {
+		return
+	}
+	b.down = reason
+	b.queue = nil
+	b.c.log.Warn("llm batch stopped; the batches stay recorded", "endpoint", b.c.ep.Name, "reason", reason, "journal", b.jpath)
+	b.failAll(&Error{Kind: KindBatchPending, Endpoint: b.c.ep.Name, Message: b.downMessage()})
+}
+
 func (b *batcher) downMessage() string {
 	return fmt.Sprintf("the endpoint was %s; the submitted batches are recorded in %s: run again to resume once it answers", b.down, b.jpath)
 }
@@ -885,14 +904,7 @@ func (b *batcher) poll(ctx context.Context, bt *bbatch) bool {
 			// waiting requests end pending, as when the endpoint is
 			// down; the journal keeps the batch, which a rerun (with
 			// the key fixed) polls by its id.
-			b.mu.Lock()
-			if b.down == "" {
-				b.down = fmt.Sprintf("refusing to report batch %s (%v)", bt.id, err)
-				b.queue = nil
-				b.c.log.Warn("llm batch poll refused; the batches stay recorded", "endpoint", b.c.ep.Name, "batch", bt.id, "error", err)
-				b.failAll(&Error{Kind: KindBatchPending, Endpoint: b.c.ep.Name, Message: b.downMessage()})
-			}
-			b.mu.Unlock()
+			b.stopPending(fmt.Sprintf("refusing to report batch %s (%v)", bt.id, err))
 			return false
 		}
 		// Polling failed after its retries; the batch runs on regardless
@@ -925,6 +937,7 @@ func (b *batcher) poll(ctx context.Context, bt *bbatch) bool {
 		// rest again would pay twice for requests that ran. It is
 		// downloaded again, under the down rule.
 		var lines []resultLine
+		unparsable := false
 		_, err := b.c.control(ctx, "download batch results", maxBatchFileBytes, func(ctx context.Context) error {
 			raw, err := b.c.api.GetFileContent(ctx, *id)
 			if err != nil {
@@ -936,14 +949,27 @@ func (b *batcher) poll(ctx context.Context, bt *bbatch) bool {
 				return err
 			}
 			if lines, err = parseResults(body); err != nil {
+				unparsable = true
 				return fmt.Errorf("result file %s unreadable: %w", *id, err)
 			}
 			return nil
 		})
 		if err != nil {
+			if ctx.Err() != nil {
+				return false
+			}
 			// Try again at the next poll; the file stays on the provider.
+			// A file that arrives but never parses, while the provider
+			// answers every poll, would be fetched for ever: after
+			// retry.max_attempts such downloads the wait ends pending.
 			b.c.log.Warn("llm batch download failed", "endpoint", b.c.ep.Name, "batch", bt.id, "error", err)
-			return ctx.Err() == nil
+			if unparsable || !KindOf(err).Retryable() {
+				if bt.unreadable++; bt.unreadable >= b.c.ep.Retry.MaxAttempts {
+					b.stopPending(fmt.Sprintf("giving batch %s's results unreadable %d times (%v)", bt.id, bt.unreadable, err))
+					return false
+				}
+			}
+			return true
 		}
 		results = append(results, lines...)
 	}

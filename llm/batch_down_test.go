@@ -176,3 +176,39 @@ func TestBatchPollRefused(t *testing.T) {
 		t.Errorf("%d batches created, want 1", got)
 	}
 }
+
+// TestBatchResultsNeverParse: the provider answers every poll but its
+// result file arrives garbled every time (a proxy's error page with 200).
+// After retry.max_attempts such downloads the wait ends pending with the
+// reason, instead of downloading for ever (each poll succeeds, so the down
+// rule never fires); the batch stays in the journal for a rerun.
+func TestBatchResultsNeverParse(t *testing.T) {
+	const n, attempts = 3, 3
+	srv := llmtest.Start(t, answer, llmtest.Options{BatchFaults: map[string]int{"content-garbled": 1 << 20}})
+	dir := t.TempDir()
+	cache, err := llm.OpenCache(filepath.Join(dir, "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := batchEndpoint(srv, func(ep *llm.Endpoint) {
+		ep.Retry.MaxAttempts = attempts
+		ep.Retry.BaseDelay, ep.Retry.MaxDelay = time.Millisecond, time.Millisecond
+	})
+	c1 := newClient(t, ep, llm.Options{Cache: cache, Batch: &llm.BatchOptions{Dir: dir}})
+	defer c1.Close()
+	done := make(chan []result, 1)
+	go func() { done <- askAll(c1, prompts(n), nil) }()
+	select {
+	case first := <-done:
+		for _, r := range first {
+			if llm.KindOf(r.err) != llm.KindBatchPending || !strings.Contains(r.err.Error(), "unreadable") {
+				t.Fatalf("garbled results: %v; want batch_pending saying the results are unreadable", r.err)
+			}
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("still downloading a garbled result file after 20 s")
+	}
+	if got := srv.BatchesCreated(); got != 1 {
+		t.Errorf("%d batches created, want 1", got)
+	}
+}

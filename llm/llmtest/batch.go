@@ -153,6 +153,11 @@ func (s *Server) batchAPI(w http.ResponseWriter, r *http.Request) bool {
 		r.Method == http.MethodGet && batchPath.MatchString(p) && fault("retrieve"):
 		serverError()
 		return true
+	case r.Method == http.MethodGet && contentPath.MatchString(p) && fault("content-garbled"):
+		// A 200 whose body is not the file: a proxy's error page.
+		w.Header().Set("Content-Type", "application/octet-stream")
+		_, _ = io.WriteString(w, "<html><body>502 Bad Gateway</body></html>\n")
+		return true
 	case r.Method == http.MethodPost && batchesPath.MatchString(p) && s.opts.BatchFaults["create"] > s.faulted["create"]:
 		s.faulted["create"]++
 		s.createBatch(httptest.NewRecorder(), r, azure, fail)

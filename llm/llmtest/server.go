@@ -30,7 +30,8 @@ type Options struct {
 	// BatchFaults fails the first n calls of a batch API operation
 	// ("upload", "create", "retrieve", "content") with a 500. A failed
 	// create has created its batch all the same (the reply was lost), as
-	// a provider may.
+	// a provider may. "content-garbled" answers the first n downloads of a
+	// file with 200 and a body that is not the file.
 	BatchFaults map[string]int
 }
 
