@@ -193,6 +193,20 @@ func parseChunk(lines []string, first int) (*Case, *setup, error) {
 			continue
 		}
 		m := optionLine.FindStringSubmatch(l)
+		if m == nil && strings.HasPrefix(l, "[") {
+			// An option may span lines (the files list query parameters
+			// one a line inside one [parameters=...]): join up to the line
+			// that closes it.
+			for j := i + 1; j < len(lines); j++ {
+				l += " " + strings.TrimSpace(lines[j])
+				if strings.HasSuffix(l, "]") {
+					if m = optionLine.FindStringSubmatch(l); m != nil {
+						i = j
+					}
+					break
+				}
+			}
+		}
 		if m == nil {
 			break
 		}

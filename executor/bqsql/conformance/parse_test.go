@@ -47,6 +47,13 @@ SELECT @p
 --
 ERROR: generic::invalid_argument: x
 ==
+[name=param_lines]
+[parameters="1.5" as max_val,
+            "-1.5" as min_val]
+SELECT CAST(@max_val AS NUMERIC)
+--
+ARRAY<STRUCT<NUMERIC>>[{1.5}]
+==
 [name=int32]
 SELECT CAST(1 AS INT32)
 --
@@ -65,6 +72,9 @@ ARRAY<STRUCT<INT64>>[{1}]
 		{"reads_t1", "", "WITH T1 AS (SELECT 1 AS a)\nSELECT a FROM T1"},
 		{"with_t2", "", "WITH T2 AS (SELECT CAST(NULL AS INT64) AS k, CAST(NULL AS FLOAT64) AS d FROM (SELECT 1) WHERE FALSE\nUNION ALL\nSELECT 1, 2.5),\nx AS (SELECT CAST(d AS FLOAT64) AS d FROM t2) SELECT 'DOUBLE' AS s, d FROM x"},
 		{"param", "query parameters", ""},
+		// An option may span lines: the compliance files list parameters
+		// one a line inside one [parameters=...].
+		{"param_lines", "query parameters", ""},
 		{"int32", "type BigQuery lacks: INT32", ""},
 		{"range_frame", "", ""},
 	}
