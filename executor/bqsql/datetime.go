@@ -235,6 +235,44 @@ func (e *emitter) intervalParts(items []*item) (string, string) {
 	return "bq_int64(" + e.text(expr) + ")", part
 }
 
+// fractionalSeconds reads INTERVAL '<s>.<f>' SECOND, BigQuery's one
+// fractional interval literal, as whole microseconds. A fraction finer than
+// a microsecond is left to intervalParts (unsupported): BigQuery keeps
+// nanoseconds the engine's INTERVAL cannot hold.
+func (e *emitter) fractionalSeconds(items []*item) (string, bool) {
+	if len(items) != 3 || !items[2].is("SECOND") {
+		return "", false
+	}
+	s, ok := e.literalString(items[1:2])
+	if !ok {
+		return "", false
+	}
+	s = strings.TrimSpace(s)
+	whole, frac, dot := strings.Cut(s, ".")
+	if !dot || len(frac) > 6 {
+		return "", false
+	}
+	neg := strings.HasPrefix(whole, "-")
+	whole = strings.TrimPrefix(strings.TrimPrefix(whole, "-"), "+")
+	for _, r := range whole + frac {
+		if r < '0' || r > '9' {
+			return "", false
+		}
+	}
+	if whole == "" && frac == "" {
+		return "", false
+	}
+	n, err := strconv.ParseInt(strings.TrimLeft(whole+frac+strings.Repeat("0", 6-len(frac)), "0")+"0", 10, 64)
+	if err != nil {
+		return "", false
+	}
+	n /= 10 // the appended "0" keeps an all-zero amount parseable
+	if neg {
+		n = -n
+	}
+	return strconv.FormatInt(n, 10), true
+}
+
 func isSubDay(p string) bool { _, ok := microsPer[p]; return ok }
 
 func isIntervalPart(p string) bool {
@@ -281,6 +319,11 @@ func (e *emitter) interval(w *writer, items []*item, i int) int {
 	if at(items, j+1).is("TO") {
 		e.unsupported(it, "INTERVAL … %s TO … literals are not supported", items[j].upper())
 		return j + 3 - i
+	}
+	if micros, ok := e.fractionalSeconds(items[i : j+1]); ok {
+		w.lead(it)
+		w.write("(" + micros + " * INTERVAL 1 MICROSECOND)")
+		return j + 1 - i
 	}
 	n, part := e.intervalParts(items[i : j+1])
 	if part == "" {

@@ -206,6 +206,11 @@ func TestDateTimeRules(t *testing.T) {
 			SELECT (SELECT DATE_TRUNC(f.first_t, MONTH) FROM (SELECT 1 AS one) AS o) FROM f`,
 			want: "2020-03-01 00:00:00", types: "TIMESTAMP"},
 		{name: "interval arithmetic", bq: `SELECT DATETIME '2020-01-01 00:00:00' + INTERVAL 36 HOUR`, want: "2020-01-02 12:00:00"},
+		// A fractional SECOND string is BigQuery's own literal (was
+		// unsupported); finer than a microsecond stays unsupported.
+		{name: "INTERVAL fractional seconds", bq: `SELECT DATETIME '2020-01-01 00:00:00' + INTERVAL '1.5' SECOND, DATETIME '2020-01-01 00:00:00' + INTERVAL '-0.000001' SECOND`,
+			want: "2020-01-01 00:00:01.5 | 2019-12-31 23:59:59.999999"},
+		{name: "INTERVAL nanoseconds", bq: `SELECT INTERVAL '0.000000001' SECOND`, err: ErrUnsupported},
 		{name: "EXTRACT weeks and ISO", bq: `SELECT d, EXTRACT(ISOYEAR FROM d), EXTRACT(ISOWEEK FROM d), EXTRACT(YEAR FROM d), EXTRACT(WEEK FROM d) FROM UNNEST([DATE '2005-01-03', DATE '2007-12-31', DATE '2009-01-01', DATE '2009-12-31', DATE '2017-01-02', DATE '2017-05-26']) AS d ORDER BY d`,
 			want: "2005-01-03 | 2005 | 1 | 2005 | 1\n2007-12-31 | 2008 | 1 | 2007 | 52\n2009-01-01 | 2009 | 1 | 2009 | 0\n2009-12-31 | 2009 | 53 | 2009 | 52\n2017-01-02 | 2017 | 1 | 2017 | 1\n2017-05-26 | 2017 | 21 | 2017 | 21"},
 		{name: "EXTRACT WEEK(weekday)", bq: `SELECT EXTRACT(WEEK(SUNDAY) FROM DATE '2017-11-05'), EXTRACT(WEEK(MONDAY) FROM DATE '2017-11-05')`, want: "45 | 44"},
