@@ -59,6 +59,12 @@ SELECT CAST(1 AS INT32)
 --
 ARRAY<STRUCT<INT32>>[{1}]
 ==
+[name=array_order]
+[required_features=ARRAY_ORDERING]
+SELECT a FROM UNNEST([[1], [0]]) AS a ORDER BY a
+--
+ARRAY<STRUCT<a ARRAY<INT64>>>[known order:{[0]}, {[1]}]
+==
 [name=range_frame]
 SELECT SUM(a) OVER (ORDER BY a RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM T1
 --
@@ -76,6 +82,8 @@ ARRAY<STRUCT<INT64>>[{1}]
 		// one a line inside one [parameters=...].
 		{"param_lines", "query parameters", ""},
 		{"int32", "type BigQuery lacks: INT32", ""},
+		// BigQuery does not order arrays.
+		{"array_order", "feature BigQuery lacks: ARRAY_ORDERING", ""},
 		{"range_frame", "", ""},
 	}
 	if len(cases) != len(want) {
