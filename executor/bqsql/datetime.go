@@ -235,6 +235,40 @@ func (e *emitter) intervalParts(items []*item) (string, string) {
 	return "bq_int64(" + e.text(expr) + ")", part
 }
 
+// dateMinusDate translates a - b where both operands are DATE (as the
+// catalog, a CTE or a literal types them) to BigQuery's result, an INTERVAL
+// of days: DuckDB's DATE - DATE is an integer, which let EXTRACT(DAY FROM
+// a - b) fail (blaming the model for valid SQL) and a - b > 30 run where
+// BigQuery rejects INTERVAL > INT64. It returns how many items it
+// consumed, 0 when items[i] does not start such a difference.
+func (e *emitter) dateMinusDate(w *writer, items []*item, i int) int {
+	ae := primaryEnd(items, i)
+	if ae < 0 || !at(items, ae+1).isPunct("-") {
+		return 0
+	}
+	// a must be the whole left operand: nothing binding tighter (or a
+	// left-associative - or +) before it.
+	if p := at(items, i-1); p != nil && (endsOperand(p) || p.isPunct("-") || p.isPunct("+") ||
+		p.isPunct("*") || p.isPunct("/") || p.isPunct("||") || p.isPunct("~") || p.isPunct(".")) {
+		return 0
+	}
+	be := primaryEnd(items, ae+2)
+	if be < 0 {
+		return 0
+	}
+	if n := at(items, be+1); n != nil && (n.isPunct("*") || n.isPunct("/") || n.isPunct("||") ||
+		n.isPunct(".") || n.isGroup("[")) {
+		return 0
+	}
+	a, b := items[i:ae+1], items[ae+2:be+1]
+	if e.exprType(a) != "DATE" || e.exprType(b) != "DATE" {
+		return 0
+	}
+	w.lead(items[i])
+	w.write("to_days(CAST(" + e.text(a) + " - " + e.text(b) + " AS INTEGER))")
+	return be + 1 - i
+}
+
 // fractionalSeconds reads INTERVAL '<s>.<f>' SECOND, BigQuery's one
 // fractional interval literal, as whole microseconds. A fraction finer than
 // a microsecond is left to intervalParts (unsupported): BigQuery keeps

@@ -210,6 +210,13 @@ func TestDateTimeRules(t *testing.T) {
 		// unsupported); finer than a microsecond stays unsupported.
 		{name: "INTERVAL fractional seconds", bq: `SELECT DATETIME '2020-01-01 00:00:00' + INTERVAL '1.5' SECOND, DATETIME '2020-01-01 00:00:00' + INTERVAL '-0.000001' SECOND`,
 			want: "2020-01-01 00:00:01.5 | 2019-12-31 23:59:59.999999"},
+		// DATE - DATE is an INTERVAL of days in BigQuery (DuckDB: an
+		// integer, so EXTRACT failed and a comparison with a number ran).
+		{name: "DATE minus DATE is an interval", bq: `WITH t AS (SELECT DATE '2020-03-01' AS a, DATE '2020-01-01' AS b)
+			SELECT EXTRACT(DAY FROM DATE '2020-03-01' - DATE '2020-01-01'), EXTRACT(DAY FROM t.a - t.b), EXTRACT(DAY FROM (t.b - t.a)) FROM t`,
+			want: "60 | 60 | -60"},
+		{name: "DATE minus DATE compared with a number", bq: `WITH t AS (SELECT DATE '2020-03-01' AS a, DATE '2020-01-01' AS b)
+			SELECT t.a - t.b > 30 FROM t`, err: errRuntime},
 		{name: "INTERVAL nanoseconds", bq: `SELECT INTERVAL '0.000000001' SECOND`, err: ErrUnsupported},
 		{name: "EXTRACT weeks and ISO", bq: `SELECT d, EXTRACT(ISOYEAR FROM d), EXTRACT(ISOWEEK FROM d), EXTRACT(YEAR FROM d), EXTRACT(WEEK FROM d) FROM UNNEST([DATE '2005-01-03', DATE '2007-12-31', DATE '2009-01-01', DATE '2009-12-31', DATE '2017-01-02', DATE '2017-05-26']) AS d ORDER BY d`,
 			want: "2005-01-03 | 2005 | 1 | 2005 | 1\n2007-12-31 | 2008 | 1 | 2007 | 52\n2009-01-01 | 2009 | 1 | 2009 | 0\n2009-12-31 | 2009 | 53 | 2009 | 52\n2017-01-02 | 2017 | 1 | 2017 | 1\n2017-05-26 | 2017 | 21 | 2017 | 21"},

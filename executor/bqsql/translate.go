@@ -255,6 +255,9 @@ func at(items []*item, i int) *item {
 // one translates items[i] (and possibly some following items) and returns
 // how many items it consumed.
 func (e *emitter) one(w *writer, items []*item, i int) int {
+	if n := e.dateMinusDate(w, items, i); n > 0 {
+		return n
+	}
 	it := items[i]
 	switch {
 	case it.path != nil:
