@@ -91,8 +91,18 @@ func init() {
 		"IF": emit(3, 3, func(c *call) string {
 			return "(CASE WHEN " + c.arg(0) + " THEN " + c.arg(1) + " ELSE " + c.arg(2) + " END)"
 		}),
-		"IFNULL":   emit(2, 2, func(c *call) string { return "COALESCE(" + c.argsText() + ")" }),
-		"COALESCE": fn(1, -1, "COALESCE"),
+		"IFNULL": emit(2, 2, func(c *call) string {
+			if mixedCivil(c) {
+				return ""
+			}
+			return "COALESCE(" + c.argsText() + ")"
+		}),
+		"COALESCE": emit(1, -1, func(c *call) string {
+			if mixedCivil(c) {
+				return ""
+			}
+			return "COALESCE(" + c.argsText() + ")"
+		}),
 		"NULLIF":   fn(2, 2, "NULLIF"),
 		"ZEROIFNULL": emit(1, 1, func(c *call) string {
 			return "COALESCE(" + c.arg(0) + ", 0)"
@@ -911,4 +921,20 @@ func numericAgg(duck string) func(c *call) string {
 		}
 		return fmt.Sprintf("bq_avg_%s(sum(%s), %s, count(%s))", kind, x, d, x)
 	}
+}
+
+// mixedCivil reports (as the model's error) a DATETIME and a TIMESTAMP
+// among c's arguments, where their types are known: BigQuery has no common
+// supertype for the two and rejects the call, DuckDB would coerce one to
+// the other and return a value.
+func mixedCivil(c *call) bool {
+	seen := map[string]bool{}
+	for _, a := range c.args {
+		seen[c.e.exprType(a)] = true
+	}
+	if !seen["DATETIME"] || !seen["TIMESTAMP"] {
+		return false
+	}
+	c.e.invalid(c.it, "No matching signature for function %s: arguments of type DATETIME and TIMESTAMP have no common supertype", c.name)
+	return true
 }

@@ -217,6 +217,13 @@ func TestDateTimeRules(t *testing.T) {
 			want: "60 | 60 | -60"},
 		{name: "DATE minus DATE compared with a number", bq: `WITH t AS (SELECT DATE '2020-03-01' AS a, DATE '2020-01-01' AS b)
 			SELECT t.a - t.b > 30 FROM t`, err: errRuntime},
+		// BigQuery has no supertype of DATETIME and TIMESTAMP (DuckDB
+		// coerced one to the other and ran).
+		{name: "COALESCE of DATETIME and TIMESTAMP", bq: `SELECT COALESCE(DATETIME '2020-01-01 00:00:00', TIMESTAMP '2020-01-01 00:00:00+00')`, err: ErrInvalid},
+		{name: "IFNULL of DATETIME and TIMESTAMP columns", bq: `WITH t AS (SELECT DATETIME '2020-01-01 00:00:00' AS dt, TIMESTAMP '2020-01-02 00:00:00+00' AS ts)
+			SELECT IFNULL(t.dt, t.ts) FROM t`, err: ErrInvalid},
+		{name: "COALESCE of DATETIMEs", bq: `WITH t AS (SELECT CAST(NULL AS DATETIME) AS dt)
+			SELECT COALESCE(t.dt, DATETIME '2020-01-01 00:00:00') FROM t`, want: "2020-01-01 00:00:00"},
 		{name: "INTERVAL nanoseconds", bq: `SELECT INTERVAL '0.000000001' SECOND`, err: ErrUnsupported},
 		{name: "EXTRACT weeks and ISO", bq: `SELECT d, EXTRACT(ISOYEAR FROM d), EXTRACT(ISOWEEK FROM d), EXTRACT(YEAR FROM d), EXTRACT(WEEK FROM d) FROM UNNEST([DATE '2005-01-03', DATE '2007-12-31', DATE '2009-01-01', DATE '2009-12-31', DATE '2017-01-02', DATE '2017-05-26']) AS d ORDER BY d`,
 			want: "2005-01-03 | 2005 | 1 | 2005 | 1\n2007-12-31 | 2008 | 1 | 2007 | 52\n2009-01-01 | 2009 | 1 | 2009 | 0\n2009-12-31 | 2009 | 53 | 2009 | 52\n2017-01-02 | 2017 | 1 | 2017 | 1\n2017-05-26 | 2017 | 21 | 2017 | 21"},
