@@ -103,7 +103,7 @@ func init() {
 			}
 			return "COALESCE(" + c.argsText() + ")"
 		}),
-		"NULLIF":   fn(2, 2, "NULLIF"),
+		"NULLIF": fn(2, 2, "NULLIF"),
 		"ZEROIFNULL": emit(1, 1, func(c *call) string {
 			return "COALESCE(" + c.arg(0) + ", 0)"
 		}),
