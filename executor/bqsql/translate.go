@@ -77,6 +77,9 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	}
 	e.checkGroupingSets(items)
 	e.scan(items)
+	// Before output columns are named (AS f0_ is raw text to the type
+	// rules).
+	e.checkSetOpTypes(items)
 	items = e.nameOutputColumns(items)
 	items = selectAsStruct(items, true)
 	items = wrapSetOperationOrder(items)
