@@ -98,10 +98,16 @@ CREATE OR REPLACE TEMP MACRO bq_float_string(x DOUBLE) AS CASE
 	WHEN isinf(x) THEN CASE WHEN x > 0 THEN 'inf' ELSE '-inf' END
 	WHEN CAST(printf('%.15g', x) AS DOUBLE) = x THEN printf('%.15g', x)
 	ELSE printf('%.17g', x) END;
+-- BigQuery prints a TIMESTAMP's fraction in milliseconds or microseconds
+-- (.100, .000100), DuckDB with its trailing zeros dropped (.1, .0001).
+CREATE OR REPLACE TEMP MACRO bq_timestamp_fraction(s, frac) AS
+	regexp_replace(s, '\.[0-9]+', '.' || rpad(frac, CASE WHEN length(frac) <= 3 THEN 3 ELSE 6 END, '0'));
 CREATE OR REPLACE TEMP MACRO bq_to_string(x) AS CASE
 	WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN bq_float_string(TRY_CAST(x AS DOUBLE))
 	WHEN typeof(x) LIKE 'DECIMAL%' AND CAST(x AS VARCHAR) LIKE '%.%'
 		THEN rtrim(rtrim(CAST(x AS VARCHAR), '0'), '.')
+	WHEN typeof(x) = 'TIMESTAMP WITH TIME ZONE' AND CAST(x AS VARCHAR) LIKE '%.%'
+		THEN bq_timestamp_fraction(CAST(x AS VARCHAR), regexp_extract(CAST(x AS VARCHAR), '\.([0-9]+)', 1))
 	ELSE CAST(x AS VARCHAR) END;
 CREATE OR REPLACE TEMP MACRO bq_parse_int64(s VARCHAR) AS CASE
 	WHEN regexp_full_match(trim(s), '[+-]?[0-9]+') THEN CAST(trim(s) AS BIGINT)
