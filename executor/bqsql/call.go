@@ -20,6 +20,7 @@ type call struct {
 	limit    []*item
 	over     []*item // OVER and its window (group or name) when present
 	texts    map[int]string
+	overDone bool // the rule rendered over itself (in each call it makes)
 }
 
 // arg returns the translated text of argument k. Rules may use an argument
@@ -109,6 +110,10 @@ func (e *emitter) call(w *writer, items []*item, i int) int {
 	}
 	w.lead(nameIt)
 	w.write(out)
+	if c.overDone {
+		// The rule wrote the OVER clause itself.
+		return 4
+	}
 	return 2
 }
 

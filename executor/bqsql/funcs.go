@@ -904,22 +904,30 @@ func numericAgg(duck string) func(c *call) string {
 	plain := fnSpec{min: 1, max: 1, agg: true, duck: duck}
 	return func(c *call) string {
 		t := baseType(c.e.exprType(c.args[0]))
-		if c.over != nil || (t != "NUMERIC" && t != "BIGNUMERIC") {
+		if t != "NUMERIC" && t != "BIGNUMERIC" {
 			return c.e.plainCall(c, plain)
+		}
+		// Analytic too: the window applies to each aggregate the rule
+		// combines (DuckDB's avg OVER of a DECIMAL is a DOUBLE, its sum
+		// OVER wraps past 128 bits).
+		over := ""
+		if c.over != nil {
+			over = " OVER " + c.e.text(c.over[1:])
+			c.overDone = true
 		}
 		x := c.arg(0)
 		if c.distinct {
 			x = "DISTINCT " + x
 		}
 		kind := strings.ToLower(t)
-		d := "sum(CAST(" + x + " AS DOUBLE))"
+		d := "sum(CAST(" + x + " AS DOUBLE))" + over
 		if c.distinct {
-			d = "sum(DISTINCT CAST(" + c.arg(0) + " AS DOUBLE))"
+			d = "sum(DISTINCT CAST(" + c.arg(0) + " AS DOUBLE))" + over
 		}
 		if duck == "sum" {
-			return fmt.Sprintf("bq_%s_range(sum(%s), %s, 'SUM')", kind, x, d)
+			return fmt.Sprintf("bq_%s_range(sum(%s)%s, %s, 'SUM')", kind, x, over, d)
 		}
-		return fmt.Sprintf("bq_avg_%s(sum(%s), %s, count(%s))", kind, x, d, x)
+		return fmt.Sprintf("bq_avg_%s(sum(%s)%s, %s, count(%s)%s)", kind, x, over, d, x, over)
 	}
 }
 
