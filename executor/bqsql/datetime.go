@@ -1,7 +1,9 @@
 package bqsql
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -269,6 +271,103 @@ func (e *emitter) dateMinusDate(w *writer, items []*item, i int) int {
 	return be + 1 - i
 }
 
+// errFinerThanMicros marks an interval literal with nanoseconds, which
+// BigQuery keeps and the engine's INTERVAL cannot hold.
+var errFinerThanMicros = errors.New("finer than a microsecond")
+
+// intervalFields are the parts an INTERVAL '…' from TO to literal may span,
+// in order.
+var intervalFields = []string{"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"}
+
+// intervalRange translates INTERVAL 's' from TO to, BigQuery's
+// 'Y-M D H:M:S[.F]' form restricted to the parts from..to, into a DuckDB
+// interval: a year-month group ("Y-M", or "M" from MONTH), a day count, and
+// a time group ("H:M:S" or its tail), separated by spaces, each group with
+// its own sign.
+func intervalRange(s, from, to string) (string, error) {
+	fi, ti := slices.Index(intervalFields, from), slices.Index(intervalFields, to)
+	if fi < 0 || ti <= fi {
+		return "", fmt.Errorf("%s TO %s is not a range of date parts", from, to)
+	}
+	groups := strings.Fields(s)
+	var want []string // the groups, each as the list of parts it holds
+	if fi <= 1 {
+		g := "MONTH"
+		if fi == 0 {
+			g = "YEAR-MONTH"
+		}
+		want = append(want, g)
+	}
+	if fi <= 2 && ti >= 2 {
+		want = append(want, "DAY")
+	}
+	if ti >= 3 {
+		want = append(want, strings.Join(intervalFields[max(fi, 3):ti+1], ":"))
+	}
+	if len(groups) != len(want) {
+		return "", fmt.Errorf("expected %d space-separated groups for %s TO %s", len(want), from, to)
+	}
+	var months, days, micros int64
+	for k, g := range groups {
+		neg := strings.HasPrefix(g, "-")
+		g = strings.TrimPrefix(strings.TrimPrefix(g, "-"), "+")
+		sign := int64(1)
+		if neg {
+			sign = -1
+		}
+		switch want[k] {
+		case "YEAR-MONTH":
+			y, m, ok := strings.Cut(g, "-")
+			yv, err1 := strconv.ParseInt(y, 10, 32)
+			mv, err2 := strconv.ParseInt(m, 10, 32)
+			if !ok || err1 != nil || err2 != nil {
+				return "", fmt.Errorf("expected Y-M at %q", g)
+			}
+			months = sign * (yv*12 + mv)
+		case "MONTH", "DAY":
+			v, err := strconv.ParseInt(g, 10, 32)
+			if err != nil {
+				return "", fmt.Errorf("expected a number at %q", g)
+			}
+			if want[k] == "MONTH" {
+				months = sign * v
+			} else {
+				days = sign * v
+			}
+		default:
+			names := strings.Split(want[k], ":")
+			vals := strings.Split(g, ":")
+			if len(vals) != len(names) {
+				return "", fmt.Errorf("expected %s at %q", strings.Join(names, ":"), g)
+			}
+			var us int64
+			for n, v := range vals {
+				frac := ""
+				if names[n] == "SECOND" {
+					v, frac, _ = strings.Cut(v, ".")
+				}
+				x, err := strconv.ParseInt(v, 10, 32)
+				if err != nil || x < 0 {
+					return "", fmt.Errorf("expected a number at %q", g)
+				}
+				if len(frac) > 6 {
+					return "", errFinerThanMicros
+				}
+				f := int64(0)
+				if frac != "" {
+					if f, err = strconv.ParseInt(frac+strings.Repeat("0", 6-len(frac)), 10, 64); err != nil {
+						return "", fmt.Errorf("expected a fraction at %q", g)
+					}
+				}
+				unit, _ := strconv.ParseInt(microsPer[names[n]], 10, 64)
+				us += x*unit + f
+			}
+			micros = sign * us
+		}
+	}
+	return fmt.Sprintf("(to_months(%d) + to_days(%d) + to_microseconds(%d))", months, days, micros), nil
+}
+
 // fractionalSeconds reads INTERVAL '<s>.<f>' SECOND, BigQuery's one
 // fractional interval literal, as whole microseconds. A fraction finer than
 // a microsecond is left to intervalParts (unsupported): BigQuery keeps
@@ -351,7 +450,22 @@ func (e *emitter) interval(w *writer, items []*item, i int) int {
 		return 1
 	}
 	if at(items, j+1).is("TO") {
-		e.unsupported(it, "INTERVAL … %s TO … literals are not supported", items[j].upper())
+		s, ok := e.literalString(items[i+1 : j])
+		to := at(items, j+2)
+		if !ok || to == nil {
+			e.invalid(it, "Syntax error: INTERVAL … %s TO … needs a string literal and a date part", items[j].upper())
+			return j + 3 - i
+		}
+		v, err := intervalRange(s, items[j].upper(), to.upper())
+		switch {
+		case errors.Is(err, errFinerThanMicros):
+			e.unsupported(it, "INTERVAL … %s TO … literals finer than a microsecond are not supported", items[j].upper())
+		case err != nil:
+			e.invalid(it, "Invalid interval literal %s: %v", duckString(s), err)
+		default:
+			w.lead(it)
+			w.write(v)
+		}
 		return j + 3 - i
 	}
 	if micros, ok := e.fractionalSeconds(items[i : j+1]); ok {
