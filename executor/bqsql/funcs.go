@@ -91,6 +91,10 @@ func init() {
 		"IF": emit(3, 3, func(c *call) string {
 			return "(CASE WHEN " + c.arg(0) + " THEN " + c.arg(1) + " ELSE " + c.arg(2) + " END)"
 		}),
+		"JUSTIFY_DAYS":     fn(1, 1, "bq_justify_days"),
+		"JUSTIFY_HOURS":    fn(1, 1, "bq_justify_hours"),
+		"JUSTIFY_INTERVAL": fn(1, 1, "bq_justify_interval"),
+
 		"IFNULL": emit(2, 2, func(c *call) string {
 			if mixedCivil(c) {
 				return ""

@@ -177,6 +177,30 @@ CREATE OR REPLACE TEMP MACRO bq_avg_bignumeric(s, d, n) AS CASE
 		THEN CAST('AVG of BIGNUMERIC values whose sum exceeds 1.5e20 is not supported' AS DECIMAL(38, 18))
 	ELSE CAST(bq_avg_units(CAST(replace(CAST(s AS VARCHAR), '.', '') AS HUGEINT), n) AS DECIMAL(38, 0))
 		* CAST('0.000000000000000001' AS DECIMAL(38, 18)) END;
+-- An INTERVAL's three fields: months, days and microseconds (DuckDB's
+-- date_part gives the time field as hours, the minute within the hour and
+-- the microseconds within the minute). JUSTIFY_DAYS turns each 30 days into
+-- a month, JUSTIFY_HOURS each 24 hours into a day, JUSTIFY_INTERVAL both;
+-- the quotient and remainder truncate toward zero, so the fields end with
+-- the sign of the whole.
+CREATE OR REPLACE TEMP MACRO bq_interval_months(i) AS
+	CAST(date_part('year', i) AS BIGINT) * 12 + date_part('month', i);
+CREATE OR REPLACE TEMP MACRO bq_interval_time_us(i) AS
+	CAST(date_part('hour', i) AS HUGEINT) * 3600000000 + CAST(date_part('minute', i) AS HUGEINT) * 60000000
+		+ date_part('microseconds', i);
+CREATE OR REPLACE TEMP MACRO bq_interval_of(m, d, us) AS
+	to_months(CAST(m AS BIGINT)) + to_days(CAST(d AS BIGINT)) + to_microseconds(CAST(us AS BIGINT));
+CREATE OR REPLACE TEMP MACRO bq_justify_days_of(t, us) AS bq_interval_of(t // 30, t % 30, us);
+CREATE OR REPLACE TEMP MACRO bq_justify_days(i) AS
+	bq_justify_days_of(bq_interval_months(i) * 30 + date_part('day', i), bq_interval_time_us(i));
+CREATE OR REPLACE TEMP MACRO bq_justify_hours_of(m, t) AS
+	bq_interval_of(m, t // 86400000000, t % 86400000000);
+CREATE OR REPLACE TEMP MACRO bq_justify_hours(i) AS
+	bq_justify_hours_of(bq_interval_months(i), CAST(date_part('day', i) AS HUGEINT) * 86400000000 + bq_interval_time_us(i));
+CREATE OR REPLACE TEMP MACRO bq_justify_interval_of(t) AS
+	bq_interval_of(t // 2592000000000, (t % 2592000000000) // 86400000000, t % 86400000000);
+CREATE OR REPLACE TEMP MACRO bq_justify_interval(i) AS bq_justify_interval_of(
+	(CAST(bq_interval_months(i) AS HUGEINT) * 30 + date_part('day', i)) * 86400000000 + bq_interval_time_us(i));
 -- INSTR(s, t, position, occurrence): the occurrence-th match of t, matches
 -- overlapping, from position onwards (backwards from the end for a negative
 -- position); 0 when there is none.
