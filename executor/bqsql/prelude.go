@@ -98,6 +98,43 @@ CREATE OR REPLACE TEMP MACRO bq_float_string(x DOUBLE) AS CASE
 	WHEN isinf(x) THEN CASE WHEN x > 0 THEN 'inf' ELSE '-inf' END
 	WHEN CAST(printf('%.15g', x) AS DOUBLE) = x THEN printf('%.15g', x)
 	ELSE printf('%.17g', x) END;
+-- An INTERVAL's three fields: months, days and microseconds (DuckDB's
+-- date_part gives the time field as hours, the minute within the hour and
+-- the microseconds within the minute). JUSTIFY_DAYS turns each 30 days into
+-- a month, JUSTIFY_HOURS each 24 hours into a day, JUSTIFY_INTERVAL both;
+-- the quotient and remainder truncate toward zero, so the fields end with
+-- the sign of the whole.
+CREATE OR REPLACE TEMP MACRO bq_interval_months(i) AS
+	CAST(date_part('year', i) AS BIGINT) * 12 + date_part('month', i);
+CREATE OR REPLACE TEMP MACRO bq_interval_time_us(i) AS
+	CAST(date_part('hour', i) AS HUGEINT) * 3600000000 + CAST(date_part('minute', i) AS HUGEINT) * 60000000
+		+ date_part('microseconds', i);
+CREATE OR REPLACE TEMP MACRO bq_interval_of(m, d, us) AS
+	to_months(CAST(m AS BIGINT)) + to_days(CAST(d AS BIGINT)) + to_microseconds(CAST(us AS BIGINT));
+CREATE OR REPLACE TEMP MACRO bq_justify_days_of(t, us) AS bq_interval_of(t // 30, t % 30, us);
+CREATE OR REPLACE TEMP MACRO bq_justify_days(i) AS
+	bq_justify_days_of(bq_interval_months(i) * 30 + date_part('day', i), bq_interval_time_us(i));
+CREATE OR REPLACE TEMP MACRO bq_justify_hours_of(m, t) AS
+	bq_interval_of(m, t // 86400000000, t % 86400000000);
+CREATE OR REPLACE TEMP MACRO bq_justify_hours(i) AS
+	bq_justify_hours_of(bq_interval_months(i), CAST(date_part('day', i) AS HUGEINT) * 86400000000 + bq_interval_time_us(i));
+CREATE OR REPLACE TEMP MACRO bq_justify_interval_of(t) AS
+	bq_interval_of(t // 2592000000000, (t % 2592000000000) // 86400000000, t % 86400000000);
+CREATE OR REPLACE TEMP MACRO bq_justify_interval(i) AS bq_justify_interval_of(
+	(CAST(bq_interval_months(i) AS HUGEINT) * 30 + date_part('day', i)) * 86400000000 + bq_interval_time_us(i));
+-- BigQuery's text of an INTERVAL, 'Y-M D H:M:S[.F]': the year-month and
+-- the time group each signed as a whole, the fraction without trailing
+-- zeros (DuckDB prints '1 year 2 months …').
+CREATE OR REPLACE TEMP MACRO bq_interval_string_of(m, d, us) AS
+	CASE WHEN m < 0 THEN '-' ELSE '' END || CAST(abs(m) // 12 AS VARCHAR) || '-' || CAST(abs(m) % 12 AS VARCHAR)
+	|| ' ' || CAST(d AS VARCHAR) || ' '
+	|| CASE WHEN us < 0 THEN '-' ELSE '' END || CAST(abs(us) // 3600000000 AS VARCHAR)
+	|| ':' || CAST(abs(us) % 3600000000 // 60000000 AS VARCHAR)
+	|| ':' || CAST(abs(us) % 60000000 // 1000000 AS VARCHAR)
+	|| CASE WHEN abs(us) % 1000000 = 0 THEN ''
+		ELSE '.' || rtrim(lpad(CAST(abs(us) % 1000000 AS VARCHAR), 6, '0'), '0') END;
+CREATE OR REPLACE TEMP MACRO bq_interval_string(i) AS
+	bq_interval_string_of(bq_interval_months(i), date_part('day', i), bq_interval_time_us(i));
 -- BigQuery prints a TIMESTAMP's fraction in milliseconds or microseconds
 -- (.100, .000100), DuckDB with its trailing zeros dropped (.1, .0001).
 CREATE OR REPLACE TEMP MACRO bq_timestamp_fraction(s, frac) AS
@@ -106,6 +143,7 @@ CREATE OR REPLACE TEMP MACRO bq_to_string(x) AS CASE
 	WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN bq_float_string(TRY_CAST(x AS DOUBLE))
 	WHEN typeof(x) LIKE 'DECIMAL%' AND CAST(x AS VARCHAR) LIKE '%.%'
 		THEN rtrim(rtrim(CAST(x AS VARCHAR), '0'), '.')
+	WHEN typeof(x) = 'INTERVAL' THEN bq_interval_string(TRY_CAST(x AS INTERVAL))
 	WHEN typeof(x) = 'TIMESTAMP WITH TIME ZONE' AND CAST(x AS VARCHAR) LIKE '%.%'
 		THEN bq_timestamp_fraction(CAST(x AS VARCHAR), regexp_extract(CAST(x AS VARCHAR), '\.([0-9]+)', 1))
 	ELSE CAST(x AS VARCHAR) END;
@@ -177,30 +215,6 @@ CREATE OR REPLACE TEMP MACRO bq_avg_bignumeric(s, d, n) AS CASE
 		THEN CAST('AVG of BIGNUMERIC values whose sum exceeds 1.5e20 is not supported' AS DECIMAL(38, 18))
 	ELSE CAST(bq_avg_units(CAST(replace(CAST(s AS VARCHAR), '.', '') AS HUGEINT), n) AS DECIMAL(38, 0))
 		* CAST('0.000000000000000001' AS DECIMAL(38, 18)) END;
--- An INTERVAL's three fields: months, days and microseconds (DuckDB's
--- date_part gives the time field as hours, the minute within the hour and
--- the microseconds within the minute). JUSTIFY_DAYS turns each 30 days into
--- a month, JUSTIFY_HOURS each 24 hours into a day, JUSTIFY_INTERVAL both;
--- the quotient and remainder truncate toward zero, so the fields end with
--- the sign of the whole.
-CREATE OR REPLACE TEMP MACRO bq_interval_months(i) AS
-	CAST(date_part('year', i) AS BIGINT) * 12 + date_part('month', i);
-CREATE OR REPLACE TEMP MACRO bq_interval_time_us(i) AS
-	CAST(date_part('hour', i) AS HUGEINT) * 3600000000 + CAST(date_part('minute', i) AS HUGEINT) * 60000000
-		+ date_part('microseconds', i);
-CREATE OR REPLACE TEMP MACRO bq_interval_of(m, d, us) AS
-	to_months(CAST(m AS BIGINT)) + to_days(CAST(d AS BIGINT)) + to_microseconds(CAST(us AS BIGINT));
-CREATE OR REPLACE TEMP MACRO bq_justify_days_of(t, us) AS bq_interval_of(t // 30, t % 30, us);
-CREATE OR REPLACE TEMP MACRO bq_justify_days(i) AS
-	bq_justify_days_of(bq_interval_months(i) * 30 + date_part('day', i), bq_interval_time_us(i));
-CREATE OR REPLACE TEMP MACRO bq_justify_hours_of(m, t) AS
-	bq_interval_of(m, t // 86400000000, t % 86400000000);
-CREATE OR REPLACE TEMP MACRO bq_justify_hours(i) AS
-	bq_justify_hours_of(bq_interval_months(i), CAST(date_part('day', i) AS HUGEINT) * 86400000000 + bq_interval_time_us(i));
-CREATE OR REPLACE TEMP MACRO bq_justify_interval_of(t) AS
-	bq_interval_of(t // 2592000000000, (t % 2592000000000) // 86400000000, t % 86400000000);
-CREATE OR REPLACE TEMP MACRO bq_justify_interval(i) AS bq_justify_interval_of(
-	(CAST(bq_interval_months(i) AS HUGEINT) * 30 + date_part('day', i)) * 86400000000 + bq_interval_time_us(i));
 -- INSTR(s, t, position, occurrence): the occurrence-th match of t, matches
 -- overlapping, from position onwards (backwards from the end for a negative
 -- position); 0 when there is none.
