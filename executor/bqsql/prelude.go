@@ -590,6 +590,9 @@ var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signatur
 // bridge can compute faithfully: unsupported, not the query's fault.
 var bridgeLimit = regexp.MustCompile(`['"](AVG of (?:BIG)?NUMERIC values [^'"]* is not supported)['"]`)
 
+// intervalSum finds DuckDB's complaint that it has no SUM of INTERVAL.
+var intervalSum = regexp.MustCompile(`No function matches the given name and argument types 'sum\((?:DISTINCT )?INTERVAL\)'`)
+
 // wideBignumeric finds a number past DECIMAL(38, 18), the embedded
 // engine's BIGNUMERIC (BigQuery's holds 38 integer digits).
 var wideBignumeric = regexp.MustCompile(`Could not convert string "(-?\d{21,}(?:\.\d*)?)" to DECIMAL\(38, ?18\)`)
@@ -612,6 +615,10 @@ func Explain(msg string) (out string, unsupported bool) {
 	}
 	if strings.Contains(msg, "Combining QUALIFY with GROUP BY ALL is not supported") {
 		return ErrUnsupported.Error() + ": QUALIFY with GROUP BY ALL is not supported", true
+	}
+	if intervalSum.MatchString(msg) {
+		// BigQuery sums INTERVALs; DuckDB has no such sum.
+		return ErrUnsupported.Error() + ": SUM of INTERVAL values is not supported", true
 	}
 	if wideBignumeric.MatchString(msg) {
 		// The engine's BIGNUMERIC is DECIMAL(38, 18).
