@@ -174,6 +174,12 @@ func (e *emitter) cast(c *call, safe bool) string {
 		e.invalid(typeItems[p.pos], "Syntax error: Unexpected %s", describe(typeItems[p.pos]))
 		return ""
 	}
+	if lit, isLit := e.literalString(a[:as]); isLit && base == "INTERVAL" {
+		// BigQuery's 'Y-M D H:M:S[.F]' text, which DuckDB does not read.
+		if v, err := intervalRange(lit, "YEAR", "SECOND"); err == nil {
+			return v
+		}
+	}
 	x := e.text(a[:as])
 	if base == "NUMERIC" || base == "BIGNUMERIC" {
 		// A number literal would pass through DOUBLE and lose digits past
