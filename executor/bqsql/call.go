@@ -82,6 +82,13 @@ func (e *emitter) call(w *writer, items []*item, i int) int {
 	}
 	if at(items, i+2).is("OVER") {
 		if win := at(items, i+3); win != nil && (win.group || win.tok.Kind == Ident) {
+			if win.isGroup("(") && len(win.kids) == 1 && isName(win.kids[0]) {
+				// OVER (w) is OVER w; DuckDB refuses to copy a named window
+				// that has a frame, BigQuery inherits it.
+				name := *win.kids[0]
+				name.sp, name.nl = true, false
+				items[i+3] = &name
+			}
 			c.over = items[i+2 : i+4]
 		}
 	}

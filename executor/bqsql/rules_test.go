@@ -279,6 +279,10 @@ func TestDateTimeRules(t *testing.T) {
 
 func TestAggregateRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
+		// OVER (w) inherits w, frame included (DuckDB refused to copy a
+		// named window with a frame).
+		{name: "OVER (w) with a framed window", bq: `SELECT x, MIN(x) OVER (w), MAX(x) OVER w FROM UNNEST([1, 2, 3]) AS x WINDOW w AS (ORDER BY x ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING) ORDER BY x`,
+			want: "1 | 1 | 2\n2 | 2 | 3\n3 | 3 | 3"},
 		// AVG of NUMERIC is NUMERIC, the exact quotient rounded half away
 		// from zero (GoogleSQL's compliance numeric_aggregation_queries);
 		// SUM past NUMERIC's range is BigQuery's "numeric overflow".
