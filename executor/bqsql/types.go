@@ -175,9 +175,12 @@ func (e *emitter) cast(c *call, safe bool) string {
 		return ""
 	}
 	if lit, isLit := e.literalString(a[:as]); isLit && base == "INTERVAL" {
-		// BigQuery's 'Y-M D H:M:S[.F]' text, which DuckDB does not read.
-		if v, err := intervalRange(lit, "YEAR", "SECOND"); err == nil {
-			return v
+		// BigQuery's 'Y-M D H:M:S[.F]' text and its unambiguous parts
+		// ('Y-M', 'D H:M:S', 'H:M:S'), which DuckDB does not read.
+		for _, r := range [][2]string{{"YEAR", "SECOND"}, {"YEAR", "MONTH"}, {"DAY", "SECOND"}, {"HOUR", "SECOND"}} {
+			if v, err := intervalRange(lit, r[0], r[1]); err == nil {
+				return v
+			}
 		}
 	}
 	x := e.text(a[:as])
