@@ -3,6 +3,7 @@ package bqsql
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -366,6 +367,34 @@ func intervalRange(s, from, to string) (string, error) {
 		}
 	}
 	return fmt.Sprintf("(to_months(%d) + to_days(%d) + to_microseconds(%d))", months, days, micros), nil
+}
+
+// isoInterval matches ISO 8601 duration text, 'P1Y2M3DT4H5M6.789S', each
+// part optional and signed.
+var isoInterval = regexp.MustCompile(`^P(?:(-?\d+)Y)?(?:(-?\d+)M)?(?:(-?\d+)W)?(?:(-?\d+)D)?(?:T(?:(-?\d+)H)?(?:(-?\d+)M)?(?:(-?\d+)(?:\.(\d{1,6}))?S)?)?$`)
+
+// isoIntervalText translates an ISO 8601 duration literal as BigQuery's
+// CAST to INTERVAL reads it; ok is false for any other text.
+func isoIntervalText(s string) (string, bool) {
+	m := isoInterval.FindStringSubmatch(s)
+	if m == nil || s == "P" || strings.HasSuffix(s, "T") {
+		return "", false
+	}
+	n := func(k int) int64 {
+		v, _ := strconv.ParseInt(m[k], 10, 64)
+		return v
+	}
+	months := n(1)*12 + n(2)
+	days := n(3)*7 + n(4)
+	micros := n(5)*3600000000 + n(6)*60000000 + n(7)*1000000
+	if m[8] != "" {
+		f, _ := strconv.ParseInt(m[8]+strings.Repeat("0", 6-len(m[8])), 10, 64)
+		if strings.HasPrefix(m[7], "-") {
+			f = -f
+		}
+		micros += f
+	}
+	return fmt.Sprintf("(to_months(%d) + to_days(%d) + to_microseconds(%d))", months, days, micros), true
 }
 
 // fractionalSeconds reads INTERVAL '<s>.<f>' SECOND, BigQuery's one

@@ -175,8 +175,12 @@ func (e *emitter) cast(c *call, safe bool) string {
 		return ""
 	}
 	if lit, isLit := e.literalString(a[:as]); isLit && base == "INTERVAL" {
-		// BigQuery's 'Y-M D H:M:S[.F]' text and its unambiguous parts
-		// ('Y-M', 'D H:M:S', 'H:M:S'), which DuckDB does not read.
+		// ISO 8601 durations, BigQuery's 'Y-M D H:M:S[.F]' text and its
+		// unambiguous parts ('Y-M', 'D H:M:S', 'H:M:S'), which DuckDB does
+		// not read.
+		if v, ok := isoIntervalText(lit); ok {
+			return v
+		}
 		for _, r := range [][2]string{{"YEAR", "SECOND"}, {"YEAR", "MONTH"}, {"DAY", "SECOND"}, {"HOUR", "SECOND"}} {
 			if v, err := intervalRange(lit, r[0], r[1]); err == nil {
 				return v
