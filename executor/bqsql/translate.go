@@ -276,6 +276,11 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 		return 1
 	case it.div != nil:
 		w.lead(it)
+		if it.div.left[0].is("INTERVAL") {
+			// INTERVAL / INT64 is an INTERVAL; bq_div is numeric.
+			w.write("(" + e.text(it.div.left) + " / " + e.text(it.div.right) + ")")
+			return 1
+		}
 		w.write("bq_div(" + e.text(it.div.left) + ", " + e.text(it.div.right) + ")")
 		return 1
 	case it.isRaw:
