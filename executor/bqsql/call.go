@@ -20,6 +20,7 @@ type call struct {
 	limit    []*item
 	over     []*item // OVER and its window (group or name) when present
 	texts    map[int]string
+	overDone bool // the rule rendered over itself (in each call it makes)
 }
 
 // arg returns the translated text of argument k. Rules may use an argument
@@ -81,6 +82,13 @@ func (e *emitter) call(w *writer, items []*item, i int) int {
 	}
 	if at(items, i+2).is("OVER") {
 		if win := at(items, i+3); win != nil && (win.group || win.tok.Kind == Ident) {
+			if win.isGroup("(") && len(win.kids) == 1 && isName(win.kids[0]) {
+				// OVER (w) is OVER w; DuckDB refuses to copy a named window
+				// that has a frame, BigQuery inherits it.
+				name := *win.kids[0]
+				name.sp, name.nl = true, false
+				items[i+3] = &name
+			}
 			c.over = items[i+2 : i+4]
 		}
 	}
@@ -109,6 +117,10 @@ func (e *emitter) call(w *writer, items []*item, i int) int {
 	}
 	w.lead(nameIt)
 	w.write(out)
+	if c.overDone {
+		// The rule wrote the OVER clause itself.
+		return 4
+	}
 	return 2
 }
 

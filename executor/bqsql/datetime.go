@@ -1,7 +1,10 @@
 package bqsql
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -235,6 +238,203 @@ func (e *emitter) intervalParts(items []*item) (string, string) {
 	return "bq_int64(" + e.text(expr) + ")", part
 }
 
+// dateMinusDate translates a - b where both operands are DATE (as the
+// catalog, a CTE or a literal types them) to BigQuery's result, an INTERVAL
+// of days: DuckDB's DATE - DATE is an integer, which let EXTRACT(DAY FROM
+// a - b) fail (blaming the model for valid SQL) and a - b > 30 run where
+// BigQuery rejects INTERVAL > INT64. It returns how many items it
+// consumed, 0 when items[i] does not start such a difference.
+func (e *emitter) dateMinusDate(w *writer, items []*item, i int) int {
+	ae := primaryEnd(items, i)
+	if ae < 0 || !at(items, ae+1).isPunct("-") {
+		return 0
+	}
+	// a must be the whole left operand: nothing binding tighter (or a
+	// left-associative - or +) before it.
+	if p := at(items, i-1); p != nil && (endsOperand(p) || p.isPunct("-") || p.isPunct("+") ||
+		p.isPunct("*") || p.isPunct("/") || p.isPunct("||") || p.isPunct("~") || p.isPunct(".")) {
+		return 0
+	}
+	be := primaryEnd(items, ae+2)
+	if be < 0 {
+		return 0
+	}
+	if n := at(items, be+1); n != nil && (n.isPunct("*") || n.isPunct("/") || n.isPunct("||") ||
+		n.isPunct(".") || n.isGroup("[")) {
+		return 0
+	}
+	a, b := items[i:ae+1], items[ae+2:be+1]
+	if e.exprType(a) != "DATE" || e.exprType(b) != "DATE" {
+		return 0
+	}
+	w.lead(items[i])
+	w.write("to_days(CAST(" + e.text(a) + " - " + e.text(b) + " AS INTEGER))")
+	return be + 1 - i
+}
+
+// errFinerThanMicros marks an interval literal with nanoseconds, which
+// BigQuery keeps and the engine's INTERVAL cannot hold.
+var errFinerThanMicros = errors.New("finer than a microsecond")
+
+// intervalFields are the parts an INTERVAL '…' from TO to literal may span,
+// in order.
+var intervalFields = []string{"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"}
+
+// intervalRange translates INTERVAL 's' from TO to, BigQuery's
+// 'Y-M D H:M:S[.F]' form restricted to the parts from..to, into a DuckDB
+// interval: a year-month group ("Y-M", or "M" from MONTH), a day count, and
+// a time group ("H:M:S" or its tail), separated by spaces, each group with
+// its own sign.
+func intervalRange(s, from, to string) (string, error) {
+	fi, ti := slices.Index(intervalFields, from), slices.Index(intervalFields, to)
+	if fi < 0 || ti <= fi {
+		return "", fmt.Errorf("%s TO %s is not a range of date parts", from, to)
+	}
+	groups := strings.Fields(s)
+	var want []string // the groups, each as the list of parts it holds
+	if fi <= 1 {
+		g := "MONTH"
+		if fi == 0 {
+			g = "YEAR-MONTH"
+		}
+		want = append(want, g)
+	}
+	if fi <= 2 && ti >= 2 {
+		want = append(want, "DAY")
+	}
+	if ti >= 3 {
+		want = append(want, strings.Join(intervalFields[max(fi, 3):ti+1], ":"))
+	}
+	if len(groups) != len(want) {
+		return "", fmt.Errorf("expected %d space-separated groups for %s TO %s", len(want), from, to)
+	}
+	var months, days, micros int64
+	for k, g := range groups {
+		neg := strings.HasPrefix(g, "-")
+		g = strings.TrimPrefix(strings.TrimPrefix(g, "-"), "+")
+		sign := int64(1)
+		if neg {
+			sign = -1
+		}
+		switch want[k] {
+		case "YEAR-MONTH":
+			y, m, ok := strings.Cut(g, "-")
+			yv, err1 := strconv.ParseInt(y, 10, 32)
+			mv, err2 := strconv.ParseInt(m, 10, 32)
+			if !ok || err1 != nil || err2 != nil {
+				return "", fmt.Errorf("expected Y-M at %q", g)
+			}
+			months = sign * (yv*12 + mv)
+		case "MONTH", "DAY":
+			v, err := strconv.ParseInt(g, 10, 32)
+			if err != nil {
+				return "", fmt.Errorf("expected a number at %q", g)
+			}
+			if want[k] == "MONTH" {
+				months = sign * v
+			} else {
+				days = sign * v
+			}
+		default:
+			names := strings.Split(want[k], ":")
+			vals := strings.Split(g, ":")
+			if len(vals) != len(names) {
+				return "", fmt.Errorf("expected %s at %q", strings.Join(names, ":"), g)
+			}
+			var us int64
+			for n, v := range vals {
+				frac := ""
+				if names[n] == "SECOND" {
+					v, frac, _ = strings.Cut(v, ".")
+				}
+				x, err := strconv.ParseInt(v, 10, 32)
+				if err != nil || x < 0 {
+					return "", fmt.Errorf("expected a number at %q", g)
+				}
+				if len(frac) > 6 {
+					return "", errFinerThanMicros
+				}
+				f := int64(0)
+				if frac != "" {
+					if f, err = strconv.ParseInt(frac+strings.Repeat("0", 6-len(frac)), 10, 64); err != nil {
+						return "", fmt.Errorf("expected a fraction at %q", g)
+					}
+				}
+				unit, _ := strconv.ParseInt(microsPer[names[n]], 10, 64)
+				us += x*unit + f
+			}
+			micros = sign * us
+		}
+	}
+	return fmt.Sprintf("(to_months(%d) + to_days(%d) + to_microseconds(%d))", months, days, micros), nil
+}
+
+// isoInterval matches ISO 8601 duration text, 'P1Y2M3DT4H5M6.789S', each
+// part optional and signed.
+var isoInterval = regexp.MustCompile(`^P(?:(-?\d+)Y)?(?:(-?\d+)M)?(?:(-?\d+)W)?(?:(-?\d+)D)?(?:T(?:(-?\d+)H)?(?:(-?\d+)M)?(?:(-?\d+)(?:\.(\d{1,6}))?S)?)?$`)
+
+// isoIntervalText translates an ISO 8601 duration literal as BigQuery's
+// CAST to INTERVAL reads it; ok is false for any other text.
+func isoIntervalText(s string) (string, bool) {
+	m := isoInterval.FindStringSubmatch(s)
+	if m == nil || s == "P" || strings.HasSuffix(s, "T") {
+		return "", false
+	}
+	n := func(k int) int64 {
+		v, _ := strconv.ParseInt(m[k], 10, 64)
+		return v
+	}
+	months := n(1)*12 + n(2)
+	days := n(3)*7 + n(4)
+	micros := n(5)*3600000000 + n(6)*60000000 + n(7)*1000000
+	if m[8] != "" {
+		f, _ := strconv.ParseInt(m[8]+strings.Repeat("0", 6-len(m[8])), 10, 64)
+		if strings.HasPrefix(m[7], "-") {
+			f = -f
+		}
+		micros += f
+	}
+	return fmt.Sprintf("(to_months(%d) + to_days(%d) + to_microseconds(%d))", months, days, micros), true
+}
+
+// fractionalSeconds reads INTERVAL '<s>.<f>' SECOND, BigQuery's one
+// fractional interval literal, as whole microseconds. A fraction finer than
+// a microsecond is left to intervalParts (unsupported): BigQuery keeps
+// nanoseconds the engine's INTERVAL cannot hold.
+func (e *emitter) fractionalSeconds(items []*item) (string, bool) {
+	if len(items) != 3 || !items[2].is("SECOND") {
+		return "", false
+	}
+	s, ok := e.literalString(items[1:2])
+	if !ok {
+		return "", false
+	}
+	s = strings.TrimSpace(s)
+	whole, frac, dot := strings.Cut(s, ".")
+	if !dot || len(frac) > 6 {
+		return "", false
+	}
+	neg := strings.HasPrefix(whole, "-")
+	whole = strings.TrimPrefix(strings.TrimPrefix(whole, "-"), "+")
+	for _, r := range whole + frac {
+		if r < '0' || r > '9' {
+			return "", false
+		}
+	}
+	if whole == "" && frac == "" {
+		return "", false
+	}
+	n, err := strconv.ParseInt(strings.TrimLeft(whole+frac+strings.Repeat("0", 6-len(frac)), "0")+"0", 10, 64)
+	if err != nil {
+		return "", false
+	}
+	n /= 10 // the appended "0" keeps an all-zero amount parseable
+	if neg {
+		n = -n
+	}
+	return strconv.FormatInt(n, 10), true
+}
+
 func isSubDay(p string) bool { _, ok := microsPer[p]; return ok }
 
 func isIntervalPart(p string) bool {
@@ -279,8 +479,28 @@ func (e *emitter) interval(w *writer, items []*item, i int) int {
 		return 1
 	}
 	if at(items, j+1).is("TO") {
-		e.unsupported(it, "INTERVAL … %s TO … literals are not supported", items[j].upper())
+		s, ok := e.literalString(items[i+1 : j])
+		to := at(items, j+2)
+		if !ok || to == nil {
+			e.invalid(it, "Syntax error: INTERVAL … %s TO … needs a string literal and a date part", items[j].upper())
+			return j + 3 - i
+		}
+		v, err := intervalRange(s, items[j].upper(), to.upper())
+		switch {
+		case errors.Is(err, errFinerThanMicros):
+			e.unsupported(it, "INTERVAL … %s TO … literals finer than a microsecond are not supported", items[j].upper())
+		case err != nil:
+			e.invalid(it, "Invalid interval literal %s: %v", duckString(s), err)
+		default:
+			w.lead(it)
+			w.write(v)
+		}
 		return j + 3 - i
+	}
+	if micros, ok := e.fractionalSeconds(items[i : j+1]); ok {
+		w.lead(it)
+		w.write("(" + micros + " * INTERVAL 1 MICROSECOND)")
+		return j + 1 - i
 	}
 	n, part := e.intervalParts(items[i : j+1])
 	if part == "" {

@@ -91,9 +91,23 @@ func init() {
 		"IF": emit(3, 3, func(c *call) string {
 			return "(CASE WHEN " + c.arg(0) + " THEN " + c.arg(1) + " ELSE " + c.arg(2) + " END)"
 		}),
-		"IFNULL":   emit(2, 2, func(c *call) string { return "COALESCE(" + c.argsText() + ")" }),
-		"COALESCE": fn(1, -1, "COALESCE"),
-		"NULLIF":   fn(2, 2, "NULLIF"),
+		"JUSTIFY_DAYS":     fn(1, 1, "bq_justify_days"),
+		"JUSTIFY_HOURS":    fn(1, 1, "bq_justify_hours"),
+		"JUSTIFY_INTERVAL": fn(1, 1, "bq_justify_interval"),
+
+		"IFNULL": emit(2, 2, func(c *call) string {
+			if mixedCivil(c) {
+				return ""
+			}
+			return "COALESCE(" + c.argsText() + ")"
+		}),
+		"COALESCE": emit(1, -1, func(c *call) string {
+			if mixedCivil(c) {
+				return ""
+			}
+			return "COALESCE(" + c.argsText() + ")"
+		}),
+		"NULLIF": fn(2, 2, "NULLIF"),
 		"ZEROIFNULL": emit(1, 1, func(c *call) string {
 			return "COALESCE(" + c.arg(0) + ", 0)"
 		}),
@@ -894,21 +908,45 @@ func numericAgg(duck string) func(c *call) string {
 	plain := fnSpec{min: 1, max: 1, agg: true, duck: duck}
 	return func(c *call) string {
 		t := baseType(c.e.exprType(c.args[0]))
-		if c.over != nil || (t != "NUMERIC" && t != "BIGNUMERIC") {
+		if t != "NUMERIC" && t != "BIGNUMERIC" {
 			return c.e.plainCall(c, plain)
+		}
+		// Analytic too: the window applies to each aggregate the rule
+		// combines (DuckDB's avg OVER of a DECIMAL is a DOUBLE, its sum
+		// OVER wraps past 128 bits).
+		over := ""
+		if c.over != nil {
+			over = " OVER " + c.e.text(c.over[1:])
+			c.overDone = true
 		}
 		x := c.arg(0)
 		if c.distinct {
 			x = "DISTINCT " + x
 		}
 		kind := strings.ToLower(t)
-		d := "sum(CAST(" + x + " AS DOUBLE))"
+		d := "sum(CAST(" + x + " AS DOUBLE))" + over
 		if c.distinct {
-			d = "sum(DISTINCT CAST(" + c.arg(0) + " AS DOUBLE))"
+			d = "sum(DISTINCT CAST(" + c.arg(0) + " AS DOUBLE))" + over
 		}
 		if duck == "sum" {
-			return fmt.Sprintf("bq_%s_range(sum(%s), %s, 'SUM')", kind, x, d)
+			return fmt.Sprintf("bq_%s_range(sum(%s)%s, %s, 'SUM')", kind, x, over, d)
 		}
-		return fmt.Sprintf("bq_avg_%s(sum(%s), %s, count(%s))", kind, x, d, x)
+		return fmt.Sprintf("bq_avg_%s(sum(%s)%s, %s, count(%s)%s)", kind, x, over, d, x, over)
 	}
+}
+
+// mixedCivil reports (as the model's error) a DATETIME and a TIMESTAMP
+// among c's arguments, where their types are known: BigQuery has no common
+// supertype for the two and rejects the call, DuckDB would coerce one to
+// the other and return a value.
+func mixedCivil(c *call) bool {
+	seen := map[string]bool{}
+	for _, a := range c.args {
+		seen[c.e.exprType(a)] = true
+	}
+	if !seen["DATETIME"] || !seen["TIMESTAMP"] {
+		return false
+	}
+	c.e.invalid(c.it, "No matching signature for function %s: arguments of type DATETIME and TIMESTAMP have no common supertype", c.name)
+	return true
 }

@@ -98,10 +98,54 @@ CREATE OR REPLACE TEMP MACRO bq_float_string(x DOUBLE) AS CASE
 	WHEN isinf(x) THEN CASE WHEN x > 0 THEN 'inf' ELSE '-inf' END
 	WHEN CAST(printf('%.15g', x) AS DOUBLE) = x THEN printf('%.15g', x)
 	ELSE printf('%.17g', x) END;
+-- An INTERVAL's three fields: months, days and microseconds (DuckDB's
+-- date_part gives the time field as hours, the minute within the hour and
+-- the microseconds within the minute). JUSTIFY_DAYS turns each 30 days into
+-- a month, JUSTIFY_HOURS each 24 hours into a day, JUSTIFY_INTERVAL both;
+-- the quotient and remainder truncate toward zero, so the fields end with
+-- the sign of the whole.
+CREATE OR REPLACE TEMP MACRO bq_interval_months(i) AS
+	CAST(date_part('year', i) AS BIGINT) * 12 + date_part('month', i);
+CREATE OR REPLACE TEMP MACRO bq_interval_time_us(i) AS
+	CAST(date_part('hour', i) AS HUGEINT) * 3600000000 + CAST(date_part('minute', i) AS HUGEINT) * 60000000
+		+ date_part('microseconds', i);
+CREATE OR REPLACE TEMP MACRO bq_interval_of(m, d, us) AS
+	to_months(CAST(m AS BIGINT)) + to_days(CAST(d AS BIGINT)) + to_microseconds(CAST(us AS BIGINT));
+CREATE OR REPLACE TEMP MACRO bq_justify_days_of(t, us) AS bq_interval_of(t // 30, t % 30, us);
+CREATE OR REPLACE TEMP MACRO bq_justify_days(i) AS
+	bq_justify_days_of(bq_interval_months(i) * 30 + date_part('day', i), bq_interval_time_us(i));
+CREATE OR REPLACE TEMP MACRO bq_justify_hours_of(m, t) AS
+	bq_interval_of(m, t // 86400000000, t % 86400000000);
+CREATE OR REPLACE TEMP MACRO bq_justify_hours(i) AS
+	bq_justify_hours_of(bq_interval_months(i), CAST(date_part('day', i) AS HUGEINT) * 86400000000 + bq_interval_time_us(i));
+CREATE OR REPLACE TEMP MACRO bq_justify_interval_of(t) AS
+	bq_interval_of(t // 2592000000000, (t % 2592000000000) // 86400000000, t % 86400000000);
+CREATE OR REPLACE TEMP MACRO bq_justify_interval(i) AS bq_justify_interval_of(
+	(CAST(bq_interval_months(i) AS HUGEINT) * 30 + date_part('day', i)) * 86400000000 + bq_interval_time_us(i));
+-- BigQuery's text of an INTERVAL, 'Y-M D H:M:S[.F]': the year-month and
+-- the time group each signed as a whole, the fraction without trailing
+-- zeros (DuckDB prints '1 year 2 months …').
+CREATE OR REPLACE TEMP MACRO bq_interval_string_of(m, d, us) AS
+	CASE WHEN m < 0 THEN '-' ELSE '' END || CAST(abs(m) // 12 AS VARCHAR) || '-' || CAST(abs(m) % 12 AS VARCHAR)
+	|| ' ' || CAST(d AS VARCHAR) || ' '
+	|| CASE WHEN us < 0 THEN '-' ELSE '' END || CAST(abs(us) // 3600000000 AS VARCHAR)
+	|| ':' || CAST(abs(us) % 3600000000 // 60000000 AS VARCHAR)
+	|| ':' || CAST(abs(us) % 60000000 // 1000000 AS VARCHAR)
+	|| CASE WHEN abs(us) % 1000000 = 0 THEN ''
+		ELSE '.' || rtrim(lpad(CAST(abs(us) % 1000000 AS VARCHAR), 6, '0'), '0') END;
+CREATE OR REPLACE TEMP MACRO bq_interval_string(i) AS
+	bq_interval_string_of(bq_interval_months(i), date_part('day', i), bq_interval_time_us(i));
+-- BigQuery prints a TIMESTAMP's fraction in milliseconds or microseconds
+-- (.100, .000100), DuckDB with its trailing zeros dropped (.1, .0001).
+CREATE OR REPLACE TEMP MACRO bq_timestamp_fraction(s, frac) AS
+	regexp_replace(s, '\.[0-9]+', '.' || rpad(frac, CASE WHEN length(frac) <= 3 THEN 3 ELSE 6 END, '0'));
 CREATE OR REPLACE TEMP MACRO bq_to_string(x) AS CASE
 	WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN bq_float_string(TRY_CAST(x AS DOUBLE))
 	WHEN typeof(x) LIKE 'DECIMAL%' AND CAST(x AS VARCHAR) LIKE '%.%'
 		THEN rtrim(rtrim(CAST(x AS VARCHAR), '0'), '.')
+	WHEN typeof(x) = 'INTERVAL' THEN bq_interval_string(TRY_CAST(x AS INTERVAL))
+	WHEN typeof(x) = 'TIMESTAMP WITH TIME ZONE' AND CAST(x AS VARCHAR) LIKE '%.%'
+		THEN bq_timestamp_fraction(CAST(x AS VARCHAR), regexp_extract(CAST(x AS VARCHAR), '\.([0-9]+)', 1))
 	ELSE CAST(x AS VARCHAR) END;
 CREATE OR REPLACE TEMP MACRO bq_parse_int64(s VARCHAR) AS CASE
 	WHEN regexp_full_match(trim(s), '[+-]?[0-9]+') THEN CAST(trim(s) AS BIGINT)
@@ -546,6 +590,9 @@ var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signatur
 // bridge can compute faithfully: unsupported, not the query's fault.
 var bridgeLimit = regexp.MustCompile(`['"](AVG of (?:BIG)?NUMERIC values [^'"]* is not supported)['"]`)
 
+// intervalSum finds DuckDB's complaint that it has no SUM of INTERVAL.
+var intervalSum = regexp.MustCompile(`No function matches the given name and argument types 'sum\((?:DISTINCT )?INTERVAL\)'`)
+
 // wideBignumeric finds a number past DECIMAL(38, 18), the embedded
 // engine's BIGNUMERIC (BigQuery's holds 38 integer digits).
 var wideBignumeric = regexp.MustCompile(`Could not convert string "(-?\d{21,}(?:\.\d*)?)" to DECIMAL\(38, ?18\)`)
@@ -568,6 +615,10 @@ func Explain(msg string) (out string, unsupported bool) {
 	}
 	if strings.Contains(msg, "Combining QUALIFY with GROUP BY ALL is not supported") {
 		return ErrUnsupported.Error() + ": QUALIFY with GROUP BY ALL is not supported", true
+	}
+	if intervalSum.MatchString(msg) {
+		// BigQuery sums INTERVALs; DuckDB has no such sum.
+		return ErrUnsupported.Error() + ": SUM of INTERVAL values is not supported", true
 	}
 	if wideBignumeric.MatchString(msg) {
 		// The engine's BIGNUMERIC is DECIMAL(38, 18).

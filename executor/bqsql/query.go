@@ -249,24 +249,10 @@ func cteDefs(seq []*item, i int) []cteDef {
 // from its first branch and types a column only where every branch has the
 // same type for it (BigQuery coerces differing ones).
 func (e *emitter) selectTypes(body []*item) map[string]string {
-	var branches [][]*item
-	start := 0
-	for k, it := range body {
-		if it.is("UNION") || it.is("INTERSECT") || (it.is("EXCEPT") && !at(body, k-1).isPunct("*")) {
-			branches = append(branches, body[start:k])
-			start = k + 1
-			for at(body, start).is("ALL") || at(body, start).is("DISTINCT") {
-				start++
-			}
-		}
-	}
-	branches = append(branches, body[start:])
 	var names, types []string
+	branches, _ := setBranches(body)
 	for b, branch := range branches {
-		for len(branch) == 1 && branch[0].isGroup("(") {
-			branch = branch[0].kids
-		}
-		n, t := e.branchTypes(branch)
+		n, t := e.branchTypes(branch, true)
 		if b == 0 {
 			names, types = n, t
 			continue
@@ -289,10 +275,63 @@ func (e *emitter) selectTypes(body []*item) map[string]string {
 	return cols
 }
 
+// setBranches splits a query at its top-level UNION, INTERSECT and EXCEPT
+// into its branches (parentheses around a branch removed) and the
+// operators between them ("UNION ALL", …).
+func setBranches(body []*item) (branches [][]*item, ops []string) {
+	start := 0
+	for k, it := range body {
+		if it.is("UNION") || it.is("INTERSECT") || (it.is("EXCEPT") && !at(body, k-1).isPunct("*")) {
+			branches = append(branches, body[start:k])
+			op := it.upper()
+			start = k + 1
+			for at(body, start).is("ALL") || at(body, start).is("DISTINCT") {
+				op += " " + body[start].upper()
+				start++
+			}
+			ops = append(ops, op)
+		}
+	}
+	branches = append(branches, body[start:])
+	for b, branch := range branches {
+		for len(branch) == 1 && branch[0].isGroup("(") {
+			branch = branch[0].kids
+		}
+		branches[b] = branch
+	}
+	return branches, ops
+}
+
+// checkSetOpTypes rejects, as BigQuery does, a set operation whose
+// branches give one column a DATETIME and a TIMESTAMP (where the types are
+// known): BigQuery has no common supertype for them, DuckDB coerced one to
+// the other and ran.
+func (e *emitter) checkSetOpTypes(items []*item) {
+	for _, it := range items {
+		if it.group && e.err == nil {
+			e.checkSetOpTypes(it.kids)
+		}
+	}
+	branches, ops := setBranches(items)
+	if len(ops) == 0 || e.err != nil {
+		return
+	}
+	_, first := e.branchTypes(branches[0], false)
+	for b, branch := range branches[1:] {
+		_, t := e.branchTypes(branch, false)
+		for k := 0; k < len(t) && k < len(first); k++ {
+			if (first[k] == "DATETIME" && t[k] == "TIMESTAMP") || (first[k] == "TIMESTAMP" && t[k] == "DATETIME") {
+				e.invalid(branch[0], "Column %d in %s has incompatible types: %s, %s", k+1, ops[b], first[k], t[k])
+				return
+			}
+		}
+	}
+}
+
 // branchTypes returns, for one SELECT's list of a CTE body, each column's
 // lower-case output name and BigQuery type by position ("" where unknown),
-// and counts the names it gives with AS in e.cteAs.
-func (e *emitter) branchTypes(body []*item) (names, types []string) {
+// and, with count, counts the names it gives with AS in e.cteAs.
+func (e *emitter) branchTypes(body []*item, count bool) (names, types []string) {
 	sel := indexWord(body, "SELECT")
 	if sel < 0 {
 		return nil, nil
@@ -305,7 +344,9 @@ func (e *emitter) branchTypes(body []*item) (names, types []string) {
 		switch {
 		case n >= 3 && expr[n-2].is("AS") && isName(expr[n-1]):
 			name, expr = e.identValue(expr[n-1]), expr[:n-2]
-			e.cteAs[strings.ToLower(name)]++
+			if count {
+				e.cteAs[strings.ToLower(name)]++
+			}
 		case n == 1 && expr[0].path != nil:
 			name = expr[0].path.parts[len(expr[0].path.parts)-1]
 		case n == 1 && isName(expr[0]):

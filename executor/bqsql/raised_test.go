@@ -40,6 +40,9 @@ func TestExplain(t *testing.T) {
 			"unsupported in the embedded engine: BIGNUMERIC values of more than 20 integer digits are not supported", true},
 		{`Conversion Error: Could not convert string "AVG of NUMERIC values whose sum exceeds 1.5e29 is not supported" to DECIMAL(38,9)`,
 			"unsupported in the embedded engine: AVG of NUMERIC values whose sum exceeds 1.5e29 is not supported", true},
+		// BigQuery sums INTERVALs (this was the model's error).
+		{`Binder Error: No function matches the given name and argument types 'sum(INTERVAL)'. You might need to add explicit type casts.`,
+			"unsupported in the embedded engine: SUM of INTERVAL values is not supported", true},
 		{`Conversion Error: Could not convert string "12x" to DECIMAL(38,18)`, `Conversion Error: Could not convert string "12x" to BIGNUMERIC`, false},
 		{"Binder Error: Macro bq_date_add_day() has multiple overloads that match the supplied arguments.\nIn order to select one...",
 			"DATE_ADD on a column of an outer query (a correlated reference) is not supported by the embedded engine: " +

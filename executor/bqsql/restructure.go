@@ -454,6 +454,10 @@ func (e *emitter) divisions(items []*item) []*item {
 		if start < 0 {
 			continue
 		}
+		if start >= 2 && isIntervalPart(out[start].upper()) && out[start-2].is("INTERVAL") {
+			// INTERVAL '2' HOUR / 4 divides the interval, not the part.
+			start -= 2
+		}
 		// Right operand: unary signs then one primary.
 		r := i + 1
 		for r < len(out) && (out[r].isPunct("-") || out[r].isPunct("+") || out[r].isPunct("~")) {

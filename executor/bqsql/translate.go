@@ -77,6 +77,9 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	}
 	e.checkGroupingSets(items)
 	e.scan(items)
+	// Before output columns are named (AS f0_ is raw text to the type
+	// rules).
+	e.checkSetOpTypes(items)
 	items = e.nameOutputColumns(items)
 	items = selectAsStruct(items, true)
 	items = wrapSetOperationOrder(items)
@@ -255,6 +258,9 @@ func at(items []*item, i int) *item {
 // one translates items[i] (and possibly some following items) and returns
 // how many items it consumed.
 func (e *emitter) one(w *writer, items []*item, i int) int {
+	if n := e.dateMinusDate(w, items, i); n > 0 {
+		return n
+	}
 	it := items[i]
 	switch {
 	case it.path != nil:
@@ -270,6 +276,11 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 		return 1
 	case it.div != nil:
 		w.lead(it)
+		if it.div.left[0].is("INTERVAL") {
+			// INTERVAL / INT64 is an INTERVAL; bq_div is numeric.
+			w.write("(" + e.text(it.div.left) + " / " + e.text(it.div.right) + ")")
+			return 1
+		}
 		w.write("bq_div(" + e.text(it.div.left) + ", " + e.text(it.div.right) + ")")
 		return 1
 	case it.isRaw:

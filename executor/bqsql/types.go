@@ -174,6 +174,19 @@ func (e *emitter) cast(c *call, safe bool) string {
 		e.invalid(typeItems[p.pos], "Syntax error: Unexpected %s", describe(typeItems[p.pos]))
 		return ""
 	}
+	if lit, isLit := e.literalString(a[:as]); isLit && base == "INTERVAL" {
+		// ISO 8601 durations, BigQuery's 'Y-M D H:M:S[.F]' text and its
+		// unambiguous parts ('Y-M', 'D H:M:S', 'H:M:S'), which DuckDB does
+		// not read.
+		if v, ok := isoIntervalText(lit); ok {
+			return v
+		}
+		for _, r := range [][2]string{{"YEAR", "SECOND"}, {"YEAR", "MONTH"}, {"DAY", "SECOND"}, {"HOUR", "SECOND"}} {
+			if v, err := intervalRange(lit, r[0], r[1]); err == nil {
+				return v
+			}
+		}
+	}
 	x := e.text(a[:as])
 	if base == "NUMERIC" || base == "BIGNUMERIC" {
 		// A number literal would pass through DOUBLE and lose digits past

@@ -47,10 +47,23 @@ SELECT @p
 --
 ERROR: generic::invalid_argument: x
 ==
+[name=param_lines]
+[parameters="1.5" as max_val,
+            "-1.5" as min_val]
+SELECT CAST(@max_val AS NUMERIC)
+--
+ARRAY<STRUCT<NUMERIC>>[{1.5}]
+==
 [name=int32]
 SELECT CAST(1 AS INT32)
 --
 ARRAY<STRUCT<INT32>>[{1}]
+==
+[name=array_order]
+[required_features=ARRAY_ORDERING]
+SELECT a FROM UNNEST([[1], [0]]) AS a ORDER BY a
+--
+ARRAY<STRUCT<a ARRAY<INT64>>>[known order:{[0]}, {[1]}]
 ==
 [name=range_frame]
 SELECT SUM(a) OVER (ORDER BY a RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM T1
@@ -65,7 +78,12 @@ ARRAY<STRUCT<INT64>>[{1}]
 		{"reads_t1", "", "WITH T1 AS (SELECT 1 AS a)\nSELECT a FROM T1"},
 		{"with_t2", "", "WITH T2 AS (SELECT CAST(NULL AS INT64) AS k, CAST(NULL AS FLOAT64) AS d FROM (SELECT 1) WHERE FALSE\nUNION ALL\nSELECT 1, 2.5),\nx AS (SELECT CAST(d AS FLOAT64) AS d FROM t2) SELECT 'DOUBLE' AS s, d FROM x"},
 		{"param", "query parameters", ""},
+		// An option may span lines: the compliance files list parameters
+		// one a line inside one [parameters=...].
+		{"param_lines", "query parameters", ""},
 		{"int32", "type BigQuery lacks: INT32", ""},
+		// BigQuery does not order arrays.
+		{"array_order", "feature BigQuery lacks: ARRAY_ORDERING", ""},
 		{"range_frame", "", ""},
 	}
 	if len(cases) != len(want) {
