@@ -37,7 +37,7 @@ func (m *Model) databaseNote() *DatabaseNote {
 		return nil
 	}
 	e := m.Manifest.Engine
-	n := &DatabaseNote{Engine: e.Name, Patients: e.Patients, Sample: e.Sample, Source: e.Source}
+	n := &DatabaseNote{Engine: e.Name, Patients: e.Patients, Sample: e.OnSample(), Source: e.Source}
 	if n.Engine == "" {
 		n.Engine = "unknown"
 	}
@@ -50,7 +50,7 @@ func (m *Model) databaseNote() *DatabaseNote {
 		from = ", built from " + e.Source
 	}
 	switch {
-	case e.Sample:
+	case n.Sample:
 		n.Badge = fmt.Sprintf("sample DB: %s, %s", n.Engine, patients)
 		n.Caveat = fmt.Sprintf("%s ran on a sample database (%s, %s%s): its scores are not comparable with runs on BigQuery (the whole of MIMIC-IV).",
 			m.Name, n.Engine, patients, from)

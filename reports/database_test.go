@@ -28,6 +28,8 @@ func TestSampleDatabaseBadge(t *testing.T) {
 	}{
 		{"demo", &runfolder.Engine{Name: "duckdb", DatabaseFacts: runfolder.DatabaseFacts{Patients: 100, Sample: true, Source: "mimic-iv-demo"}},
 			sampleBadge, "alpha-sql ran on a sample database (duckdb, 100 patients, built from mimic-iv-demo): its scores are not comparable with runs on BigQuery"},
+		{"sample flag contradicting the count", &runfolder.Engine{Name: "duckdb", DatabaseFacts: runfolder.DatabaseFacts{Patients: 100, Source: "mimic-iv-demo"}},
+			sampleBadge, "not comparable with runs on BigQuery"},
 		{"no manifest", nil, "", ""},
 		{"bigquery", &runfolder.Engine{Name: "bigquery"}, "", ""},
 		{"whole of MIMIC-IV on duckdb", &runfolder.Engine{Name: "duckdb", DatabaseFacts: runfolder.DatabaseFacts{Patients: 364627}}, "", ""},

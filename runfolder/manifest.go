@@ -71,6 +71,21 @@ type Engine struct {
 	DatabaseFacts
 }
 
+// MIMICIVPatients is the number of patients in MIMIC-IV v3.1
+// (hosp.patients), the whole database BigQuery serves.
+const MIMICIVPatients = 364_627
+
+// IsSample reports whether a database of n patients is a sample of
+// MIMIC-IV rather than the whole of it (fewer than a tenth of v3.1's
+// patients, such as the 100-patient demo).
+func IsSample(n int64) bool { return n < MIMICIVPatients/10 }
+
+// OnSample reports whether the facts describe a sample: recorded so, or a
+// recorded patient count that says so. The flag is derivable from the
+// count; a manifest (from someone else's folder) whose flag contradicts its
+// count is not taken at its word.
+func (f DatabaseFacts) OnSample() bool { return f.Sample || (f.Patients > 0 && IsSample(f.Patients)) }
+
 // DatabaseFacts describe the data an engine's database holds, as the
 // engine found them when it opened: the embedded engine reads them from the
 // table clinsql db build records (mimic.FactsTable), else counts the

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/internal/buildinfo"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // FactsTable is where [Build] records what a database holds, one row:
@@ -52,7 +53,7 @@ type Facts struct {
 // MIMIC-IV rather than the whole of it (fewer than a tenth of v3.1's
 // patients, such as the 100-patient demo): its empty groups and its scores
 // are the sample's doing.
-func IsSample(n int64) bool { return n < V31Patients/10 }
+func IsSample(n int64) bool { return runfolder.IsSample(n) }
 
 // sourceKind names the source folder's release.
 func sourceKind(dir string) string {

@@ -1,6 +1,9 @@
 package mimic
 
-import "github.com/clinsql/clinsql/executor"
+import (
+	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/runfolder"
+)
 
 // Project is the BigQuery project that hosts MIMIC-IV.
 const Project = "physionet-data"
@@ -122,7 +125,7 @@ const (
 
 // V31Patients is the number of patients in MIMIC-IV v3.1 (hosp.patients):
 // a database holding far fewer is a sample, such as the 100-patient demo.
-const V31Patients = 364_627
+const V31Patients = runfolder.MIMICIVPatients
 
 // V31 is the MIMIC-IV v3.1 schema as published on BigQuery: every hosp and
 // icu table with its columns and BigQuery types (after MIT-LCP/mimic-code
