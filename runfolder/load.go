@@ -150,19 +150,25 @@ func readOutput(key datasets.Key, dir string) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(b, &o.Summary); err != nil {
-		return nil, fmt.Errorf("%s: %s", sumPath, datasets.DescribeJSONError(err))
-	}
-	// clinsql's own section (refine.TaskDetail) says whether the result
-	// file was cut by the engine's caps; the reference shape cannot.
-	var own struct {
+	// One decode: the reference shape, and clinsql's own section
+	// (refine.TaskDetail), which says whether the result file was cut by
+	// the engine's caps (the reference shape cannot).
+	var doc struct {
+		ExecutionSummary
 		Clinsql *struct {
 			Truncated bool `json:"truncated"`
 		} `json:"clinsql"`
 	}
-	if err := json.Unmarshal(b, &own); err == nil && own.Clinsql != nil {
-		o.Truncated = own.Clinsql.Truncated
+	if err := json.Unmarshal(b, &doc); err != nil {
+		// Named in the reference shape's terms (row_count, not
+		// ExecutionSummary.row_count): decoded again, on this path only.
+		if e2 := json.Unmarshal(b, &o.Summary); e2 != nil {
+			err = e2
+		}
+		return nil, fmt.Errorf("%s: %s", sumPath, datasets.DescribeJSONError(err))
 	}
+	o.Summary = doc.ExecutionSummary
+	o.Truncated = doc.Clinsql != nil && doc.Clinsql.Truncated
 	return o, nil
 }
 
