@@ -21,6 +21,25 @@ type Replay struct {
 	sha   string
 	evals map[datasets.Key]scoring.Evaluation
 	order map[datasets.Key]int // position in the file
+	// sameResult, when set (see ReExecuted), says for which tasks the
+	// run's result is the one the recorded decisions judged.
+	sameResult map[datasets.Key]bool
+	engine     string
+}
+
+// ErrorKindOtherResult marks a results leaf of a re-executed run whose
+// recorded decision is not replayed: it judged another result.
+const ErrorKindOtherResult = "other_result"
+
+// ReExecuted declares that the run being judged re-executed the recorded
+// run's SQL on engine (clinsql exec --run). The SQL-tree decisions still
+// apply (they judged the same query text), but a results-tree decision
+// judged the result the recorded engine returned: it is replayed only for
+// the tasks of sameResult (result bytes identical to the recorded ones).
+// Every other results leaf code cannot decide is invalid
+// (ErrorKindOtherResult), never another result's verdict.
+func (r *Replay) ReExecuted(sameResult map[datasets.Key]bool, engine string) {
+	r.sameResult, r.engine = sameResult, engine
 }
 
 // NewReplay reads the recorded decisions in path.
@@ -57,7 +76,13 @@ func (r *Replay) Model() string { return r.model }
 // Identity binds a ledger to the recorded decisions themselves: the
 // grading file's digest and model, not its path.
 func (r *Replay) Identity() string {
-	return fmt.Sprintf("replay:sha256:%s model %q", r.sha, r.model)
+	id := fmt.Sprintf("replay:sha256:%s model %q", r.sha, r.model)
+	if r.sameResult != nil {
+		// A ledger of a re-executed run's judging is not resumed by one
+		// that replays every results decision, nor the reverse.
+		id += " results only where the result is the recorded one"
+	}
+	return id
 }
 
 // Has reports whether the recording holds the task's decisions.
@@ -95,6 +120,11 @@ func (r *Replay) Decide(_ context.Context, req *LeafRequest) (Decision, error) {
 		}
 		return Decision{Verdict: rubric.Verdict{Status: rubric.Invalid}, ErrorKind: "not_recorded",
 			Explanation: fmt.Sprintf("Error: the recording has no decision for this %s", what)}, nil
+	}
+	if req.Tree == ledger.TreeResults && r.sameResult != nil && !r.sameResult[req.Task.Key] {
+		return Decision{Verdict: rubric.Verdict{Status: rubric.Invalid}, ErrorKind: ErrorKindOtherResult,
+			Explanation: fmt.Sprintf("Error: the recorded decision judged the result the recorded run's engine returned; "+
+				"this run re-executed the query on %s and its result differs, so the decision is not replayed (judge the run with --judge-config)", r.engine)}, nil
 	}
 	v, kind, reason := scoring.Classify(rec)
 	d := Decision{Verdict: v, Explanation: rec.Explanation}

@@ -52,6 +52,10 @@ type TaskDetail struct {
 	// Recorded is the recorded run's own outcome for a replayed task (see
 	// Replay): for the released runs, what BigQuery did with the same query.
 	Recorded *runfolder.ExecutionSummary `json:"recorded,omitempty"`
+	// RecordedResultSHA256 is the SHA-256 of the recorded run's result CSV
+	// for a replayed task ("" when it had none): judge replays decisions
+	// about the recorded result only onto the same bytes.
+	RecordedResultSHA256 string `json:"recorded_result_sha256,omitempty"`
 }
 
 // UsageJSON totals a task's model calls.

@@ -140,6 +140,9 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 			sum := Summary(r, t, set, o.RunID)
 			recSum := rec.Summary
 			sum.Clinsql.Recorded = &recSum
+			// An unreadable recorded result (oversized, a link) is no
+			// result here: nothing recorded about it will be replayed.
+			sum.Clinsql.RecordedResultSHA256, _ = rec.ResultSHA256()
 			if err := WriteTask(o.Out, t, r, sum); err != nil {
 				return fmt.Errorf("task %s: %w", t.Key, err)
 			}

@@ -156,7 +156,8 @@ func readOutput(key datasets.Key, dir string) (*Output, error) {
 	var doc struct {
 		ExecutionSummary
 		Clinsql *struct {
-			Truncated bool `json:"truncated"`
+			Truncated            bool   `json:"truncated"`
+			RecordedResultSHA256 string `json:"recorded_result_sha256"`
 		} `json:"clinsql"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
@@ -168,7 +169,9 @@ func readOutput(key datasets.Key, dir string) (*Output, error) {
 		return nil, fmt.Errorf("%s: %s", sumPath, datasets.DescribeJSONError(err))
 	}
 	o.Summary = doc.ExecutionSummary
-	o.Truncated = doc.Clinsql != nil && doc.Clinsql.Truncated
+	if doc.Clinsql != nil {
+		o.Truncated, o.RecordedResultSHA256 = doc.Clinsql.Truncated, doc.Clinsql.RecordedResultSHA256
+	}
 	return o, nil
 }
 

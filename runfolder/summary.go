@@ -60,6 +60,31 @@ type Output struct {
 	// engine's row or byte cap kept (clinsql's "clinsql.truncated" in
 	// execution_summary.json): checks over every row cannot pass on it.
 	Truncated bool
+	// RecordedResultSHA256 is, in a run that re-executes a recorded run
+	// (clinsql exec --run), the SHA-256 of the recorded run's result CSV
+	// for the task ("clinsql.recorded_result_sha256"); "" when the recorded
+	// answer had no result file. Decisions recorded about the recorded
+	// result apply to this answer only when its result is the same bytes.
+	RecordedResultSHA256 string
+}
+
+// ResultSHA256 is the SHA-256 of the answer's result CSV ("" without one).
+func (o *Output) ResultSHA256() (string, error) {
+	if o.ResultCSV == "" {
+		return "", nil
+	}
+	return fileSHA256(o.ResultCSV, MaxResultBytes)
+}
+
+// SameResultAsRecorded reports whether a re-executed answer's result CSV
+// is, byte for byte, the one the recorded run returned for the same query.
+// It is false when either has no result file or the file cannot be read.
+func (o *Output) SameResultAsRecorded() bool {
+	if o.RecordedResultSHA256 == "" {
+		return false
+	}
+	sum, err := o.ResultSHA256()
+	return err == nil && sum == o.RecordedResultSHA256
 }
 
 // BenchmarkSummary is a run's benchmark_summary.json (the reference shape,

@@ -65,7 +65,10 @@ if [ -n "${CLINSQL_JUDGE_CONFIG:-}" ]; then
 	echo "== judging (strict mode) with code checks and the live judge in $CLINSQL_JUDGE_CONFIG"
 	judge=(--judge-config "$CLINSQL_JUDGE_CONFIG")
 else
-	echo "== judging (strict mode) with code checks, and the published judge decisions for the rest (replay)"
+	echo "== judging (strict mode) with code checks, and the published judge decisions for the rest (replay):"
+	echo "   the published SQL decisions apply (same query text); a published results decision judged"
+	echo "   BigQuery's result, so it is replayed only where the demo's result is the same bytes, and"
+	echo "   the other results leaves code cannot decide are invalid (counted as failures in strict mode)"
 	judge=(--judge "replay:$grading")
 fi
 quietly judge "$bin" judge --tasks "$data" --run "$run" "${judge[@]}"
@@ -80,5 +83,7 @@ done
 quietly report "$bin" report --tasks "$data" --run "$run" "${args[@]}" --out "$out/report"
 echo
 echo "Note: the demo database holds 100 patients, not the whole of MIMIC-IV, so values computed"
-echo "on it miss the acceptable bands written for the full data: execution scores of the run"
-echo "executed on the demo are far lower than on BigQuery. The pipeline is what the demo shows."
+echo "on it miss the acceptable bands written for the full data, and results leaves that code"
+echo "cannot decide have no judge without CLINSQL_JUDGE_CONFIG (invalid, counted as failures):"
+echo "execution scores of the run executed on the demo are far lower than on BigQuery and not"
+echo "comparable with them. The pipeline is what the demo shows."

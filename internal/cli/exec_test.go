@@ -4,11 +4,14 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"fmt"
-	"github.com/clinsql/clinsql/runfolder"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/runfolder"
 
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/mimic"
@@ -269,22 +272,111 @@ func TestExecHostileWithBridge(t *testing.T) {
 	}
 }
 
-// TestExecReplayRun re-executes a recorded run on the fixture database and
-// checks the run folder it writes can be judged.
-func TestExecReplayRun(t *testing.T) {
-	dir, grading := fixtureRun(t)
-	db := buildMini(t)
+// writeRecordedRun writes a recorded run (model "recorded") answering every
+// fixture task with one query, without result files.
+func writeRecordedRun(t *testing.T, dir string) string {
+	t.Helper()
 	rec := filepath.Join(dir, "recorded")
 	for _, task := range fixtures.Tasks() {
 		d := filepath.Join(rec, task.Path())
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		sum := `{"query":"q","final_sql":"SELECT gender, COUNT(*) AS n FROM ` + "`physionet-data.mimiciv_3_1_hosp.patients`" + ` GROUP BY gender","execution_success":true,"row_count":2,"final_error":null,"model":"recorded","refinement_attempts":[]}`
+		sum := `{"query":"q","final_sql":"SELECT gender, COUNT(*) AS n FROM ` + "`physionet-data.mimiciv_3_1_hosp.patients`" + ` GROUP BY gender ORDER BY gender","execution_success":true,"row_count":2,"final_error":null,"model":"recorded","refinement_attempts":[]}`
 		if err := os.WriteFile(filepath.Join(d, "execution_summary.json"), []byte(sum), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return rec
+}
+
+// TestJudgeReExecutedRun: recorded decisions about a results leaf judged
+// the recorded engine's result. A run that re-executed the SQL elsewhere
+// gets them only where its result is the recorded one byte for byte; every
+// other results leaf code cannot decide is invalid (other_result), never
+// scored by another result's verdict. The SQL decisions still apply.
+func TestJudgeReExecutedRun(t *testing.T) {
+	dir, grading := fixtureRun(t)
+	db := buildMini(t)
+	rec := writeRecordedRun(t, dir)
+	tasks := fixtures.Tasks()
+	first := filepath.Join(dir, "first")
+	if code, stdout, stderr := runCLI(t, dir, "exec", "--db", db, "--tasks", dir, "--run", rec, "--out", first); code != 0 {
+		t.Fatalf("exec: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// The recorded run's result: for task 0 the bytes this engine returns,
+	// for task 1 another result (as BigQuery's on the whole database).
+	same, other := tasks[0], tasks[1]
+	b, err := os.ReadFile(filepath.Join(first, same.Path(), runfolder.ResultFile(same.ID)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(rec, same.Path(), runfolder.ResultFile(same.ID)), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(rec, other.Path(), runfolder.ResultFile(other.ID)), []byte("gender,n\nF,180000\nM,170000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "again")
+	if code, stdout, stderr := runCLI(t, dir, "exec", "--db", db, "--tasks", dir, "--run", rec, "--out", out); code != 0 {
+		t.Fatalf("exec: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, stdout, stderr := runCLI(t, dir, "judge", "--tasks", dir, "--run", out, "--judge", "replay:"+grading, "--replay-other-model")
+	if code != 0 {
+		t.Fatalf("judge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "recorded results decisions only for the 1 of 4 answers whose result is byte for byte the recorded one") {
+		t.Errorf("judge does not say which results decisions it replays:\n%s", stderr)
+	}
+	lc, err := ledger.ReadLedger(filepath.Join(out, runfolder.JudgeDir, ledger.LedgerFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed := map[string]map[string]int{} // task -> tree/kind -> leaves
+	for _, r := range lc.Last() {
+		if r.Source != ledger.SourceReplay {
+			continue
+		}
+		kind := string(r.Tree) + " " + r.Verdict.String()
+		if r.ErrorKind == judge.ErrorKindOtherResult {
+			kind = string(r.Tree) + " other_result"
+		}
+		if replayed[r.Task] == nil {
+			replayed[r.Task] = map[string]int{}
+		}
+		replayed[r.Task][kind]++
+	}
+	for _, task := range tasks {
+		if task.Split != "validation" {
+			continue // the grading records the validation split only
+		}
+		k := filepath.ToSlash(task.Path())
+		got := replayed[k]
+		if got[string(ledger.TreeSQL)+" pass"]+got[string(ledger.TreeSQL)+" fail"] == 0 {
+			t.Errorf("%s: no SQL decision replayed: %v", k, got)
+		}
+		if got[string(ledger.TreeSQL)+" other_result"] > 0 {
+			t.Errorf("%s: SQL decisions refused as another result's: %v", k, got)
+		}
+		resultsDecided := got[string(ledger.TreeResults)+" pass"] + got[string(ledger.TreeResults)+" fail"]
+		if task.Path() == same.Path() {
+			if resultsDecided == 0 || got[string(ledger.TreeResults)+" other_result"] > 0 {
+				t.Errorf("%s (same result): results decisions %v, want replayed", k, got)
+			}
+			continue
+		}
+		if resultsDecided > 0 || got[string(ledger.TreeResults)+" other_result"] == 0 {
+			t.Errorf("%s (other result): results decisions %v, want every one refused as other_result", k, got)
+		}
+	}
+}
+
+// TestExecReplayRun re-executes a recorded run on the fixture database and
+// checks the run folder it writes can be judged.
+func TestExecReplayRun(t *testing.T) {
+	dir, grading := fixtureRun(t)
+	db := buildMini(t)
+	rec := writeRecordedRun(t, dir)
 	out := filepath.Join(dir, "replayed")
 	code, stdout, stderr := runCLI(t, dir, "exec", "--db", db, "--tasks", dir, "--run", rec, "--out", out, "--name", "again")
 	if code != 0 || !strings.Contains(stdout, "again on duckdb: 4 tasks run, 0 already done; ok 4") {

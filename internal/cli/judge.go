@@ -212,6 +212,13 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 			}
 			fmt.Fprintf(env.Stderr, "warning: replaying decisions about model %q for run %q (--replay-other-model)\n", rm, model)
 		}
+		if recorded != "" {
+			same := sameResults(run.Outputs)
+			engine := run.Manifest.Engine.Name
+			rp.ReExecuted(same, engine)
+			fmt.Fprintf(env.Stderr, "note: %s re-executed %s's SQL on %s: recorded SQL decisions are replayed, but recorded results decisions only for the %d of %d answers whose result is byte for byte the recorded one; "+
+				"results leaves code cannot decide on the others are invalid (judge them with --judge-config)\n", *runDir, recorded, engine, len(same), len(run.Outputs))
+		}
 		opts.Backend = rp
 	default:
 		cfg, err := judge.LoadConfig(*configFile)
@@ -430,4 +437,16 @@ func pairedTasks(items []judge.Item) []*datasets.Task {
 		out[i] = it.Task
 	}
 	return out
+}
+
+// sameResults are the answers of a re-executed run whose result is the
+// recorded one, byte for byte.
+func sameResults(outputs []*runfolder.Output) map[datasets.Key]bool {
+	same := map[datasets.Key]bool{}
+	for _, o := range outputs {
+		if o.SameResultAsRecorded() {
+			same[o.Key] = true
+		}
+	}
+	return same
 }

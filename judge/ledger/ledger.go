@@ -90,8 +90,9 @@ type Record struct {
 	BlockedBy string `json:"blocked_by,omitempty"`
 	// ErrorKind classifies an invalid verdict: an llm error kind
 	// (rate_limited, server, timeout, malformed_reply, context_length, ...),
-	// "no_majority" for a vote without a majority, or "not_recorded" for a
-	// replayed leaf the recording lacks.
+	// "no_majority" for a vote without a majority, "not_recorded" for a
+	// replayed leaf the recording lacks, or "other_result" for a replayed
+	// results leaf of a re-executed run whose result is not the recorded one.
 	ErrorKind string `json:"error_kind,omitempty"`
 	// Judge identifies the backend: "llm:<endpoint>/<model>",
 	// "replay:<file>", or "code".
