@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/clinsql/clinsql/datasets/ehrsql"
+	"github.com/clinsql/clinsql/internal/buildinfo"
 	"github.com/clinsql/clinsql/reports"
 )
 
@@ -25,6 +26,21 @@ type RunOptions struct {
 	// Penalty is the c of the RS(c) calibration maximises (default 10).
 	Penalty   float64
 	Bootstrap reports.Bootstrap
+	// DatabaseSHA256 fingerprints the database the answers ran on, for
+	// summary.json.
+	DatabaseSHA256 string
+}
+
+// RunInputs are what summary.json's scores are traced to.
+type RunInputs struct {
+	EvalSplit         string  `json:"eval_split"`
+	EvalSHA256        string  `json:"eval_split_sha256"`
+	EvalItems         int     `json:"eval_items"`
+	CalibrationSplit  string  `json:"calibration_split,omitempty"`
+	CalibrationSHA256 string  `json:"calibration_split_sha256,omitempty"`
+	CalibrationItems  int     `json:"calibration_items,omitempty"`
+	DatabaseSHA256    string  `json:"database_sha256"`
+	Penalty           float64 `json:"penalty"`
 }
 
 // RunResult is what Run did.
@@ -33,6 +49,10 @@ type RunResult struct {
 	Calibrations []*Calibration            `json:"-"`
 	Results      []*Result                 `json:"results"`
 	Pending      int                       `json:"-"`
+	// Inputs and Producer trace the scores to the splits, database and
+	// build (each model's settings are in OUT/<model>/settings.json).
+	Inputs   RunInputs       `json:"inputs"`
+	Producer buildinfo.Stamp `json:"producer"`
 }
 
 // NeedsCalibration reports whether any model has a strategy with a threshold.
@@ -131,6 +151,12 @@ func Run(ctx context.Context, opt RunOptions) (*RunResult, error) {
 		}
 		res.Results = append(res.Results, rs...)
 	}
+	res.Inputs = RunInputs{EvalSplit: ev.split.Name, EvalSHA256: ev.split.SHA256(), EvalItems: len(ev.ids),
+		DatabaseSHA256: opt.DatabaseSHA256, Penalty: opt.Penalty}
+	if len(jobs) == 2 {
+		res.Inputs.CalibrationSplit, res.Inputs.CalibrationSHA256, res.Inputs.CalibrationItems = jobs[0].split.Name, jobs[0].split.SHA256(), len(jobs[0].ids)
+	}
+	res.Producer = buildinfo.Current()
 	return res, writeJSON(opt.Layout.Summary(), res)
 }
 

@@ -244,7 +244,7 @@ func (r *Run) Identity() (Identity, error) {
 			field("no result")
 			continue
 		}
-		sum, err := fileSHA256(o.ResultCSV, MaxResultBytes)
+		sum, err := FileSHA256(o.ResultCSV, MaxResultBytes)
 		if err != nil {
 			// The judge reads the same file and reports it per task.
 			sum = "unreadable"
@@ -256,7 +256,9 @@ func (r *Run) Identity() (Identity, error) {
 	return id, errors.Join(errs...)
 }
 
-func fileSHA256(path string, limit int64) (string, error) {
+// FileSHA256 is the hex SHA-256 of a regular file of at most limit bytes
+// (read as Open reads: no links, FIFOs or devices).
+func FileSHA256(path string, limit int64) (string, error) {
 	f, _, err := Open(path, limit)
 	if err != nil {
 		return "", err

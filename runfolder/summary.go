@@ -73,7 +73,7 @@ func (o *Output) ResultSHA256() (string, error) {
 	if o.ResultCSV == "" {
 		return "", nil
 	}
-	return fileSHA256(o.ResultCSV, MaxResultBytes)
+	return FileSHA256(o.ResultCSV, MaxResultBytes)
 }
 
 // SameResultAsRecorded reports whether a re-executed answer's result CSV

@@ -2,6 +2,8 @@ package ehrsql
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +27,8 @@ type Question struct {
 type Data struct {
 	Version   string     `json:"version"`
 	Questions []Question `json:"data"`
+	// SHA256 is the hex SHA-256 of the bytes parsed.
+	SHA256 string `json:"-"`
 }
 
 // IDs returns the question ids in file order.
@@ -42,6 +46,9 @@ type Map struct {
 	Path   string // file it was read from, for messages
 	IDs    []string
 	Values map[string]string
+	// SHA256 is the hex SHA-256 of the bytes parsed: what a score made
+	// from the file is traced to.
+	SHA256 string
 }
 
 // Get returns the value for id.
@@ -187,7 +194,7 @@ func exists(path string) bool {
 
 // LoadData reads data.json.
 func LoadData(path string) (*Data, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +208,7 @@ func LoadData(path string) (*Data, error) {
 	if raw.Data == nil {
 		return nil, fmt.Errorf("%s: data: missing, want a list of {id, question}", path)
 	}
-	d := &Data{Questions: make([]Question, len(raw.Data))}
+	d := &Data{Questions: make([]Question, len(raw.Data)), SHA256: sha256Hex(b)}
 	if raw.Version != nil {
 		d.Version = *raw.Version
 	}
@@ -254,7 +261,7 @@ func LoadPredictions(path string, opt PredictionOptions) (*Map, error) {
 
 // loadMap reads an id-keyed object of strings in file order.
 func loadMap(path, nullAs string) (*Map, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +273,7 @@ func loadMap(path, nullAs string) (*Map, error) {
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, fmt.Errorf("%s: top level: want a JSON object {id: string}, got %v", path, describe(tok))
 	}
-	m := &Map{Path: path, Values: map[string]string{}}
+	m := &Map{Path: path, Values: map[string]string{}, SHA256: sha256Hex(b)}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -308,7 +315,7 @@ func loadMap(path, nullAs string) (*Map, error) {
 
 // LoadAnnotated reads annotated.json.
 func LoadAnnotated(path string) ([]Annotated, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -366,7 +373,7 @@ func LoadAnnotated(path string) ([]Annotated, error) {
 // LoadTables reads tables.json and checks that every index points inside
 // its list.
 func LoadTables(path string) ([]Schema, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -585,4 +592,56 @@ func clip(b []byte) string {
 		return string(b[:40]) + "..."
 	}
 	return string(b)
+}
+
+// MaxFileBytes bounds every file read here. EHRSQL 2024's largest
+// (train/annotated.json) is about 12 MB; a prediction file from elsewhere
+// is untrusted and must not exhaust memory.
+const MaxFileBytes = 256 << 20
+
+// readFile reads a regular file of at most MaxFileBytes.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) > MaxFileBytes {
+		return nil, fmt.Errorf("%s: larger than %d MiB, refused", path, MaxFileBytes>>20)
+	}
+	return b, nil
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// SHA256 fingerprints the split's questions, labels and answers (the hex
+// SHA-256 over their files' digests): a score over the split is traced
+// to it.
+func (s *Split) SHA256() string {
+	h := sha256.New()
+	for _, part := range []struct{ name, sum string }{{"data.json", s.Data.SHA256}, {"label.json", s.Labels.SHA256}, {"answer.json", answersSHA(s.Answers)}} {
+		fmt.Fprintf(h, "%s:%s\n", part.name, part.sum)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func answersSHA(m *Map) string {
+	if m == nil {
+		return "absent"
+	}
+	return m.SHA256
 }

@@ -231,3 +231,26 @@ func TestSharedSplits(t *testing.T) {
 		t.Errorf("tables.json: %d schemas", len(schemas))
 	}
 }
+
+// TestLoadRefusesNonRegularFiles: a prediction "file" that is a directory
+// (or a FIFO, a device) is refused by name rather than read.
+func TestLoadRefusesNonRegularFiles(t *testing.T) {
+	dir := t.TempDir()
+	_, err := ehrsql.LoadPredictions(dir, ehrsql.PredictionOptions{})
+	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("LoadPredictions(directory) = %v, want a refusal naming it", err)
+	}
+}
+
+// TestSplitSHA256 changes with any byte of the split's files.
+func TestSplitSHA256(t *testing.T) {
+	s, err := ehrsql.LoadSplit(filepath.Join("testdata", "mini"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := s.SHA256()
+	s.Labels.SHA256 = "0" + s.Labels.SHA256[1:]
+	if len(before) != 64 || s.SHA256() == before {
+		t.Errorf("split fingerprint %q does not follow its label file", before)
+	}
+}

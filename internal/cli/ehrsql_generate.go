@@ -20,6 +20,7 @@ import (
 	"github.com/clinsql/clinsql/executor/sqlite"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/reports"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 const ehrsqlGenerateUsage = `usage: clinsql generate --benchmark ehrsql --data-dir DIR --split NAME --models FILE --out DIR [flags]
@@ -123,7 +124,12 @@ func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
 			break
 		}
 	}
-	db, err := sqlite.Open(filepath.Join(*dataDir, "mimic_iv", "mimic_iv.sqlite"),
+	dbPath := filepath.Join(*dataDir, "mimic_iv", "mimic_iv.sqlite")
+	dbSHA, err := runfolder.FileSHA256(dbPath, maxDatabaseBytes)
+	if err != nil {
+		return err
+	}
+	db, err := sqlite.Open(dbPath,
 		sqlite.Options{Limits: executor.Limits{Timeout: *timeout, MaxRows: 1_000_000}, MaxIdle: 2 * runtime.GOMAXPROCS(0)})
 	if err != nil {
 		return err
@@ -195,7 +201,7 @@ func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
 			},
 		},
 		Eval: eval, EvalIDs: evalIDs, Calibration: cal, CalibrationIDs: calIDs,
-		Penalty: *penalty, Bootstrap: reports.Bootstrap{Seed: *seed},
+		Penalty: *penalty, Bootstrap: reports.Bootstrap{Seed: *seed}, DatabaseSHA256: dbSHA,
 	})
 	if res != nil {
 		for split, mrs := range res.Generated {

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -86,6 +88,33 @@ func TestGenerateEHRSQL(t *testing.T) {
 		if got.RS10 != 100 || got.RSN != 100 {
 			t.Errorf("%s: ehrsql score gives %+v, want 100", st, got)
 		}
+	}
+	// summary.json traces its scores to the split, database and build.
+	var sum struct {
+		Inputs struct {
+			EvalSplit string  `json:"eval_split"`
+			EvalSHA   string  `json:"eval_split_sha256"`
+			Items     int     `json:"eval_items"`
+			DBSHA     string  `json:"database_sha256"`
+			Penalty   float64 `json:"penalty"`
+		}
+		Producer struct{ Version string }
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	split, err := ehrsql.LoadSplit(filepath.Join(dir, "mini"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbBytes, _ := os.ReadFile(filepath.Join(dir, "mimic_iv", "mimic_iv.sqlite"))
+	if in := sum.Inputs; in.EvalSplit != "mini" || in.EvalSHA != split.SHA256() || in.Items != 4 || in.Penalty != 10 ||
+		in.DBSHA != fmt.Sprintf("%x", sha256.Sum256(dbBytes)) || sum.Producer.Version == "" {
+		t.Errorf("summary.json provenance: %+v", sum)
 	}
 	calls := srv.Calls()
 	if calls != 4 {

@@ -4,17 +4,24 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/clinsql/clinsql/internal/atomicfile"
 	"io"
 	"path/filepath"
 	"runtime"
 	"time"
 
+	"github.com/clinsql/clinsql/internal/atomicfile"
+
 	"github.com/clinsql/clinsql/datasets/ehrsql"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/sqlite"
+	"github.com/clinsql/clinsql/internal/buildinfo"
 	"github.com/clinsql/clinsql/reliability"
+	"github.com/clinsql/clinsql/runfolder"
 )
+
+// maxDatabaseBytes bounds the EHRSQL database file hashed for the record
+// (the released one is 35 MB).
+const maxDatabaseBytes = 16 << 30
 
 // ehrsqlScoreOutput is what --out writes: the run's settings, the scores
 // (rs0, rs5, rs10, rsN × 100 and the outcome counts) and every item.
@@ -27,6 +34,12 @@ type ehrsqlScoreOutput struct {
 	TimeoutSec  float64 `json:"timeout_seconds"`
 	MaxRows     int     `json:"max_rows"`
 	SQLite      string  `json:"sqlite_version"`
+	// What the scores are traced to: the split's files, the predictions'
+	// bytes, the database file, and the build that scored them.
+	SplitSHA256       string          `json:"split_sha256"`
+	PredictionsSHA256 string          `json:"predictions_sha256,omitempty"`
+	DatabaseSHA256    string          `json:"database_sha256"`
+	Producer          buildinfo.Stamp `json:"producer"`
 	*reliability.Report
 }
 
@@ -79,7 +92,7 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 	}
 	ids := s.Data.IDs()
 	preds := map[string]string{}
-	source := "baseline:" + *baseline
+	source, predSHA := "baseline:"+*baseline, ""
 	switch *baseline {
 	case "gold":
 		preds = s.Labels.Values
@@ -100,7 +113,7 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 		if err := ehrsql.CheckIDs(s.Labels.Path, s.Labels.IDs, m.Path, m.IDs); err != nil {
 			return err
 		}
-		preds = m.Values
+		preds, predSHA = m.Values, m.SHA256
 	}
 	items := make([]reliability.Item, len(ids))
 	for i, id := range ids {
@@ -111,6 +124,10 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 	}
 
 	dbPath := filepath.Join(*dataDir, "mimic_iv", "mimic_iv.sqlite")
+	dbSHA, err := runfolder.FileSHA256(dbPath, maxDatabaseBytes)
+	if err != nil {
+		return err
+	}
 	db, err := sqlite.Open(dbPath, sqlite.Options{Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows}, MaxIdle: *workers})
 	if err != nil {
 		return err
@@ -132,6 +149,7 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 	out := ehrsqlScoreOutput{
 		Split: *split, Predictions: source, GoldSource: *goldSource, Abstention: *marker, Lenient: *lenient,
 		TimeoutSec: timeout.Seconds(), MaxRows: *maxRows, SQLite: sqlite.LibraryVersion(), Report: rep,
+		SplitSHA256: s.SHA256(), PredictionsSHA256: predSHA, DatabaseSHA256: dbSHA, Producer: buildinfo.Current(),
 	}
 	if *jsonOut != "" {
 		if err := ehrsqlWriteJSON(*jsonOut, out); err != nil {

@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,6 +72,10 @@ func TestEHRSQLScorePredictionFile(t *testing.T) {
 		RS0, RS5, RS10, RSN float64
 		Correct             int
 		Items               []struct{ ID, Outcome string }
+		Split               string `json:"split_sha256"`
+		Pred                string `json:"predictions_sha256"`
+		DB                  string `json:"database_sha256"`
+		Producer            struct{ Version string }
 	}
 	b, err := os.ReadFile(out)
 	if err != nil {
@@ -81,6 +87,14 @@ func TestEHRSQLScorePredictionFile(t *testing.T) {
 	if got.RS0 != 25 || got.RS5 != -225 || got.RS10 != -475 || got.RSN != -175 || got.Correct != 1 || len(got.Items) != 4 ||
 		got.Items[1].ID != "a2" || got.Items[1].Outcome != "wrong" {
 		t.Errorf("json: %+v", got)
+	}
+	// The scores are traced to the exact bytes of the predictions, the
+	// split and the database, and to the build.
+	predBytes, _ := os.ReadFile(pred)
+	dbBytes, _ := os.ReadFile(filepath.Join(dir, "mimic_iv", "mimic_iv.sqlite"))
+	if got.Pred != fmt.Sprintf("%x", sha256.Sum256(predBytes)) || got.DB != fmt.Sprintf("%x", sha256.Sum256(dbBytes)) ||
+		len(got.Split) != 64 || got.Producer.Version == "" {
+		t.Errorf("provenance: predictions %q, database %q, split %q, producer %+v", got.Pred, got.DB, got.Split, got.Producer)
 	}
 }
 
