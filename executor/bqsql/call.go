@@ -187,7 +187,22 @@ func (e *emitter) parseArgs(c *call) {
 
 func (e *emitter) checkCall(c *call, spec fnSpec) {
 	n := len(c.args)
-	if n < spec.min || (spec.max >= 0 && n > spec.max) {
+	sig, known := signatures[c.name]
+	switch {
+	case c.safe && !safeForm(c.name):
+		hint := ""
+		if c.name == "CAST" {
+			hint = "; use SAFE_CAST"
+		}
+		e.invalid(c.it, "Function not found: SAFE.%s%s", c.name, hint)
+	case known && !sig.accepts(n):
+		e.invalid(c.it, "No matching signature for function %s with %d argument(s)", c.name, n)
+	case n < spec.min || (spec.max >= 0 && n > spec.max):
+		if known {
+			// Valid BigQuery that no rule translates.
+			e.unsupported(c.it, "function %s with %d argument(s) is not supported", c.name, n)
+			return
+		}
 		e.invalid(c.it, "No matching signature for function %s with %d argument(s)", c.name, n)
 	}
 	if c.distinct && !spec.agg {

@@ -91,3 +91,28 @@ func TestEveryReferencedMacroExists(t *testing.T) {
 		t.Fatalf("found only %d macro names: the pattern no longer matches the sources", len(seen))
 	}
 }
+
+// TestRulesWithinSignatures: every function a rule translates is in the
+// catalogue of BigQuery signatures, is called as the catalogue says
+// (aggregate, analytic), and the rule's argument counts lie within
+// BigQuery's: a rule never accepts a call BigQuery rejects.
+func TestRulesWithinSignatures(t *testing.T) {
+	for name, spec := range funcs {
+		sig, ok := signatures[name]
+		if !ok {
+			t.Errorf("%s: translated, but not in signatureTable", name)
+			continue
+		}
+		if spec.agg != (sig.kind == aggregateFn) || spec.window != (sig.kind == analyticFn) {
+			t.Errorf("%s: rule agg=%v window=%v, catalogue kind %d", name, spec.agg, spec.window, sig.kind)
+		}
+		if spec.min < sig.min || (sig.max >= 0 && (spec.max < 0 || spec.max > sig.max)) {
+			t.Errorf("%s: rule takes %d to %d arguments, BigQuery %d to %d", name, spec.min, spec.max, sig.min, sig.max)
+		}
+	}
+	for name := range signatures {
+		if !bqFunctions[name] {
+			t.Errorf("%s: in signatureTable, not among BigQuery's function names (bqFunctions)", name)
+		}
+	}
+}

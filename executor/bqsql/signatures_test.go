@@ -1,0 +1,20 @@
+package bqsql
+
+import "testing"
+
+// TestSignatureBlame: the catalogue, not the rules, says what BigQuery
+// accepts. A call BigQuery accepts but no rule translates is unsupported
+// (the engine's limit, never the model's error); a call BigQuery rejects is
+// the model's error, in BigQuery's words.
+func TestSignatureBlame(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "EDIT_DISTANCE with max_distance is valid, unsupported", bq: `SELECT EDIT_DISTANCE('abc', 'abd', max_distance => 2)`, err: ErrUnsupported},
+		{name: "EDIT_DISTANCE with two arguments", bq: `SELECT EDIT_DISTANCE('abc', 'abd')`, want: "1"},
+		{name: "ABS with two arguments is rejected", bq: `SELECT ABS(1, 2)`, err: ErrInvalid},
+		{name: "COUNT with two arguments is rejected", bq: `SELECT COUNT(x, x) FROM UNNEST([1]) AS x`, err: ErrInvalid},
+		{name: "ROW_NUMBER with an argument is rejected", bq: `SELECT ROW_NUMBER(x) OVER () FROM UNNEST([1]) AS x`, err: ErrInvalid},
+		{name: "SAFE.CAST is rejected", bq: `SELECT SAFE.CAST('1' AS INT64)`, err: ErrInvalid},
+		{name: "SAFE.STRUCT is rejected", bq: `SELECT SAFE.STRUCT(1 AS a)`, err: ErrInvalid},
+		{name: "SAFE.SUM is valid, unsupported", bq: `SELECT SAFE.SUM(x) FROM UNNEST([1, 2]) AS x`, err: ErrUnsupported},
+	})
+}
