@@ -537,8 +537,7 @@ func (e *emitter) extract(c *call) string {
 func currentFn(expr string) func(c *call) string {
 	return func(c *call) string {
 		if len(c.args) == 1 && !c.e.isUTC(c.args[0]) {
-			c.e.unsupported(c.it, "%s with a time zone other than UTC is not supported", c.name)
-			return ""
+			return currentInZone(c, map[string]string{"CURRENT_DATE": "DATE", "CURRENT_DATETIME": "TIMESTAMP", "CURRENT_TIME": "TIME"}[c.name])
 		}
 		return expr
 	}

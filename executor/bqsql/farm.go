@@ -18,7 +18,10 @@ const farmFunc = "bq_farm_fingerprint"
 // RegisterFunctions registers the bridge's Go functions on a DuckDB
 // connection (database-wide): duckdb.Options.Register for the bridge.
 func RegisterFunctions(ctx context.Context, conn *sql.Conn) error {
-	return duck.RegisterScalarUDF(conn, farmFunc, farmUDF{})
+	if err := duck.RegisterScalarUDF(conn, farmFunc, farmUDF{}); err != nil {
+		return err
+	}
+	return registerZoneFunctions(conn)
 }
 
 type farmUDF struct{}

@@ -1,0 +1,97 @@
+package bqsql
+
+import (
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	_ "time/tzdata" // time zone names resolve the same on every machine, with or without a system zoneinfo
+
+	duck "github.com/duckdb/duckdb-go/v2"
+)
+
+// civilAtFunc is the Go function that gives the civil date and time (a
+// DATETIME) of a TIMESTAMP in a BigQuery time zone: CURRENT_DATE('+05'),
+// CURRENT_DATETIME('America/Chicago') and CURRENT_TIME(tz) are it applied
+// to the query's timestamp. DuckDB's own time zones (ICU) read neither
+// BigQuery's offsets ('+05', 'UTC-6:30') nor its error for a bad name.
+const civilAtFunc = "bq_civil_at"
+
+// zoneOffset matches BigQuery's fixed-offset time zones: an optional UTC
+// prefix, a sign, one or two hour digits and optional minutes.
+var zoneOffset = regexp.MustCompile(`^(?:UTC)?([+-])(\d{1,2})(?::?(\d{2}))?$`)
+
+// loadZone resolves a BigQuery time zone: a tz database name or an offset
+// from UTC. An unknown name is BigQuery's "Invalid time zone" error.
+func loadZone(name string) (*time.Location, error) {
+	if m := zoneOffset.FindStringSubmatch(name); m != nil {
+		h, _ := strconv.Atoi(m[2])
+		mins := 0
+		if m[3] != "" {
+			mins, _ = strconv.Atoi(m[3])
+		}
+		off := h*3600 + mins*60
+		if mins >= 60 || off > 14*3600 {
+			return nil, fmt.Errorf("Invalid time zone: %s", name)
+		}
+		if m[1] == "-" {
+			off = -off
+		}
+		return time.FixedZone(name, off), nil
+	}
+	// time.LoadLocation reads "" and "Local" as zones of its own; BigQuery
+	// knows neither.
+	if name == "" || name == "Local" || strings.ContainsAny(name, " \\") {
+		return nil, fmt.Errorf("Invalid time zone: %s", name)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("Invalid time zone: %s", name)
+	}
+	return loc, nil
+}
+
+// civilAt is the civil date and time of ts in zone, as a DuckDB TIMESTAMP
+// (a wall clock without zone).
+func civilAt(ts time.Time, zone string) (time.Time, error) {
+	loc, err := loadZone(zone)
+	if err != nil {
+		return time.Time{}, err
+	}
+	l := ts.In(loc)
+	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC), nil
+}
+
+type civilAtUDF struct{}
+
+func (civilAtUDF) Config() duck.ScalarFuncConfig {
+	tsType, _ := duck.NewTypeInfo(duck.TYPE_TIMESTAMP_TZ)
+	strType, _ := duck.NewTypeInfo(duck.TYPE_VARCHAR)
+	civilType, _ := duck.NewTypeInfo(duck.TYPE_TIMESTAMP)
+	return duck.ScalarFuncConfig{InputTypeInfos: []duck.TypeInfo{tsType, strType}, ResultTypeInfo: civilType}
+}
+
+func (civilAtUDF) Executor() duck.ScalarFuncExecutor {
+	return duck.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
+		ts, ok1 := values[0].(time.Time)
+		zone, ok2 := values[1].(string)
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("No matching signature for a time zone conversion: got %T, %T", values[0], values[1])
+		}
+		return civilAt(ts, zone)
+	}}
+}
+
+func registerZoneFunctions(conn *sql.Conn) error {
+	return duck.RegisterScalarUDF(conn, civilAtFunc, civilAtUDF{})
+}
+
+// currentInZone renders CURRENT_DATE/DATETIME/TIME(tz): the query's
+// timestamp as a civil value in the zone tz (NULL for a NULL zone, an
+// error for an unknown one, as in BigQuery), cast to the function's type.
+func currentInZone(c *call, duckType string) string {
+	return "CAST(" + civilAtFunc + "(get_current_timestamp(), bq_str(" + c.arg(0) + ")) AS " + duckType + ")"
+}

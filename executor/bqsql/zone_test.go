@@ -1,0 +1,52 @@
+package bqsql
+
+import (
+	"testing"
+	"time"
+)
+
+// CURRENT_DATE, CURRENT_DATETIME and CURRENT_TIME take a time zone: a tz
+// database name or an offset. Their values change run to run, so the cases
+// compare two zones at the query's one timestamp.
+func TestCurrentInZoneRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "offset zones differ by their offset", bq: `SELECT DATETIME_DIFF(CURRENT_DATETIME('+05:30'), CURRENT_DATETIME('UTC'), MINUTE), DATETIME_DIFF(CURRENT_DATETIME('UTC-6'), CURRENT_DATETIME(), MINUTE)`,
+			want: "330 | -360"},
+		{name: "a zone name", bq: `SELECT DATETIME_DIFF(CURRENT_DATETIME('Asia/Kolkata'), CURRENT_DATETIME('Etc/UTC'), MINUTE)`, want: "330"},
+		{name: "CURRENT_DATE on either side of the date line", bq: `SELECT DATE_DIFF(CURRENT_DATE('+14'), CURRENT_DATE('-12'), DAY) IN (1, 2), CURRENT_DATE('Pacific/Kiritimati') >= CURRENT_DATE()`,
+			want: "true | true", types: "BOOLEAN | BOOLEAN"},
+		{name: "CURRENT_TIME in a zone", bq: `SELECT CURRENT_TIME('+01') = CURRENT_TIME('UTC+1'), CURRENT_TIME('America/New_York') IS NOT NULL`, want: "true | true", types: "BOOLEAN | BOOLEAN"},
+		{name: "a NULL zone gives NULL", bq: `SELECT CURRENT_DATE(CAST(NULL AS STRING))`, want: "NULL", types: "DATE"},
+		{name: "an unknown zone is an error", bq: `SELECT CURRENT_DATE('foo')`, err: errRuntime},
+		{name: "a zone from a column", bq: `SELECT COUNT(DISTINCT CURRENT_DATE(z)) >= 1 FROM UNNEST(['UTC', '+03', 'Europe/Paris']) AS z`, want: "true"},
+	})
+}
+
+func TestCivilAt(t *testing.T) {
+	ts := time.Date(2024, 7, 1, 12, 0, 0, 0, time.UTC)
+	cases := []struct {
+		zone, want string
+	}{
+		{"America/Los_Angeles", "2024-07-01 05:00:00"}, // daylight time, UTC-7
+		{"+05", "2024-07-01 17:00:00"},
+		{"-06:30", "2024-07-01 05:30:00"},
+		{"UTC+0530", "2024-07-01 17:30:00"},
+		{"UTC", "2024-07-01 12:00:00"},
+		{"Pacific/Kiritimati", "2024-07-02 02:00:00"},
+		{"foo", "Invalid time zone: foo"},
+		{"", "Invalid time zone: "},
+		{"Local", "Invalid time zone: Local"},
+		{"+15", "Invalid time zone: +15"},
+		{"+05:60", "Invalid time zone: +05:60"},
+	}
+	for _, c := range cases {
+		got, err := civilAt(ts, c.zone)
+		s := got.Format(time.DateTime)
+		if err != nil {
+			s = err.Error()
+		}
+		if s != c.want {
+			t.Errorf("civilAt(%s) = %q, want %q", c.zone, s, c.want)
+		}
+	}
+}
