@@ -21,7 +21,10 @@ func RegisterFunctions(ctx context.Context, conn *sql.Conn) error {
 	if err := duck.RegisterScalarUDF(conn, farmFunc, farmUDF{}); err != nil {
 		return err
 	}
-	return registerZoneFunctions(conn)
+	if err := registerZoneFunctions(conn); err != nil {
+		return err
+	}
+	return registerCastFormat(conn)
 }
 
 type farmUDF struct{}

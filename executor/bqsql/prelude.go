@@ -590,6 +590,15 @@ var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signatur
 // bridge can compute faithfully: unsupported, not the query's fault.
 var bridgeLimit = regexp.MustCompile(`['"](AVG of (?:BIG)?NUMERIC values [^'"]* is not supported)['"]`)
 
+// castFormatLimit finds a CAST … FORMAT the Go functions do not implement
+// (an element such as IYYY, BASE8 of a partial group), and
+// castFormatNumber DuckDB's complaint that none takes a number: BigQuery's
+// number formats ('999.99').
+var (
+	castFormatLimit  = regexp.MustCompile(`(CAST … FORMAT [^\n]*? is not supported)`)
+	castFormatNumber = regexp.MustCompile(`'` + castToStringFunc + `\((?:TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|DOUBLE|FLOAT|DECIMAL|INTEGER_LITERAL)`)
+)
+
 // intervalSum finds DuckDB's complaint that it has no SUM of INTERVAL.
 var intervalSum = regexp.MustCompile(`No function matches the given name and argument types 'sum\((?:DISTINCT )?INTERVAL\)'`)
 
@@ -615,6 +624,12 @@ func Explain(msg string) (out string, unsupported bool) {
 	}
 	if strings.Contains(msg, "Combining QUALIFY with GROUP BY ALL is not supported") {
 		return ErrUnsupported.Error() + ": QUALIFY with GROUP BY ALL is not supported", true
+	}
+	if m := castFormatLimit.FindStringSubmatch(msg); m != nil {
+		return ErrUnsupported.Error() + ": " + m[1], true
+	}
+	if castFormatNumber.MatchString(msg) {
+		return ErrUnsupported.Error() + ": CAST … FORMAT from a number to STRING is not supported", true
 	}
 	if intervalSum.MatchString(msg) {
 		// BigQuery sums INTERVALs; DuckDB has no such sum.

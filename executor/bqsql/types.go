@@ -162,8 +162,7 @@ func (e *emitter) cast(c *call, safe bool) string {
 	}
 	typeItems := a[as+1:]
 	if k := indexWord(typeItems, "FORMAT"); k >= 0 {
-		e.unsupported(c.it, "%s … FORMAT is not supported", c.name)
-		return ""
+		return e.castFormat(c, safe, a[:as], typeItems, k)
 	}
 	p := &typeParser{e: e, items: typeItems}
 	duck, base, ok := p.parse()
