@@ -161,9 +161,12 @@ CREATE OR REPLACE TEMP MACRO bq_try_to_int64(x) AS CASE
 
 -- DATE(), DATETIME(), TIMESTAMP(), TIME() of an expression; untyped so a
 -- correlated argument binds (see diffMacro).
+-- DATE(STRING) reads the string as a TIMESTAMP (an offset in it counts)
+-- and takes its date in UTC, the default time zone.
 CREATE OR REPLACE TEMP MACRO bq_to_date(x) AS CASE
-	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
+	WHEN typeof(x) NOT IN ('VARCHAR', 'DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
 		THEN CAST('No matching signature for function DATE for argument types: ' || typeof(x) AS DATE)
+	WHEN typeof(x) = 'VARCHAR' THEN CAST(CAST(x AS TIMESTAMPTZ) AS DATE)
 	ELSE TRY_CAST(x AS DATE) END;
 CREATE OR REPLACE TEMP MACRO bq_to_datetime(x) AS CASE
 	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')

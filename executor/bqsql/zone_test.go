@@ -50,3 +50,18 @@ func TestCivilAt(t *testing.T) {
 		}
 	}
 }
+
+// DATE(STRING) reads a TIMESTAMP string, literal or not, and takes its
+// date in UTC (ZetaSQL's DATE(STRING) signature; the compliance tests'
+// date_from_string cases under their Los Angeles default zone show the
+// conversion).
+func TestDateOfStringRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "a computed string", bq: `SELECT DATE(CONCAT('2020-09-01', ' 12:34:56.789-08')), DATE(CONCAT('2020-09-01', ' 23:00:00-08')), DATE(CONCAT('1999-10-', '20'))`,
+			want: "2020-09-01 | 2020-09-02 | 1999-10-20", types: "DATE | DATE | DATE"},
+		{name: "a literal with an offset", bq: `SELECT DATE('2020-09-01 23:00:00-08'), DATE('2019-08-01 03:00:00+00'), DATE('2020-01-02')`,
+			want: "2020-09-02 | 2019-08-01 | 2020-01-02"},
+		{name: "NULL", bq: `SELECT DATE(CAST(NULL AS STRING))`, want: "NULL"},
+		{name: "not a timestamp", bq: `SELECT DATE(CONCAT('x', 'y'))`, err: errRuntime},
+	})
+}
