@@ -131,3 +131,41 @@ func TestParseTimeElems(t *testing.T) {
 		}
 	}
 }
+
+// A typed array literal's field list holds commas that are not argument
+// separators (UNNEST(ARRAY<STRUCT<a INT64, b INT64>>[…]) is one argument).
+func TestTypedArrayArgumentRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "UNNEST of a typed STRUCT array", bq: `SELECT GENERATE_DATE_ARRAY(s, e, INTERVAL n DAY) FROM UNNEST(ARRAY<STRUCT<s DATE, e DATE, n INT64>>[('2020-03-01', '2020-03-05', 2), ('2020-03-11', '2020-03-11', 1)]) AS r WITH OFFSET ORDER BY offset`,
+			want: "[2020-03-01, 2020-03-03, 2020-03-05]\n[2020-03-11]"},
+		{name: "a typed array as a function argument", bq: `SELECT ARRAY_LENGTH(ARRAY<STRUCT<x INT64, y STRING>>[(1, 'a'), (2, 'b')]), ARRAY_LENGTH(ARRAY<INT64>[1, 2, 3])`, want: "2 | 3"},
+	})
+}
+
+func TestUnnestStructsWithOffsetRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "fields of STRUCT elements beside the offset", bq: `SELECT a, b, off FROM UNNEST([STRUCT(1 AS a, 'x' AS b), STRUCT(2, 'y')]) AS s WITH OFFSET AS off ORDER BY off`,
+			want: "1 | x | 0\n2 | y | 1"},
+		{name: "the element under its alias", bq: `SELECT s.a, offset FROM UNNEST(ARRAY<STRUCT<a INT64, b STRING>>[(5, 'p'), (6, 'q')]) s WITH OFFSET ORDER BY offset`, want: "5 | 0\n6 | 1"},
+	})
+}
+
+func TestGenerateDateArrayStepRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "a zero step is an error", bq: `SELECT GENERATE_DATE_ARRAY('2016-01-01', '2017-01-01', INTERVAL 0 DAY)`, err: errRuntime},
+		{name: "a negative step counts down", bq: `SELECT GENERATE_DATE_ARRAY('2016-01-05', '2016-01-01', INTERVAL -2 DAY)`, want: "[2016-01-05, 2016-01-03, 2016-01-01]"},
+		{name: "a NULL step gives NULL", bq: `SELECT GENERATE_DATE_ARRAY('2016-01-05', '2016-01-01', INTERVAL CAST(NULL AS INT64) DAY)`, want: "NULL"},
+	})
+	db := openDuck(t)
+	q, err := Translate(`SELECT GENERATE_DATE_ARRAY(d, d, INTERVAL 0 DAY) FROM UNNEST([DATE '2016-01-01']) AS d`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = queryRows(context.Background(), db, q)
+	if err == nil {
+		t.Fatal("a zero step ran")
+	}
+	if msg, _ := Explain(err.Error()); msg != "Sequence step cannot be 0." {
+		t.Errorf("Explain(%q) = %q, want BigQuery's message", err, msg)
+	}
+}

@@ -88,8 +88,10 @@ CREATE OR REPLACE TEMP MACRO bq_offset(arr, k BIGINT) AS CASE
 	ELSE arr[k + 1] END;
 CREATE OR REPLACE TEMP MACRO bq_safe_offset(arr, k BIGINT) AS CASE
 	WHEN k < 0 OR k >= len(arr) THEN NULL ELSE arr[k + 1] END;
-CREATE OR REPLACE TEMP MACRO bq_generate_date_array(a DATE, b DATE, step INTERVAL) AS
-	CAST(generate_series(CAST(a AS TIMESTAMP), CAST(b AS TIMESTAMP), step) AS DATE[]);
+-- A zero step is BigQuery's error (DuckDB's generate_series has its own).
+CREATE OR REPLACE TEMP MACRO bq_generate_date_array(a DATE, b DATE, step INTERVAL) AS CASE
+	WHEN step = INTERVAL 0 DAY THEN [CAST('Sequence step cannot be 0.' AS DATE)]
+	ELSE CAST(generate_series(CAST(a AS TIMESTAMP), CAST(b AS TIMESTAMP), step) AS DATE[]) END;
 
 -- Conversions. FLOAT64 prints with up to 15 significant digits, 17 when 15
 -- do not round-trip; NUMERIC drops trailing zeros.
@@ -587,7 +589,7 @@ func roundMacro(d int) string {
 // as side-effecting, which DuckDB then refuses to reference by alias), so
 // DuckDB reports "Could not convert string '<message>' to DOUBLE" or a
 // date-format complaint quoting it.
-var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: )[^'"]*)['"]`)
+var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: |Sequence step cannot be 0)[^'"]*)['"]`)
 
 // bridgeLimit finds a prelude macro's report that a value is past what the
 // bridge can compute faithfully: unsupported, not the query's fault.

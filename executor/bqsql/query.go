@@ -54,6 +54,15 @@ func (e *emitter) unnest(w *writer, items []*item, i int) int {
 	structs := isStructArrayLiteral(args[0])
 	w.lead(it)
 	switch {
+	case offset != "" && structs:
+		// The fields, the element (under the alias) and the offset.
+		name := alias
+		if name == "" {
+			name = "bq_unnest"
+		}
+		q := quoteIdent(name)
+		w.write("(SELECT bq_s.*, bq_s AS " + q + ", bq_o AS " + quoteIdent(offset) + " FROM (SELECT bq_u.v AS bq_s, bq_u.o - 1 AS bq_o FROM UNNEST(" +
+			arr + ") WITH ORDINALITY AS bq_u(v, o))) AS " + q)
 	case offset != "":
 		name := alias
 		if name == "" {
@@ -79,6 +88,12 @@ func (e *emitter) unnest(w *writer, items []*item, i int) int {
 // isStructArrayLiteral reports whether items is an array literal whose
 // elements are STRUCT constructors.
 func isStructArrayLiteral(items []*item) bool {
+	if len(items) > 3 && items[0].is("ARRAY") && items[1].isPunct("<") && items[2].is("STRUCT") {
+		// ARRAY<STRUCT<…>>[…]: its elements are STRUCTs whatever they are
+		// written as.
+		j := closingAngle(items, 1)
+		return j > 1 && j+2 == len(items) && items[j+1].isGroup("[")
+	}
 	k := 0
 	if len(items) > 0 && items[0].is("ARRAY") {
 		k = 1
