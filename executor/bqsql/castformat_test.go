@@ -169,3 +169,11 @@ func TestGenerateDateArrayStepRules(t *testing.T) {
 		t.Errorf("Explain(%q) = %q, want BigQuery's message", err, msg)
 	}
 }
+
+// Text that is no BigQuery interval: DuckDB reads '1' as one second.
+func TestCastToIntervalRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "SAFE_CAST gives NULL", bq: `SELECT SAFE_CAST('1' AS INTERVAL), SAFE_CAST('P1' AS INTERVAL), SAFE_CAST('1 day' AS INTERVAL)`, want: "NULL | NULL | NULL"},
+		{name: "CAST fails", bq: `SELECT CAST('1' AS INTERVAL)`, err: ErrInvalid},
+	})
+}

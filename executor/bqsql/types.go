@@ -185,6 +185,13 @@ func (e *emitter) cast(c *call, safe bool) string {
 				return v
 			}
 		}
+		// No BigQuery interval text: DuckDB would read '1' as a second and
+		// 'P1' as something, where BigQuery fails (SAFE_CAST: NULL).
+		if safe {
+			return "CAST(NULL AS INTERVAL)"
+		}
+		e.invalid(c.it, "Invalid INTERVAL value: %s", duckString(lit))
+		return ""
 	}
 	x := e.text(a[:as])
 	if base == "NUMERIC" || base == "BIGNUMERIC" {
