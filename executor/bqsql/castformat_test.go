@@ -177,3 +177,9 @@ func TestCastToIntervalRules(t *testing.T) {
 		{name: "CAST fails", bq: `SELECT CAST('1' AS INTERVAL)`, err: ErrInvalid},
 	})
 }
+
+func TestConcatIntervalRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "CONCAT of an INTERVAL", bq: `SELECT CONCAT(x), CONCAT('a', x) FROM UNNEST([INTERVAL '1 2 3' MONTH TO HOUR]) x`, want: "0-1 2 3:0:0 | a0-1 2 3:0:0"},
+	})
+}
