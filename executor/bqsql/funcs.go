@@ -250,6 +250,7 @@ func init() {
 		"DATE":              emit(1, 3, dateFn),
 		"DATETIME":          emit(1, 6, datetimeFn),
 		"TIMESTAMP":         emit(1, 2, timestampFn),
+		"STRING":            emit(1, 2, stringFn),
 		"TIME":              emit(1, 3, timeFn),
 		"EXTRACT":           emit(1, 1, func(c *call) string { return c.e.extract(c) }),
 		"DATE_DIFF":         emit(3, 3, diffFn("date")),

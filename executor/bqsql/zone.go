@@ -95,3 +95,22 @@ func registerZoneFunctions(conn *sql.Conn) error {
 func currentInZone(c *call, duckType string) string {
 	return "CAST(" + civilAtFunc + "(get_current_timestamp(), bq_str(" + c.arg(0) + ")) AS " + duckType + ")"
 }
+
+// civilMacros are the prelude's macros for STRING(date/time value).
+const civilMacros = `
+-- STRING(x): a DATE, DATETIME, TIME or TIMESTAMP as CAST(x AS STRING)
+-- writes it; other types are BigQuery's signature error.
+CREATE OR REPLACE TEMP MACRO bq_string_of(x) AS CASE
+	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', 'TIME', '"NULL"')
+		THEN CAST(CAST('No matching signature for function STRING for argument types: ' || typeof(x) AS DATE) AS VARCHAR)
+	ELSE bq_to_string(x) END;
+`
+
+// stringFn translates STRING(x[, tz]).
+func stringFn(c *call) string {
+	if len(c.args) == 2 && !c.e.isUTC(c.args[1]) {
+		c.e.unsupported(c.it, "STRING with a time zone other than UTC is not supported")
+		return ""
+	}
+	return "bq_string_of(" + c.arg(0) + ")"
+}
