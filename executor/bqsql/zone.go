@@ -114,3 +114,27 @@ func stringFn(c *call) string {
 	}
 	return "bq_string_of(" + c.arg(0) + ")"
 }
+
+var (
+	// timeText is H:M[:S[.F]]; datetimeWithZone a DATETIME text followed by
+	// a zone, which only a TIMESTAMP text may have.
+	timeText         = regexp.MustCompile(`^\s*(\d{1,2}):(\d{1,2})(?::\d{1,2}(?:\.\d*)?)?\s*$`)
+	datetimeWithZone = regexp.MustCompile(`(?i)^\s*\d{1,4}-\d{1,2}-\d{1,2}[ t]\d{1,2}:\d{1,2}(?::\d{1,2}(?:\.\d*)?)?\s*(?:UTC|Z|[+-]\d{1,2}(?::?\d{2})?|[a-z_]+/[a-z_/]+)\s*$`)
+)
+
+// invalidCivilText reports text that BigQuery refuses to cast to TIME
+// (an hour past 23 or a minute past 59) or DATETIME (a time zone), where
+// DuckDB reads it.
+func invalidCivilText(base, s string) bool {
+	switch base {
+	case "TIME":
+		if m := timeText.FindStringSubmatch(s); m != nil {
+			h, _ := strconv.Atoi(m[1])
+			mi, _ := strconv.Atoi(m[2])
+			return h > 23 || mi > 59
+		}
+	case "DATETIME":
+		return datetimeWithZone.MatchString(s)
+	}
+	return false
+}

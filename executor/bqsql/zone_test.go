@@ -65,3 +65,14 @@ func TestDateOfStringRules(t *testing.T) {
 		{name: "not a timestamp", bq: `SELECT DATE(CONCAT('x', 'y'))`, err: errRuntime},
 	})
 }
+
+func TestCivilTextRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "hour 24 is no TIME", bq: `SELECT CAST('24:00:00' AS TIME)`, err: ErrInvalid},
+		{name: "a DATETIME has no zone", bq: `SELECT CAST('2006-01-02 01:02:03.123456 UTC' AS DATETIME)`, err: ErrInvalid},
+		{name: "SAFE_CAST gives NULL", bq: `SELECT SAFE_CAST('24:00:00' AS TIME), SAFE_CAST('2006-01-02 01:02:03+05' AS DATETIME), SAFE_CAST('2006-01-02T01:02:03 America/Chicago' AS DATETIME)`,
+			want: "NULL | NULL | NULL", types: "TIME | TIMESTAMP | TIMESTAMP"},
+		{name: "valid text still casts", bq: `SELECT CAST('23:59:59.5' AS TIME), CAST('2006-01-02 01:02:03' AS DATETIME), CAST('2006-01-02' AS DATETIME), CAST('2006-01-02 01:02:03 UTC' AS TIMESTAMP)`,
+			want: "23:59:59.5 | 2006-01-02 01:02:03 | 2006-01-02 00:00:00 | 2006-01-02 01:02:03+00"},
+	})
+}
