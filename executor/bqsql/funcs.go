@@ -909,6 +909,9 @@ func numericAgg(duck string) func(c *call) string {
 	plain := fnSpec{min: 1, max: 1, agg: true, duck: duck}
 	return func(c *call) string {
 		t := baseType(c.e.exprType(c.args[0]))
+		if t == "INTERVAL" && duck == "sum" {
+			return sumOfIntervals(c)
+		}
 		if t != "NUMERIC" && t != "BIGNUMERIC" {
 			return c.e.plainCall(c, plain)
 		}

@@ -157,6 +157,7 @@ type emitter struct {
 	cteAs     map[string]int               // output name -> select-list items of CTE bodies naming it
 	// outputNames counts the names SELECT lists give with AS.
 	outputNames map[string]int
+	unnestTypes map[string]string // UNNEST alias -> element type of its array literal ("" where unknown)
 }
 
 func (e *emitter) fail(it *item, kind ErrorKind, format string, args ...any) {

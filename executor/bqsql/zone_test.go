@@ -76,3 +76,25 @@ func TestCivilTextRules(t *testing.T) {
 			want: "23:59:59.5 | 2006-01-02 01:02:03 | 2006-01-02 00:00:00 | 2006-01-02 01:02:03+00"},
 	})
 }
+
+// SUM of INTERVAL adds months, days and time each on its own.
+func TestIntervalSumRules(t *testing.T) {
+	const iv = `WITH t AS (SELECT 1 AS id, CAST(NULL AS INTERVAL) AS v UNION ALL SELECT 2, INTERVAL 1 YEAR UNION ALL SELECT 3, INTERVAL 40 DAY UNION ALL SELECT 4, INTERVAL 30 HOUR UNION ALL SELECT 5, INTERVAL '-6.789' SECOND) `
+	runRuleCases(t, []ruleCase{
+		{name: "SUM", bq: iv + `SELECT CAST(SUM(v) AS STRING) FROM t`, want: "1-0 40 29:59:53.211"},
+		{name: "SUM of NULLs", bq: iv + `SELECT SUM(v) FROM t WHERE id = 1`, want: "NULL"},
+		{name: "running SUM", bq: iv + `SELECT id, CAST(SUM(v) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS STRING) FROM t ORDER BY id`,
+			want: "1 | NULL\n2 | 1-0 0 0:0:0\n3 | 1-0 40 0:0:0\n4 | 1-0 40 30:0:0\n5 | 1-0 40 29:59:53.211"},
+		{name: "SUM(DISTINCT)", bq: iv + `SELECT SUM(DISTINCT v) FROM t`, err: ErrUnsupported},
+	})
+}
+
+func TestIntervalSumOfUnnestRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "SUM over UNNEST of an interval array", bq: `SELECT CAST(SUM(i) AS STRING) FROM UNNEST([INTERVAL 1 YEAR, INTERVAL 2 MONTH, NULL, INTERVAL 3 DAY, INTERVAL '6.789' SECOND]) i`,
+			want: "1-2 3 0:0:6.789"},
+		{name: "months are not carried", bq: `SELECT CAST(SUM(i) AS STRING) FROM UNNEST([INTERVAL 10000 YEAR, INTERVAL 10000 YEAR, INTERVAL -120000 MONTH, INTERVAL 40 DAY, INTERVAL 25 HOUR]) AS i`,
+			want: "10000-0 40 25:0:0"},
+		{name: "all NULL", bq: `SELECT SUM(i) FROM UNNEST([CAST(NULL AS INTERVAL), NULL]) i`, want: "NULL"},
+	})
+}
