@@ -170,17 +170,21 @@ CREATE OR REPLACE TEMP MACRO bq_to_date(x) AS CASE
 		THEN CAST('No matching signature for function DATE for argument types: ' || typeof(x) AS DATE)
 	WHEN typeof(x) = 'VARCHAR' THEN CAST(CAST(x AS TIMESTAMPTZ) AS DATE)
 	ELSE TRY_CAST(x AS DATE) END;
+-- DATETIME(STRING) and TIME(STRING) read the string as CAST does; TIME(TIME)
+-- is the value.
 CREATE OR REPLACE TEMP MACRO bq_to_datetime(x) AS CASE
-	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
+	WHEN typeof(x) NOT IN ('VARCHAR', 'DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
 		THEN CAST('No matching signature for function DATETIME for argument types: ' || typeof(x) AS TIMESTAMP)
+	WHEN typeof(x) = 'VARCHAR' THEN CAST(x AS TIMESTAMP)
 	ELSE TRY_CAST(x AS TIMESTAMP) END;
 CREATE OR REPLACE TEMP MACRO bq_to_timestamp(x) AS CASE
 	WHEN typeof(x) NOT IN ('VARCHAR', 'DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
 		THEN CAST('No matching signature for function TIMESTAMP for argument types: ' || typeof(x) AS TIMESTAMPTZ)
 	ELSE CAST(x AS TIMESTAMPTZ) END;
 CREATE OR REPLACE TEMP MACRO bq_to_time(x) AS CASE
-	WHEN typeof(x) NOT IN ('TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
+	WHEN typeof(x) NOT IN ('VARCHAR', 'TIME', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
 		THEN CAST('No matching signature for function TIME for argument types: ' || typeof(x) AS TIME)
+	WHEN typeof(x) = 'VARCHAR' THEN CAST(x AS TIME)
 	ELSE TRY_CAST(x AS TIME) END;
 CREATE OR REPLACE TEMP MACRO bq_timestamp_add_check(p, x, iv) AS CASE
 	WHEN typeof(x) = 'TIMESTAMP WITH TIME ZONE'
@@ -590,7 +594,7 @@ func roundMacro(d int) string {
 // as side-effecting, which DuckDB then refuses to reference by alias), so
 // DuckDB reports "Could not convert string '<message>' to DOUBLE" or a
 // date-format complaint quoting it.
-var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: |Sequence step cannot be 0)[^'"]*)['"]`)
+var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: |Sequence step cannot be 0|Interval field )[^'"]*)['"]`)
 
 // bridgeLimit finds a prelude macro's report that a value is past what the
 // bridge can compute faithfully: unsupported, not the query's fault.

@@ -104,6 +104,13 @@ CREATE OR REPLACE TEMP MACRO bq_string_of(x) AS CASE
 	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', 'TIME', '"NULL"')
 		THEN CAST(CAST('No matching signature for function STRING for argument types: ' || typeof(x) AS DATE) AS VARCHAR)
 	ELSE bq_to_string(x) END;
+-- A SUM of INTERVALs past BigQuery's range for a field (10,000 years) is
+-- its error, as is the interval it would make.
+CREATE OR REPLACE TEMP MACRO bq_interval_sum_of(m, d, us) AS CASE
+	WHEN abs(m) > 120000 THEN to_months(CAST(CAST('Interval field months ' || CAST(m AS VARCHAR) || ' is out of range -120000 to 120000' AS DOUBLE) AS BIGINT))
+	WHEN abs(d) > 3660000 THEN to_days(CAST(CAST('Interval field days ' || CAST(d AS VARCHAR) || ' is out of range -3660000 to 3660000' AS DOUBLE) AS BIGINT))
+	WHEN abs(us) > 316224000000000000 THEN to_microseconds(CAST(CAST('Interval field microseconds ' || CAST(us AS VARCHAR) || ' is out of range -316224000000000000 to 316224000000000000' AS DOUBLE) AS BIGINT))
+	ELSE bq_interval_of(m, d, us) END;
 `
 
 // stringFn translates STRING(x[, tz]).
@@ -156,6 +163,6 @@ func sumOfIntervals(c *call) string {
 		c.overDone = true
 	}
 	x := c.arg(0)
-	return "bq_interval_of(sum(bq_interval_months(" + x + "))" + over + ", sum(CAST(date_part('day', " + x + ") AS BIGINT))" + over +
+	return "bq_interval_sum_of(sum(bq_interval_months(" + x + "))" + over + ", sum(CAST(date_part('day', " + x + ") AS BIGINT))" + over +
 		", sum(bq_interval_time_us(" + x + "))" + over + ")"
 }

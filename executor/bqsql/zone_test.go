@@ -1,6 +1,7 @@
 package bqsql
 
 import (
+	"context"
 	"testing"
 	"time"
 )
@@ -96,5 +97,34 @@ func TestIntervalSumOfUnnestRules(t *testing.T) {
 		{name: "months are not carried", bq: `SELECT CAST(SUM(i) AS STRING) FROM UNNEST([INTERVAL 10000 YEAR, INTERVAL 10000 YEAR, INTERVAL -120000 MONTH, INTERVAL 40 DAY, INTERVAL 25 HOUR]) AS i`,
 			want: "10000-0 40 25:0:0"},
 		{name: "all NULL", bq: `SELECT SUM(i) FROM UNNEST([CAST(NULL AS INTERVAL), NULL]) i`, want: "NULL"},
+	})
+}
+
+func TestIntervalSumRangeRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "a field past 10,000 years", bq: `SELECT SUM(i) FROM UNNEST([INTERVAL 10000 YEAR, INTERVAL '1' MONTH]) i`, err: errRuntime},
+		{name: "days past the range", bq: `SELECT SUM(i) FROM UNNEST([INTERVAL 3660000 DAY, INTERVAL 1 DAY]) i`, err: errRuntime},
+	})
+	db := openDuck(t)
+	q, err := Translate(`SELECT SUM(i) FROM UNNEST([INTERVAL 10000 YEAR, INTERVAL '1' MONTH]) i`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = queryRows(context.Background(), db, q)
+	if err == nil {
+		t.Fatal("ran")
+	}
+	if msg, _ := Explain(err.Error()); msg != "Interval field months 120001 is out of range -120000 to 120000" {
+		t.Errorf("Explain(%q) = %q", err, msg)
+	}
+}
+
+// DATETIME(STRING), TIME(STRING) and TIME(TIME) are ZetaSQL constructors
+// (valid SQL: not the model's error).
+func TestCivilConstructorRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "DATETIME of a computed string", bq: `SELECT DATETIME(CONCAT('2000-01-01', ' ', '18:17:16')), TIME(CONCAT('18:17', ':16')), TIME(TIME '11:22:33.444555')`,
+			want: "2000-01-01 18:17:16 | 18:17:16 | 11:22:33.444555", types: "TIMESTAMP | TIME | TIME"},
+		{name: "TIME of a number", bq: `SELECT TIME(x) FROM UNNEST([1]) AS x`, err: errRuntime},
 	})
 }
