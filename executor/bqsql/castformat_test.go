@@ -155,6 +155,10 @@ func TestGenerateDateArrayStepRules(t *testing.T) {
 		{name: "a zero step is an error", bq: `SELECT GENERATE_DATE_ARRAY('2016-01-01', '2017-01-01', INTERVAL 0 DAY)`, err: errRuntime},
 		{name: "a negative step counts down", bq: `SELECT GENERATE_DATE_ARRAY('2016-01-05', '2016-01-01', INTERVAL -2 DAY)`, want: "[2016-01-05, 2016-01-03, 2016-01-01]"},
 		{name: "a NULL step gives NULL", bq: `SELECT GENERATE_DATE_ARRAY('2016-01-05', '2016-01-01', INTERVAL CAST(NULL AS INT64) DAY)`, want: "NULL"},
+		{name: "GENERATE_ARRAY with a zero step is an error", bq: `SELECT GENERATE_ARRAY(1, 5, 0)`, err: errRuntime},
+		{name: "GENERATE_ARRAY with a zero step from a column is an error", bq: `SELECT GENERATE_ARRAY(1, 5, x) FROM UNNEST([0]) AS x`, err: errRuntime},
+		{name: "GENERATE_ARRAY steps keep their type", bq: `SELECT GENERATE_ARRAY(1, 5, 2), GENERATE_ARRAY(5, 1, -2), GENERATE_ARRAY(1, 3, CAST(NULL AS INT64))`,
+			want: "[1, 3, 5] | [5, 3, 1] | NULL", types: "BIGINT[] | BIGINT[] | BIGINT[]"},
 	})
 	db := openDuck(t)
 	q, err := Translate(`SELECT GENERATE_DATE_ARRAY(d, d, INTERVAL 0 DAY) FROM UNNEST([DATE '2016-01-01']) AS d`)

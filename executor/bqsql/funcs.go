@@ -232,6 +232,10 @@ func init() {
 		}),
 		"ARRAY_INCLUDES": fn(2, 2, "list_contains"),
 		"GENERATE_ARRAY": emit(2, 3, func(c *call) string {
+			if len(c.args) == 3 {
+				// A zero step is BigQuery's error.
+				return "generate_series(" + c.arg(0) + ", " + c.arg(1) + ", bq_nonzero_step(" + c.arg(2) + "))"
+			}
 			return "generate_series(" + c.argsText() + ")"
 		}),
 		"GENERATE_DATE_ARRAY": emit(2, 3, generateDateArray),

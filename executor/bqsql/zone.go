@@ -96,7 +96,8 @@ func currentInZone(c *call, duckType string) string {
 	return "CAST(" + civilAtFunc + "(get_current_timestamp(), bq_str(" + c.arg(0) + ")) AS " + duckType + ")"
 }
 
-// civilMacros are the prelude's macros for STRING(date/time value).
+// civilMacros are the prelude's macros for STRING(date/time value), SUM
+// of INTERVALs and GENERATE_ARRAY's step.
 const civilMacros = `
 -- STRING(x): a DATE, DATETIME, TIME or TIMESTAMP as CAST(x AS STRING)
 -- writes it; other types are BigQuery's signature error.
@@ -104,6 +105,10 @@ CREATE OR REPLACE TEMP MACRO bq_string_of(x) AS CASE
 	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', 'TIME', '"NULL"')
 		THEN CAST(CAST('No matching signature for function STRING for argument types: ' || typeof(x) AS DATE) AS VARCHAR)
 	ELSE bq_to_string(x) END;
+-- GENERATE_ARRAY's step, which BigQuery refuses to be 0 (the error's
+-- type unifies with the step's).
+CREATE OR REPLACE TEMP MACRO bq_nonzero_step(step) AS CASE
+	WHEN step = 0 THEN CAST('Sequence step cannot be 0.' AS BIGINT) ELSE step END;
 -- A SUM of INTERVALs past BigQuery's range for a field (10,000 years) is
 -- its error, as is the interval it would make.
 CREATE OR REPLACE TEMP MACRO bq_interval_sum_of(m, d, us) AS CASE
