@@ -202,3 +202,11 @@ func TestGoFunctionsRegistered(t *testing.T) {
 		}
 	}
 }
+
+func TestCastBytesToStringRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "UTF-8 bytes", bq: `SELECT CAST(b'\xc3\xa0bc' AS STRING), CAST(b'abc' AS STRING), CAST(CAST(NULL AS BYTES) AS STRING)`, want: "àbc | abc | NULL"},
+		{name: "invalid UTF-8 is an error", bq: `SELECT CAST(b'\xe2\x28\xa1' AS STRING)`, err: errRuntime},
+		{name: "SAFE_CAST gives NULL", bq: `SELECT SAFE_CAST(b'\xe2\x28\xa1' AS STRING), SAFE_CAST(b'ok' AS STRING), SAFE_CAST(12 AS STRING)`, want: "NULL | ok | 12"},
+	})
+}

@@ -212,7 +212,10 @@ func (e *emitter) cast(c *call, safe bool) string {
 	}
 	switch base {
 	case "STRING":
-		return "bq_to_string(" + x + ")"
+		if safe {
+			return "bq_safe_cast_to_string(" + x + ")"
+		}
+		return "bq_cast_to_string(" + x + ")"
 	case "INT64", "INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "BYTEINT":
 		if safe {
 			return "bq_try_to_int64(" + x + ")"

@@ -96,8 +96,8 @@ func currentInZone(c *call, duckType string) string {
 	return "CAST(" + civilAtFunc + "(get_current_timestamp(), bq_str(" + c.arg(0) + ")) AS " + duckType + ")"
 }
 
-// civilMacros are the prelude's macros for STRING(date/time value), SUM
-// of INTERVALs and GENERATE_ARRAY's step.
+// civilMacros are the prelude's macros for STRING(date/time value),
+// CAST(BYTES AS STRING), SUM of INTERVALs and GENERATE_ARRAY's step.
 const civilMacros = `
 -- STRING(x): a DATE, DATETIME, TIME or TIMESTAMP as CAST(x AS STRING)
 -- writes it; other types are BigQuery's signature error.
@@ -105,6 +105,12 @@ CREATE OR REPLACE TEMP MACRO bq_string_of(x) AS CASE
 	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', 'TIME', '"NULL"')
 		THEN CAST(CAST('No matching signature for function STRING for argument types: ' || typeof(x) AS DATE) AS VARCHAR)
 	ELSE bq_to_string(x) END;
+-- CAST(BYTES AS STRING) decodes UTF-8 and fails on invalid bytes (DuckDB's
+-- cast writes \x escapes); SAFE_CAST gives NULL.
+CREATE OR REPLACE TEMP MACRO bq_cast_to_string(x) AS CASE
+	WHEN typeof(x) = 'BLOB' THEN decode(TRY_CAST(x AS BLOB)) ELSE bq_to_string(x) END;
+CREATE OR REPLACE TEMP MACRO bq_safe_cast_to_string(x) AS CASE
+	WHEN typeof(x) = 'BLOB' THEN try(decode(TRY_CAST(x AS BLOB))) ELSE bq_to_string(x) END;
 -- GENERATE_ARRAY's step, which BigQuery refuses to be 0 (the error's
 -- type unifies with the step's).
 CREATE OR REPLACE TEMP MACRO bq_nonzero_step(step) AS CASE
