@@ -210,3 +210,10 @@ func TestCastBytesToStringRules(t *testing.T) {
 		{name: "SAFE_CAST gives NULL", bq: `SELECT SAFE_CAST(b'\xe2\x28\xa1' AS STRING), SAFE_CAST(b'ok' AS STRING), SAFE_CAST(12 AS STRING)`, want: "NULL | ok | 12"},
 	})
 }
+
+func TestSafeCastArrayRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "an element that fails NULLs the array", bq: `SELECT SAFE_CAST(['100', 'abc'] AS ARRAY<INT64>)`, want: "NULL", types: "BIGINT[]"},
+		{name: "NULL elements stay", bq: `SELECT SAFE_CAST(['100', NULL] AS ARRAY<INT64>), SAFE_CAST(CAST(NULL AS ARRAY<STRING>) AS ARRAY<INT64>)`, want: "[100, NULL] | NULL"},
+	})
+}

@@ -222,6 +222,11 @@ func (e *emitter) cast(c *call, safe bool) string {
 		}
 		return "bq_to_int64(" + x + ")"
 	}
+	if safe && base == "ARRAY" {
+		// BigQuery's SAFE_CAST of an array is NULL when any element fails,
+		// DuckDB's TRY_CAST NULLs that element only.
+		return "bq_safe_cast_list(" + x + ", TRY_CAST(" + x + " AS " + duck + "))"
+	}
 	if safe {
 		return "TRY_CAST(" + x + " AS " + duck + ")"
 	}

@@ -97,7 +97,8 @@ func currentInZone(c *call, duckType string) string {
 }
 
 // civilMacros are the prelude's macros for STRING(date/time value),
-// CAST(BYTES AS STRING), SUM of INTERVALs and GENERATE_ARRAY's step.
+// CAST(BYTES AS STRING), SAFE_CAST of arrays, SUM of INTERVALs and
+// GENERATE_ARRAY's step.
 const civilMacros = `
 -- STRING(x): a DATE, DATETIME, TIME or TIMESTAMP as CAST(x AS STRING)
 -- writes it; other types are BigQuery's signature error.
@@ -111,6 +112,10 @@ CREATE OR REPLACE TEMP MACRO bq_cast_to_string(x) AS CASE
 	WHEN typeof(x) = 'BLOB' THEN decode(TRY_CAST(x AS BLOB)) ELSE bq_to_string(x) END;
 CREATE OR REPLACE TEMP MACRO bq_safe_cast_to_string(x) AS CASE
 	WHEN typeof(x) = 'BLOB' THEN try(decode(TRY_CAST(x AS BLOB))) ELSE bq_to_string(x) END;
+-- SAFE_CAST of an array: NULL unless every non-NULL element cast (c is
+-- the element-wise TRY_CAST of x).
+CREATE OR REPLACE TEMP MACRO bq_safe_cast_list(x, c) AS CASE
+	WHEN list_count(c) = list_count(x) THEN c END;
 -- GENERATE_ARRAY's step, which BigQuery refuses to be 0 (the error's
 -- type unifies with the step's).
 CREATE OR REPLACE TEMP MACRO bq_nonzero_step(step) AS CASE
