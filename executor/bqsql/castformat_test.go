@@ -2,6 +2,7 @@ package bqsql
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -61,17 +62,8 @@ func TestCastFormatLimitsExplained(t *testing.T) {
 		`SELECT CAST('2018' AS DATE FORMAT f) FROM UNNEST(['IYYY']) AS f`,
 		`SELECT CAST(b'ab' AS STRING FORMAT 'base8')`,
 	} {
-		out, err := Translate(q)
-		if err != nil {
-			t.Fatalf("Translate(%q): %v", q, err)
-		}
-		_, err = queryRows(context.Background(), db, out)
-		if err == nil {
-			t.Fatalf("%s ran", q)
-		}
-		msg, unsupported := Explain(err.Error())
-		if !unsupported || !strings.Contains(msg, "is not supported") {
-			t.Errorf("%s: Explain(%q) = %q, %v; want unsupported", q, err, msg, unsupported)
+		if msg, unsupported := explainedError(t, db, q); !unsupported || !strings.Contains(msg, "is not supported") {
+			t.Errorf("%s: Explain = %q, %v; want unsupported", q, msg, unsupported)
 		}
 	}
 }
@@ -160,18 +152,23 @@ func TestGenerateDateArrayStepRules(t *testing.T) {
 		{name: "GENERATE_ARRAY steps keep their type", bq: `SELECT GENERATE_ARRAY(1, 5, 2), GENERATE_ARRAY(5, 1, -2), GENERATE_ARRAY(1, 3, CAST(NULL AS INT64))`,
 			want: "[1, 3, 5] | [5, 3, 1] | NULL", types: "BIGINT[] | BIGINT[] | BIGINT[]"},
 	})
-	db := openDuck(t)
-	q, err := Translate(`SELECT GENERATE_DATE_ARRAY(d, d, INTERVAL 0 DAY) FROM UNNEST([DATE '2016-01-01']) AS d`)
+	if msg, _ := explainedError(t, openDuck(t), `SELECT GENERATE_DATE_ARRAY(d, d, INTERVAL 0 DAY) FROM UNNEST([DATE '2016-01-01']) AS d`); msg != "Sequence step cannot be 0." {
+		t.Errorf("Explain = %q, want BigQuery's message", msg)
+	}
+}
+
+// explainedError translates and runs bq, which must fail, and returns what
+// Explain makes of the engine's error.
+func explainedError(t *testing.T, db *sql.DB, bq string) (string, bool) {
+	t.Helper()
+	out, err := Translate(bq)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("Translate(%q): %v", bq, err)
 	}
-	_, err = queryRows(context.Background(), db, q)
-	if err == nil {
-		t.Fatal("a zero step ran")
+	if _, err = queryRows(context.Background(), db, out); err == nil {
+		t.Fatalf("%s ran", bq)
 	}
-	if msg, _ := Explain(err.Error()); msg != "Sequence step cannot be 0." {
-		t.Errorf("Explain(%q) = %q, want BigQuery's message", err, msg)
-	}
+	return Explain(err.Error())
 }
 
 // Text that is no BigQuery interval: DuckDB reads '1' as one second.

@@ -161,7 +161,7 @@ func splitTop(items []*item) [][]*item {
 }
 
 // closingAngle returns the index of the > (or >>) that closes the < at
-// items[open], or open when none does.
+// items[open], or open when none closes it exactly.
 func closingAngle(items []*item, open int) int {
 	depth := 0
 	for j := open; j < len(items); j++ {
@@ -173,8 +173,11 @@ func closingAngle(items []*item, open int) int {
 		case items[j].isPunct(">>"):
 			depth -= 2
 		}
-		if depth <= 0 {
+		if depth == 0 {
 			return j
+		}
+		if depth < 0 {
+			return open
 		}
 	}
 	return open
