@@ -537,8 +537,7 @@ func (e *emitter) extract(c *call) string {
 func currentFn(expr string) func(c *call) string {
 	return func(c *call) string {
 		if len(c.args) == 1 && !c.e.isUTC(c.args[0]) {
-			c.e.unsupported(c.it, "%s with a time zone other than UTC is not supported", c.name)
-			return ""
+			return currentInZone(c, map[string]string{"CURRENT_DATE": "DATE", "CURRENT_DATETIME": "TIMESTAMP", "CURRENT_TIME": "TIME"}[c.name])
 		}
 		return expr
 	}
@@ -554,6 +553,9 @@ func (c *call) int64Args() string {
 	return strings.Join(parts, ", ")
 }
 
+// plainDate matches a date string without a time.
+var plainDate = regexp.MustCompile(`^\s*\d{1,4}-\d{1,2}-\d{1,2}\s*$`)
+
 func dateFn(c *call) string {
 	switch len(c.args) {
 	case 3:
@@ -565,7 +567,11 @@ func dateFn(c *call) string {
 		}
 	}
 	if lit, ok := c.e.literalString(c.args[0]); ok {
-		return "DATE " + duckString(lit)
+		if plainDate.MatchString(lit) {
+			return "DATE " + duckString(lit)
+		}
+		// A timestamp string: its date in UTC, after any offset it has.
+		return "CAST(TIMESTAMPTZ " + duckString(lit) + " AS DATE)"
 	}
 	return "bq_to_date(" + c.arg(0) + ")"
 }

@@ -15,10 +15,21 @@ import (
 // or of the BYTES, as an INT64 (two's complement).
 const farmFunc = "bq_farm_fingerprint"
 
+// goFunctions are the names of the Go functions RegisterFunctions
+// registers (translated SQL calls them beside the prelude's macros).
+var goFunctions = []string{farmFunc, civilAtFunc, castToStringFunc, castToBytesFunc,
+	castParseFunc + "date", castParseFunc + "datetime", castParseFunc + "time", castParseFunc + "timestamp"}
+
 // RegisterFunctions registers the bridge's Go functions on a DuckDB
 // connection (database-wide): duckdb.Options.Register for the bridge.
 func RegisterFunctions(ctx context.Context, conn *sql.Conn) error {
-	return duck.RegisterScalarUDF(conn, farmFunc, farmUDF{})
+	if err := duck.RegisterScalarUDF(conn, farmFunc, farmUDF{}); err != nil {
+		return err
+	}
+	if err := registerZoneFunctions(conn); err != nil {
+		return err
+	}
+	return registerCastFormat(conn)
 }
 
 type farmUDF struct{}

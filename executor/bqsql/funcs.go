@@ -232,6 +232,10 @@ func init() {
 		}),
 		"ARRAY_INCLUDES": fn(2, 2, "list_contains"),
 		"GENERATE_ARRAY": emit(2, 3, func(c *call) string {
+			if len(c.args) == 3 {
+				// A zero step is BigQuery's error.
+				return "generate_series(" + c.arg(0) + ", " + c.arg(1) + ", bq_nonzero_step(" + c.arg(2) + "))"
+			}
 			return "generate_series(" + c.argsText() + ")"
 		}),
 		"GENERATE_DATE_ARRAY": emit(2, 3, generateDateArray),
@@ -250,6 +254,7 @@ func init() {
 		"DATE":              emit(1, 3, dateFn),
 		"DATETIME":          emit(1, 6, datetimeFn),
 		"TIMESTAMP":         emit(1, 2, timestampFn),
+		"STRING":            emit(1, 2, stringFn),
 		"TIME":              emit(1, 3, timeFn),
 		"EXTRACT":           emit(1, 1, func(c *call) string { return c.e.extract(c) }),
 		"DATE_DIFF":         emit(3, 3, diffFn("date")),
@@ -908,6 +913,9 @@ func numericAgg(duck string) func(c *call) string {
 	plain := fnSpec{min: 1, max: 1, agg: true, duck: duck}
 	return func(c *call) string {
 		t := baseType(c.e.exprType(c.args[0]))
+		if t == "INTERVAL" && duck == "sum" {
+			return sumOfIntervals(c)
+		}
 		if t != "NUMERIC" && t != "BIGNUMERIC" {
 			return c.e.plainCall(c, plain)
 		}

@@ -88,8 +88,10 @@ CREATE OR REPLACE TEMP MACRO bq_offset(arr, k BIGINT) AS CASE
 	ELSE arr[k + 1] END;
 CREATE OR REPLACE TEMP MACRO bq_safe_offset(arr, k BIGINT) AS CASE
 	WHEN k < 0 OR k >= len(arr) THEN NULL ELSE arr[k + 1] END;
-CREATE OR REPLACE TEMP MACRO bq_generate_date_array(a DATE, b DATE, step INTERVAL) AS
-	CAST(generate_series(CAST(a AS TIMESTAMP), CAST(b AS TIMESTAMP), step) AS DATE[]);
+-- A zero step is BigQuery's error (DuckDB's generate_series has its own).
+CREATE OR REPLACE TEMP MACRO bq_generate_date_array(a DATE, b DATE, step INTERVAL) AS CASE
+	WHEN step = INTERVAL 0 DAY THEN [CAST('Sequence step cannot be 0.' AS DATE)]
+	ELSE CAST(generate_series(CAST(a AS TIMESTAMP), CAST(b AS TIMESTAMP), step) AS DATE[]) END;
 
 -- Conversions. FLOAT64 prints with up to 15 significant digits, 17 when 15
 -- do not round-trip; NUMERIC drops trailing zeros.
@@ -161,21 +163,28 @@ CREATE OR REPLACE TEMP MACRO bq_try_to_int64(x) AS CASE
 
 -- DATE(), DATETIME(), TIMESTAMP(), TIME() of an expression; untyped so a
 -- correlated argument binds (see diffMacro).
+-- DATE(STRING) reads the string as a TIMESTAMP (an offset in it counts)
+-- and takes its date in UTC, the default time zone.
 CREATE OR REPLACE TEMP MACRO bq_to_date(x) AS CASE
-	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
+	WHEN typeof(x) NOT IN ('VARCHAR', 'DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
 		THEN CAST('No matching signature for function DATE for argument types: ' || typeof(x) AS DATE)
+	WHEN typeof(x) = 'VARCHAR' THEN CAST(CAST(x AS TIMESTAMPTZ) AS DATE)
 	ELSE TRY_CAST(x AS DATE) END;
+-- DATETIME(STRING) and TIME(STRING) read the string as CAST does; TIME(TIME)
+-- is the value.
 CREATE OR REPLACE TEMP MACRO bq_to_datetime(x) AS CASE
-	WHEN typeof(x) NOT IN ('DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
+	WHEN typeof(x) NOT IN ('VARCHAR', 'DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
 		THEN CAST('No matching signature for function DATETIME for argument types: ' || typeof(x) AS TIMESTAMP)
+	WHEN typeof(x) = 'VARCHAR' THEN CAST(x AS TIMESTAMP)
 	ELSE TRY_CAST(x AS TIMESTAMP) END;
 CREATE OR REPLACE TEMP MACRO bq_to_timestamp(x) AS CASE
 	WHEN typeof(x) NOT IN ('VARCHAR', 'DATE', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
 		THEN CAST('No matching signature for function TIMESTAMP for argument types: ' || typeof(x) AS TIMESTAMPTZ)
 	ELSE CAST(x AS TIMESTAMPTZ) END;
 CREATE OR REPLACE TEMP MACRO bq_to_time(x) AS CASE
-	WHEN typeof(x) NOT IN ('TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
+	WHEN typeof(x) NOT IN ('VARCHAR', 'TIME', 'TIMESTAMP', 'TIMESTAMP WITH TIME ZONE', '"NULL"')
 		THEN CAST('No matching signature for function TIME for argument types: ' || typeof(x) AS TIME)
+	WHEN typeof(x) = 'VARCHAR' THEN CAST(x AS TIME)
 	ELSE TRY_CAST(x AS TIME) END;
 CREATE OR REPLACE TEMP MACRO bq_timestamp_add_check(p, x, iv) AS CASE
 	WHEN typeof(x) = 'TIMESTAMP WITH TIME ZONE'
@@ -507,6 +516,7 @@ var typedSuffix = map[string]string{"DATE": "date", "TIMESTAMP": "datetime", "TI
 func buildMacros() string {
 	var b strings.Builder
 	b.WriteString(staticMacros)
+	b.WriteString(civilMacros)
 	b.WriteString(`CREATE OR REPLACE TEMP MACRO bq_interval_micros(x INTERVAL) AS
 	CAST(round(epoch(x - to_months(CAST(date_part('year', x) * 12 + date_part('month', x) AS INTEGER))) * 1000000) AS BIGINT);
 `)
@@ -584,11 +594,20 @@ func roundMacro(d int) string {
 // as side-effecting, which DuckDB then refuses to reference by alias), so
 // DuckDB reports "Could not convert string '<message>' to DOUBLE" or a
 // date-format complaint quoting it.
-var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: )[^'"]*)['"]`)
+var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: |Sequence step cannot be 0|Interval field )[^'"]*)['"]`)
 
 // bridgeLimit finds a prelude macro's report that a value is past what the
 // bridge can compute faithfully: unsupported, not the query's fault.
 var bridgeLimit = regexp.MustCompile(`['"](AVG of (?:BIG)?NUMERIC values [^'"]* is not supported)['"]`)
+
+// castFormatLimit finds a CAST … FORMAT the Go functions do not implement
+// (an element such as IYYY, BASE8 of a partial group), and
+// castFormatNumber DuckDB's complaint that none takes a number: BigQuery's
+// number formats ('999.99').
+var (
+	castFormatLimit  = regexp.MustCompile(`(CAST … FORMAT [^\n]*? is not supported)`)
+	castFormatNumber = regexp.MustCompile(`'` + castToStringFunc + `\((?:TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|DOUBLE|FLOAT|DECIMAL|INTEGER_LITERAL)`)
+)
 
 // intervalSum finds DuckDB's complaint that it has no SUM of INTERVAL.
 var intervalSum = regexp.MustCompile(`No function matches the given name and argument types 'sum\((?:DISTINCT )?INTERVAL\)'`)
@@ -615,6 +634,12 @@ func Explain(msg string) (out string, unsupported bool) {
 	}
 	if strings.Contains(msg, "Combining QUALIFY with GROUP BY ALL is not supported") {
 		return ErrUnsupported.Error() + ": QUALIFY with GROUP BY ALL is not supported", true
+	}
+	if m := castFormatLimit.FindStringSubmatch(msg); m != nil {
+		return ErrUnsupported.Error() + ": " + m[1], true
+	}
+	if castFormatNumber.MatchString(msg) {
+		return ErrUnsupported.Error() + ": CAST … FORMAT from a number to STRING is not supported", true
 	}
 	if intervalSum.MatchString(msg) {
 		// BigQuery sums INTERVALs; DuckDB has no such sum.

@@ -54,6 +54,15 @@ func (e *emitter) unnest(w *writer, items []*item, i int) int {
 	structs := isStructArrayLiteral(args[0])
 	w.lead(it)
 	switch {
+	case offset != "" && structs:
+		// The fields, the element (under the alias) and the offset.
+		name := alias
+		if name == "" {
+			name = "bq_unnest"
+		}
+		q := quoteIdent(name)
+		w.write("(SELECT bq_s.*, bq_s AS " + q + ", bq_o AS " + quoteIdent(offset) + " FROM (SELECT bq_u.v AS bq_s, bq_u.o - 1 AS bq_o FROM UNNEST(" +
+			arr + ") WITH ORDINALITY AS bq_u(v, o))) AS " + q)
 	case offset != "":
 		name := alias
 		if name == "" {
@@ -79,6 +88,12 @@ func (e *emitter) unnest(w *writer, items []*item, i int) int {
 // isStructArrayLiteral reports whether items is an array literal whose
 // elements are STRUCT constructors.
 func isStructArrayLiteral(items []*item) bool {
+	if len(items) > 3 && items[0].is("ARRAY") && items[1].isPunct("<") && items[2].is("STRUCT") {
+		// ARRAY<STRUCT<…>>[…]: its elements are STRUCTs whatever they are
+		// written as.
+		j := closingAngle(items, 1)
+		return j > 1 && j+2 == len(items) && items[j+1].isGroup("[")
+	}
 	k := 0
 	if len(items) > 0 && items[0].is("ARRAY") {
 		k = 1
@@ -99,6 +114,7 @@ func (e *emitter) scan(items []*item) {
 	e.cteOf = map[string]string{}
 	e.cteCols = map[string]map[string]string{}
 	e.cteAs = map[string]int{}
+	e.unnestTypes = map[string]string{}
 	var ctes []cteDef
 	var walk func([]*item)
 	walk = func(seq []*item) {
@@ -115,6 +131,9 @@ func (e *emitter) scan(items []*item) {
 				if nx := at(seq, i+1); nx != nil && !nx.group && (nx.tok.Kind == Ident || nx.tok.Kind == QuotedIdent) {
 					e.redefined[strings.ToLower(strings.Trim(nx.tok.Text, "`"))] = true
 				}
+			}
+			if it.is("UNNEST") {
+				e.scanUnnest(seq, i)
 			}
 			if !(it.is("FROM") || it.is("JOIN")) {
 				continue
@@ -375,6 +394,9 @@ func (e *emitter) branchTypes(body []*item, count bool) (names, types []string) 
 // paths) and for MIN, MAX and ANY_VALUE of a typed operand.
 func (e *emitter) exprType(items []*item) string {
 	switch {
+	case isIntervalLiteral(items):
+		return "INTERVAL"
+
 	case len(items) == 3 && items[1].isPunct(".") && isName(items[0]) && isName(items[2]):
 		return e.columnType(&item{path: &pathNode{parts: []string{e.identValue(items[0]), e.identValue(items[2])}}})
 	case len(items) == 2 && items[1].isGroup("(") && (items[0].is("MIN") || items[0].is("MAX") || items[0].is("ANY_VALUE")):
@@ -417,6 +439,9 @@ func (e *emitter) columnType(it *item) string {
 		return e.cat.ColumnType(schema, name, parts[1])
 	case 1:
 		col := strings.ToLower(parts[0])
+		if t := e.unnestType(col); t != "" {
+			return t
+		}
 		if e.redefined[col] {
 			return e.cteColumn(col)
 		}
@@ -805,4 +830,71 @@ func isAnonymous(el []*item) bool {
 		return false
 	}
 	return true
+}
+
+// isIntervalLiteral reports whether items are exactly INTERVAL [-]n part
+// or INTERVAL 's' part TO part (an expression around one is not).
+func isIntervalLiteral(items []*item) bool {
+	if len(items) < 3 || !items[0].is("INTERVAL") || items[0].synthetic() {
+		return false
+	}
+	rest := items[1:]
+	if rest[0].isPunct("-") {
+		rest = rest[1:]
+	}
+	if len(rest) == 4 && rest[2].is("TO") {
+		rest = rest[:2]
+	}
+	return len(rest) == 2 && !rest[0].group && (rest[0].tok.Kind == Number || rest[0].tok.Kind == String) &&
+		rest[1].tok.Kind == Ident && isIntervalPart(strings.ToUpper(strings.TrimSuffix(strings.ToUpper(rest[1].tok.Text), "S")))
+}
+
+// scanUnnest records the element type of UNNEST([…]) AS alias at
+// seq[i], where every element's type is known and the same (NULLs aside).
+func (e *emitter) scanUnnest(seq []*item, i int) {
+	g := at(seq, i+1)
+	if !g.isGroup("(") || len(g.kids) != 1 || !g.kids[0].isGroup("[") {
+		return
+	}
+	k := i + 2
+	if at(seq, k).is("AS") {
+		k++
+	}
+	a := at(seq, k)
+	if !isName(a) {
+		return
+	}
+	alias := strings.ToLower(e.identValue(a))
+	typ := ""
+	for _, el := range splitTop(g.kids[0].kids) {
+		if len(el) == 1 && el[0].is("NULL") {
+			continue
+		}
+		t := e.exprType(el)
+		if t == "" || strings.HasPrefix(t, "lit:") || (typ != "" && t != typ) {
+			typ = ""
+			break
+		}
+		typ = t
+	}
+	if prev, seen := e.unnestTypes[alias]; seen && prev != typ {
+		typ = ""
+	}
+	e.unnestTypes[alias] = typ
+}
+
+// unnestType types a bare name that is the alias of an UNNEST of an array
+// literal, unless a SELECT list, a CTE or a MIMIC table the query reads
+// also defines that name.
+func (e *emitter) unnestType(col string) string {
+	t := e.unnestTypes[col]
+	if t == "" || e.outputNames[col] > 0 || e.cteAs[col] > 0 || (e.cat != nil && e.anyMimicColumn(col)) {
+		return ""
+	}
+	for _, cols := range e.cteCols {
+		if _, ok := cols[col]; ok {
+			return ""
+		}
+	}
+	return t
 }

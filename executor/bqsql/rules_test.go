@@ -608,6 +608,9 @@ func TestCatalogRules(t *testing.T) {
 		{name: "APPROX_QUANTILES with an array of fractions", bq: `SELECT APPROX_QUANTILES(x, [0.25, 0.75]) FROM UNNEST([1, 2]) AS x`, err: ErrInvalid},
 		{name: "ARRAY_INCLUDES", bq: `SELECT ARRAY_INCLUDES([1, 2], 2), ARRAY_INCLUDES([1, 2], 3)`, want: "true | false"},
 		// Values that change run to run: their types and ranges.
+		{name: "STRING of date and time values", bq: `SELECT STRING(DATE '1234-01-02'), STRING(TIME '01:02:03.456789'), STRING(DATETIME '2020-01-02 03:04:05'), STRING(TIMESTAMP '2008-12-25 15:30:00+00', 'UTC')`,
+			want: "1234-01-02 | 01:02:03.456789 | 2020-01-02 03:04:05 | 2008-12-25 15:30:00+00"},
+		{name: "STRING of a number", bq: `SELECT STRING(x) FROM UNNEST([5]) AS x`, err: errRuntime},
 		{name: "current time functions", bq: `SELECT CURRENT_DATE() > DATE '2020-01-01', CURRENT_DATETIME() > DATETIME '2020-01-01 00:00:00', CURRENT_TIMESTAMP() > TIMESTAMP '2020-01-01 00:00:00+00', CURRENT_TIME() IS NOT NULL`,
 			want: "true | true | true | true"},
 		{name: "RAND, GENERATE_UUID", bq: `SELECT RAND() >= 0 AND RAND() < 1, LENGTH(GENERATE_UUID())`, want: "true | 36"},

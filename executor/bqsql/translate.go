@@ -157,6 +157,7 @@ type emitter struct {
 	cteAs     map[string]int               // output name -> select-list items of CTE bodies naming it
 	// outputNames counts the names SELECT lists give with AS.
 	outputNames map[string]int
+	unnestTypes map[string]string // UNNEST alias -> element type of its array literal ("" where unknown)
 }
 
 func (e *emitter) fail(it *item, kind ErrorKind, format string, args ...any) {
@@ -629,22 +630,9 @@ func (e *emitter) like(w *writer, items []*item, i int) int {
 func (e *emitter) typedConstructor(w *writer, items []*item, i int) int {
 	it := items[i]
 	// The type runs to the matching >; the value group follows it.
-	depth, j := 0, i+1
-	for ; j < len(items); j++ {
-		switch {
-		case items[j].isPunct("<"):
-			depth++
-		case items[j].isPunct(">"):
-			depth--
-		case items[j].isPunct(">>"):
-			depth -= 2
-		}
-		if depth <= 0 {
-			break
-		}
-	}
+	j := closingAngle(items, i+1)
 	vals := at(items, j+1)
-	if depth != 0 || vals == nil || !vals.group {
+	if j == i+1 || vals == nil || !vals.group {
 		e.invalid(it, "Syntax error: malformed %s type", it.upper())
 		return 1
 	}

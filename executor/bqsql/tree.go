@@ -144,13 +144,43 @@ func splitTop(items []*item) [][]*item {
 	}
 	var out [][]*item
 	start := 0
-	for i, it := range items {
+	for i := 0; i < len(items); i++ {
+		it := items[i]
+		if (it.is("ARRAY") || it.is("STRUCT")) && at(items, i+1).isPunct("<") {
+			// The commas of ARRAY<STRUCT<a INT64, b INT64>> separate fields,
+			// not arguments.
+			i = closingAngle(items, i+1)
+			continue
+		}
 		if it.isPunct(",") {
 			out = append(out, items[start:i])
 			start = i + 1
 		}
 	}
 	return append(out, items[start:])
+}
+
+// closingAngle returns the index of the > (or >>) that closes the < at
+// items[open], or open when none closes it exactly.
+func closingAngle(items []*item, open int) int {
+	depth := 0
+	for j := open; j < len(items); j++ {
+		switch {
+		case items[j].isPunct("<"):
+			depth++
+		case items[j].isPunct(">"):
+			depth--
+		case items[j].isPunct(">>"):
+			depth -= 2
+		}
+		if depth == 0 {
+			return j
+		}
+		if depth < 0 {
+			return open
+		}
+	}
+	return open
 }
 
 // indexWord returns the index of the first identifier item equal to word,

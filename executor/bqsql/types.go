@@ -162,8 +162,7 @@ func (e *emitter) cast(c *call, safe bool) string {
 	}
 	typeItems := a[as+1:]
 	if k := indexWord(typeItems, "FORMAT"); k >= 0 {
-		e.unsupported(c.it, "%s … FORMAT is not supported", c.name)
-		return ""
+		return e.castFormat(c, safe, a[:as], typeItems, k)
 	}
 	p := &typeParser{e: e, items: typeItems}
 	duck, base, ok := p.parse()
@@ -186,6 +185,22 @@ func (e *emitter) cast(c *call, safe bool) string {
 				return v
 			}
 		}
+		// No BigQuery interval text: DuckDB would read '1' as a second and
+		// 'P1' as something, where BigQuery fails (SAFE_CAST: NULL).
+		if safe {
+			return "CAST(NULL AS INTERVAL)"
+		}
+		e.invalid(c.it, "Invalid INTERVAL value: %s", duckString(lit))
+		return ""
+	}
+	if lit, isLit := e.literalString(a[:as]); isLit && invalidCivilText(base, lit) {
+		// Text DuckDB reads but BigQuery refuses ('24:00:00', a DATETIME
+		// with a zone).
+		if safe {
+			return "CAST(NULL AS " + duck + ")"
+		}
+		e.invalid(c.it, "Invalid %s string %q", strings.ToLower(base), lit)
+		return ""
 	}
 	x := e.text(a[:as])
 	if base == "NUMERIC" || base == "BIGNUMERIC" {
@@ -197,12 +212,20 @@ func (e *emitter) cast(c *call, safe bool) string {
 	}
 	switch base {
 	case "STRING":
-		return "bq_to_string(" + x + ")"
+		if safe {
+			return "bq_safe_cast_to_string(" + x + ")"
+		}
+		return "bq_cast_to_string(" + x + ")"
 	case "INT64", "INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "BYTEINT":
 		if safe {
 			return "bq_try_to_int64(" + x + ")"
 		}
 		return "bq_to_int64(" + x + ")"
+	}
+	if safe && base == "ARRAY" {
+		// BigQuery's SAFE_CAST of an array is NULL when any element fails,
+		// DuckDB's TRY_CAST NULLs that element only.
+		return "bq_safe_cast_list(" + x + ", TRY_CAST(" + x + " AS " + duck + "))"
 	}
 	if safe {
 		return "TRY_CAST(" + x + " AS " + duck + ")"

@@ -32,7 +32,7 @@ type Case struct {
 }
 
 var (
-	optionLine  = regexp.MustCompile(`^\[([a-z_ ]+)(?:=(.*))?\]\s*$`)
+	optionLine  = regexp.MustCompile(`^\[([a-zA-Z_ ]+)(?:=(.*))?\]\s*$`) // option names are case-insensitive ([required_Features=…] occurs)
 	createTable = regexp.MustCompile(`(?is)^\s*CREATE\s+TABLE\s+([A-Za-z_][A-Za-z_0-9]*)\s*(\(.*?\))?\s*AS\s+(.*?);?\s*$`)
 	createConst = regexp.MustCompile(`(?is)^\s*CREATE\s+CONSTANT\s+([A-Za-z_][A-Za-z_0-9]*)`)
 	// Types and type names BigQuery does not have; a case that names one
@@ -214,7 +214,7 @@ func parseChunk(lines []string, first int) (*Case, *setup, error) {
 		if m == nil {
 			break
 		}
-		switch key, val := strings.TrimSpace(m[1]), m[2]; key {
+		switch key, val := strings.ToLower(strings.TrimSpace(m[1])), m[2]; key {
 		case "name":
 			c.Name = val
 		case "prepare_database":

@@ -69,6 +69,12 @@ ARRAY<STRUCT<a ARRAY<INT64>>>[known order:{[0]}, {[1]}]
 SELECT SUM(a) OVER (ORDER BY a RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM T1
 --
 ARRAY<STRUCT<INT64>>[{1}]
+==
+[name=option_case]
+[required_Features=ARRAY_ORDERING]
+SELECT 1
+--
+ARRAY<STRUCT<INT64>>[{1}]
 `
 	cases, err := Parse("x.test", strings.NewReader(file))
 	if err != nil {
@@ -85,6 +91,8 @@ ARRAY<STRUCT<INT64>>[{1}]
 		// BigQuery does not order arrays.
 		{"array_order", "feature BigQuery lacks: ARRAY_ORDERING", ""},
 		{"range_frame", "", ""},
+		// Option names are case-insensitive: the option is no query text.
+		{"option_case", "feature BigQuery lacks: ARRAY_ORDERING", ""},
 	}
 	if len(cases) != len(want) {
 		t.Fatalf("%d cases, want %d", len(cases), len(want))
