@@ -42,6 +42,12 @@ CREATE OR REPLACE TEMP MACRO bq_intdiv(a BIGINT, b BIGINT) AS CASE WHEN b = 0 AN
 	THEN CAST('division by zero: DIV(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')' AS BIGINT)
 	ELSE a // b END;
 
+-- The extra ORDER BY key that gives FLOAT64 BigQuery's order NULL < NaN <
+-- -inf (nanorder.go): false for NaN, NULL for NULL, true otherwise; a
+-- constant true for other types (typeof folds).
+CREATE OR REPLACE TEMP MACRO bq_nan_order(x) AS CASE WHEN typeof(x) IN ('DOUBLE', 'FLOAT')
+	THEN NOT isnan(TRY_CAST(x AS DOUBLE)) ELSE true END;
+
 -- Typed identities: they make DuckDB reject what BigQuery rejects (a STRING
 -- where INT64 is required and so on) while accepting literals.
 CREATE OR REPLACE TEMP MACRO bq_int64(n BIGINT) AS n;

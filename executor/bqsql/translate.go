@@ -71,6 +71,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	if withBinds {
 		binds = t.bindChecks(ctx, sql, items)
 	}
+	items = nanOrder(items)
 	e := &emitter{src: sql, cat: t.Catalog, ctx: ctx}
 	if err := reservedQualifier(sql, toks); err != nil {
 		return "", nil, err
