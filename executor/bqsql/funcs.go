@@ -578,10 +578,6 @@ func percentile(c *call) string {
 		c.e.invalid(c.it, "Argument 2 to %s must be in the range [0, 1]", c.name)
 		return ""
 	}
-	if c.nulls == "RESPECT" {
-		c.e.unsupported(c.it, "%s with RESPECT NULLS is not supported", c.name)
-		return ""
-	}
 	if w := c.over[1]; w.group {
 		for _, it := range w.kids {
 			if it.is("ORDER") || it.is("ROWS") || it.is("RANGE") {
@@ -589,6 +585,13 @@ func percentile(c *call) string {
 				return ""
 			}
 		}
+	}
+	if c.name == "PERCENTILE_CONT" && !exactNumeric(c.e, c.args[0]) {
+		return percentileContFloat(c, p)
+	}
+	if c.nulls == "RESPECT" {
+		c.e.unsupported(c.it, "%s with RESPECT NULLS is not supported", c.name)
+		return ""
 	}
 	name := "quantile_cont"
 	if c.name == "PERCENTILE_DISC" {

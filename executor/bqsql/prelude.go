@@ -48,6 +48,28 @@ CREATE OR REPLACE TEMP MACRO bq_intdiv(a BIGINT, b BIGINT) AS CASE WHEN b = 0 AN
 CREATE OR REPLACE TEMP MACRO bq_nan_order(x) AS CASE WHEN typeof(x) IN ('DOUBLE', 'FLOAT')
 	THEN NOT isnan(TRY_CAST(x AS DOUBLE)) ELSE true END;
 
+-- PERCENTILE_CONT over FLOAT64 (percentile.go): the key DuckDB's
+-- quantile_cont runs over keeps BigQuery's positions (NULL when respected,
+-- NaN and -inf at the bottom, +inf at the top, all finite); the result is
+-- that quantile where both neighbours are finite, else decided by the
+-- counts: m values (NULLs included when respected), z NULLs, k NaNs, a
+-- -inf, b +inf, lo the smallest non-NaN value.
+CREATE OR REPLACE TEMP MACRO bq_percentile_key(x DOUBLE, respect) AS CASE
+	WHEN x IS NULL THEN CASE WHEN respect THEN -1.7976931348623157e308 END
+	WHEN isnan(x) OR x = '-inf' THEN -1.7976931348623157e308
+	WHEN x = 'inf' THEN 1.7976931348623157e308 ELSE x END;
+CREATE OR REPLACE TEMP MACRO bq_percentile_pick(v, i, r, m, z, k, a, b, lo) AS CASE
+	WHEN m = z THEN NULL
+	WHEN i < z THEN CASE WHEN i = z - 1 AND r > 0 THEN CASE WHEN k > 0 THEN CAST('nan' AS DOUBLE) ELSE lo END END
+	WHEN i < z + k THEN CAST('nan' AS DOUBLE)
+	WHEN r = 0 AND i < z + k + a THEN CAST('-inf' AS DOUBLE)
+	WHEN r = 0 AND i >= m - b THEN CAST('inf' AS DOUBLE)
+	WHEN r > 0 AND i < z + k + a THEN CASE WHEN i + 1 >= m - b THEN CAST('nan' AS DOUBLE) ELSE CAST('-inf' AS DOUBLE) END
+	WHEN r > 0 AND i + 1 >= m - b THEN CAST('inf' AS DOUBLE)
+	ELSE v END;
+CREATE OR REPLACE TEMP MACRO bq_percentile_cont(v, m, z, k, a, b, lo, p) AS
+	CAST(bq_percentile_pick(v, floor((m - 1) * p), (m - 1) * p - floor((m - 1) * p), m, z, k, a, b, lo) AS DOUBLE);
+
 -- Typed identities: they make DuckDB reject what BigQuery rejects (a STRING
 -- where INT64 is required and so on) while accepting literals.
 CREATE OR REPLACE TEMP MACRO bq_int64(n BIGINT) AS n;
