@@ -26,7 +26,7 @@ func init() {
 		"COUNT":       agg(0, 1, "count"),
 		"SUM":         {min: 1, max: 1, agg: true, emit: numericAgg("sum")},
 		"AVG":         {min: 1, max: 1, agg: true, emit: numericAgg("avg")},
-		"MIN":         agg(1, 1, "min"),
+		"MIN":         {min: 1, max: 1, agg: true, duck: "min", emit: minNaN},
 		"MAX":         agg(1, 1, "max"),
 		"STDDEV":      agg(1, 1, "stddev_samp"),
 		"STDDEV_SAMP": agg(1, 1, "stddev_samp"),

@@ -136,3 +136,25 @@ func groupByAll(items []*item) bool {
 	}
 	return false
 }
+
+// minNaN renders MIN. BigQuery's MIN of FLOAT64 is NaN when any input is
+// NaN; DuckDB orders NaN above +inf, so its min skips NaN (its max, NaN
+// then, agrees with BigQuery's MAX). bq_min_nan takes DuckDB's max over the
+// same rows when that is NaN. An argument known not to be FLOAT64 keeps the
+// plain min.
+func minNaN(c *call) string {
+	plain := fnSpec{min: 1, max: 1, agg: true, duck: "min"}
+	if t := baseType(c.e.exprType(c.args[0])); t != "" && t != "FLOAT64" {
+		return c.e.plainCall(c, plain)
+	}
+	over := ""
+	if c.over != nil {
+		over = " OVER " + c.e.text(c.over[1:])
+		c.overDone = true
+	}
+	x := c.arg(0)
+	if c.distinct {
+		x = "DISTINCT " + x
+	}
+	return "bq_min_nan(min(" + x + ")" + over + ", max(" + x + ")" + over + ")"
+}

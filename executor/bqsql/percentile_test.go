@@ -48,3 +48,17 @@ func TestPercentileContRules(t *testing.T) {
 			want: "0"},
 	})
 }
+
+// BigQuery's MIN and MAX of FLOAT64 are NaN when any input is NaN
+// ("Aggregate functions: MIN"; GoogleSQL compliance
+// analytic_min_float_double_2); DuckDB's min skipped NaN.
+func TestMinMaxNaNRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "aggregate", bq: `SELECT MIN(x), MAX(x), MIN(DISTINCT x), MIN(IF(IS_NAN(x), 0, x)) FROM ` + floats,
+			want: "NaN | NaN | NaN | -Inf"},
+		{name: "analytic", bq: `SELECT r, MIN(x) OVER (ORDER BY r), MIN(x) OVER (ORDER BY r DESC) FROM UNNEST([STRUCT(1 AS r, 2.0 AS x), (2, CAST('nan' AS FLOAT64)), (3, CAST('-inf' AS FLOAT64))]) ORDER BY r`,
+			want: "1 | 2 | NaN\n2 | NaN | NaN\n3 | NaN | -Inf"},
+		{name: "other types", bq: `SELECT MIN(s), MIN(n), MIN(d) FROM UNNEST([STRUCT('b' AS s, 2 AS n, DATE '2020-01-02' AS d), ('a', 1, DATE '2020-01-01')])`,
+			want: "a | 1 | 2020-01-01"},
+	})
+}

@@ -70,6 +70,11 @@ CREATE OR REPLACE TEMP MACRO bq_percentile_pick(v, i, r, m, z, k, a, b, lo) AS C
 CREATE OR REPLACE TEMP MACRO bq_percentile_cont(v, m, z, k, a, b, lo, p) AS
 	CAST(bq_percentile_pick(v, floor((m - 1) * p), (m - 1) * p - floor((m - 1) * p), m, z, k, a, b, lo) AS DOUBLE);
 
+-- MIN of FLOAT64 is NaN when any input is (percentile.go minNaN): hi is
+-- DuckDB's max over the same rows, NaN exactly then.
+CREATE OR REPLACE TEMP MACRO bq_min_nan(lo, hi) AS CASE
+	WHEN typeof(hi) IN ('DOUBLE', 'FLOAT') AND isnan(TRY_CAST(hi AS DOUBLE)) THEN hi ELSE lo END;
+
 -- Typed identities: they make DuckDB reject what BigQuery rejects (a STRING
 -- where INT64 is required and so on) while accepting literals.
 CREATE OR REPLACE TEMP MACRO bq_int64(n BIGINT) AS n;
