@@ -34,7 +34,12 @@ const staticMacros = `
 -- a / b: BigQuery raises an error on division by zero where DuckDB returns
 -- NULL or infinity (a NULL operand still gives NULL); INT64 / INT64 is
 -- FLOAT64 in both.
-CREATE OR REPLACE TEMP MACRO bq_safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;
+-- SAFE_DIVIDE is NULL where the quotient overflows (1e300 / 1e-300):
+-- infinite although the dividend is finite (an infinite divisor never
+-- makes an infinite quotient).
+CREATE OR REPLACE TEMP MACRO bq_safe_quotient(q, a) AS CASE
+	WHEN isinf(TRY_CAST(q AS DOUBLE)) AND NOT isinf(TRY_CAST(a AS DOUBLE)) THEN NULL ELSE q END;
+CREATE OR REPLACE TEMP MACRO bq_safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE bq_safe_quotient(a / b, a) END;
 CREATE OR REPLACE TEMP MACRO bq_mod(a BIGINT, b BIGINT) AS CASE WHEN b = 0 AND a IS NOT NULL
 	THEN CAST('division by zero: MOD(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')' AS BIGINT)
 	ELSE a % b END;
