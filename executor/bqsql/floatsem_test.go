@@ -13,3 +13,24 @@ func TestFloatSpecialRules(t *testing.T) {
 			want: "NULL | NULL | inf | NaN | 3.5 | NULL"},
 	})
 }
+
+// BigQuery's STDDEV, VARIANCE and CORR over FLOAT64 are NaN when an input
+// is NaN or infinite and there are enough rows for a value (GoogleSQL
+// compliance stddev_samp_nan, stddev_pop_single_row_positive_inf,
+// corr_nan); DuckDB raised "out of range" or gave 0.
+func TestStatNaNRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "NaN and infinite inputs", bq: `SELECT STDDEV_SAMP(IF(x = 1, CAST('nan' AS FLOAT64), x)), STDDEV_POP(IF(x = 1, CAST('inf' AS FLOAT64), x)),
+			VAR_SAMP(IF(x = 2, CAST('-inf' AS FLOAT64), x)), VARIANCE(x), STDDEV(x), VAR_POP(x) FROM UNNEST([1, 2, 3]) AS x`,
+			want: "NaN | NaN | NaN | 1 | 1 | 0.6666666666666666"},
+		{name: "one row", bq: `SELECT STDDEV_SAMP(CAST('inf' AS FLOAT64)), STDDEV_POP(CAST('inf' AS FLOAT64)), STDDEV_POP(2.5), VAR_POP(CAST('nan' AS FLOAT64)) FROM UNNEST([1]) AS x`,
+			want: "NULL | NaN | 0 | NaN"},
+		{name: "analytic", bq: `SELECT x, STDDEV_POP(x) OVER (ORDER BY x ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM UNNEST([1.0, 3.0, CAST('inf' AS FLOAT64)]) AS x ORDER BY x`,
+			want: "1 | 0\n3 | 1\ninf | NaN"},
+		{name: "CORR", bq: `SELECT CORR(y, x), CORR(IF(y = 2, CAST('nan' AS FLOAT64), y), x), CORR(y, IF(x = 1, CAST('inf' AS FLOAT64), x)), CORR(y, IF(x = 1, x, NULL))
+			FROM UNNEST([STRUCT(1.0 AS y, 1.0 AS x), (2.0, 2.0), (3.0, 3.0)])`,
+			want: "1 | NaN | NaN | NULL"},
+		{name: "CORR OVER", bq: `SELECT x, CORR(y, x) OVER (ORDER BY x) FROM UNNEST([STRUCT(1.0 AS y, 1.0 AS x), (2.0, 2.0), (CAST('nan' AS FLOAT64), 3.0)]) ORDER BY x`,
+			want: "1 | NULL\n2 | 1\n3 | NaN"},
+	})
+}

@@ -28,27 +28,19 @@ func init() {
 		"AVG":         {min: 1, max: 1, agg: true, emit: numericAgg("avg")},
 		"MIN":         {min: 1, max: 1, agg: true, duck: "min", emit: minNaN},
 		"MAX":         agg(1, 1, "max"),
-		"STDDEV":      agg(1, 1, "stddev_samp"),
-		"STDDEV_SAMP": agg(1, 1, "stddev_samp"),
-		"STDDEV_POP":  agg(1, 1, "stddev_pop"),
-		"VARIANCE":    agg(1, 1, "var_samp"),
-		"VAR_SAMP":    agg(1, 1, "var_samp"),
-		"VAR_POP":     agg(1, 1, "var_pop"),
-		"CORR": {min: 2, max: 2, agg: true, emit: func(c *call) string {
-			// Fewer than two non-NULL pairs: BigQuery's NULL, DuckDB's NaN.
-			// (An analytic CORR keeps DuckDB's: OVER follows the call.)
-			if c.over != nil || c.distinct {
-				return c.e.plainCall(c, fnSpec{min: 2, max: 2, agg: true, duck: "corr"})
-			}
-			x, y := c.arg(0), c.arg(1)
-			return "(CASE WHEN regr_count(" + x + ", " + y + ") < 2 THEN NULL ELSE corr(" + x + ", " + y + ") END)"
-		}},
-		"COVAR_POP":  agg(2, 2, "covar_pop"),
-		"COVAR_SAMP": agg(2, 2, "covar_samp"),
-		"ANY_VALUE":  agg(1, 1, "any_value"),
-		"BIT_AND":    agg(1, 1, "bit_and"),
-		"BIT_OR":     agg(1, 1, "bit_or"),
-		"BIT_XOR":    agg(1, 1, "bit_xor"),
+		"STDDEV":      {min: 1, max: 1, agg: true, duck: "stddev_samp", emit: statNaN("stddev_samp", "2")},
+		"STDDEV_SAMP": {min: 1, max: 1, agg: true, duck: "stddev_samp", emit: statNaN("stddev_samp", "2")},
+		"STDDEV_POP":  {min: 1, max: 1, agg: true, duck: "stddev_pop", emit: statNaN("stddev_pop", "1")},
+		"VARIANCE":    {min: 1, max: 1, agg: true, duck: "var_samp", emit: statNaN("var_samp", "2")},
+		"VAR_SAMP":    {min: 1, max: 1, agg: true, duck: "var_samp", emit: statNaN("var_samp", "2")},
+		"VAR_POP":     {min: 1, max: 1, agg: true, duck: "var_pop", emit: statNaN("var_pop", "1")},
+		"CORR":        {min: 2, max: 2, agg: true, emit: corrNaN},
+		"COVAR_POP":   agg(2, 2, "covar_pop"),
+		"COVAR_SAMP":  agg(2, 2, "covar_samp"),
+		"ANY_VALUE":   agg(1, 1, "any_value"),
+		"BIT_AND":     agg(1, 1, "bit_and"),
+		"BIT_OR":      agg(1, 1, "bit_or"),
+		"BIT_XOR":     agg(1, 1, "bit_xor"),
 		// count_if is NULL over no rows; BigQuery's COUNTIF is 0.
 		"COUNTIF": {min: 1, max: 1, agg: true, emit: func(c *call) string {
 			if c.distinct {

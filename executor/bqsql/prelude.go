@@ -80,6 +80,15 @@ CREATE OR REPLACE TEMP MACRO bq_percentile_cont(v, m, z, k, a, b, lo, p) AS
 CREATE OR REPLACE TEMP MACRO bq_min_nan(lo, hi) AS CASE
 	WHEN typeof(hi) IN ('DOUBLE', 'FLOAT') AND isnan(TRY_CAST(hi AS DOUBLE)) THEN hi ELSE lo END;
 
+-- STDDEV and VARIANCE over FLOAT64 (stats.go): DuckDB's aggregate runs
+-- over the finite values only (bq_finite); n counts every non-NULL input,
+-- k the NaNs and infinities among them.
+CREATE OR REPLACE TEMP MACRO bq_finite(x) AS CASE WHEN isfinite(TRY_CAST(x AS DOUBLE)) THEN x END;
+CREATE OR REPLACE TEMP MACRO bq_finite_pair(a, b) AS CASE
+	WHEN isfinite(TRY_CAST(a AS DOUBLE)) AND isfinite(TRY_CAST(b AS DOUBLE)) THEN a END;
+CREATE OR REPLACE TEMP MACRO bq_stat_nan(v, n, k, need) AS CASE
+	WHEN n < need THEN NULL WHEN k > 0 THEN CAST('nan' AS DOUBLE) ELSE v END;
+
 -- Typed identities: they make DuckDB reject what BigQuery rejects (a STRING
 -- where INT64 is required and so on) while accepting literals.
 CREATE OR REPLACE TEMP MACRO bq_int64(n BIGINT) AS n;

@@ -1,0 +1,46 @@
+package bqsql
+
+// BigQuery's STDDEV and VARIANCE families over FLOAT64 give NaN when an
+// input is NaN or infinite (and there are enough rows for a value at all:
+// two for the sample forms, one for the population forms); DuckDB's raise
+// "out of range" instead, or give 0 for one infinite row. So the engine
+// aggregates only the finite values and lets bq_stat_nan decide from the
+// counts: fewer rows than the form needs is NULL, a non-finite input NaN,
+// otherwise DuckDB's value. CORR does the same over pairs.
+
+// statNaN returns the rule for a one-argument statistical aggregate whose
+// DuckDB name is duck and which needs at least minRows rows.
+func statNaN(duck, minRows string) func(c *call) string {
+	return func(c *call) string {
+		over := ""
+		if c.over != nil {
+			over = " OVER " + c.e.text(c.over[1:])
+			c.overDone = true
+		}
+		x := c.arg(0)
+		d := ""
+		if c.distinct {
+			d = "DISTINCT "
+		}
+		return "bq_stat_nan(" + duck + "(" + d + "bq_finite(" + x + "))" + over + ", count(" + d + x + ")" + over +
+			", count_if(NOT isfinite(TRY_CAST(" + x + " AS DOUBLE)))" + over + ", " + minRows + ")"
+	}
+}
+
+// corrNaN renders CORR: NULL for fewer than two non-NULL pairs (DuckDB's
+// NaN), NaN when a pair holds a NaN or an infinity (DuckDB's "out of
+// range"), DuckDB's corr of the finite pairs otherwise.
+func corrNaN(c *call) string {
+	if c.distinct {
+		return c.e.plainCall(c, fnSpec{min: 2, max: 2, agg: true, duck: "corr"})
+	}
+	over := ""
+	if c.over != nil {
+		over = " OVER " + c.e.text(c.over[1:])
+		c.overDone = true
+	}
+	y, x := c.arg(0), c.arg(1)
+	return "bq_stat_nan(corr(bq_finite_pair(" + y + ", " + x + "), bq_finite_pair(" + x + ", " + y + "))" + over +
+		", regr_count(" + y + ", " + x + ")" + over +
+		", count_if(" + y + " IS NOT NULL AND " + x + " IS NOT NULL AND bq_finite_pair(" + y + ", " + x + ") IS NULL)" + over + ", 2)"
+}
