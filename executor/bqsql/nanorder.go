@@ -1,5 +1,7 @@
 package bqsql
 
+import "strings"
+
 // BigQuery orders FLOAT64 values NULL < NaN < -inf < … < +inf (ascending);
 // DuckDB puts NaN above +inf. The order decides query results (ORDER BY),
 // ranks and buckets (RANK, NTILE, PERCENT_RANK, … OVER (ORDER BY x)) and
@@ -20,14 +22,41 @@ package bqsql
 //     requires its ORDER BY keys to be arguments;
 //   - the ORDER BY of a query with GROUP BY ALL: DuckDB groups by the
 //     SELECT list only and would not bind the extra key's column;
+//   - the ORDER BY of a query that calls RAND or GENERATE_UUID: DuckDB
+//     refuses to repeat a volatile select item the key names;
 //   - keys holding a subquery, which would run twice (and nested ones
 //     would double the translation at every level).
 
 // nanOrder rewrites every ORDER BY in items and the groups within them.
 func nanOrder(items []*item) []*item {
+	ranged := map[string]bool{}
+	rangedWindows(items, ranged)
+	return nanOrderIn(items, ranged)
+}
+
+// rangedWindows records the named windows that some window specification
+// extends with a RANGE frame (OVER (w RANGE …), WINDOW v AS (w RANGE …)):
+// their ORDER BY must stay a single key.
+func rangedWindows(items []*item, ranged map[string]bool) {
 	for _, it := range items {
+		if !it.group {
+			continue
+		}
+		if isName(at(it.kids, 0)) && indexWord(it.kids, "RANGE") >= 0 {
+			ranged[strings.ToLower(it.kids[0].tok.Text)] = true
+		}
+		rangedWindows(it.kids, ranged)
+	}
+}
+
+func nanOrderIn(items []*item, ranged map[string]bool) []*item {
+	for i, it := range items {
 		if it.group {
-			it.kids = nanOrder(it.kids)
+			if w := at(items, i-2); at(items, i-1).is("AS") && isName(w) && ranged[strings.ToLower(w.tok.Text)] {
+				// WINDOW w AS (ORDER BY x), extended with a RANGE frame.
+				continue
+			}
+			it.kids = nanOrderIn(it.kids, ranged)
 		}
 	}
 	if at(items, 0).is("DISTINCT") {
@@ -42,7 +71,7 @@ func nanOrder(items []*item) []*item {
 		for end < len(items) && !endsOrderBy(items[end]) {
 			end++
 		}
-		if at(items, end).is("RANGE") || groupByAll(items[:k]) {
+		if at(items, end).is("RANGE") || groupByAll(items[:k]) || callsVolatile(items[:k]) {
 			k = end
 			continue
 		}
@@ -157,4 +186,20 @@ func minNaN(c *call) string {
 		x = "DISTINCT " + x
 	}
 	return "bq_min_nan(min(" + x + ")" + over + ", max(" + x + ")" + over + ")"
+}
+
+// callsVolatile reports whether items call RAND or GENERATE_UUID.
+func callsVolatile(items []*item) bool {
+	for i, it := range items {
+		if it.group {
+			if callsVolatile(it.kids) {
+				return true
+			}
+			continue
+		}
+		if (it.is("RAND") || it.is("GENERATE_UUID")) && at(items, i+1).isGroup("(") {
+			return true
+		}
+	}
+	return false
 }

@@ -38,3 +38,15 @@ func TestNaNOrderRules(t *testing.T) {
 			want: "[1, 2]"},
 	})
 }
+
+// The extra key is left out where DuckDB could not bind it.
+func TestNaNOrderLeftAlone(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		// GoogleSQL compliance analytic_avg_range_preceding_preceding_1.
+		{name: "named window extended with a RANGE frame", bq: `SELECT x, SUM(x) OVER (w RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM UNNEST([1.0, 2.0, 4.0]) AS x WINDOW w AS (ORDER BY x) ORDER BY x`,
+			want: "1 | 1\n2 | 3\n4 | 4"},
+		// GoogleSQL compliance with_run_once2.
+		{name: "ORDER BY a RAND alias", bq: `SELECT COUNT(*) FROM (SELECT k, RAND() AS r FROM UNNEST([1, 2, 3]) AS k ORDER BY r LIMIT 2)`,
+			want: "2"},
+	})
+}
