@@ -46,7 +46,8 @@ func TestNaNOrderLeftAlone(t *testing.T) {
 		{name: "named window extended with a RANGE frame", bq: `SELECT x, SUM(x) OVER (w RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM UNNEST([1.0, 2.0, 4.0]) AS x WINDOW w AS (ORDER BY x) ORDER BY x`,
 			want: "1 | 1\n2 | 3\n4 | 4"},
 		// GoogleSQL compliance with_run_once2.
-		{name: "ORDER BY a RAND alias", bq: `SELECT COUNT(*) FROM (SELECT k, RAND() AS r FROM UNNEST([1, 2, 3]) AS k ORDER BY r LIMIT 2)`,
-			want: "2"},
+		{name: "ORDER BY a RAND alias", bq: `WITH q AS (SELECT k, RAND() r FROM UNNEST([1, 2, 3]) AS k ORDER BY r LIMIT 2)
+			SELECT COUNT(*) FROM (SELECT * FROM q UNION ALL SELECT * FROM q)`,
+			want: "4"},
 	})
 }
