@@ -34,3 +34,20 @@ func TestStatNaNRules(t *testing.T) {
 			want: "1 | NULL\n2 | 1\n3 | NaN"},
 	})
 }
+
+// A FLOAT64 literal beside a NUMERIC in one set-operation column or one
+// array literal is coerced to NUMERIC (GoogleSQL compliance
+// analytic_any_value_numeric, unnest_numeric); the engine made the column
+// FLOAT64.
+func TestNumericLiteralRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "UNION ALL column", bq: `SELECT v FROM (SELECT CAST(NULL AS NUMERIC) v UNION ALL SELECT 0.01 UNION ALL SELECT -1.230000001 UNION ALL SELECT 2) ORDER BY v`,
+			want: "NULL\n-1.230000001\n0.01\n2", types: "DECIMAL(38,9)"},
+		{name: "array literal", bq: `SELECT x FROM UNNEST([CAST(3.14159 AS NUMERIC), 1.2345]) AS x ORDER BY x`,
+			want: "1.2345\n3.14159", types: "DECIMAL(38,9)"},
+		{name: "BIGNUMERIC", bq: `SELECT [1.5, CAST(2 AS BIGNUMERIC)]`, want: "[1.5, 2]", types: "DECIMAL(38,18)[]"},
+		// FLOAT64 stays FLOAT64 where nothing is NUMERIC, or a
+		// non-literal FLOAT64 makes the column FLOAT64 in BigQuery too.
+		{name: "FLOAT64 columns", bq: `SELECT [1.5, 2], [CAST(1 AS NUMERIC), CAST(0.5 AS FLOAT64), 2.5]`, want: "[1.5, 2] | [1, 0.5, 2.5]", types: "DOUBLE[] | DOUBLE[]"},
+	})
+}

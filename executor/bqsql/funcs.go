@@ -853,6 +853,7 @@ func (e *emitter) arrayLiteral(kids []*item) string {
 		}
 	}
 	if !allStructs {
+		e.numericLiterals(elems)
 		return e.text(kids)
 	}
 	for _, a := range splitTop(elems[0][1].kids) {

@@ -81,6 +81,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	// Before output columns are named (AS f0_ is raw text to the type
 	// rules).
 	e.checkSetOpTypes(items)
+	e.numericSetOpLiterals(items)
 	items = e.nameOutputColumns(items)
 	items = selectAsStruct(items, true)
 	items = wrapSetOperationOrder(items)
