@@ -46,6 +46,10 @@ func TestNumericLiteralRules(t *testing.T) {
 		{name: "array literal", bq: `SELECT x FROM UNNEST([CAST(3.14159 AS NUMERIC), 1.2345]) AS x ORDER BY x`,
 			want: "1.2345\n3.14159", types: "DECIMAL(38,9)"},
 		{name: "BIGNUMERIC", bq: `SELECT [1.5, CAST(2 AS BIGNUMERIC)]`, want: "[1.5, 2]", types: "DECIMAL(38,18)[]"},
+		// GoogleSQL compliance in_clause_unnest_in_select_bignumeric: the
+		// typed array's elements keep their 18 decimals.
+		{name: "typed array literal", bq: `SELECT CAST(1.234567890123456789 AS BIGNUMERIC) IN UNNEST(ARRAY<BIGNUMERIC>[1, 3.25, 1.234567890123456789])`,
+			want: "true"},
 		// FLOAT64 stays FLOAT64 where nothing is NUMERIC, or a
 		// non-literal FLOAT64 makes the column FLOAT64 in BigQuery too.
 		{name: "FLOAT64 columns", bq: `SELECT [1.5, 2], [CAST(1 AS NUMERIC), CAST(0.5 AS FLOAT64), 2.5]`, want: "[1.5, 2] | [1, 0.5, 2.5]", types: "DOUBLE[] | DOUBLE[]"},

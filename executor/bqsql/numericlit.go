@@ -90,9 +90,32 @@ func (e *emitter) numericLiterals(exprs [][]*item) {
 			return
 		}
 	}
+	if target != "" {
+		decimalLiterals(lits, target)
+	}
+}
+
+// typedArrayLiterals writes the FLOAT64 literals among the elements of
+// ARRAY<NUMERIC>[…] or ARRAY<BIGNUMERIC>[…] as that type: the elements are
+// coerced, not first rounded to FLOAT64 (1.234567890123456789 keeps its
+// digits).
+func (e *emitter) typedArrayLiterals(elems [][]*item, duck string) {
+	target := map[string]string{"DECIMAL(38, 9)[]": "NUMERIC", "DECIMAL(38, 18)[]": "BIGNUMERIC"}[duck]
 	if target == "" {
 		return
 	}
+	var lits [][]*item
+	for _, x := range elems {
+		if e.exprType(x) == "lit:FLOAT64" {
+			lits = append(lits, x)
+		}
+	}
+	decimalLiterals(lits, target)
+}
+
+// decimalLiterals rewrites FLOAT64 literals (a number, perhaps signed) as
+// the DECIMAL standing for target, NUMERIC or BIGNUMERIC.
+func decimalLiterals(lits [][]*item, target string) {
 	duck, scale, whole := "DECIMAL(38, 9)", 9, 29
 	if target == "BIGNUMERIC" {
 		duck, scale, whole = "DECIMAL(38, 18)", 18, 20

@@ -661,6 +661,7 @@ func (e *emitter) typedConstructor(w *writer, items []*item, i int) int {
 			e.invalid(vals, "Syntax error: Expected \"[\" after %s", duck)
 			return j + 2 - i
 		}
+		e.typedArrayLiterals(splitTop(vals.kids), duck)
 		w.write("CAST([" + e.text(vals.kids) + "] AS " + duck + ")")
 		return j + 2 - i
 	}
