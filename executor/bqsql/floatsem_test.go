@@ -55,3 +55,16 @@ func TestNumericLiteralRules(t *testing.T) {
 		{name: "FLOAT64 columns", bq: `SELECT [1.5, 2], [CAST(1 AS NUMERIC), CAST(0.5 AS FLOAT64), 2.5]`, want: "[1.5, 2] | [1, 0.5, 2.5]", types: "DOUBLE[] | DOUBLE[]"},
 	})
 }
+
+// GoogleSQL compliance covar_pop_positive_inf: a covariance over an
+// infinite input is NaN (DuckDB gave ±inf); one pair suffices for
+// COVAR_POP, COVAR_SAMP needs two.
+func TestCovarNaNRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "COVAR", bq: `SELECT COVAR_POP(y, x), COVAR_POP(y, IF(x = 1, CAST('inf' AS FLOAT64), x)), COVAR_SAMP(y, x), COVAR_SAMP(IF(y = 2, CAST('-inf' AS FLOAT64), y), x)
+			FROM UNNEST([STRUCT(1.0 AS y, 1.0 AS x), (2.0, 2.0), (3.0, 3.0)])`,
+			want: "0.6666666666666666 | NaN | 1 | NaN"},
+		{name: "one pair", bq: `SELECT COVAR_POP(1.0, 2.0), COVAR_SAMP(1.0, 2.0), COVAR_POP(CAST('inf' AS FLOAT64), 2.0)`,
+			want: "0 | NULL | NaN"},
+	})
+}

@@ -6,7 +6,8 @@ package bqsql
 // "out of range" instead, or give 0 for one infinite row. So the engine
 // aggregates only the finite values and lets bq_stat_nan decide from the
 // counts: fewer rows than the form needs is NULL, a non-finite input NaN,
-// otherwise DuckDB's value. CORR does the same over pairs.
+// otherwise DuckDB's value. CORR and the covariances do the same over
+// pairs.
 
 // statNaN returns the rule for a one-argument statistical aggregate whose
 // DuckDB name is duck and which needs at least minRows rows.
@@ -27,20 +28,24 @@ func statNaN(duck, minRows string) func(c *call) string {
 	}
 }
 
-// corrNaN renders CORR: NULL for fewer than two non-NULL pairs (DuckDB's
-// NaN), NaN when a pair holds a NaN or an infinity (DuckDB's "out of
-// range"), DuckDB's corr of the finite pairs otherwise.
-func corrNaN(c *call) string {
-	if c.distinct {
-		return c.e.plainCall(c, fnSpec{min: 2, max: 2, agg: true, duck: "corr"})
+// pairStatNaN returns the rule for CORR, COVAR_POP and COVAR_SAMP (DuckDB
+// name duck), which need at least minPairs non-NULL pairs: NULL for fewer
+// (DuckDB's NaN for CORR), NaN when a pair holds a NaN or an infinity
+// (DuckDB's "out of range", or ±inf for a covariance), DuckDB's value over
+// the finite pairs otherwise.
+func pairStatNaN(duck, minPairs string) func(c *call) string {
+	return func(c *call) string {
+		if c.distinct {
+			return c.e.plainCall(c, fnSpec{min: 2, max: 2, agg: true, duck: duck})
+		}
+		over := ""
+		if c.over != nil {
+			over = " OVER " + c.e.text(c.over[1:])
+			c.overDone = true
+		}
+		y, x := c.arg(0), c.arg(1)
+		return "bq_stat_nan(" + duck + "(bq_finite_pair(" + y + ", " + x + "), bq_finite_pair(" + x + ", " + y + "))" + over +
+			", regr_count(" + y + ", " + x + ")" + over +
+			", count_if(" + y + " IS NOT NULL AND " + x + " IS NOT NULL AND bq_finite_pair(" + y + ", " + x + ") IS NULL)" + over + ", " + minPairs + ")"
 	}
-	over := ""
-	if c.over != nil {
-		over = " OVER " + c.e.text(c.over[1:])
-		c.overDone = true
-	}
-	y, x := c.arg(0), c.arg(1)
-	return "bq_stat_nan(corr(bq_finite_pair(" + y + ", " + x + "), bq_finite_pair(" + x + ", " + y + "))" + over +
-		", regr_count(" + y + ", " + x + ")" + over +
-		", count_if(" + y + " IS NOT NULL AND " + x + " IS NOT NULL AND bq_finite_pair(" + y + ", " + x + ") IS NULL)" + over + ", 2)"
 }
