@@ -64,6 +64,8 @@ func TestCovarNaNRules(t *testing.T) {
 		{name: "COVAR", bq: `SELECT COVAR_POP(y, x), COVAR_POP(y, IF(x = 1, CAST('inf' AS FLOAT64), x)), COVAR_SAMP(y, x), COVAR_SAMP(IF(y = 2, CAST('-inf' AS FLOAT64), y), x)
 			FROM UNNEST([STRUCT(1.0 AS y, 1.0 AS x), (2.0, 2.0), (3.0, 3.0)])`,
 			want: "0.6666666666666666 | NaN | 1 | NaN"},
+		{name: "two pairs", bq: `SELECT COVAR_POP(y, x), COVAR_SAMP(x, y) FROM UNNEST([STRUCT(1.0 AS y, 2.0 AS x), (3.0, CAST('inf' AS FLOAT64))])`,
+			want: "NaN | NaN"},
 		{name: "one pair", bq: `SELECT COVAR_POP(1.0, 2.0), COVAR_SAMP(1.0, 2.0), COVAR_POP(CAST('inf' AS FLOAT64), 2.0)`,
 			want: "0 | NULL | NaN"},
 	})
