@@ -910,15 +910,7 @@ func numericAgg(duck string) func(c *call) string {
 		// Analytic too: the window applies to each aggregate the rule
 		// combines (DuckDB's avg OVER of a DECIMAL is a DOUBLE, its sum
 		// OVER wraps past 128 bits).
-		over := ""
-		if c.over != nil {
-			over = " OVER " + c.e.text(c.over[1:])
-			c.overDone = true
-		}
-		x := c.arg(0)
-		if c.distinct {
-			x = "DISTINCT " + x
-		}
+		over, x := c.window(), c.distinctArg(0)
 		kind := strings.ToLower(t)
 		d := "sum(CAST(" + x + " AS DOUBLE))" + over
 		if c.distinct {

@@ -176,15 +176,7 @@ func minNaN(c *call) string {
 	if t := baseType(c.e.exprType(c.args[0])); t != "" && t != "FLOAT64" {
 		return c.e.plainCall(c, plain)
 	}
-	over := ""
-	if c.over != nil {
-		over = " OVER " + c.e.text(c.over[1:])
-		c.overDone = true
-	}
-	x := c.arg(0)
-	if c.distinct {
-		x = "DISTINCT " + x
-	}
+	over, x := c.window(), c.distinctArg(0)
 	return "bq_min_nan(min(" + x + ")" + over + ", max(" + x + ")" + over + ")"
 }
 

@@ -22,8 +22,7 @@ import (
 // FLOAT64 or of unknown type (INT64 gives the same values; a NUMERIC the
 // bridge cannot type comes back FLOAT64).
 func percentileContFloat(c *call, p float64) string {
-	over := " OVER " + c.e.text(c.over[1:])
-	c.overDone = true
+	over := c.window()
 	x := c.arg(0)
 	respect := c.nulls == "RESPECT"
 	ps := strconv.FormatFloat(p, 'g', -1, 64)

@@ -13,17 +13,13 @@ package bqsql
 // DuckDB name is duck and which needs at least minRows rows.
 func statNaN(duck, minRows string) func(c *call) string {
 	return func(c *call) string {
-		over := ""
-		if c.over != nil {
-			over = " OVER " + c.e.text(c.over[1:])
-			c.overDone = true
-		}
+		over := c.window()
 		x := c.arg(0)
 		d := ""
 		if c.distinct {
 			d = "DISTINCT "
 		}
-		return "bq_stat_nan(" + duck + "(" + d + "bq_finite(" + x + "))" + over + ", count(" + d + x + ")" + over +
+		return "bq_stat_nan(" + duck + "(" + d + "bq_finite(" + x + "))" + over + ", count(" + c.distinctArg(0) + ")" + over +
 			", count_if(NOT isfinite(TRY_CAST(" + x + " AS DOUBLE)))" + over + ", " + minRows + ")"
 	}
 }
@@ -38,14 +34,29 @@ func pairStatNaN(duck, minPairs string) func(c *call) string {
 		if c.distinct {
 			return c.e.plainCall(c, fnSpec{min: 2, max: 2, agg: true, duck: duck})
 		}
-		over := ""
-		if c.over != nil {
-			over = " OVER " + c.e.text(c.over[1:])
-			c.overDone = true
-		}
+		over := c.window()
 		y, x := c.arg(0), c.arg(1)
 		return "bq_stat_nan(" + duck + "(bq_finite_pair(" + y + ", " + x + "), bq_finite_pair(" + x + ", " + y + "))" + over +
 			", regr_count(" + y + ", " + x + ")" + over +
 			", count_if(" + y + " IS NOT NULL AND " + x + " IS NOT NULL AND bq_finite_pair(" + y + ", " + x + ") IS NULL)" + over + ", " + minPairs + ")"
 	}
+}
+
+// window renders the call's OVER clause (" OVER w", or "" for an aggregate)
+// for a rule that writes it after each aggregate it combines, and marks it
+// written.
+func (c *call) window() string {
+	if c.over == nil {
+		return ""
+	}
+	c.overDone = true
+	return " OVER " + c.e.text(c.over[1:])
+}
+
+// distinctArg is argument k, after DISTINCT when the call has it.
+func (c *call) distinctArg(k int) string {
+	if c.distinct {
+		return "DISTINCT " + c.arg(k)
+	}
+	return c.arg(k)
 }
