@@ -10,8 +10,8 @@ import (
 // NULLS, the default) or kept in front (RESPECT NULLS); with m values the
 // result sits at position (m-1)·p, index i = floor and weight r = the
 // fraction, and is v[i]·(1-r) + v[i+1]·r. DuckDB's quantile_cont sorts NaN
-// above +inf, interpolates as lo + (hi-lo)·r (NaN for -inf and any value,
-// or for two equal infinities) and cannot count NULLs. So the engine
+// above +inf, interpolates to NaN next to an infinity (-inf and a value, two
+// equal infinities) and cannot count NULLs. So the engine
 // computes DuckDB's quantile over a key that keeps every position where
 // BigQuery has it: NULL (when respected), NaN and -inf become -DBL_MAX, +inf
 // +DBL_MAX. Where the two neighbours are finite that quantile is BigQuery's
@@ -19,8 +19,8 @@ import (
 // they are not, and bq_percentile_cont answers those from the counts alone.
 
 // percentileContFloat renders PERCENTILE_CONT(x, p) for an argument that is
-// FLOAT64 or of unknown type (INT64 gives the same values; a NUMERIC the
-// bridge cannot type comes back FLOAT64).
+// FLOAT64, INT64 (FLOAT64 in BigQuery too) or of unknown type (a NUMERIC
+// the bridge cannot type comes back FLOAT64).
 func percentileContFloat(c *call, p float64) string {
 	over := c.window()
 	x := c.arg(0)
@@ -37,19 +37,19 @@ func percentileContFloat(c *call, p float64) string {
 		x, respect, ps, over, m, nulls, x, over, x, over, x, over, x, over, ps)
 }
 
-// exactNumeric reports whether items are known to be INT64, NUMERIC or
-// BIGNUMERIC (a typed column or a CAST to one), whose percentiles DuckDB
-// computes as BigQuery does and in the same type.
+// exactNumeric reports whether items are known to be NUMERIC or BIGNUMERIC
+// (a typed column or a CAST to one), whose percentiles DuckDB computes as
+// BigQuery does and in the same type.
 func exactNumeric(e *emitter, items []*item) bool {
 	switch baseType(e.exprType(items)) {
-	case "INT64", "NUMERIC", "BIGNUMERIC":
+	case "NUMERIC", "BIGNUMERIC":
 		return true
 	}
 	if len(items) == 2 && (items[0].is("CAST") || items[0].is("SAFE_CAST")) && items[1].isGroup("(") {
 		k := items[1].kids
 		if n := len(k); n >= 2 && k[n-2].is("AS") {
 			switch k[n-1].upper() {
-			case "INT64", "NUMERIC", "BIGNUMERIC", "DECIMAL", "BIGDECIMAL":
+			case "NUMERIC", "BIGNUMERIC", "DECIMAL", "BIGDECIMAL":
 				return true
 			}
 		}

@@ -38,6 +38,8 @@ func TestPercentileContRules(t *testing.T) {
 		{name: "partitions and plain values", bq: `SELECT k, PERCENTILE_CONT(x, 0.5) OVER (PARTITION BY k), PERCENTILE_CONT(x, 1) OVER (PARTITION BY k)
 				FROM UNNEST([STRUCT(1 AS k, 1.0 AS x), (1, 2.0), (1, 4.0), (2, NULL), (2, CAST('nan' AS FLOAT64)), (2, 5.0)]) ORDER BY k, 2 LIMIT 4`,
 			want: "1 | 2 | 4\n1 | 2 | 4\n1 | 2 | 4\n2 | NaN | 5"},
+		{name: "INT64 with RESPECT NULLS", bq: `SELECT DISTINCT PERCENTILE_CONT(CAST(x AS INT64), 0.75 RESPECT NULLS) OVER () FROM UNNEST([NULL, NULL, 3, 1]) AS x`,
+			want: "1.5", types: "DOUBLE"},
 		{name: "INT64 and all NULL", bq: `SELECT DISTINCT PERCENTILE_CONT(x, 0.5) OVER (), PERCENTILE_CONT(CAST(NULL AS FLOAT64), 0.5) OVER () FROM UNNEST([1, 2, 3, 4]) AS x`,
 			want: "2.5 | NULL", types: "DOUBLE | DOUBLE"},
 		{name: "NUMERIC stays NUMERIC", bq: `SELECT DISTINCT PERCENTILE_CONT(CAST(x AS NUMERIC), 0.5) OVER () FROM UNNEST([1, 2]) AS x`,
