@@ -26,29 +26,21 @@ func init() {
 		"COUNT":       agg(0, 1, "count"),
 		"SUM":         {min: 1, max: 1, agg: true, emit: numericAgg("sum")},
 		"AVG":         {min: 1, max: 1, agg: true, emit: numericAgg("avg")},
-		"MIN":         agg(1, 1, "min"),
+		"MIN":         {min: 1, max: 1, agg: true, duck: "min", emit: minNaN},
 		"MAX":         agg(1, 1, "max"),
-		"STDDEV":      agg(1, 1, "stddev_samp"),
-		"STDDEV_SAMP": agg(1, 1, "stddev_samp"),
-		"STDDEV_POP":  agg(1, 1, "stddev_pop"),
-		"VARIANCE":    agg(1, 1, "var_samp"),
-		"VAR_SAMP":    agg(1, 1, "var_samp"),
-		"VAR_POP":     agg(1, 1, "var_pop"),
-		"CORR": {min: 2, max: 2, agg: true, emit: func(c *call) string {
-			// Fewer than two non-NULL pairs: BigQuery's NULL, DuckDB's NaN.
-			// (An analytic CORR keeps DuckDB's: OVER follows the call.)
-			if c.over != nil || c.distinct {
-				return c.e.plainCall(c, fnSpec{min: 2, max: 2, agg: true, duck: "corr"})
-			}
-			x, y := c.arg(0), c.arg(1)
-			return "(CASE WHEN regr_count(" + x + ", " + y + ") < 2 THEN NULL ELSE corr(" + x + ", " + y + ") END)"
-		}},
-		"COVAR_POP":  agg(2, 2, "covar_pop"),
-		"COVAR_SAMP": agg(2, 2, "covar_samp"),
-		"ANY_VALUE":  agg(1, 1, "any_value"),
-		"BIT_AND":    agg(1, 1, "bit_and"),
-		"BIT_OR":     agg(1, 1, "bit_or"),
-		"BIT_XOR":    agg(1, 1, "bit_xor"),
+		"STDDEV":      {min: 1, max: 1, agg: true, duck: "stddev_samp", emit: statNaN("stddev_samp", "2")},
+		"STDDEV_SAMP": {min: 1, max: 1, agg: true, duck: "stddev_samp", emit: statNaN("stddev_samp", "2")},
+		"STDDEV_POP":  {min: 1, max: 1, agg: true, duck: "stddev_pop", emit: statNaN("stddev_pop", "1")},
+		"VARIANCE":    {min: 1, max: 1, agg: true, duck: "var_samp", emit: statNaN("var_samp", "2")},
+		"VAR_SAMP":    {min: 1, max: 1, agg: true, duck: "var_samp", emit: statNaN("var_samp", "2")},
+		"VAR_POP":     {min: 1, max: 1, agg: true, duck: "var_pop", emit: statNaN("var_pop", "1")},
+		"CORR":        {min: 2, max: 2, agg: true, emit: pairStatNaN("corr", "2")},
+		"COVAR_POP":   {min: 2, max: 2, agg: true, emit: pairStatNaN("covar_pop", "1")},
+		"COVAR_SAMP":  {min: 2, max: 2, agg: true, emit: pairStatNaN("covar_samp", "2")},
+		"ANY_VALUE":   agg(1, 1, "any_value"),
+		"BIT_AND":     agg(1, 1, "bit_and"),
+		"BIT_OR":      agg(1, 1, "bit_or"),
+		"BIT_XOR":     agg(1, 1, "bit_xor"),
 		// count_if is NULL over no rows; BigQuery's COUNTIF is 0.
 		"COUNTIF": {min: 1, max: 1, agg: true, emit: func(c *call) string {
 			if c.distinct {
@@ -583,10 +575,6 @@ func percentile(c *call) string {
 		c.e.invalid(c.it, "Argument 2 to %s must be in the range [0, 1]", c.name)
 		return ""
 	}
-	if c.nulls == "RESPECT" {
-		c.e.unsupported(c.it, "%s with RESPECT NULLS is not supported", c.name)
-		return ""
-	}
 	if w := c.over[1]; w.group {
 		for _, it := range w.kids {
 			if it.is("ORDER") || it.is("ROWS") || it.is("RANGE") {
@@ -594,6 +582,13 @@ func percentile(c *call) string {
 				return ""
 			}
 		}
+	}
+	if c.name == "PERCENTILE_CONT" && !exactNumeric(c.e, c.args[0]) {
+		return percentileContFloat(c, p)
+	}
+	if c.nulls == "RESPECT" {
+		c.e.unsupported(c.it, "%s with RESPECT NULLS is not supported", c.name)
+		return ""
 	}
 	name := "quantile_cont"
 	if c.name == "PERCENTILE_DISC" {
@@ -863,6 +858,7 @@ func (e *emitter) arrayLiteral(kids []*item) string {
 		}
 	}
 	if !allStructs {
+		e.numericLiterals(elems)
 		return e.text(kids)
 	}
 	for _, a := range splitTop(elems[0][1].kids) {
@@ -922,15 +918,7 @@ func numericAgg(duck string) func(c *call) string {
 		// Analytic too: the window applies to each aggregate the rule
 		// combines (DuckDB's avg OVER of a DECIMAL is a DOUBLE, its sum
 		// OVER wraps past 128 bits).
-		over := ""
-		if c.over != nil {
-			over = " OVER " + c.e.text(c.over[1:])
-			c.overDone = true
-		}
-		x := c.arg(0)
-		if c.distinct {
-			x = "DISTINCT " + x
-		}
+		over, x := c.window(), c.distinctArg(0)
 		kind := strings.ToLower(t)
 		d := "sum(CAST(" + x + " AS DOUBLE))" + over
 		if c.distinct {

@@ -34,13 +34,60 @@ const staticMacros = `
 -- a / b: BigQuery raises an error on division by zero where DuckDB returns
 -- NULL or infinity (a NULL operand still gives NULL); INT64 / INT64 is
 -- FLOAT64 in both.
-CREATE OR REPLACE TEMP MACRO bq_safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE a / b END;
+-- SAFE_DIVIDE is NULL where the quotient overflows (1e300 / 1e-300):
+-- infinite although the dividend is finite (an infinite divisor never
+-- makes an infinite quotient).
+CREATE OR REPLACE TEMP MACRO bq_safe_quotient(q, a) AS CASE
+	WHEN isinf(TRY_CAST(q AS DOUBLE)) AND NOT isinf(TRY_CAST(a AS DOUBLE)) THEN NULL ELSE q END;
+CREATE OR REPLACE TEMP MACRO bq_safe_divide(a, b) AS CASE WHEN b = 0 THEN NULL ELSE bq_safe_quotient(a / b, a) END;
 CREATE OR REPLACE TEMP MACRO bq_mod(a BIGINT, b BIGINT) AS CASE WHEN b = 0 AND a IS NOT NULL
 	THEN CAST('division by zero: MOD(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')' AS BIGINT)
 	ELSE a % b END;
 CREATE OR REPLACE TEMP MACRO bq_intdiv(a BIGINT, b BIGINT) AS CASE WHEN b = 0 AND a IS NOT NULL
 	THEN CAST('division by zero: DIV(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')' AS BIGINT)
 	ELSE a // b END;
+
+-- The extra ORDER BY key that gives FLOAT64 BigQuery's order NULL < NaN <
+-- -inf (nanorder.go): false for NaN, NULL for NULL, true otherwise; a
+-- constant true for other types (typeof folds).
+CREATE OR REPLACE TEMP MACRO bq_nan_order(x) AS CASE WHEN typeof(x) IN ('DOUBLE', 'FLOAT')
+	THEN NOT isnan(TRY_CAST(x AS DOUBLE)) ELSE true END;
+
+-- PERCENTILE_CONT over FLOAT64 (percentile.go): the key DuckDB's
+-- quantile_cont runs over keeps BigQuery's positions (NULL when respected,
+-- NaN and -inf at the bottom, +inf at the top, all finite); the result is
+-- that quantile where both neighbours are finite, else decided by the
+-- counts: m values (NULLs included when respected), z NULLs, k NaNs, a
+-- -inf, b +inf, lo the smallest non-NaN value.
+CREATE OR REPLACE TEMP MACRO bq_percentile_key(x DOUBLE, respect) AS CASE
+	WHEN x IS NULL THEN CASE WHEN respect THEN -1.7976931348623157e308 END
+	WHEN isnan(x) OR x = '-inf' THEN -1.7976931348623157e308
+	WHEN x = 'inf' THEN 1.7976931348623157e308 ELSE x END;
+CREATE OR REPLACE TEMP MACRO bq_percentile_pick(v, i, r, m, z, k, a, b, lo) AS CASE
+	WHEN m = z THEN NULL
+	WHEN i < z THEN CASE WHEN i = z - 1 AND r > 0 THEN CASE WHEN k > 0 THEN CAST('nan' AS DOUBLE) ELSE lo END END
+	WHEN i < z + k THEN CAST('nan' AS DOUBLE)
+	WHEN r = 0 AND i < z + k + a THEN CAST('-inf' AS DOUBLE)
+	WHEN r = 0 AND i >= m - b THEN CAST('inf' AS DOUBLE)
+	WHEN r > 0 AND i < z + k + a THEN CASE WHEN i + 1 >= m - b THEN CAST('nan' AS DOUBLE) ELSE CAST('-inf' AS DOUBLE) END
+	WHEN r > 0 AND i + 1 >= m - b THEN CAST('inf' AS DOUBLE)
+	ELSE v END;
+CREATE OR REPLACE TEMP MACRO bq_percentile_cont(v, m, z, k, a, b, lo, p) AS
+	CAST(bq_percentile_pick(v, floor((m - 1) * p), (m - 1) * p - floor((m - 1) * p), m, z, k, a, b, lo) AS DOUBLE);
+
+-- MIN of FLOAT64 is NaN when any input is (percentile.go minNaN): hi is
+-- DuckDB's max over the same rows, NaN exactly then.
+CREATE OR REPLACE TEMP MACRO bq_min_nan(lo, hi) AS CASE
+	WHEN typeof(hi) IN ('DOUBLE', 'FLOAT') AND isnan(TRY_CAST(hi AS DOUBLE)) THEN hi ELSE lo END;
+
+-- STDDEV and VARIANCE over FLOAT64 (stats.go): DuckDB's aggregate runs
+-- over the finite values only (bq_finite); n counts every non-NULL input,
+-- k the NaNs and infinities among them.
+CREATE OR REPLACE TEMP MACRO bq_finite(x) AS CASE WHEN isfinite(TRY_CAST(x AS DOUBLE)) THEN x END;
+CREATE OR REPLACE TEMP MACRO bq_finite_pair(a, b) AS CASE
+	WHEN isfinite(TRY_CAST(a AS DOUBLE)) AND isfinite(TRY_CAST(b AS DOUBLE)) THEN a END;
+CREATE OR REPLACE TEMP MACRO bq_stat_nan(v, n, k, need) AS CASE
+	WHEN n < need THEN NULL WHEN k > 0 THEN CAST('nan' AS DOUBLE) ELSE v END;
 
 -- Typed identities: they make DuckDB reject what BigQuery rejects (a STRING
 -- where INT64 is required and so on) while accepting literals.

@@ -71,6 +71,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	if withBinds {
 		binds = t.bindChecks(ctx, sql, items)
 	}
+	items = nanOrder(items)
 	e := &emitter{src: sql, cat: t.Catalog, ctx: ctx}
 	if err := reservedQualifier(sql, toks); err != nil {
 		return "", nil, err
@@ -80,6 +81,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	// Before output columns are named (AS f0_ is raw text to the type
 	// rules).
 	e.checkSetOpTypes(items)
+	e.numericSetOpLiterals(items)
 	items = e.nameOutputColumns(items)
 	items = selectAsStruct(items, true)
 	items = wrapSetOperationOrder(items)
@@ -647,6 +649,7 @@ func (e *emitter) typedConstructor(w *writer, items []*item, i int) int {
 			e.invalid(vals, "Syntax error: Expected \"[\" after %s", duck)
 			return j + 2 - i
 		}
+		e.typedArrayLiterals(splitTop(vals.kids), duck)
 		w.write("CAST([" + e.text(vals.kids) + "] AS " + duck + ")")
 		return j + 2 - i
 	}

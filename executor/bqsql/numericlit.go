@@ -1,0 +1,138 @@
+package bqsql
+
+import (
+	"regexp"
+	"strings"
+)
+
+// BigQuery coerces a FLOAT64 literal to NUMERIC (BIGNUMERIC) where it meets
+// a NUMERIC (BIGNUMERIC) value in one column of a set operation or one
+// array literal: SELECT CAST(NULL AS NUMERIC) UNION ALL SELECT 0.01 is a
+// NUMERIC column, [CAST(1 AS NUMERIC), 1.5] an ARRAY<NUMERIC>. The bridge
+// writes FLOAT64 literals as DOUBLE, which DuckDB's supertype rules then
+// impose on the whole column; numericLiterals writes them as the DECIMAL
+// instead, where every other value's type is known to allow it.
+
+// numericSetOpLiterals applies numericLiterals to each column of every set
+// operation in items.
+func (e *emitter) numericSetOpLiterals(items []*item) {
+	for _, it := range items {
+		if it.group {
+			e.numericSetOpLiterals(it.kids)
+		}
+	}
+	branches, ops := setBranches(items)
+	if len(ops) == 0 {
+		return
+	}
+	var cols [][][]*item
+	for b, br := range branches {
+		sel := indexWord(br, "SELECT")
+		if sel < 0 {
+			return
+		}
+		k, end := selectList(br, sel)
+		for c, expr := range splitTop(br[k:end]) {
+			if b == 0 {
+				cols = append(cols, nil)
+			}
+			if c >= len(cols) {
+				return
+			}
+			cols[c] = append(cols[c], withoutAlias(expr))
+		}
+	}
+	for _, col := range cols {
+		if len(col) == len(branches) {
+			e.numericLiterals(col)
+		}
+	}
+}
+
+// withoutAlias strips "AS name" or an implicit alias from a select item.
+func withoutAlias(expr []*item) []*item {
+	n := len(expr)
+	switch {
+	case n >= 3 && expr[n-2].is("AS"):
+		return expr[:n-2]
+	case n >= 2 && isName(expr[n-1]) && (expr[n-2].group || expr[n-2].tok.Kind == Number || expr[n-2].tok.Kind == String):
+		return expr[:n-1]
+	}
+	return expr
+}
+
+// plainDecimal is a literal numericLiterals rewrites: digits with a
+// decimal point, no exponent.
+var plainDecimal = regexp.MustCompile(`^([0-9]*)\.([0-9]*)$`)
+
+// numericLiterals rewrites, among exprs (the values of one column or one
+// array), the FLOAT64 literals to NUMERIC or BIGNUMERIC when some value is
+// of that type and every other is INT64, NUMERIC, BIGNUMERIC, NULL or a
+// literal. A literal with more digits than the type holds is left alone.
+func (e *emitter) numericLiterals(exprs [][]*item) {
+	target := ""
+	var lits [][]*item
+	for _, x := range exprs {
+		if len(x) == 1 && x[0].is("NULL") {
+			continue
+		}
+		switch t := e.exprType(x); t {
+		case "lit:FLOAT64":
+			lits = append(lits, x)
+		case "lit:INT64", "INT64":
+		case "NUMERIC":
+			if target == "" {
+				target = t
+			}
+		case "BIGNUMERIC":
+			target = t
+		default:
+			return
+		}
+	}
+	if target != "" {
+		decimalLiterals(lits, target)
+	}
+}
+
+// typedArrayLiterals writes the FLOAT64 literals among the elements of
+// ARRAY<NUMERIC>[…] or ARRAY<BIGNUMERIC>[…] as that type: the elements are
+// coerced, not first rounded to FLOAT64 (1.234567890123456789 keeps its
+// digits).
+func (e *emitter) typedArrayLiterals(elems [][]*item, duck string) {
+	target := map[string]string{"DECIMAL(38, 9)[]": "NUMERIC", "DECIMAL(38, 18)[]": "BIGNUMERIC"}[duck]
+	if target == "" {
+		return
+	}
+	var lits [][]*item
+	for _, x := range elems {
+		if e.exprType(x) == "lit:FLOAT64" {
+			lits = append(lits, x)
+		}
+	}
+	decimalLiterals(lits, target)
+}
+
+// decimalLiterals rewrites FLOAT64 literals (a number, perhaps signed) as
+// the DECIMAL standing for target, NUMERIC or BIGNUMERIC.
+func decimalLiterals(lits [][]*item, target string) {
+	duck, scale, whole := "DECIMAL(38, 9)", 9, 29
+	if target == "BIGNUMERIC" {
+		duck, scale, whole = "DECIMAL(38, 18)", 18, 20
+	}
+	for _, x := range lits {
+		num, sign := x[len(x)-1], ""
+		if len(x) == 2 {
+			sign = x[0].tok.Text
+		}
+		m := plainDecimal.FindStringSubmatch(num.tok.Text)
+		if m == nil || len(m[2]) > scale || len(strings.TrimLeft(m[1], "0")) > whole {
+			continue
+		}
+		x[0] = &item{isRaw: true, raw: "CAST('" + strings.TrimPrefix(sign, "+") + num.tok.Text + "' AS " + duck + ")",
+			tok: x[0].tok, sp: x[0].sp, nl: x[0].nl}
+		if len(x) == 2 {
+			x[1] = &item{isRaw: true, tok: num.tok}
+		}
+	}
+}
