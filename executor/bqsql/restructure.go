@@ -15,6 +15,7 @@ func (e *emitter) restructure(items []*item) []*item {
 	items = e.subscripts(items)
 	items = e.divisions(items)
 	items = e.quantifiedLike(items)
+	items = e.pivots(items)
 	return items
 }
 
