@@ -16,6 +16,7 @@ func (e *emitter) restructure(items []*item) []*item {
 	items = e.divisions(items)
 	items = e.quantifiedLike(items)
 	items = e.pivots(items)
+	items = e.structComparisons(items)
 	return items
 }
 

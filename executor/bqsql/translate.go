@@ -81,6 +81,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	// rules).
 	e.checkSetOpTypes(items)
 	items = e.nameOutputColumns(items)
+	fromValueTables(items)
 	items = selectAsStruct(items, true)
 	items = wrapSetOperationOrder(items)
 	e.outputNames = map[string]int{}

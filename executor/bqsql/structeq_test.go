@@ -1,0 +1,35 @@
+package bqsql
+
+import "testing"
+
+// TestStructComparisonRules: BigQuery compares STRUCTs field by field in
+// order, ignoring names, with NULL where a NULL field decides (the
+// GoogleSQL reference's comparison operators; compliance cases
+// struct_queries.test and case_statement_queries.test).
+func TestStructComparisonRules(t *testing.T) {
+	const rows = `FROM (SELECT STRUCT(1 AS x, 2 AS y) AS s UNION ALL SELECT STRUCT(NULL AS x, 2 AS y) AS s
+		UNION ALL SELECT STRUCT(3 AS x, 2 AS y) AS s) `
+	runRuleCases(t, []ruleCase{
+		{name: "field names are ignored",
+			bq: `SELECT STRUCT(3 AS a, 5.5 AS b) = STRUCT(3 AS c, 5.5 AS d), STRUCT(3 AS a) != STRUCT(4 AS a)`, want: "true | true"},
+		{name: "a NULL field makes equality NULL unless another field differs",
+			bq: `SELECT (1, NULL) = (1, 2), (1, NULL) = (2, 2), (1, NULL) != (1, 2), (1, NULL) <> (2, 2)`, want: "NULL | false | NULL | true"},
+		{name: "IN a list of STRUCTs",
+			bq: `SELECT STRUCT(3, 5) IN (STRUCT(3, 5), STRUCT(4, 6)), (1, NULL) IN ((1, 2)), (1, 2) NOT IN ((1, 3), (2, 2))`, want: "true | NULL | true"},
+		{name: "simple CASE with STRUCT values does not match a NULL field",
+			bq:   `SELECT CASE s WHEN STRUCT(1, 2) THEN 1 WHEN STRUCT(NULL, 2) THEN 2 ELSE 3 END ` + rows + `ORDER BY s.x`,
+			want: "3\n1\n3"},
+		{name: "NULLIF with a STRUCT keeps a row whose comparison is NULL",
+			bq:   `SELECT NULLIF(s, (NULL, 2)) IS NULL, NULLIF(s, (1, 2)) IS NULL ` + rows + `ORDER BY s.x`,
+			want: "false | false\nfalse | true\nfalse | false"},
+		{name: "a value table's alias is its STRUCT row in a simple CASE",
+			bq:   `SELECT CASE ct WHEN (1, 1) THEN 11 WHEN (2, 2) THEN 22 ELSE 0 END, CASE ct WHEN ct THEN true ELSE false END FROM (SELECT AS STRUCT 2 a, 2 b) AS ct`,
+			want: "22 | true"},
+		{name: "a value table in FROM reads as a table of its fields",
+			bq:   `SELECT ct.a, ct.b, (SELECT AS STRUCT 1 a, 'z' c).c FROM (SELECT AS STRUCT 1 a, 2 AS b) AS ct`,
+			want: "1 | 2 | z"},
+		{name: "a range variable compared with a scalar is still the model's error",
+			bq:  `WITH peak AS (SELECT 1 AS peak) SELECT CASE peak WHEN 1 THEN 2 END FROM peak`,
+			err: ErrInvalid},
+	})
+}
