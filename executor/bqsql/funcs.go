@@ -844,7 +844,7 @@ func (e *emitter) structPack(args [][]*item, names []string) string {
 }
 
 // arrayLiteral renders the elements of [ … ]. When the elements are STRUCT
-// constructors, later anonymous fields take the first element's names, as
+// constructors or tuples (structCtorArgs), later anonymous fields take the first element's names, as
 // BigQuery coerces all elements to the first element's type (DuckDB would
 // instead merge differently named fields).
 func (e *emitter) arrayLiteral(kids []*item) string {
@@ -852,7 +852,7 @@ func (e *emitter) arrayLiteral(kids []*item) string {
 	var names []string
 	allStructs := len(elems) > 0
 	for _, el := range elems {
-		if len(el) != 2 || !el[0].is("STRUCT") || !el[1].isGroup("(") {
+		if structCtorArgs(el) == nil {
 			allStructs = false
 			break
 		}
@@ -860,13 +860,13 @@ func (e *emitter) arrayLiteral(kids []*item) string {
 	if !allStructs {
 		return e.text(kids)
 	}
-	for _, a := range splitTop(elems[0][1].kids) {
+	for _, a := range structCtorArgs(elems[0]) {
 		name, _ := e.structFieldName(a)
 		names = append(names, name)
 	}
 	out := make([]string, len(elems))
 	for k, el := range elems {
-		args := splitTop(el[1].kids)
+		args := structCtorArgs(el)
 		if len(args) == 0 {
 			e.unsupported(el[0], "empty STRUCT() is not supported")
 			return ""

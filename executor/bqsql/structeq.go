@@ -231,3 +231,23 @@ func (e *emitter) replaceRaw(items []*item, from, to int, text string) []*item {
 	rest := append([]*item{node}, items[to:]...)
 	return append(items[:from:from], rest...)
 }
+
+// structCtorArgs returns the fields of an array element that constructs a
+// STRUCT, STRUCT(…) or a tuple (a, b), or nil. A tuple is a STRUCT with
+// anonymous fields; written as DuckDB's unnamed row inside an array, its
+// values cannot be read back (the driver refuses empty field names), so
+// arrayLiteral names them as BigQuery does.
+func structCtorArgs(el []*item) [][]*item {
+	switch {
+	case len(el) == 2 && el[0].is("STRUCT") && el[1].isGroup("("):
+		if f := splitTop(el[1].kids); f != nil {
+			return f
+		}
+		return [][]*item{}
+	case len(el) == 1 && el[0].isGroup("(") && !isSubquery(el[0]):
+		if f := splitTop(el[0].kids); len(f) > 1 {
+			return f
+		}
+	}
+	return nil
+}

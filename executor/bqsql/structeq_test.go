@@ -33,3 +33,19 @@ func TestStructComparisonRules(t *testing.T) {
 			err: ErrInvalid},
 	})
 }
+
+// TestTupleArrayRules: a tuple (a, b) is a STRUCT with anonymous fields;
+// in an array (compliance case groupby_array_struct) it must be readable
+// and group like BigQuery's, and after a named STRUCT it takes its names.
+func TestTupleArrayRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "an array of tuples", bq: `SELECT [(1, true), (2, false)][OFFSET(1)]._field_1, ARRAY_LENGTH([(1, 'a')])`, want: "2 | 1"},
+		{name: "grouping by an array of tuples",
+			bq:   `SELECT ARRAY_LENGTH(a), COUNT(*) FROM (SELECT [(MOD(x, 2), x > 1)] AS a FROM UNNEST([1, 2, 3, 5]) AS x) GROUP BY a ORDER BY 2`,
+			want: "1 | 1\n1 | 1\n1 | 2"},
+		{name: "a tuple after a named STRUCT takes its names",
+			bq:   `SELECT e.x, e.b FROM UNNEST([STRUCT(1 AS x, true AS b), (2, false)]) AS e ORDER BY e.x`,
+			want: "1 | true\n2 | false"},
+	})
+}
+
