@@ -427,6 +427,10 @@ func (e *emitter) ident(w *writer, items []*item, i int) int {
 		}
 	case "TABLESAMPLE":
 		e.unsupported(it, "TABLESAMPLE is not supported")
+	case "COLLATE":
+		if n := e.collate(w, items, i); n > 0 {
+			return n
+		}
 	case "CURRENT_DATETIME":
 		w.lead(it)
 		w.write("CAST(current_localtimestamp() AS TIMESTAMP)")
