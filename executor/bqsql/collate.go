@@ -4,7 +4,8 @@ import "strings"
 
 // collate translates `x COLLATE 'spec'` in ORDER BY (a query's or a
 // window's). BigQuery's specifications are 'und:ci', the Unicode root
-// collation ignoring case, and 'binary' or '' (byte order, the default).
+// collation ignoring case, and 'binary' or the empty string (byte order,
+// the default).
 // DuckDB's ICU collation "en" is CLDR's root collation (English has no
 // tailoring) and nocase folds case first, so "en.nocase" orders and ties
 // as 'und:ci' does. Other specifications are refused as unsupported.

@@ -82,6 +82,12 @@ func (e *emitter) pivotText(input []*item, g *item) (string, bool) {
 		e.unsupported(kids[forAt], "PIVOT FOR an expression other than a column name is not supported")
 		return "", false
 	}
+	if volatileIn(kids[:forAt]) {
+		// DuckDB computes SUM(RAND()) once for two aggregates that
+		// BigQuery evaluates apart.
+		e.unsupported(kids[0], "PIVOT over RAND() or GENERATE_UUID() is not supported")
+		return "", false
+	}
 	aggs := splitTop(kids[:forAt])
 	aggAlias := make([]string, len(aggs))
 	for k, a := range aggs {
@@ -203,4 +209,14 @@ func pivotValueName(e *emitter, v []*item) (string, bool) {
 		return strings.ToLower(it.tok.Text), true
 	}
 	return "", false
+}
+
+// volatileIn reports whether items call RAND or GENERATE_UUID.
+func volatileIn(items []*item) bool {
+	for _, it := range items {
+		if it.is("RAND") || it.is("GENERATE_UUID") || (it.group && volatileIn(it.kids)) {
+			return true
+		}
+	}
+	return false
 }

@@ -43,9 +43,11 @@ func TestTupleArrayRules(t *testing.T) {
 		{name: "grouping by an array of tuples",
 			bq:   `SELECT ARRAY_LENGTH(a), COUNT(*) FROM (SELECT [(MOD(x, 2), x > 1)] AS a FROM UNNEST([1, 2, 3, 5]) AS x) GROUP BY a ORDER BY 2`,
 			want: "1 | 1\n1 | 1\n1 | 2"},
+		{name: "a tuple in the SELECT list is a STRUCT",
+			bq:   `SELECT x._field_2, x IN (SELECT u FROM UNNEST([(1, 1), (1, 2)]) AS u) FROM (SELECT (1, 1) AS x UNION ALL SELECT (2, 2)) ORDER BY 1`,
+			want: "1 | true\n2 | false"},
 		{name: "a tuple after a named STRUCT takes its names",
 			bq:   `SELECT e.x, e.b FROM UNNEST([STRUCT(1 AS x, true AS b), (2, false)]) AS e ORDER BY e.x`,
 			want: "1 | true\n2 | false"},
 	})
 }
-

@@ -83,6 +83,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	e.checkSetOpTypes(items)
 	items = e.nameOutputColumns(items)
 	fromValueTables(items)
+	items = selectTuples(items)
 	items = selectAsStruct(items, true)
 	items = wrapSetOperationOrder(items)
 	e.outputNames = map[string]int{}

@@ -88,3 +88,43 @@ func structCase(seq []*item, i int, vars map[string]bool) bool {
 }
 
 func lowerName(it *item) string { return strings.ToLower(it.tok.Text) }
+
+// selectTuples makes a SELECT list item that is a tuple, (a, b) [AS] x,
+// the STRUCT(a, b) it is in BigQuery, so its fields get BigQuery's
+// anonymous names (_field_N): DuckDB's unnamed row cannot be read back
+// (the driver refuses empty field names).
+func selectTuples(items []*item) []*item {
+	for _, it := range items {
+		if it.group {
+			it.kids = selectTuples(it.kids)
+		}
+	}
+	var tuples map[*item]bool
+	for sel := 0; sel < len(items); sel++ {
+		if !items[sel].is("SELECT") {
+			continue
+		}
+		start, end := selectList(items, sel)
+		for _, el := range splitTop(items[start:end]) {
+			if n := len(el); n > 0 && el[0].group && structCtorArgs(el[:1]) != nil &&
+				(n == 1 || (n == 2 && isName(el[1])) || (n == 3 && el[1].is("AS"))) {
+				if tuples == nil {
+					tuples = map[*item]bool{}
+				}
+				tuples[el[0]] = true
+			}
+		}
+	}
+	if tuples == nil {
+		return items
+	}
+	out := make([]*item, 0, len(items)+len(tuples))
+	for _, it := range items {
+		if tuples[it] {
+			out = append(out, &item{tok: Token{Kind: Ident, Text: "STRUCT", Pos: it.tok.Pos}, nl: it.nl, sp: it.sp})
+			it.nl, it.sp = false, false
+		}
+		out = append(out, it)
+	}
+	return out
+}
