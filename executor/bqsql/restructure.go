@@ -17,6 +17,7 @@ func (e *emitter) restructure(items []*item) []*item {
 	items = e.quantifiedLike(items)
 	items = e.pivots(items)
 	items = e.structComparisons(items)
+	items = e.havingModifiers(items)
 	return items
 }
 
