@@ -251,3 +251,18 @@ func structCtorArgs(el []*item) [][]*item {
 	}
 	return nil
 }
+
+// quantifiedLikeRows is x [NOT] LIKE ANY|ALL over the patterns of a table
+// expression (UNNEST(array) or a subquery of one column): ANY is TRUE if a
+// pattern matches, else NULL if a comparison is NULL, else FALSE (so FALSE
+// for no patterns, even for a NULL x); ALL is FALSE if one fails, else NULL
+// if one is NULL, else TRUE. A pattern escapes with a backslash, as
+// BigQuery's LIKE does.
+func quantifiedLikeRows(x, op string, all bool, from string) string {
+	m := "(" + x + " " + op + ` bq_p ESCAPE '\')`
+	decide := "CASE WHEN bool_or(bq_m) THEN TRUE WHEN bool_or(bq_m IS NULL) THEN NULL ELSE FALSE END"
+	if all {
+		decide = "CASE WHEN bool_or(NOT bq_m) THEN FALSE WHEN bool_or(bq_m IS NULL) THEN NULL ELSE TRUE END"
+	}
+	return "(SELECT " + decide + " FROM (SELECT " + m + " AS bq_m FROM " + from + " AS bq_u(bq_p)))"
+}

@@ -51,3 +51,23 @@ func TestTupleArrayRules(t *testing.T) {
 			want: "1 | true\n2 | false"},
 	})
 }
+
+// TestQuantifiedLikeRowsRules: x LIKE ANY|ALL over UNNEST(array) or a
+// subquery (GoogleSQL reference, quantified LIKE; compliance files
+// like_any.test and like_all.test): no pattern gives FALSE for ANY, a NULL
+// comparison NULL unless another decides.
+func TestQuantifiedLikeRowsRules(t *testing.T) {
+	const vals = ` FROM UNNEST([NULL, 'Value1', 'Value2']) AS v ORDER BY v`
+	runRuleCases(t, []ruleCase{
+		{name: "ANY over arrays",
+			bq:   `SELECT v, v LIKE ANY UNNEST(CAST(NULL AS ARRAY<STRING>)), v LIKE ANY UNNEST([NULL, 'a', 'Value1']), v LIKE ANY UNNEST(['a', NULL])` + vals,
+			want: "NULL | false | NULL | NULL\nValue1 | false | true | NULL\nValue2 | false | NULL | NULL"},
+		{name: "ALL over an array of expressions",
+			bq:   `SELECT v, v LIKE ALL UNNEST([v, 'Value1']), v LIKE ALL UNNEST([CONCAT(SUBSTR(v, 0, 1), '%'), 'V%'])` + vals,
+			want: "NULL | NULL | NULL\nValue1 | true | true\nValue2 | false | true"},
+		{name: "NOT LIKE ANY over a subquery",
+			bq:   `SELECT v, v LIKE ANY (SELECT p FROM UNNEST([NULL, 'Value1']) AS p), v NOT LIKE ANY (SELECT p FROM UNNEST(['Value1', 'Value2', NULL]) AS p)` + vals,
+			want: "NULL | NULL | NULL\nValue1 | true | true\nValue2 | NULL | true"},
+		{name: "a backslash escapes", bq: `SELECT 'a%' LIKE ANY UNNEST(['a\\%']), 'ab' LIKE ANY UNNEST(['a\\%'])`, want: "true | false"},
+	})
+}
