@@ -160,7 +160,7 @@ func init() {
 		// Strings.
 		"LOWER":            fn(1, 1, "lower"),
 		"UPPER":            fn(1, 1, "upper"),
-		"LENGTH":           fn(1, 1, "length"),
+		"LENGTH":           macro(1, 1, "bq_length"),
 		"CHAR_LENGTH":      fn(1, 1, "length"),
 		"CHARACTER_LENGTH": fn(1, 1, "length"),
 		"BYTE_LENGTH":      fn(1, 1, "strlen"),
@@ -551,11 +551,17 @@ func stringAgg(c *call) string {
 	if c.distinct {
 		dist = "DISTINCT "
 	}
-	if c.limit != nil {
-		return "array_to_string(list_slice(list(" + dist + x + order + ") FILTER (WHERE " + x +
-			" IS NOT NULL), 1, bq_int64(" + c.e.text(c.limit) + ")), " + sep + ")"
+	// The non-NULL values are listed and joined by bq_string_join, which
+	// keeps their type: DuckDB's string_agg takes no BYTES (bytes.go).
+	l := "list(" + dist + x + order + ") FILTER (WHERE " + x + " IS NOT NULL)"
+	if c.over != nil {
+		l += " OVER " + c.e.text(c.over[1:])
+		c.overDone = true
 	}
-	return "string_agg(" + dist + x + ", " + sep + order + ")"
+	if c.limit != nil {
+		l = "list_slice(" + l + ", 1, bq_int64(" + c.e.text(c.limit) + "))"
+	}
+	return "bq_string_join(" + l + ", " + sep + ")"
 }
 
 // percentile renders PERCENTILE_CONT / PERCENTILE_DISC, which BigQuery only
