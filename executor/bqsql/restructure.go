@@ -12,6 +12,7 @@ func (e *emitter) restructure(items []*item) []*item {
 		return items
 	}
 	items = e.mergePaths(items)
+	items = e.arrayPaths(items)
 	items = e.subscripts(items)
 	items = e.divisions(items)
 	items = e.quantifiedLike(items)
