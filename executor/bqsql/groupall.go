@@ -34,7 +34,7 @@ func groupByAllKeys(items []*item) {
 			if len(el) == 0 || hasStar(el) {
 				return
 			}
-			if aggregateOrWindow(el) || constantExpr(el) {
+			if aggregateOrWindow(el) || constantItems(el) {
 				continue
 			}
 			keys = append(keys, strconv.Itoa(n+1))
@@ -75,29 +75,4 @@ func aggregateOrWindow(items []*item) bool {
 		}
 	}
 	return false
-}
-
-// constantExpr reports whether a SELECT list item names no column: literals
-// and operators only (as constantSelect, for one item).
-func constantExpr(el []*item) bool {
-	if n := len(el); n >= 3 && el[n-2].is("AS") {
-		el = el[:n-2]
-	}
-	for _, it := range el {
-		switch {
-		case it.group:
-			if isSubquery(it) || !constantExpr(it.kids) {
-				return false
-			}
-		case it.tok.Kind == Ident:
-			switch it.upper() {
-			case "TRUE", "FALSE", "NULL", "AND", "OR", "NOT":
-			default:
-				return false
-			}
-		case it.tok.Kind == QuotedIdent || it.synthetic():
-			return false
-		}
-	}
-	return true
 }

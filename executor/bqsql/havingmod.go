@@ -32,10 +32,10 @@ func (e *emitter) havingModifiers(items []*item) []*item {
 		agg, ok := havingAggs[name]
 		switch {
 		case !ok || len(splitTop(g.kids[:h])) != 1 || h == 0:
-			e.unsupported(items[i], "%s with HAVING MAX or MIN is not supported", name)
+			e.unsupported(items[i], "HAVING MAX or MIN in an aggregate other than COUNT, SUM, AVG, MIN, MAX or ANY_VALUE is not supported")
 			return items
 		case g.kids[0].is("DISTINCT") || at(items, i+2).is("OVER"):
-			e.unsupported(items[i], "%s with DISTINCT or OVER and HAVING MAX or MIN is not supported", name)
+			e.unsupported(items[i], "HAVING MAX or MIN with DISTINCT or OVER is not supported")
 			return items
 		}
 		key := g.kids[h+2:]
