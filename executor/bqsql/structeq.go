@@ -47,7 +47,13 @@ func structFields(items []*item, i int) ([][]*item, int) {
 func (e *emitter) fieldwiseEq(op string, fields [][]*item) string {
 	parts := make([]string, len(fields))
 	for k, f := range fields {
-		parts[k] = "struct_extract_at(" + op + ", " + strconv.Itoa(k+1) + ") = (" + e.text(f) + ")"
+		field := "struct_extract_at(" + op + ", " + strconv.Itoa(k+1) + ")"
+		if sub, n := structFields(f, 0); sub != nil && n == len(f) {
+			// A nested STRUCT literal compares field by field too.
+			parts[k] = e.fieldwiseEq(field, sub)
+			continue
+		}
+		parts[k] = field + " = (" + e.text(f) + ")"
 	}
 	return "(" + strings.Join(parts, " AND ") + ")"
 }
@@ -106,6 +112,30 @@ func (e *emitter) structComparisons(items []*item) []*item {
 				text = "(NOT " + text + ")"
 			}
 			items = e.replaceRaw(items, ls, end, text)
+			i = ls
+		case it.is("IN") && at(items, i+1).is("UNNEST") && at(items, i+2).isGroup("("):
+			// STRUCT(…) [NOT] IN UNNEST(array): compared with each element
+			// field by field; TRUE if one is equal, else NULL if one
+			// comparison is NULL, else FALSE (also for no elements).
+			neg := at(items, i-1).is("NOT")
+			opEnd := i
+			if neg {
+				opEnd = i - 1
+			}
+			if opEnd == 0 {
+				continue
+			}
+			ls := primaryStart(items, opEnd-1)
+			f, n := structFields(items, ls)
+			if f == nil || n != opEnd-ls {
+				continue
+			}
+			text := "(SELECT CASE WHEN bool_or(bq_m) THEN TRUE WHEN bool_or(bq_m IS NULL) THEN NULL ELSE FALSE END FROM (SELECT " +
+				e.fieldwiseEq("bq_p", f) + " AS bq_m FROM unnest(" + e.text(at(items, i+2).kids) + ") AS bq_u(bq_p)))"
+			if neg {
+				text = "(NOT " + text + ")"
+			}
+			items = e.replaceRaw(items, ls, i+3, text)
 			i = ls
 		case it.is("IN") && at(items, i+1).isGroup("(") && !isSubquery(at(items, i+1)):
 			ls := primaryStart(items, i-1)
