@@ -131,7 +131,7 @@ func (e *emitter) structComparisons(items []*item) []*item {
 				continue
 			}
 			text := "(SELECT CASE WHEN bool_or(bq_m) THEN TRUE WHEN bool_or(bq_m IS NULL) THEN NULL ELSE FALSE END FROM (SELECT " +
-				e.fieldwiseEq("bq_p", f) + " AS bq_m FROM unnest(" + e.text(at(items, i+2).kids) + ") AS bq_u(bq_p)))"
+				e.fieldwiseEq("bq_u.bq_p", f) + " AS bq_m FROM unnest(" + e.text(at(items, i+2).kids) + ") AS bq_u(bq_p)))"
 			if neg {
 				text = "(NOT " + text + ")"
 			}
