@@ -419,6 +419,10 @@ func selectAsStruct(items []*item, top bool) []*item {
 			named[strings.ToLower(strings.Trim(el[n-1].tok.Text, "`"))] = true
 		case n == 1 && isName(el[0]):
 			kids = append(kids, name(el[0].tok)...)
+		case n >= 2 && isName(el[n-1]) && endsOperand(el[n-2]) && !el[n-2].is("AS"):
+			// An implicit alias (1 a): STRUCT wants AS.
+			named[strings.ToLower(strings.Trim(el[n-1].tok.Text, "`"))] = true
+			kids = append(kids[:len(kids)-1], name(el[n-1].tok)...)
 		case n >= 3 && el[n-2].isPunct(".") && isName(el[n-1]):
 			kids = append(kids, name(el[n-1].tok)...)
 		}

@@ -231,6 +231,8 @@ func (e *emitter) checkRangeVarRefs(items []*item) {
 				continue // a CTE name
 			case next.is("IS"):
 				continue // STRUCT IS [NOT] NULL is valid
+			case structCase(seq, i, vars):
+				continue // STRUCTs compared by a simple CASE
 			case endsOperand(prev) && !prev.is("END"):
 				continue // an implicit alias or a table alias
 			}

@@ -152,7 +152,7 @@ func init() {
 		// Strings.
 		"LOWER":            fn(1, 1, "lower"),
 		"UPPER":            fn(1, 1, "upper"),
-		"LENGTH":           fn(1, 1, "length"),
+		"LENGTH":           macro(1, 1, "bq_length"),
 		"CHAR_LENGTH":      fn(1, 1, "length"),
 		"CHARACTER_LENGTH": fn(1, 1, "length"),
 		"BYTE_LENGTH":      fn(1, 1, "strlen"),
@@ -548,11 +548,17 @@ func stringAgg(c *call) string {
 	if c.distinct {
 		dist = "DISTINCT "
 	}
-	if c.limit != nil {
-		return "array_to_string(list_slice(list(" + dist + x + order + ") FILTER (WHERE " + x +
-			" IS NOT NULL), 1, bq_int64(" + c.e.text(c.limit) + ")), " + sep + ")"
+	// The non-NULL values are listed and joined by bq_string_join, which
+	// keeps their type: DuckDB's string_agg takes no BYTES (bytes.go).
+	l := "list(" + dist + x + order + ") FILTER (WHERE " + x + " IS NOT NULL)"
+	if c.over != nil {
+		l += " OVER " + c.e.text(c.over[1:])
+		c.overDone = true
 	}
-	return "string_agg(" + dist + x + ", " + sep + order + ")"
+	if c.limit != nil {
+		l = "list_slice(" + l + ", 1, bq_int64(" + c.e.text(c.limit) + "))"
+	}
+	return "bq_string_join(" + l + ", " + sep + ")"
 }
 
 // percentile renders PERCENTILE_CONT / PERCENTILE_DISC, which BigQuery only
@@ -844,7 +850,7 @@ func (e *emitter) structPack(args [][]*item, names []string) string {
 }
 
 // arrayLiteral renders the elements of [ … ]. When the elements are STRUCT
-// constructors, later anonymous fields take the first element's names, as
+// constructors or tuples (structCtorArgs), later anonymous fields take the first element's names, as
 // BigQuery coerces all elements to the first element's type (DuckDB would
 // instead merge differently named fields).
 func (e *emitter) arrayLiteral(kids []*item) string {
@@ -852,7 +858,7 @@ func (e *emitter) arrayLiteral(kids []*item) string {
 	var names []string
 	allStructs := len(elems) > 0
 	for _, el := range elems {
-		if len(el) != 2 || !el[0].is("STRUCT") || !el[1].isGroup("(") {
+		if structCtorArgs(el) == nil {
 			allStructs = false
 			break
 		}
@@ -861,13 +867,13 @@ func (e *emitter) arrayLiteral(kids []*item) string {
 		e.numericLiterals(elems)
 		return e.text(kids)
 	}
-	for _, a := range splitTop(elems[0][1].kids) {
+	for _, a := range structCtorArgs(elems[0]) {
 		name, _ := e.structFieldName(a)
 		names = append(names, name)
 	}
 	out := make([]string, len(elems))
 	for k, el := range elems {
-		args := splitTop(el[1].kids)
+		args := structCtorArgs(el)
 		if len(args) == 0 {
 			e.unsupported(el[0], "empty STRUCT() is not supported")
 			return ""

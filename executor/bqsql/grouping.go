@@ -217,34 +217,36 @@ func selectList(items []*item, sel int) (start, end int) {
 // no column nor calls anything: literals and operators only.
 func constantSelect(items []*item, sel int) bool {
 	start, end := selectList(items, sel)
-	var constant func([]*item) bool
-	constant = func(items []*item) bool {
-		for i, it := range items {
-			switch {
-			case it.group:
-				if isSubquery(it) || !constant(it.kids) {
-					return false
-				}
-			case it.is("AS") && i+1 < len(items):
-				return i+2 == len(items) && constant(items[:i])
-			case it.tok.Kind == Ident:
-				switch it.upper() {
-				case "TRUE", "FALSE", "NULL", "AND", "OR", "NOT":
-				default:
-					return false
-				}
-			case it.tok.Kind == QuotedIdent || it.synthetic():
-				return false
-			case it.isPunct("*") && (i == 0 || items[i-1].isPunct(".")):
-				return false // SELECT *, t.*: columns
-			}
-		}
-		return true
-	}
 	for _, el := range splitTop(items[start:end]) {
-		if len(el) == 0 || !constant(el) {
+		if len(el) == 0 || !constantItems(el) {
 			return false
 		}
 	}
 	return end > start
+}
+
+// constantItems reports whether a SELECT list item (with its alias, if
+// any) names no column nor calls anything.
+func constantItems(items []*item) bool {
+	for i, it := range items {
+		switch {
+		case it.group:
+			if isSubquery(it) || !constantItems(it.kids) {
+				return false
+			}
+		case it.is("AS") && i+1 < len(items):
+			return i+2 == len(items) && constantItems(items[:i])
+		case it.tok.Kind == Ident:
+			switch it.upper() {
+			case "TRUE", "FALSE", "NULL", "AND", "OR", "NOT":
+			default:
+				return false
+			}
+		case it.tok.Kind == QuotedIdent || it.synthetic():
+			return false
+		case it.isPunct("*") && (i == 0 || items[i-1].isPunct(".")):
+			return false // SELECT *, t.*: columns
+		}
+	}
+	return true
 }

@@ -12,9 +12,13 @@ func (e *emitter) restructure(items []*item) []*item {
 		return items
 	}
 	items = e.mergePaths(items)
+	items = e.arrayPaths(items)
 	items = e.subscripts(items)
 	items = e.divisions(items)
 	items = e.quantifiedLike(items)
+	items = e.pivots(items)
+	items = e.structComparisons(items)
+	items = e.havingModifiers(items)
 	return items
 }
 
@@ -31,7 +35,8 @@ func (e *emitter) quantifiedLike(items []*item) []*item {
 		if !(q.is("ANY") || q.is("SOME") || q.is("ALL")) {
 			continue
 		}
-		if !g.isGroup("(") || isSubquery(g) || len(g.kids) == 0 {
+		unnest := g.is("UNNEST") && at(items, i+3).isGroup("(")
+		if !unnest && (!g.isGroup("(") || len(g.kids) == 0) {
 			e.unsupported(q, "LIKE %s with an array or subquery is not supported", q.upper())
 			return items
 		}
@@ -49,6 +54,22 @@ func (e *emitter) quantifiedLike(items []*item) []*item {
 			continue
 		}
 		left := e.text(items[start:end])
+		if unnest || isSubquery(g) {
+			var from string
+			span := 3
+			if unnest {
+				from = "unnest(" + e.text(at(items, i+3).kids) + ")"
+				span = 4
+			} else {
+				from = "(" + e.seq(g.kids) + ")"
+			}
+			node := &item{tok: items[start].tok, nl: items[start].nl, sp: items[start].sp, isRaw: true,
+				raw: quantifiedLikeRows(left, op, q.is("ALL"), from)}
+			rest := append([]*item{node}, items[i+span:]...)
+			items = append(items[:start:start], rest...)
+			i = start
+			continue
+		}
 		join := " OR "
 		if q.is("ALL") {
 			join = " AND "

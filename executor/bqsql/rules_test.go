@@ -561,7 +561,7 @@ func TestRejectedLikeBigQuery(t *testing.T) {
 		{name: "CUBE with a repeated key (ordinal) is unsupported", bq: `SELECT a+1 AS a1, COUNT(*) FROM UNNEST([1, 2]) AS a GROUP BY CUBE(1, a1)`, err: ErrUnsupported},
 		{name: "GROUPING SETS with an ordinal is unsupported", bq: `SELECT a + 1 AS a1, COUNT(*) FROM UNNEST([1, 2]) AS a GROUP BY GROUPING SETS (1, a + 1)`, err: ErrUnsupported},
 		{name: "ROLLUP with a key repeated by alias is unsupported", bq: `SELECT a AS b, COUNT(*) FROM UNNEST([1, 2]) AS a GROUP BY ROLLUP(a, b)`, err: ErrUnsupported},
-		{name: "PIVOT is unsupported", bq: `SELECT * FROM (SELECT 1 AS a, 'x' AS b) PIVOT (SUM(a) FOR b IN ('x'))`, err: ErrUnsupported},
+		{name: "UNPIVOT is unsupported", bq: `SELECT * FROM (SELECT 1 AS a, 2 AS b) UNPIVOT (v FOR n IN (a, b))`, err: ErrUnsupported},
 	})
 }
 

@@ -77,12 +77,15 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 		return "", nil, err
 	}
 	e.checkGroupingSets(items)
+	groupByAllKeys(items)
 	e.scan(items)
 	// Before output columns are named (AS f0_ is raw text to the type
 	// rules).
 	e.checkSetOpTypes(items)
 	e.numericSetOpLiterals(items)
 	items = e.nameOutputColumns(items)
+	fromValueTables(items)
+	items = selectTuples(items)
 	items = selectAsStruct(items, true)
 	items = wrapSetOperationOrder(items)
 	e.outputNames = map[string]int{}
@@ -428,6 +431,10 @@ func (e *emitter) ident(w *writer, items []*item, i int) int {
 		}
 	case "TABLESAMPLE":
 		e.unsupported(it, "TABLESAMPLE is not supported")
+	case "COLLATE":
+		if n := e.collate(w, items, i); n > 0 {
+			return n
+		}
 	case "CURRENT_DATETIME":
 		w.lead(it)
 		w.write("CAST(current_localtimestamp() AS TIMESTAMP)")
