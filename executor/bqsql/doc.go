@@ -33,7 +33,9 @@
 // rewritten one by one (funcs.go), a / b becomes bq_div(a, b) with BigQuery's
 // operator precedence, subscripts become bq_offset(…), UNNEST aliases become
 // DuckDB value-table aliases, the outermost SELECT's unnamed columns get
-// BigQuery's names f0_, f1_, …, and so on. Semantics that depend on argument
+// BigQuery's names f0_, f1_, …, every ORDER BY key gets an extra key that
+// sorts FLOAT64 as BigQuery does (NULL < NaN < -inf, nanorder.go), and so
+// on. Semantics that depend on argument
 // types live in the prelude's macros. DATE_DIFF, DATETIME_DIFF and
 // TIMESTAMP_DIFF take their meaning from the argument types, as in BigQuery:
 // DATE and DATETIME arguments count part boundaries, TIMESTAMP arguments

@@ -132,7 +132,10 @@ func (e *emitter) pivotText(input []*item, g *item) (string, bool) {
 		if k > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(e.text(a) + " AS " + quoteIdent("__pa"+strconv.Itoa(k)))
+		e.inPivotAgg = true
+		text := e.text(a)
+		e.inPivotAgg = false
+		b.WriteString(text + " AS " + quoteIdent("__pa"+strconv.Itoa(k)))
 	}
 	b.WriteString(" FOR " + quoteIdent(e.identValue(col[0])) + " IN (")
 	slot := map[string]int{} // translated value -> its DuckDB alias number

@@ -14,6 +14,15 @@ func TestPivotRules(t *testing.T) {
 	const t1 = `WITH t1 AS (SELECT * FROM UNNEST([STRUCT(1 AS x, 100 AS y, 1000 AS z),
 		(1, 100, 1002), (1, 101, 1001), (2, NULL, 1002), (2, NULL, 1003), (2, 100, 1000)])) `
 	runRuleCases(t, []ruleCase{
+		// DuckDB's PIVOT takes one aggregate call: MIN (two calls elsewhere,
+		// for NaN) is one here; STDDEV over FLOAT64, several, is refused as
+		// the engine's limit, never the model's error.
+		{name: "MIN and MAX of an expression in one PIVOT",
+			bq:   t1 + `SELECT x, pmin_100, pmax_100 FROM (SELECT x, y, z FROM t1) PIVOT(MIN(z - 1000) AS pmin, MAX(z - 1000) AS pmax FOR y IN (100)) ORDER BY x`,
+			want: "1 | 0 | 2\n2 | 0 | 0"},
+		{name: "STDDEV of FLOAT64 in a PIVOT is unsupported",
+			bq:  t1 + `SELECT * FROM (SELECT y, CAST(z AS FLOAT64) AS f FROM t1) PIVOT(STDDEV(f) FOR y IN (100))`,
+			err: ErrUnsupported},
 		{name: "documented example: other columns group, values name the columns",
 			bq:   produce + `SELECT product, Q1, Q2, Q3, Q4 FROM Produce PIVOT(SUM(sales) FOR quarter IN ('Q1', 'Q2', 'Q3', 'Q4')) ORDER BY product`,
 			want: "Apple | 77 | 0 | 25 | 2\nKale | 51 | 23 | 45 | 3"},

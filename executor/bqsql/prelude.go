@@ -689,6 +689,12 @@ func Explain(msg string) (out string, unsupported bool) {
 	if castFormatNumber.MatchString(msg) {
 		return ErrUnsupported.Error() + ": CAST … FORMAT from a number to STRING is not supported", true
 	}
+	if strings.Contains(msg, "Pivot expression must contain exactly one aggregate") {
+		// The bridge computes some aggregates from several DuckDB ones
+		// (STDDEV and VARIANCE, CORR and COVAR over FLOAT64); DuckDB's
+		// PIVOT takes one.
+		return ErrUnsupported.Error() + ": PIVOT of an aggregate the engine computes from several aggregates is not supported", true
+	}
 	if intervalSum.MatchString(msg) {
 		// BigQuery sums INTERVALs; DuckDB has no such sum.
 		return ErrUnsupported.Error() + ": SUM of INTERVAL values is not supported", true

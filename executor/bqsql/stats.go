@@ -9,10 +9,17 @@ package bqsql
 // otherwise DuckDB's value. CORR and the covariances do the same over
 // pairs.
 
+// Both rules combine several DuckDB aggregates, which DuckDB's PIVOT refuses
+// (it takes one aggregate call): inside a PIVOT they are unsupported.
+
 // statNaN returns the rule for a one-argument statistical aggregate whose
 // DuckDB name is duck and which needs at least minRows rows.
 func statNaN(duck, minRows string) func(c *call) string {
 	return func(c *call) string {
+		if c.e.inPivotAgg {
+			c.e.unsupported(c.it, "PIVOT of %s is not supported", c.name)
+			return ""
+		}
 		over := c.window()
 		x := c.arg(0)
 		d := ""
@@ -33,6 +40,10 @@ func pairStatNaN(duck, minPairs string) func(c *call) string {
 	return func(c *call) string {
 		if c.distinct {
 			return c.e.plainCall(c, fnSpec{min: 2, max: 2, agg: true, duck: duck})
+		}
+		if c.e.inPivotAgg {
+			c.e.unsupported(c.it, "PIVOT of %s is not supported", c.name)
+			return ""
 		}
 		over := c.window()
 		y, x := c.arg(0), c.arg(1)

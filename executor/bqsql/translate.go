@@ -163,6 +163,9 @@ type emitter struct {
 	// outputNames counts the names SELECT lists give with AS.
 	outputNames map[string]int
 	unnestTypes map[string]string // UNNEST alias -> element type of its array literal ("" where unknown)
+	// inPivotAgg is set while a PIVOT aggregate is translated: DuckDB's
+	// PIVOT takes exactly one aggregate call there.
+	inPivotAgg bool
 }
 
 func (e *emitter) fail(it *item, kind ErrorKind, format string, args ...any) {
