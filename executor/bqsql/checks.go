@@ -326,3 +326,46 @@ func betweenAnd(items []*item, i int) bool {
 	}
 	return false
 }
+
+// checkUnnestAggregates rejects an aggregate function called in UNNEST's
+// argument (outside a subquery there), as BigQuery does ("Aggregate function
+// APPROX_QUANTILES not allowed in UNNEST"). It walks the whole tree before
+// anything is translated, so that this error of the model's is reported
+// rather than a construct elsewhere the engine cannot run.
+func (e *emitter) checkUnnestAggregates(items []*item) {
+	var inArg func(seq []*item)
+	inArg = func(seq []*item) {
+		for i, it := range seq {
+			if e.err != nil {
+				return
+			}
+			if it.tok.Kind == Ident && !it.synthetic() && !it.group && at(seq, i+1).isGroup("(") &&
+				!at(seq, i-1).isPunct(".") && !at(seq, i+2).is("OVER") {
+				if sig, ok := signatures[it.upper()]; ok && sig.kind == aggregateFn {
+					e.invalid(it, "Aggregate function %s not allowed in UNNEST", it.upper())
+					return
+				}
+			}
+			if it.group && !isSubquery(it) {
+				inArg(it.kids)
+			}
+		}
+	}
+	var walk func(seq []*item)
+	walk = func(seq []*item) {
+		for i, it := range seq {
+			if e.err != nil {
+				return
+			}
+			// The UNNEST operator of a FROM clause; x IN UNNEST(…) is an
+			// expression, left to BigQuery's rules for expressions.
+			if it.is("UNNEST") && !at(seq, i-1).is("IN") && at(seq, i+1).isGroup("(") && !isSubquery(at(seq, i+1)) {
+				inArg(at(seq, i+1).kids)
+			}
+			if it.group {
+				walk(it.kids)
+			}
+		}
+	}
+	walk(items)
+}

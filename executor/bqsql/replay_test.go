@@ -69,6 +69,10 @@ type agreement struct {
 	RejectedButRan                map[string][]string // BigQuery error family -> query paths
 	RejectedHow                   map[string]int      // how the embedded engine rejected what BigQuery rejected
 	RanStages, RejectedStages     map[string]int
+	// RejectedUnsupported: BigQuery rejected the query (its error family
+	// -> paths) and the engine called it unsupported: the model's error
+	// taken for the engine's, which stops refinement.
+	RejectedUnsupported map[string][]string
 	Elapsed                       time.Duration
 	Timeouts, TranslateFailures   int
 	SlowestPath                   string
@@ -162,7 +166,7 @@ func replay(ctx context.Context, tb testing.TB, recs []recorded) *agreement {
 	_ = g.Wait() // per-query failures are data, not errors
 	a := &agreement{
 		RanButFailed: map[string][]string{}, RejectedButRan: map[string][]string{}, RejectedHow: map[string]int{},
-		RanStages: map[string]int{}, RejectedStages: map[string]int{}, Elapsed: time.Since(start),
+		RanStages: map[string]int{}, RejectedStages: map[string]int{}, RejectedUnsupported: map[string][]string{}, Elapsed: time.Since(start),
 	}
 	for i, r := range recs {
 		a.Total++
@@ -193,6 +197,10 @@ func replay(ctx context.Context, tb testing.TB, recs []recorded) *agreement {
 		}
 		a.BQRejected++
 		a.RejectedStages[res.stage()]++
+		if res.Class == executor.ClassUnsupported {
+			f := bqFamily(r.Error)
+			a.RejectedUnsupported[f] = append(a.RejectedUnsupported[f], r.Path)
+		}
 		if res.Err != nil {
 			a.BQRejectedAlso++
 			a.RejectedHow[bqFamily(r.Error)]++
@@ -269,6 +277,7 @@ func (a *agreement) print(w io.Writer, root string) {
 	printCauses(w, "BigQuery rejected, embedded engine ran", a.RejectedButRan)
 	printGroups(w, root, "BigQuery ran, embedded engine failed, by error", a.RanButFailed)
 	printGroups(w, root, "BigQuery rejected, embedded engine ran, by BigQuery error", a.RejectedButRan)
+	printGroups(w, root, "BigQuery rejected, embedded engine called it unsupported, by BigQuery error", a.RejectedUnsupported)
 }
 
 func printCauses(w io.Writer, title string, groups map[string][]string) {

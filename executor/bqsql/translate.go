@@ -77,6 +77,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 		return "", nil, err
 	}
 	e.checkGroupingSets(items)
+	e.checkUnnestAggregates(items)
 	groupByAllKeys(items)
 	e.scan(items)
 	// Before output columns are named (AS f0_ is raw text to the type
