@@ -72,11 +72,11 @@ type agreement struct {
 	// RejectedUnsupported: BigQuery rejected the query (its error family
 	// -> paths) and the engine called it unsupported: the model's error
 	// taken for the engine's, which stops refinement.
-	RejectedUnsupported map[string][]string
-	Elapsed                       time.Duration
-	Timeouts, TranslateFailures   int
-	SlowestPath                   string
-	Slowest                       time.Duration
+	RejectedUnsupported         map[string][]string
+	Elapsed                     time.Duration
+	Timeouts, TranslateFailures int
+	SlowestPath                 string
+	Slowest                     time.Duration
 }
 
 var (
