@@ -369,3 +369,31 @@ func (e *emitter) checkUnnestAggregates(items []*item) {
 	}
 	walk(items)
 }
+
+// arithmeticOps are the operators whose operand BigQuery refuses to be the
+// literal NULL ("Operands of + cannot be literal NULL"); a comparison with
+// NULL is valid (and NULL).
+var arithmeticOps = map[string]bool{"+": true, "-": true, "*": true, "/": true}
+
+// checkNullOperands rejects the literal NULL as an operand of an
+// arithmetic operator or of a logical NOT, as BigQuery's analyzer does; the
+// engine would compute NULL. IS [NOT] NULL and comparisons are untouched.
+func (e *emitter) checkNullOperands(items []*item) {
+	for i, it := range items {
+		if e.err != nil {
+			return
+		}
+		if !it.is("NULL") || it.synthetic() {
+			continue
+		}
+		prev, next := at(items, i-1), at(items, i+1)
+		switch {
+		case prev != nil && prev.tok.Kind == Punct && !prev.synthetic() && arithmeticOps[prev.tok.Text]:
+			e.invalid(it, "Operands of %s cannot be literal NULL", prev.tok.Text)
+		case next != nil && next.tok.Kind == Punct && !next.synthetic() && arithmeticOps[next.tok.Text]:
+			e.invalid(it, "Operands of %s cannot be literal NULL", next.tok.Text)
+		case prev.is("NOT") && !at(items, i-2).is("IS"):
+			e.invalid(it, "Operands of NOT cannot be literal NULL")
+		}
+	}
+}

@@ -30,7 +30,10 @@
 // quoting form, raw and bytes literals, comments, backticked paths);
 // buildTree groups them by brackets; rewrite rules then work on the tree:
 // table paths in every spelling become "schema"."table", function calls are
-// rewritten one by one (funcs.go), a / b becomes bq_div(a, b) with BigQuery's
+// rewritten one by one (funcs.go; what BigQuery itself accepts of each
+// function, its kind and argument counts, is the separate catalogue in
+// signatures.go, which decides the blame: a call BigQuery rejects is the
+// model's error, one it accepts that no rule translates unsupported), a / b becomes bq_div(a, b) with BigQuery's
 // operator precedence, subscripts become bq_offset(…), UNNEST aliases become
 // DuckDB value-table aliases, the outermost SELECT's unnamed columns get
 // BigQuery's names f0_, f1_, …, every ORDER BY key gets an extra key that

@@ -23,3 +23,20 @@ func TestSignatureBlame(t *testing.T) {
 		{name: "SAFE.SUM is valid, unsupported", bq: `SELECT SAFE.SUM(x) FROM UNNEST([1, 2]) AS x`, err: ErrUnsupported},
 	})
 }
+
+// TestNullLiteralOperands: BigQuery's analyzer refuses the literal NULL as
+// an operand of arithmetic or NOT (GoogleSQL compliance cases
+// arithmetic_functions_3, logical_not_null); comparisons and IS NULL stay.
+func TestNullLiteralOperands(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "1 + NULL", bq: `SELECT 1 + NULL`, err: ErrInvalid},
+		{name: "NULL * 2", bq: `SELECT NULL * 2`, err: ErrInvalid},
+		{name: "unary minus", bq: `SELECT -NULL`, err: ErrInvalid},
+		{name: "NOT NULL", bq: `SELECT NOT NULL`, err: ErrInvalid},
+		{name: "NOT NOT NULL", bq: `SELECT NOT NOT NULL`, err: ErrInvalid},
+		{name: "IS NOT NULL is fine", bq: `SELECT x IS NOT NULL FROM UNNEST([1]) AS x`, want: "true"},
+		{name: "a comparison with NULL is fine", bq: `SELECT 1 = NULL`, want: "NULL"},
+		{name: "a typed NULL is fine", bq: `SELECT 1 + CAST(NULL AS INT64)`, want: "NULL"},
+		{name: "NULL in a CASE branch is fine", bq: `SELECT CASE WHEN TRUE THEN NULL ELSE 1 END`, want: "NULL"},
+	})
+}

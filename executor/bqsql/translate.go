@@ -231,6 +231,7 @@ func (e *emitter) seq(items []*item) string {
 	e.checkJoinIn(items)
 	e.checkRangeVarRefs(items)
 	e.checkBoolOperands(items)
+	e.checkNullOperands(items)
 	var w writer
 	for i := 0; i < len(items); {
 		if e.ticks++; e.ticks%256 == 0 && e.ctx != nil && e.ctx.Err() != nil && e.err == nil {
