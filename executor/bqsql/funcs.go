@@ -528,7 +528,7 @@ func arrayAgg(c *call) string {
 		if c.over != nil {
 			c.e.invalid(c.it, "LIMIT is not allowed in analytic ARRAY_AGG")
 		}
-		out = "list_slice(" + out + ", 1, bq_int64(" + c.e.text(c.limit) + "))"
+		out = "bq_nonempty(list_slice(" + out + ", 1, bq_int64(" + c.e.text(c.limit) + ")))"
 	}
 	return out
 }
@@ -537,6 +537,10 @@ func arrayAgg(c *call) string {
 func stringAgg(c *call) string {
 	sep := "','"
 	if len(c.args) == 2 {
+		if d := c.args[1]; len(d) == 1 && d[0].is("NULL") && !d[0].synthetic() {
+			c.e.invalid(d[0], "Argument 2 to STRING_AGG must be non-NULL")
+			return ""
+		}
 		sep = c.arg(1)
 	}
 	x := c.arg(0)

@@ -107,6 +107,9 @@ CREATE OR REPLACE TEMP MACRO bq_floor(x DOUBLE) AS floor(x);
 CREATE OR REPLACE TEMP MACRO bq_ceil(x DOUBLE) AS ceil(x);
 
 -- GREATEST and LEAST are NULL when any argument is.
+-- ARRAY_AGG(… LIMIT n) that keeps no element is NULL, as an ARRAY_AGG over no
+-- rows (funcs.go arrayAgg); DuckDB's list_slice gives [].
+CREATE OR REPLACE TEMP MACRO bq_nonempty(l) AS CASE WHEN len(l) = 0 THEN NULL ELSE l END;
 CREATE OR REPLACE TEMP MACRO bq_greatest(l) AS CASE WHEN list_aggregate(l, 'count') < len(l) THEN NULL ELSE list_max(l) END;
 CREATE OR REPLACE TEMP MACRO bq_least(l) AS CASE WHEN list_aggregate(l, 'count') < len(l) THEN NULL ELSE list_min(l) END;
 

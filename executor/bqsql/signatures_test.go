@@ -37,6 +37,19 @@ func TestNullLiteralOperands(t *testing.T) {
 		{name: "IS NOT NULL is fine", bq: `SELECT x IS NOT NULL FROM UNNEST([1]) AS x`, want: "true"},
 		{name: "a comparison with NULL is fine", bq: `SELECT 1 = NULL`, want: "NULL"},
 		{name: "a typed NULL is fine", bq: `SELECT 1 + CAST(NULL AS INT64)`, want: "NULL"},
+		{name: "STRING_AGG with a NULL delimiter", bq: `SELECT STRING_AGG(x, NULL) FROM UNNEST(['a']) AS x`, err: ErrInvalid},
+		{name: "STRING_AGG with a delimiter", bq: `SELECT STRING_AGG(x, '-') FROM UNNEST(['a', 'b']) AS x`, want: "a-b"},
 		{name: "NULL in a CASE branch is fine", bq: `SELECT CASE WHEN TRUE THEN NULL ELSE 1 END`, want: "NULL"},
+	})
+}
+
+// TestArrayAggLimitZero: ARRAY_AGG(… LIMIT 0) keeps no element and is NULL,
+// as BigQuery's ARRAY_AGG over no rows (compliance case
+// aggregation_order_by_limit_same_values); DuckDB's slice gave [].
+func TestArrayAggLimitZero(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "LIMIT 0", bq: `SELECT ARRAY_AGG(x LIMIT 0) IS NULL FROM UNNEST([1, 2]) AS x`, want: "true"},
+		{name: "ORDER BY … LIMIT 0", bq: `SELECT ARRAY_AGG(x ORDER BY x LIMIT 0) IS NULL FROM UNNEST([1, 2]) AS x`, want: "true"},
+		{name: "LIMIT 1", bq: `SELECT ARRAY_LENGTH(ARRAY_AGG(x ORDER BY x LIMIT 1)) FROM UNNEST([1, 2]) AS x`, want: "1"},
 	})
 }
