@@ -47,6 +47,10 @@ func (e *emitter) checkClauses(items []*item) {
 			if n == nil || n.is("ALL") {
 				break
 			}
+			// A literal in parentheses is still a literal: LIMIT (1).
+			for n.isGroup("(") && len(n.kids) == 1 && !isSubquery(n) {
+				n = n.kids[0]
+			}
 			if n.synthetic() || n.group || (n.tok.Kind != Number && n.tok.Kind != Param) {
 				e.invalid(n, "%s expects an integer literal or parameter", up)
 			}

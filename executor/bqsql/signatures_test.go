@@ -53,3 +53,13 @@ func TestArrayAggLimitZero(t *testing.T) {
 		{name: "LIMIT 1", bq: `SELECT ARRAY_LENGTH(ARRAY_AGG(x ORDER BY x LIMIT 1)) FROM UNNEST([1, 2]) AS x`, want: "1"},
 	})
 }
+
+// TestLimitLiteralInParentheses: LIMIT (1) takes a literal in parentheses
+// (compliance case limit_in_parethesis); an expression stays BigQuery's
+// error. (OFFSET (1) is still read as the subscript function OFFSET.)
+func TestLimitLiteralInParentheses(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "LIMIT (1)", bq: `SELECT a FROM (SELECT 1 AS a UNION ALL SELECT 2) ORDER BY a LIMIT (1)`, want: "1"},
+		{name: "LIMIT (1 + 1)", bq: `SELECT 1 LIMIT (1 + 1)`, err: ErrInvalid},
+	})
+}
