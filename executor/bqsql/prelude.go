@@ -660,6 +660,10 @@ var (
 	castFormatNumber = regexp.MustCompile(`'` + castToStringFunc + `\((?:TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|DOUBLE|FLOAT|DECIMAL|INTEGER_LITERAL)`)
 )
 
+// blobLike finds DuckDB's complaint that LIKE takes no BLOB pattern
+// against a BLOB: valid BigQuery (BYTES LIKE BYTES).
+var blobLike = regexp.MustCompile(`argument types '(?:!?~~|(?:not_)?like_escape)\(BLOB, BLOB(?:, [A-Z_]+)?\)'|No matching signature for operator (?:NOT )?LIKE for argument types: (?:BLOB|BYTES), (?:BLOB|BYTES)(?:, [A-Z_]+)?$`)
+
 // intervalSum finds DuckDB's complaint that it has no SUM of INTERVAL.
 var intervalSum = regexp.MustCompile(`No function matches the given name and argument types 'sum\((?:DISTINCT )?INTERVAL\)'`)
 
@@ -691,6 +695,17 @@ func Explain(msg string) (out string, unsupported bool) {
 	}
 	if castFormatNumber.MatchString(msg) {
 		return ErrUnsupported.Error() + ": CAST … FORMAT from a number to STRING is not supported", true
+	}
+	if strings.Contains(msg, "Pivot expression cannot contain subqueries") ||
+		strings.Contains(msg, "Columns can only be referenced within the aggregate of a PIVOT expression") {
+		// Valid BigQuery (a subquery, or the HAVING modifier, inside a
+		// PIVOT aggregate) that DuckDB's PIVOT refuses.
+		return ErrUnsupported.Error() + ": PIVOT of an aggregate with a subquery or the HAVING modifier is not supported", true
+	}
+	if blobLike.MatchString(msg) {
+		// BigQuery matches BYTES against BYTES patterns; DuckDB has no
+		// LIKE over BLOB.
+		return ErrUnsupported.Error() + ": LIKE on BYTES is not supported", true
 	}
 	if strings.Contains(msg, "Pivot expression must contain exactly one aggregate") {
 		// The bridge computes some aggregates from several DuckDB ones

@@ -40,6 +40,16 @@ func TestExplain(t *testing.T) {
 			"unsupported in the embedded engine: BIGNUMERIC values of more than 20 integer digits are not supported", true},
 		{`Conversion Error: Could not convert string "AVG of NUMERIC values whose sum exceeds 1.5e29 is not supported" to DECIMAL(38,9)`,
 			"unsupported in the embedded engine: AVG of NUMERIC values whose sum exceeds 1.5e29 is not supported", true},
+		// Valid BigQuery that DuckDB's PIVOT or LIKE refuses (these were
+		// the model's errors).
+		{`Binder Error: Pivot expression cannot contain subqueries`,
+			"unsupported in the embedded engine: PIVOT of an aggregate with a subquery or the HAVING modifier is not supported", true},
+		{`Binder Error: Columns can only be referenced within the aggregate of a PIVOT expression`,
+			"unsupported in the embedded engine: PIVOT of an aggregate with a subquery or the HAVING modifier is not supported", true},
+		{`Binder Error: No function matches the given name and argument types '~~(BLOB, BLOB)'. You might need to add explicit type casts.`,
+			"unsupported in the embedded engine: LIKE on BYTES is not supported", true},
+		{`Binder Error: No function matches the given name and argument types 'like_escape(BLOB, BLOB, STRING_LITERAL)'. You might need to add explicit type casts.`,
+			"unsupported in the embedded engine: LIKE on BYTES is not supported", true},
 		// BigQuery sums INTERVALs (this was the model's error).
 		{`Binder Error: No function matches the given name and argument types 'sum(INTERVAL)'. You might need to add explicit type casts.`,
 			"unsupported in the embedded engine: SUM of INTERVAL values is not supported", true},
