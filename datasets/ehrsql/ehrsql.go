@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // Null is the label, answer and prediction text of an unanswerable item or
@@ -599,29 +601,10 @@ func clip(b []byte) string {
 // is untrusted and must not exhaust memory.
 const MaxFileBytes = 256 << 20
 
-// readFile reads a regular file of at most MaxFileBytes.
-func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(b) > MaxFileBytes {
-		return nil, fmt.Errorf("%s: larger than %d MiB, refused", path, MaxFileBytes>>20)
-	}
-	return b, nil
-}
+// readFile reads a regular file of at most MaxFileBytes, as run folders
+// are read (runfolder.ReadFile: no symlinks, FIFOs or devices, never
+// blocking on one).
+func readFile(path string) ([]byte, error) { return runfolder.ReadFile(path, MaxFileBytes) }
 
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/clinsql/clinsql/datasets/ehrsql"
@@ -239,6 +240,14 @@ func TestLoadRefusesNonRegularFiles(t *testing.T) {
 	_, err := ehrsql.LoadPredictions(dir, ehrsql.PredictionOptions{})
 	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("LoadPredictions(directory) = %v, want a refusal naming it", err)
+	}
+	// A FIFO with no writer is refused at once, not waited on.
+	fifo := filepath.Join(dir, "pred.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	if _, err := ehrsql.LoadPredictions(fifo, ehrsql.PredictionOptions{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("LoadPredictions(FIFO) = %v, want a refusal", err)
 	}
 }
 
