@@ -244,7 +244,7 @@ func (r *Run) Identity() (Identity, error) {
 			field("no result")
 			continue
 		}
-		sum, err := FileSHA256(o.ResultCSV, MaxResultBytes)
+		sum, err := o.ResultSHA256()
 		if err != nil {
 			// The judge reads the same file and reports it per task.
 			sum = "unreadable"

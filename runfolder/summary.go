@@ -66,14 +66,27 @@ type Output struct {
 	// answer had no result file. Decisions recorded about the recorded
 	// result apply to this answer only when its result is the same bytes.
 	RecordedResultSHA256 string
+
+	// resultSum caches ResultSHA256: the run's identity and the judge's
+	// replay rule both need it, and the file is read once.
+	resultSum struct {
+		done bool
+		sum  string
+		err  error
+	}
 }
 
-// ResultSHA256 is the SHA-256 of the answer's result CSV ("" without one).
+// ResultSHA256 is the SHA-256 of the answer's result CSV ("" without one),
+// read once (not safe for concurrent first calls).
 func (o *Output) ResultSHA256() (string, error) {
 	if o.ResultCSV == "" {
 		return "", nil
 	}
-	return FileSHA256(o.ResultCSV, MaxResultBytes)
+	if !o.resultSum.done {
+		o.resultSum.sum, o.resultSum.err = FileSHA256(o.ResultCSV, MaxResultBytes)
+		o.resultSum.done = true
+	}
+	return o.resultSum.sum, o.resultSum.err
 }
 
 // SameResultAsRecorded reports whether a re-executed answer's result CSV
