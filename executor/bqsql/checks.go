@@ -401,3 +401,72 @@ func (e *emitter) checkNullOperands(items []*item) {
 		}
 	}
 }
+
+// checkArrayComparisons refuses =, !=, <>, <, <=, >, >= where an operand
+// is an array literal ([…], ARRAY[…] or ARRAY(subquery)). BigQuery defines
+// neither equality nor order on ARRAY ("Equality is not defined for
+// arguments of type ARRAY<INT64>"); DuckDB compares arrays element by
+// element, so the engine would answer a query BigQuery rejects. An array
+// operand the bridge cannot see as one (a column of ARRAY type) is still
+// compared; the README says so. IS [NOT] DISTINCT FROM is left alone: it
+// follows grouping, and whether BigQuery groups arrays is not settled here
+// (ZetaSQL's GROUP_BY_ARRAY feature).
+func (e *emitter) checkArrayComparisons(items []*item) {
+	depth := 0 // inside ARRAY<…> or STRUCT<…>, where < and > are brackets
+	for i, it := range items {
+		if e.err != nil {
+			return
+		}
+		what := "Equality"
+		switch {
+		case it.isPunct("<") && (depth > 0 || at(items, i-1).is("ARRAY") || at(items, i-1).is("STRUCT")):
+			depth++
+			continue
+		case depth > 0 && (it.isPunct(">") || it.isPunct(">>")):
+			depth -= len(it.tok.Text)
+			depth = max(depth, 0)
+			continue
+		case it.isPunct("=") || it.isPunct("!=") || it.isPunct("<>"):
+		case it.isPunct("<") || it.isPunct("<=") || it.isPunct(">") || it.isPunct(">="):
+			what = "Less than"
+		default:
+			continue
+		}
+		if arrayLiteralEndingAt(items, i-1) || arrayLiteralStartingAt(items, i+1) {
+			e.invalid(it, "%s is not defined for arguments of type ARRAY", what)
+		}
+	}
+}
+
+// arrayLiteralStartingAt reports whether the operand starting at items[k]
+// is exactly an array literal: not subscripted, not a field access.
+func arrayLiteralStartingAt(items []*item, k int) bool {
+	end := -1
+	switch it := at(items, k); {
+	case it.isGroup("["):
+		end = k
+	case it.is("ARRAY") && (at(items, k+1).isGroup("[") || at(items, k+1).isGroup("(")):
+		end = k + 1
+	default:
+		return false
+	}
+	after := at(items, end+1)
+	return !after.isGroup("[") && !after.isPunct(".")
+}
+
+// arrayLiteralEndingAt reports whether the operand ending at items[k] is
+// exactly an array literal.
+func arrayLiteralEndingAt(items []*item, k int) bool {
+	it := at(items, k)
+	switch {
+	case it.isGroup("["):
+		if at(items, k-1).is("ARRAY") {
+			return true
+		}
+		// A bracket after an operand is a subscript.
+		return !endsOperand(at(items, k-1))
+	case it.isGroup("("):
+		return at(items, k-1).is("ARRAY") && isSubquery(it)
+	}
+	return false
+}

@@ -294,7 +294,7 @@ func (e *emitter) tableRef(first *item, dataset, table string, rest []string) st
 // endsOperand reports whether an item can end an operand, so that a
 // following [ is a subscript and a following - is binary.
 func endsOperand(it *item) bool {
-	if it == nil {
+	if it == nil || isDistinctFromOp(it) {
 		return false
 	}
 	if it.synthetic() {
@@ -516,6 +516,13 @@ func stripLead(it *item) *item {
 	c := *it
 	c.nl, c.sp = false, false
 	return &c
+}
+
+// isDistinctFromOp reports whether it is the operator item distinctFrom
+// made: an operator, not an operand ([1] after it is an array literal,
+// not a subscript).
+func isDistinctFromOp(it *item) bool {
+	return it.isRaw && (it.raw == "IS DISTINCT FROM" || it.raw == "IS NOT DISTINCT FROM")
 }
 
 // distinctFrom makes each IS [NOT] DISTINCT FROM one item, at every level,

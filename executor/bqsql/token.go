@@ -285,7 +285,7 @@ func (t Token) Value() (string, error) {
 	raw := false
 	switch t.Kind {
 	case QuotedIdent:
-		return unescape(s[1:len(s)-1], false)
+		return unescape(s[1:len(s)-1], false, false)
 	case String, Bytes:
 		for len(s) > 0 && s[0] != '\'' && s[0] != '"' {
 			if s[0] == 'r' || s[0] == 'R' {
@@ -303,11 +303,22 @@ func (t Token) Value() (string, error) {
 	if len(s) < 2*q {
 		return "", fmt.Errorf("malformed literal %s", t.Text)
 	}
-	return unescape(s[q:len(s)-q], raw)
+	return unescape(s[q:len(s)-q], raw, t.Kind == Bytes)
 }
 
-// unescape processes BigQuery escape sequences.
-func unescape(s string, raw bool) (string, error) {
+// unescape processes BigQuery escape sequences. A hex (\xhh) or octal
+// (\ooo) escape is one byte in a BYTES literal but one Unicode character,
+// U+0000 to U+00FF, in a STRING literal or quoted name, as BigQuery's
+// lexical reference says: "\xE2\x82\xAC" is three characters, not the
+// UTF-8 encoding of one.
+func unescape(s string, raw, bytes bool) (string, error) {
+	put := func(b *strings.Builder, v byte) {
+		if bytes {
+			b.WriteByte(v)
+		} else {
+			b.WriteRune(rune(v))
+		}
+	}
 	if raw || !strings.Contains(s, `\`) {
 		return s, nil
 	}
@@ -347,7 +358,7 @@ func unescape(s string, raw bool) (string, error) {
 			if err != nil {
 				return "", fmt.Errorf("illegal escape sequence: \\%s", s[i:i+3])
 			}
-			b.WriteByte(byte(v))
+			put(&b, byte(v))
 			i += 2
 		case 'u', 'U':
 			n := 4
@@ -372,7 +383,7 @@ func unescape(s string, raw bool) (string, error) {
 				if err != nil {
 					return "", fmt.Errorf("illegal escape sequence: \\%s", s[i:i+3])
 				}
-				b.WriteByte(byte(v))
+				put(&b, byte(v))
 				i += 2
 				continue
 			}

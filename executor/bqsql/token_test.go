@@ -92,6 +92,13 @@ func TestTokenValue(t *testing.T) {
 		{`r'\d\n'`, `\d\n`},
 		{`'''a'b'''`, "a'b"},
 		{`b'\xff'`, "\xff"},
+		// In a STRING a hex or octal escape is a character (U+00E2, ...),
+		// in BYTES a byte: BigQuery counts "\xE2\x82\xAC" as three
+		// characters.
+		{`'\xE2\x82\xAC'`, "\u00e2\u0082\u00ac"},
+		{`'\342'`, "\u00e2"},
+		{`b'\xE2\x82\xAC'`, "€"},
+		{`b'\342\202\254'`, "€"},
 		{"`a\\`b`", "a`b"},
 		{`'\\'`, `\`},
 	}

@@ -232,6 +232,7 @@ func (e *emitter) seq(items []*item) string {
 	e.checkRangeVarRefs(items)
 	e.checkBoolOperands(items)
 	e.checkNullOperands(items)
+	e.checkArrayComparisons(items)
 	var w writer
 	for i := 0; i < len(items); {
 		if e.ticks++; e.ticks%256 == 0 && e.ctx != nil && e.ctx.Err() != nil && e.err == nil {

@@ -47,6 +47,12 @@ var (
 		// ARRAY are its type errors, so ZetaSQL's expected rows are not
 		// BigQuery's.
 		"ARRAY_ORDERING": true,
+		// BigQuery defines no equality on arrays: "Equality is not defined
+		// for arguments of type ARRAY<INT64>" (reported against BigQuery
+		// in jOOQ issue 17056, 2024, and dbt-adapters issue 1782, 2026).
+		// The bridge refuses a comparison with an array literal the same
+		// way.
+		"ARRAY_EQUALITY": true,
 	}
 	utcZones = map[string]bool{"+00": true, "Etc/UTC": true, "UTC": true, "+00:00": true}
 )
@@ -302,6 +308,9 @@ func applicability(c *Case, zone string) string {
 	if analyticApprox.MatchString(c.Query) {
 		return "construct BigQuery rejects: an approximate aggregate with OVER"
 	}
+	if setOpAll.MatchString(c.Query) {
+		return "construct BigQuery rejects: INTERSECT ALL or EXCEPT ALL"
+	}
 	return ""
 }
 
@@ -312,6 +321,13 @@ func applicability(c *Case, zone string) string {
 // answer to validation Patient_Demographics_and_Admissions medium 076 and
 // others, which the replay counts as rejected by both).
 var analyticApprox = regexp.MustCompile(`(?is)\bAPPROX_(?:QUANTILES|TOP_COUNT|TOP_SUM|COUNT_DISTINCT)\s*\((?:[^()]|\([^()]*\))*\)\s*OVER\b`)
+
+// setOpAll finds INTERSECT ALL and EXCEPT ALL. ZetaSQL has them; BigQuery's
+// set operators are UNION ALL, UNION DISTINCT, INTERSECT DISTINCT and EXCEPT
+// DISTINCT only (query syntax reference, "Set operators"), and the bridge
+// refuses the two as the model's error, as BigQuery does. The compliance
+// files expect ZetaSQL's rows, which are not BigQuery's answer.
+var setOpAll = regexp.MustCompile(`(?i)\b(?:INTERSECT|EXCEPT)\s+ALL\b`)
 
 // SQL is the case's query with the prepared tables it reads inlined as
 // CTEs, as one statement: WITH T AS (<select>) <query>.

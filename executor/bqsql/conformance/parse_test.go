@@ -85,6 +85,22 @@ ARRAY<STRUCT<ARRAY<>>>[{ARRAY<INT64>[known order:1, 1, 1]}]
 SELECT APPROX_QUANTILES(x, 2) FROM UNNEST([1]) AS x
 --
 ARRAY<STRUCT<ARRAY<>>>[{ARRAY<INT64>[known order:1, 1, 1]}]
+==
+[name=intersect_all]
+SELECT 1 INTERSECT ALL SELECT 1
+--
+ARRAY<STRUCT<INT64>>[{1}]
+==
+[name=except_all]
+SELECT 1 except
+  all SELECT 2
+--
+ARRAY<STRUCT<INT64>>[{1}]
+==
+[name=except_distinct]
+SELECT 1 EXCEPT DISTINCT SELECT 2
+--
+ARRAY<STRUCT<INT64>>[{1}]
 `
 	cases, err := Parse("x.test", strings.NewReader(file))
 	if err != nil {
@@ -106,6 +122,10 @@ ARRAY<STRUCT<ARRAY<>>>[{ARRAY<INT64>[known order:1, 1, 1]}]
 		// BigQuery refuses an approximate aggregate with OVER.
 		{"analytic_approx", "construct BigQuery rejects: an approximate aggregate with OVER", ""},
 		{"approx_aggregate", "", ""},
+		// BigQuery has INTERSECT and EXCEPT with DISTINCT only.
+		{"intersect_all", "construct BigQuery rejects: INTERSECT ALL or EXCEPT ALL", ""},
+		{"except_all", "construct BigQuery rejects: INTERSECT ALL or EXCEPT ALL", ""},
+		{"except_distinct", "", ""},
 	}
 	if len(cases) != len(want) {
 		t.Fatalf("%d cases, want %d", len(cases), len(want))
