@@ -114,11 +114,20 @@ CREATE OR REPLACE TEMP MACRO bq_greatest(l) AS CASE WHEN list_aggregate(l, 'coun
 CREATE OR REPLACE TEMP MACRO bq_least(l) AS CASE WHEN list_aggregate(l, 'count') < len(l) THEN NULL ELSE list_min(l) END;
 
 -- Strings.
+-- SUBSTR of BYTES counts bytes; DuckDB's substring takes no BLOB, so the
+-- bytes are cut from their hex text, two digits a byte. DuckDB refuses a
+-- length past 2^32; no value is that long, so the length is capped.
 CREATE OR REPLACE TEMP MACRO bq_substr(s VARCHAR, p BIGINT) AS
 	substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END),
 	(s VARCHAR, p BIGINT, l BIGINT) AS CASE WHEN l < 0
 	THEN CAST(CAST('Third argument in SUBSTR() cannot be negative' AS BIGINT) AS VARCHAR)
-	ELSE substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END, l) END;
+	ELSE substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END, least(l, 2147483647)) END,
+	(s BLOB, p BIGINT) AS
+	unhex(substring(hex(s), 2 * CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(octet_length(s) + p + 1, 1) END - 1)),
+	(s BLOB, p BIGINT, l BIGINT) AS CASE WHEN l < 0
+	THEN CAST(CAST('Third argument in SUBSTR() cannot be negative' AS BIGINT) AS BLOB)
+	ELSE unhex(substring(hex(s), 2 * CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(octet_length(s) + p + 1, 1) END - 1,
+		2 * least(l, 2147483647))) END;
 CREATE OR REPLACE TEMP MACRO bq_left(s VARCHAR, n BIGINT) AS CASE WHEN n < 0
 	THEN CAST(CAST('Second argument in LEFT() cannot be negative' AS BIGINT) AS VARCHAR) ELSE left(s, n) END;
 CREATE OR REPLACE TEMP MACRO bq_right(s VARCHAR, n BIGINT) AS CASE WHEN n < 0

@@ -88,3 +88,35 @@ func TestArrayComparisons(t *testing.T) {
 		{name: "a typed array literal compared", bq: `SELECT ARRAY<INT64>[1] = [1]`, err: ErrInvalid},
 	})
 }
+
+// TestSubstrBytes: SUBSTR of BYTES counts bytes (compliance cases
+// diff_strings_and_bytes_4 to _6); DuckDB's substring takes no BLOB and the
+// query failed as the model's error.
+func TestSubstrBytes(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "first byte of a multi-byte character", bq: `SELECT SUBSTR(b'\xe2\x82\xac', 1, 1) = b'\xe2'`, want: "true"},
+		{name: "from a position", bq: `SELECT SUBSTR(b'abc', 2) = b'bc'`, want: "true"},
+		{name: "a negative position counts from the end", bq: `SELECT SUBSTR(b'abcd', -2, 1) = b'c'`, want: "true"},
+		{name: "position 0 is 1", bq: `SELECT SUBSTR(b'abc', 0, 2) = b'ab'`, want: "true"},
+		{name: "past the end is empty", bq: `SELECT SUBSTR(b'abc', 5) = b''`, want: "true"},
+		{name: "a long length", bq: `SELECT SUBSTR(b'abc', 2, 9223372036854775807) = b'bc'`, want: "true"},
+		{name: "a negative length is an error", bq: `SELECT SUBSTR(b'abc', 1, -1)`, err: errRuntime},
+		{name: "a column of BYTES", bq: `SELECT SUBSTR(a, 2, 1) = b'b' FROM (SELECT b'abc' AS a)`, want: "true"},
+		{name: "STRING stays characters", bq: `SELECT SUBSTR('\u20ac', 1, 1)`, want: "\u20ac"},
+		{name: "STRING with a long length", bq: `SELECT SUBSTR('abc', 2, 9223372036854775807)`, want: "bc"},
+	})
+}
+
+// TestCastStringToBytes: CAST(STRING AS BYTES) is the UTF-8 bytes of the
+// text (compliance cases diff_strings_and_bytes_1 and _3); DuckDB's cast
+// refused non-ASCII characters and decoded backslash escapes in the text.
+func TestCastStringToBytes(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "a non-ASCII character", bq: `SELECT LENGTH(CAST('\u20ac' AS BYTES))`, want: "3"},
+		{name: "a backslash stays a byte", bq: `SELECT LENGTH(CAST(r'\x41' AS BYTES))`, want: "4"},
+		{name: "SAFE_CAST", bq: `SELECT SAFE_CAST('\u00ee' AS BYTES) = b'\xc3\xae'`, want: "true"},
+		{name: "BYTES to BYTES", bq: `SELECT CAST(b'\xff' AS BYTES) = b'\xff'`, want: "true"},
+		{name: "NULL", bq: `SELECT CAST(NULL AS BYTES) IS NULL`, want: "true"},
+		{name: "a round trip", bq: `SELECT CAST(CAST('\u20ac' AS BYTES) AS STRING)`, want: "\u20ac"},
+	})
+}

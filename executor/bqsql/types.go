@@ -216,6 +216,9 @@ func (e *emitter) cast(c *call, safe bool) string {
 			return "bq_safe_cast_to_string(" + x + ")"
 		}
 		return "bq_cast_to_string(" + x + ")"
+	case "BYTES":
+		// Every STRING has its UTF-8 bytes, so SAFE_CAST is the same.
+		return "bq_cast_to_bytes(" + x + ")"
 	case "INT64", "INT", "INTEGER", "BIGINT", "SMALLINT", "TINYINT", "BYTEINT":
 		if safe {
 			return "bq_try_to_int64(" + x + ")"

@@ -112,6 +112,10 @@ CREATE OR REPLACE TEMP MACRO bq_cast_to_string(x) AS CASE
 	WHEN typeof(x) = 'BLOB' THEN decode(TRY_CAST(x AS BLOB)) ELSE bq_to_string(x) END;
 CREATE OR REPLACE TEMP MACRO bq_safe_cast_to_string(x) AS CASE
 	WHEN typeof(x) = 'BLOB' THEN try(decode(TRY_CAST(x AS BLOB))) ELSE bq_to_string(x) END;
+-- CAST(STRING AS BYTES) is the string's UTF-8 bytes; DuckDB's cast reads
+-- \x escapes in the text and refuses other non-ASCII characters.
+CREATE OR REPLACE TEMP MACRO bq_cast_to_bytes(x) AS CASE
+	WHEN typeof(x) = 'VARCHAR' THEN encode(CAST(x AS VARCHAR)) ELSE CAST(x AS BLOB) END;
 -- SAFE_CAST of an array: NULL unless every non-NULL element cast (c is
 -- the element-wise TRY_CAST of x).
 CREATE OR REPLACE TEMP MACRO bq_safe_cast_list(x, c) AS CASE
