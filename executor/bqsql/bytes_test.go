@@ -21,3 +21,19 @@ func TestBytesArgumentRules(t *testing.T) {
 		{name: "STRING_AGG of INT64 is a signature error", bq: `SELECT STRING_AGG(x) FROM UNNEST([1, 2]) AS x`, err: errRuntime},
 	})
 }
+
+// TestBytesLengthAndPosition: BYTE_LENGTH, OCTET_LENGTH and STRPOS take
+// BYTES too (compliance cases diff_strings_and_bytes_8 and _10,
+// octet_length); DuckDB's strlen and strpos take only VARCHAR, and the
+// query failed as the model's error.
+func TestBytesLengthAndPosition(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "BYTE_LENGTH of STRING and BYTES",
+			bq: `SELECT BYTE_LENGTH('\u20ac'), BYTE_LENGTH(b'\xe2\x82\xac'), OCTET_LENGTH(b'a'), BYTE_LENGTH(CAST(NULL AS BYTES))`, want: "3 | 3 | 1 | NULL"},
+		{name: "BYTE_LENGTH of INT64 is a signature error", bq: `SELECT BYTE_LENGTH(1)`, err: errRuntime},
+		{name: "STRPOS counts bytes in BYTES",
+			bq: `SELECT STRPOS(b'\xe2\x82\xac', b'\x82'), STRPOS(b'a\x00b', b'b'), STRPOS(b'abc', b'd'), STRPOS(b'abc', NULL)`, want: "2 | 3 | 0 | NULL"},
+		{name: "STRPOS counts characters in STRING", bq: `SELECT STRPOS('\u20acb', 'b')`, want: "2"},
+		{name: "STRPOS of BYTES in STRING is a signature error", bq: `SELECT STRPOS('abc', b'b')`, err: errRuntime},
+	})
+}

@@ -155,8 +155,8 @@ func init() {
 		"LENGTH":           macro(1, 1, "bq_length"),
 		"CHAR_LENGTH":      fn(1, 1, "length"),
 		"CHARACTER_LENGTH": fn(1, 1, "length"),
-		"BYTE_LENGTH":      fn(1, 1, "strlen"),
-		"OCTET_LENGTH":     fn(1, 1, "strlen"),
+		"BYTE_LENGTH":      emit(1, 1, byteLength),
+		"OCTET_LENGTH":     emit(1, 1, byteLength),
 		"TRIM":             emit(1, 2, trimFn),
 		"LTRIM":            emit(1, 2, trimFn),
 		"RTRIM":            emit(1, 2, trimFn),
@@ -165,7 +165,7 @@ func init() {
 		"REPEAT":           fn(2, 2, "repeat"),
 		"STARTS_WITH":      fn(2, 2, "starts_with"),
 		"ENDS_WITH":        fn(2, 2, "ends_with"),
-		"STRPOS":           fn(2, 2, "strpos"),
+		"STRPOS":           macro(2, 2, "bq_strpos"),
 		"INSTR": emit(2, 4, func(c *call) string {
 			// instr is INSTR(s, t) exactly; a position or occurrence goes
 			// through bq_instr, which lists the matches.
@@ -186,8 +186,8 @@ func init() {
 		"EDIT_DISTANCE": fn(2, 2, "levenshtein"),
 		"LPAD":          emit(2, 3, func(c *call) string { return padFn(c, "lpad") }),
 		"RPAD":          emit(2, 3, func(c *call) string { return padFn(c, "rpad") }),
-		"SUBSTR":        macro(2, 3, "bq_substr"),
-		"SUBSTRING":     macro(2, 3, "bq_substr"),
+		"SUBSTR":        emit(2, 3, substr),
+		"SUBSTRING":     emit(2, 3, substr),
 		"CONCAT":        emit(1, -1, concatFn),
 		"FORMAT":        emit(1, -1, formatFn),
 		"SPLIT": emit(1, 2, func(c *call) string {

@@ -115,14 +115,16 @@ CREATE OR REPLACE TEMP MACRO bq_least(l) AS CASE WHEN list_aggregate(l, 'count')
 
 -- Strings.
 -- SUBSTR of BYTES counts bytes; DuckDB's substring takes no BLOB, so the
--- bytes are cut from their hex text, two digits a byte. DuckDB refuses a
--- length past 2^32; no value is that long, so the length is capped.
+-- bytes are cut from their hex text, two digits a byte (bq_bytes_substr,
+-- used where the bridge knows the argument is BYTES: one macro with BLOB
+-- and VARCHAR overloads could not bind an outer query's column). DuckDB
+-- refuses a length past 2^32; no value is that long, so it is capped.
 CREATE OR REPLACE TEMP MACRO bq_substr(s VARCHAR, p BIGINT) AS
 	substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END),
 	(s VARCHAR, p BIGINT, l BIGINT) AS CASE WHEN l < 0
 	THEN CAST(CAST('Third argument in SUBSTR() cannot be negative' AS BIGINT) AS VARCHAR)
-	ELSE substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END, least(l, 2147483647)) END,
-	(s BLOB, p BIGINT) AS
+	ELSE substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END, least(l, 2147483647)) END;
+CREATE OR REPLACE TEMP MACRO bq_bytes_substr(s BLOB, p BIGINT) AS
 	unhex(substring(hex(s), 2 * CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(octet_length(s) + p + 1, 1) END - 1)),
 	(s BLOB, p BIGINT, l BIGINT) AS CASE WHEN l < 0
 	THEN CAST(CAST('Third argument in SUBSTR() cannot be negative' AS BIGINT) AS BLOB)
@@ -673,6 +675,10 @@ var (
 // against a BLOB: valid BigQuery (BYTES LIKE BYTES).
 var blobLike = regexp.MustCompile(`argument types '(?:!?~~|(?:not_)?like_escape)\(BLOB, BLOB(?:, [A-Z_]+)?\)'|No matching signature for operator (?:NOT )?LIKE for argument types: (?:BLOB|BYTES), (?:BLOB|BYTES)(?:, [A-Z_]+)?$`)
 
+// bitAggBytes finds DuckDB's complaint that its bit aggregates take no
+// BLOB: valid BigQuery (BIT_AND, BIT_OR and BIT_XOR of BYTES).
+var bitAggBytes = regexp.MustCompile(`'bit_(and|or|xor)\(BLOB\)'`)
+
 // intervalSum finds DuckDB's complaint that it has no SUM of INTERVAL.
 var intervalSum = regexp.MustCompile(`No function matches the given name and argument types 'sum\((?:DISTINCT )?INTERVAL\)'`)
 
@@ -721,6 +727,9 @@ func Explain(msg string) (out string, unsupported bool) {
 		// (STDDEV and VARIANCE, CORR and COVAR over FLOAT64); DuckDB's
 		// PIVOT takes one.
 		return ErrUnsupported.Error() + ": PIVOT of an aggregate the engine computes from several aggregates is not supported", true
+	}
+	if m := bitAggBytes.FindStringSubmatch(msg); m != nil {
+		return ErrUnsupported.Error() + ": BIT_" + strings.ToUpper(m[1]) + " of BYTES is not supported", true
 	}
 	if intervalSum.MatchString(msg) {
 		// BigQuery sums INTERVALs; DuckDB has no such sum.

@@ -508,6 +508,8 @@ func (e *emitter) operandType(items []*item) string {
 		switch it.tok.Kind {
 		case String:
 			return "lit:STRING"
+		case Bytes:
+			return "BYTES"
 		case Number:
 			if it.tok.IsFloat() {
 				return "lit:FLOAT64"

@@ -35,6 +35,8 @@ func TestExplain(t *testing.T) {
 		{`Conversion Error: Could not convert string 'x' to TIMESTAMP`, `Conversion Error: Could not convert string 'x' to DATETIME`, false},
 		{`Binder Error: Referenced column "x" not found`, `Binder Error: Referenced column "x" not found`, false},
 		// The bridge's limits: not the query's fault.
+		{`Binder Error: No function matches the given name and argument types 'bit_xor(BLOB)'. You might need to add explicit type casts.`,
+			"unsupported in the embedded engine: BIT_XOR of BYTES is not supported", true},
 		{`Binder Error: Combining QUALIFY with GROUP BY ALL is not supported yet`, "unsupported in the embedded engine: QUALIFY with GROUP BY ALL is not supported", true},
 		{`Conversion Error: Could not convert string "578960446186580977117854925043439539266.5" to DECIMAL(38,18)`,
 			"unsupported in the embedded engine: BIGNUMERIC values of more than 20 integer digits are not supported", true},
