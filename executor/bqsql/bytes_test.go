@@ -37,3 +37,23 @@ func TestBytesLengthAndPosition(t *testing.T) {
 		{name: "STRPOS of BYTES in STRING is a signature error", bq: `SELECT STRPOS('abc', b'b')`, err: errRuntime},
 	})
 }
+
+// TestBytesLike: LIKE matches BYTES against BYTES patterns byte by byte
+// (compliance files like_any.test and like_all.test, *_bytes_*); DuckDB
+// has no LIKE over BLOB, and the engine reported it unsupported.
+func TestBytesLike(t *testing.T) {
+	const kv = `WITH kv AS (SELECT b'Value1' AS v UNION ALL SELECT b'Value2' UNION ALL SELECT NULL) `
+	runRuleCases(t, []ruleCase{
+		{name: "a bytes pattern", bq: `SELECT b'Value1' LIKE b'Val%1', b'\xe2\x82\xac' LIKE b'_\x82_', b'ab' LIKE b'_'`, want: "true | true | false"},
+		{name: "NOT LIKE", bq: `SELECT b'abc' NOT LIKE b'a%'`, want: "false"},
+		{name: "the backslash escapes", bq: `SELECT b'a%' LIKE b'a\\%', b'ab' LIKE b'a\\%'`, want: "true | false"},
+		{name: "a NUL byte", bq: `SELECT b'a\x00b' LIKE b'a_b', b'a\x00b' LIKE b'a\x00%'`, want: "true | true"},
+		{name: "a CTE column", bq: kv + `SELECT v LIKE b'%2' FROM kv ORDER BY v`, want: "NULL\nfalse\ntrue"},
+		{name: "LIKE ANY over a list", bq: kv + `SELECT v LIKE ANY (b'x', b'V%1', NULL) FROM kv ORDER BY v`, want: "NULL\ntrue\nNULL"},
+		{name: "LIKE ALL over UNNEST", bq: kv + `SELECT v LIKE ALL UNNEST([b'V%', b'%1']) FROM kv ORDER BY v`, want: "NULL\ntrue\nfalse"},
+		{name: "NOT LIKE ANY over a subquery", bq: kv + `SELECT v NOT LIKE ANY (SELECT p FROM UNNEST([b'%1', b'%2']) AS p) FROM kv ORDER BY v`, want: "NULL\ntrue\ntrue"},
+		// A parenthesized CTE body types its columns from every branch.
+		{name: "a CTE of a parenthesized UNION with NULL", bq: `WITH kv AS ((SELECT NULL AS v UNION ALL SELECT b'ab')) SELECT v LIKE ANY (NULL, b'a_') FROM kv ORDER BY v`, want: "NULL\ntrue"},
+		{name: "STRING LIKE is unchanged", bq: `SELECT 'a\u20ac' LIKE 'a_'`, want: "true"},
+	})
+}

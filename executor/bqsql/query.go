@@ -262,13 +262,21 @@ func cteDefs(seq []*item, i int) []cteDef {
 	}
 }
 
+// nullType marks a branch's column that is the literal NULL, which takes
+// the type of the other branches of a set operation.
+const nullType = "NULL"
+
 // selectTypes types the output columns of a subquery's select list where
 // the expression is a column, a literal, a CAST or MIN/MAX/ANY_VALUE of
 // one, keyed by lower-case output name. A set operation takes its names
 // from its first branch and types a column only where every branch has the
-// same type for it (BigQuery coerces differing ones).
+// same type for it or is the literal NULL (BigQuery coerces differing ones).
 func (e *emitter) selectTypes(body []*item) map[string]string {
 	var names, types []string
+	for len(body) == 1 && body[0].isGroup("(") {
+		// ((SELECT … UNION ALL SELECT …)): the set operation is inside.
+		body = body[0].kids
+	}
 	branches, _ := setBranches(body)
 	for b, branch := range branches {
 		n, t := e.branchTypes(branch, true)
@@ -280,14 +288,19 @@ func (e *emitter) selectTypes(body []*item) map[string]string {
 			return nil
 		}
 		for k := range types {
-			if types[k] != t[k] {
+			switch {
+			case types[k] == nullType:
+				// A literal NULL takes the type of the other branches.
+				types[k] = t[k]
+			case t[k] == nullType:
+			case types[k] != t[k]:
 				types[k] = ""
 			}
 		}
 	}
 	cols := map[string]string{}
 	for k, name := range names {
-		if name != "" && types[k] != "" {
+		if name != "" && types[k] != "" && types[k] != nullType {
 			cols[name] = types[k]
 		}
 	}
@@ -380,6 +393,8 @@ func (e *emitter) branchTypes(body []*item, count bool) (names, types []string) 
 			// The name of a FROM source is its whole row (see
 			// checkRangeVarRefs), even where a column shares the name.
 			typ = "STRUCT"
+		case len(expr) == 1 && expr[0].is("NULL"):
+			typ = nullType
 		case len(expr) > 0:
 			typ = baseType(e.exprType(expr))
 		}

@@ -16,6 +16,7 @@ func (e *emitter) restructure(items []*item) []*item {
 	items = e.subscripts(items)
 	items = e.divisions(items)
 	items = e.quantifiedLike(items)
+	items = e.bytesLike(items)
 	items = e.pivots(items)
 	items = e.structComparisons(items)
 	items = e.havingModifiers(items)
@@ -54,6 +55,7 @@ func (e *emitter) quantifiedLike(items []*item) []*item {
 			continue
 		}
 		left := e.text(items[start:end])
+		bytes := e.isBytes(items[start:end]) || e.anyBytes(g, at(items, i+3), unnest)
 		if unnest || isSubquery(g) {
 			var from string
 			span := 3
@@ -64,7 +66,7 @@ func (e *emitter) quantifiedLike(items []*item) []*item {
 				from = "(" + e.seq(g.kids) + ")"
 			}
 			node := &item{tok: items[start].tok, nl: items[start].nl, sp: items[start].sp, isRaw: true,
-				raw: quantifiedLikeRows(left, op, q.is("ALL"), from)}
+				raw: quantifiedLikeRows(left, op, q.is("ALL"), from, bytes)}
 			rest := append([]*item{node}, items[i+span:]...)
 			items = append(items[:start:start], rest...)
 			i = start
@@ -77,10 +79,17 @@ func (e *emitter) quantifiedLike(items []*item) []*item {
 		var parts []string
 		for _, p := range splitTop(g.kids) {
 			pat := e.text(p)
-			if v, ok := e.literalString(p); ok && strings.Contains(v, `\`) {
+			switch v, ok := e.literalString(p); {
+			case bytes:
+				pat = bytesText(pat) + ` ESCAPE '\'`
+			case ok && strings.Contains(v, `\`):
 				pat += ` ESCAPE '\'`
 			}
-			parts = append(parts, "("+left+" "+op+" "+pat+")")
+			l := left
+			if bytes {
+				l = bytesText(left)
+			}
+			parts = append(parts, "("+l+" "+op+" "+pat+")")
 		}
 		node := &item{tok: items[start].tok, nl: items[start].nl, sp: items[start].sp, isRaw: true,
 			raw: "(" + strings.Join(parts, join) + ")"}

@@ -288,8 +288,12 @@ func structCtorArgs(el []*item) [][]*item {
 // for no patterns, even for a NULL x); ALL is FALSE if one fails, else NULL
 // if one is NULL, else TRUE. A pattern escapes with a backslash, as
 // BigQuery's LIKE does.
-func quantifiedLikeRows(x, op string, all bool, from string) string {
-	m := "(" + x + " " + op + ` bq_p ESCAPE '\')`
+func quantifiedLikeRows(x, op string, all bool, from string, bytes bool) string {
+	p := "bq_p"
+	if bytes {
+		x, p = bytesText(x), bytesText(p)
+	}
+	m := "(" + x + " " + op + " " + p + ` ESCAPE '\')`
 	decide := "CASE WHEN bool_or(bq_m) THEN TRUE WHEN bool_or(bq_m IS NULL) THEN NULL ELSE FALSE END"
 	if all {
 		decide = "CASE WHEN bool_or(NOT bq_m) THEN FALSE WHEN bool_or(bq_m IS NULL) THEN NULL ELSE TRUE END"
