@@ -65,6 +65,9 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 		return "", nil, err
 	}
 	items = distinctFrom(items)
+	if items, err = withExpressions(sql, items); err != nil {
+		return "", nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return "", nil, interrupted(err)
 	}
@@ -298,6 +301,8 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 		w.lead(it)
 		w.write(it.raw)
 		return 1
+	case it.isGroup("(") && at(items, i+1).isPunct(".") && at(items, i+2).isPunct("*") && !isSubquery(it):
+		return e.dotStar(w, items, i)
 	case it.group:
 		w.lead(it)
 		if it.tok.Text == "[" {
