@@ -464,7 +464,7 @@ func (e *emitter) ident(w *writer, items []*item, i int) int {
 		}
 	}
 	w.lead(it)
-	w.write(nameText(it.tok.Text))
+	w.write(aliasText(items, i))
 	return 1
 }
 
