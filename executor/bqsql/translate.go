@@ -315,10 +315,16 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 	}
 	switch it.tok.Kind {
 	case String:
+		if n := e.adjacentLiterals(w, items, i); n > 0 {
+			return n
+		}
 		w.lead(it)
 		w.write(e.stringLit(it))
 		return 1
 	case Bytes:
+		if n := e.adjacentLiterals(w, items, i); n > 0 {
+			return n
+		}
 		w.lead(it)
 		w.write(e.bytesLit(it))
 		return 1

@@ -6,7 +6,7 @@ import "strings"
 // that are neither BigQuery's reserved words nor in duckReserved (quoted
 // wherever they are names). DuckDB takes them as column names but not as a
 // SELECT item's alias written without AS (SELECT 1 functions, SELECT x
-// year), which BigQuery accepts; TestBareAliasKeywords keeps the list in
+// year), which BigQuery accepts; TestBareAliasKeywords (lexical_test.go) keeps the list in
 // step with the linked DuckDB.
 var duckKeywords = wordSet(`
 	ABORT ABSOLUTE ACCESS ACTION ADD ADMIN AFTER AGGREGATE ALSO ALTER ALWAYS ASSERTION ASSIGNMENT
@@ -57,4 +57,30 @@ func aliasText(items []*item, i int) string {
 		return quoteIdent(s)
 	}
 	return nameText(s)
+}
+
+// adjacentLiterals translates string (or bytes) literals written next to
+// each other, 'abc' '123', which BigQuery reads as one literal ("abc123") and
+// DuckDB refuses unless a newline separates them, as one concatenation. It
+// returns 0 when items[i] is a lone literal.
+func (e *emitter) adjacentLiterals(w *writer, items []*item, i int) int {
+	kind := items[i].tok.Kind
+	n := 1
+	for next := at(items, i+n); next != nil && next.tok.Kind == kind && !next.group && !next.synthetic(); next = at(items, i+n) {
+		n++
+	}
+	if n == 1 {
+		return 0
+	}
+	parts := make([]string, n)
+	for k := range parts {
+		if kind == Bytes {
+			parts[k] = e.bytesLit(items[i+k])
+		} else {
+			parts[k] = e.stringLit(items[i+k])
+		}
+	}
+	w.lead(items[i])
+	w.write("(" + strings.Join(parts, " || ") + ")")
+	return n
 }

@@ -43,3 +43,15 @@ func TestBareAliasRules(t *testing.T) {
 		{name: "in a subquery", bq: `SELECT (SELECT 5 value)`, want: "5"},
 	})
 }
+
+// Adjacent literals are one literal (GoogleSQL lexical structure, string
+// and bytes literals: "Quoted literals separated by whitespace are
+// concatenated").
+func TestAdjacentLiteralRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "strings", bq: `SELECT 'abc' '123'`, want: "abc123"},
+		{name: "three, across lines, raw", bq: "SELECT 'a' \"b\"\n r'\\c'", want: `ab\c`},
+		{name: "bytes", bq: `SELECT b'ab' b'c' = b'abc', LENGTH(b'ab' b'c')`, want: "true | 3"},
+		{name: "in a comparison", bq: `SELECT 'ab' 'c' = 'abc'`, want: "true"},
+	})
+}
