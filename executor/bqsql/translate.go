@@ -68,6 +68,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	if items, err = withExpressions(sql, items); err != nil {
 		return "", nil, err
 	}
+	items = nestedWith(items)
 	if err := ctx.Err(); err != nil {
 		return "", nil, interrupted(err)
 	}

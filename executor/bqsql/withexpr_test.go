@@ -49,3 +49,18 @@ func TestDotStarRules(t *testing.T) {
 		{name: "except", bq: `SELECT (STRUCT(1 AS a, 2 AS b)).* EXCEPT (a)`, err: ErrUnsupported},
 	})
 }
+
+// A query body that is a bracketed query with its own WITH clause
+// (GoogleSQL query syntax: query_expr may be a parenthesised query_expr,
+// itself with a WITH clause).
+func TestNestedWithClauseRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "compliance bug197119610", bq: `WITH table1 AS (SELECT 1 AS col1)
+			(WITH table2 AS (SELECT 1 AS col2) SELECT col2 FROM table2);`, want: "1"},
+		{name: "inner reads outer", bq: `WITH a AS (SELECT 4 AS x), b AS (SELECT x + 1 AS y FROM a)
+			(WITH c AS (SELECT y * 2 AS z FROM b) SELECT z FROM c)`, want: "10"},
+		{name: "nested twice", bq: `WITH a AS (SELECT 1 AS x) (WITH b AS (SELECT 2 AS x) (WITH c AS (SELECT 3 AS x)
+			SELECT a.x + b.x + c.x FROM a, b, c))`, want: "6"},
+		{name: "in a subquery", bq: `SELECT (WITH a AS (SELECT 1 AS x) (WITH b AS (SELECT 2 AS y) SELECT y FROM b))`, want: "2"},
+	})
+}
