@@ -79,27 +79,25 @@ func aliasesIntoSubquery(g *item, agg map[string][]*item) {
 	local := map[string]bool{}
 	if f := indexWord(kids, "FROM"); f >= 0 {
 		k := f + 1
+		// alias takes an optional [AS] name at kids[k].
+		alias := func() {
+			if at(kids, k).is("AS") {
+				k++
+			}
+			if a := at(kids, k); isName(a) {
+				local[strings.ToLower(nameValue(a))] = true
+				k++
+			}
+		}
 		for {
 			if !at(kids, k).is("UNNEST") || !at(kids, k+1).isGroup("(") {
 				return
 			}
 			k += 2
-			if at(kids, k).is("AS") {
-				k++
-			}
-			if a := at(kids, k); isName(a) && !bqReserved[a.upper()] {
-				local[strings.ToLower(nameValue(a))] = true
-				k++
-			}
+			alias()
 			if at(kids, k).is("WITH") && at(kids, k+1).is("OFFSET") {
 				k += 2
-				if at(kids, k).is("AS") {
-					k++
-				}
-				if a := at(kids, k); isName(a) && !bqReserved[a.upper()] {
-					local[strings.ToLower(nameValue(a))] = true
-					k++
-				}
+				alias()
 			}
 			if !at(kids, k).isPunct(",") {
 				break
