@@ -69,6 +69,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 		return "", nil, err
 	}
 	items = nestedWith(items)
+	items = outerAggregates(items)
 	if err := ctx.Err(); err != nil {
 		return "", nil, interrupted(err)
 	}
