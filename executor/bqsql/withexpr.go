@@ -88,6 +88,8 @@ type withUse struct {
 	always map[string]bool
 }
 
+// inlineWith returns the result of the WITH expression whose bracket holds
+// kids, with its variables inlined, or why inlining would not be exact.
 func inlineWith(src string, with *item, kids []*item, budget *int) ([]*item, *Error) {
 	if hasWord(kids, "SELECT") || hasPunct(kids, "->") {
 		return nil, errAt(src, with.pos(), KindUnsupported, "a WITH expression containing a subquery or lambda is not supported")
