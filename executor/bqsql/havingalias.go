@@ -79,26 +79,11 @@ func aliasesIntoSubquery(g *item, agg map[string][]*item) {
 	local := map[string]bool{}
 	if f := indexWord(kids, "FROM"); f >= 0 {
 		k := f + 1
-		// alias takes an optional [AS] name at kids[k].
-		alias := func() {
-			if at(kids, k).is("AS") {
-				k++
-			}
-			if a := at(kids, k); isName(a) {
-				local[strings.ToLower(nameValue(a))] = true
-				k++
-			}
-		}
 		for {
 			if !at(kids, k).is("UNNEST") || !at(kids, k+1).isGroup("(") {
 				return
 			}
-			k += 2
-			alias()
-			if at(kids, k).is("WITH") && at(kids, k+1).is("OFFSET") {
-				k += 2
-				alias()
-			}
+			k = unnestAliases(kids, k+2, local)
 			if !at(kids, k).isPunct(",") {
 				break
 			}
@@ -126,6 +111,27 @@ func aliasesIntoSubquery(g *item, agg map[string][]*item) {
 			kids: expr, sp: it.sp, nl: it.nl}
 		return false
 	})
+}
+
+// unnestAliases reads the [AS] alias [WITH OFFSET [AS] alias] after an
+// UNNEST(…) source ending before kids[k], recording the names in local; it
+// returns the index after them.
+func unnestAliases(kids []*item, k int, local map[string]bool) int {
+	alias := func() {
+		if at(kids, k).is("AS") {
+			k++
+		}
+		if a := at(kids, k); isName(a) {
+			local[strings.ToLower(nameValue(a))] = true
+			k++
+		}
+	}
+	alias()
+	if at(kids, k).is("WITH") && at(kids, k+1).is("OFFSET") {
+		k += 2
+		alias()
+	}
+	return k
 }
 
 // nameValue is the name an identifier item spells, backticks removed.

@@ -116,24 +116,10 @@ func outerAggregateSource(kids []*item) []*item {
 // recording the names it defines in local; it returns where the list ends,
 // or false for any other source.
 func knownSources(kids []*item, k int, local map[string]bool) (int, bool) {
-	alias := func() {
-		if at(kids, k).is("AS") {
-			k++
-		}
-		if a := at(kids, k); isName(a) {
-			local[strings.ToLower(nameValue(a))] = true
-			k++
-		}
-	}
 	for {
 		switch src := at(kids, k); {
 		case src.is("UNNEST") && at(kids, k+1).isGroup("(") && scalarArrayLiteral(kids[k+1].kids):
-			k += 2
-			alias()
-			if at(kids, k).is("WITH") && at(kids, k+1).is("OFFSET") {
-				k += 2
-				alias()
-			}
+			k = unnestAliases(kids, k+2, local)
 		case isSubquery(src) && src.kids[0].is("SELECT") && indexWord(src.kids, "FROM") < 0 && constantSelect(src.kids, 0):
 			start, end := selectList(src.kids, 0)
 			for _, el := range splitTop(src.kids[start:end]) {
@@ -142,7 +128,13 @@ func knownSources(kids []*item, k int, local map[string]bool) (int, bool) {
 				}
 			}
 			k++
-			alias()
+			if at(kids, k).is("AS") {
+				k++
+			}
+			if a := at(kids, k); isName(a) {
+				local[strings.ToLower(nameValue(a))] = true
+				k++
+			}
 		default:
 			return k, false
 		}
