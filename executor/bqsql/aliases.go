@@ -40,6 +40,7 @@ func (e *emitter) resolveOutputAliases(items []*item) {
 	if at(items, start).is("AS") {
 		return // SELECT AS STRUCT / VALUE
 	}
+	havingSubqueryAliases(items, start, end)
 	aliases := map[string]outputAlias{}
 	// A star stands for many columns, so no ordinal can be counted.
 	star := false

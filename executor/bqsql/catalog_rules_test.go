@@ -57,7 +57,7 @@ var macroRef = regexp.MustCompile(`"(bq_[a-z0-9_]*[a-z0-9])"|\b(bq_[a-z0-9_]*[a-
 
 // tableAliases are bq_ names the translator gives derived tables and
 // their columns, not macros.
-var tableAliases = wordSetLower(`bq_setop bq_unnest bq_u bq_p`)
+var tableAliases = wordSetLower(`bq_setop bq_unnest bq_u bq_p bq_outer`)
 
 // TestEveryReferencedMacroExists: every prelude macro the translation
 // rules (and the prelude itself) name is defined in Macros, so no rule

@@ -37,8 +37,9 @@
 // operator precedence, subscripts become bq_offset(…), UNNEST aliases become
 // DuckDB value-table aliases, the outermost SELECT's unnamed columns get
 // BigQuery's names f0_, f1_, …, every ORDER BY key gets an extra key that
-// sorts FLOAT64 as BigQuery does (NULL < NaN < -inf, nanorder.go), and so
-// on. Semantics that depend on argument
+// sorts FLOAT64 as BigQuery does (NULL < NaN < -inf, nanorder.go), a WITH
+// expression's variables are inlined where that is exact and refused where
+// it is not (withexpr.go), and so on. Semantics that depend on argument
 // types live in the prelude's macros. DATE_DIFF, DATETIME_DIFF and
 // TIMESTAMP_DIFF take their meaning from the argument types, as in BigQuery:
 // DATE and DATETIME arguments count part boundaries, TIMESTAMP arguments

@@ -47,6 +47,11 @@ CREATE OR REPLACE TEMP MACRO bq_intdiv(a BIGINT, b BIGINT) AS CASE WHEN b = 0 AN
 	THEN CAST('division by zero: DIV(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')' AS BIGINT)
 	ELSE a // b END;
 
+-- (expr).* (withexpr.go): only a STRUCT has fields to spread; unnest would
+-- turn an array into rows instead.
+CREATE OR REPLACE TEMP MACRO bq_dot_star(s) AS CASE WHEN typeof(s) LIKE 'STRUCT(%' THEN s
+	ELSE error('Dot-star is only supported for STRUCT values') END;
+
 -- The extra ORDER BY key that gives FLOAT64 BigQuery's order NULL < NaN <
 -- -inf (nanorder.go): false for NaN, NULL for NULL, true otherwise; a
 -- constant true for other types (typeof folds).

@@ -82,7 +82,29 @@ func (e *emitter) unnest(w *writer, items []*item, i int) int {
 	default:
 		w.write("UNNEST(" + arr + ")")
 	}
+	if joinWithoutCondition(items, i, n) {
+		w.write(" ON TRUE")
+	}
 	return n
+}
+
+// joinWithoutCondition reports whether the UNNEST source items[i:i+n] is
+// joined with [INNER] JOIN or LEFT [OUTER] JOIN and no ON or USING, which
+// BigQuery allows for UNNEST (every element pairs with its row, and a LEFT
+// JOIN keeps a row whose array is empty) and DuckDB refuses without a
+// condition: ON TRUE says the same.
+func joinWithoutCondition(items []*item, i, n int) bool {
+	if !at(items, i-1).is("JOIN") || at(items, i+n).is("ON") || at(items, i+n).is("USING") {
+		return false
+	}
+	before := at(items, i-2)
+	switch {
+	case before.is("INNER"), before.is("LEFT"), before.is("OUTER") && at(items, i-3).is("LEFT"):
+		return true
+	case before.is("CROSS"), before.is("RIGHT"), before.is("FULL"), before.is("OUTER"), before.is("NATURAL"):
+		return false
+	}
+	return true // a plain JOIN
 }
 
 // isStructArrayLiteral reports whether items is an array literal whose

@@ -342,6 +342,10 @@ func primaryStart(items []*item, end int) int {
 		if at(items, end-1).is("ARRAY") {
 			return end - 1
 		}
+		// ARRAY<T>[…] literal.
+		if k := typedArrayStart(items, end-1); k >= 0 {
+			return k
+		}
 		return end
 	case it.is("END"):
 		depth := 0
@@ -439,6 +443,32 @@ func (e *emitter) subscripts(items []*item) []*item {
 		out = append(out, it)
 	}
 	return out
+}
+
+// typedArrayStart returns the index of ARRAY in ARRAY<…> when items[closeAt]
+// is the > (or >>) closing its type, or -1.
+func typedArrayStart(items []*item, closeAt int) int {
+	depth := 0
+	for k := closeAt; k >= 0; k-- {
+		switch {
+		case items[k].isPunct(">"):
+			depth++
+		case items[k].isPunct(">>"):
+			depth += 2
+		case items[k].isPunct("<"):
+			depth--
+			if depth == 0 {
+				if at(items, k-1).is("ARRAY") {
+					return k - 1
+				}
+				return -1
+			}
+		}
+		if depth <= 0 {
+			return -1
+		}
+	}
+	return -1
 }
 
 // isTypeClose reports whether out ends with ARRAY<…> (a typed array

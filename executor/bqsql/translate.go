@@ -65,6 +65,11 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 		return "", nil, err
 	}
 	items = distinctFrom(items)
+	if items, err = withExpressions(sql, items); err != nil {
+		return "", nil, err
+	}
+	items = nestedWith(items)
+	items = outerAggregates(items)
 	if err := ctx.Err(); err != nil {
 		return "", nil, interrupted(err)
 	}
@@ -299,6 +304,8 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 		w.lead(it)
 		w.write(it.raw)
 		return 1
+	case it.isGroup("(") && at(items, i+1).isPunct(".") && at(items, i+2).isPunct("*") && !isSubquery(it):
+		return e.dotStar(w, items, i)
 	case it.group:
 		w.lead(it)
 		if it.tok.Text == "[" {
@@ -311,10 +318,16 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 	}
 	switch it.tok.Kind {
 	case String:
+		if n := e.adjacentLiterals(w, items, i); n > 0 {
+			return n
+		}
 		w.lead(it)
 		w.write(e.stringLit(it))
 		return 1
 	case Bytes:
+		if n := e.adjacentLiterals(w, items, i); n > 0 {
+			return n
+		}
 		w.lead(it)
 		w.write(e.bytesLit(it))
 		return 1
@@ -460,7 +473,7 @@ func (e *emitter) ident(w *writer, items []*item, i int) int {
 		}
 	}
 	w.lead(it)
-	w.write(nameText(it.tok.Text))
+	w.write(aliasText(items, i))
 	return 1
 }
 
