@@ -329,7 +329,7 @@ func (e *emitter) anyMimicColumn(name string) bool {
 }
 
 // countOutputNames counts, over every SELECT list of the query, the names
-// given with AS.
+// given with AS or as an implicit alias.
 func (e *emitter) countOutputNames(items []*item) {
 	for k, it := range items {
 		if it.group {
@@ -347,6 +347,8 @@ func (e *emitter) countOutputNames(items []*item) {
 		for _, el := range splitTop(items[start:end]) {
 			if n := len(el); n >= 3 && el[n-2].is("AS") && isName(el[n-1]) {
 				e.outputNames[strings.ToLower(e.identValue(el[n-1]))]++
+			} else if name, _, ok := implicitAlias(el); ok {
+				e.outputNames[strings.ToLower(e.identValue(name))]++
 			}
 		}
 	}

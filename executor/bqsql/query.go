@@ -115,6 +115,7 @@ func (e *emitter) scan(items []*item) {
 	e.cteCols = map[string]map[string]string{}
 	e.cteAs = map[string]int{}
 	e.unnestTypes = map[string]string{}
+	e.markImplicitAliases(items)
 	var ctes []cteDef
 	var walk func([]*item)
 	walk = func(seq []*item) {
@@ -285,9 +286,11 @@ func (e *emitter) selectTypes(body []*item) map[string]string {
 			}
 		}
 	}
+	// A named column of unknown type is kept as "": a bare name that
+	// another CTE types is then not typed from that one alone.
 	cols := map[string]string{}
 	for k, name := range names {
-		if name != "" && types[k] != "" {
+		if name != "" {
 			cols[name] = types[k]
 		}
 	}
@@ -368,6 +371,13 @@ func (e *emitter) branchTypes(body []*item, count bool) (names, types []string) 
 			}
 		case n == 1 && expr[0].path != nil:
 			name = expr[0].path.parts[len(expr[0].path.parts)-1]
+		case implicitAliased(expr):
+			var alias *item
+			alias, expr, _ = implicitAlias(expr)
+			name = e.identValue(alias)
+			if count {
+				e.cteAs[strings.ToLower(name)]++
+			}
 		case n == 1 && isName(expr[0]):
 			name = e.identValue(expr[0])
 		case n == 3 && expr[1].isPunct(".") && isName(expr[0]) && isName(expr[2]):
@@ -481,7 +491,7 @@ func (e *emitter) cteColumn(col string) string {
 		if !ok {
 			continue
 		}
-		if typ != "" && typ != t {
+		if t == "" || (typ != "" && typ != t) {
 			return ""
 		}
 		typ = t
