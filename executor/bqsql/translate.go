@@ -78,6 +78,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	}
 	e.checkGroupingSets(items)
 	e.checkUnnestAggregates(items)
+	e.checkArrayEquality(items)
 	groupByAllKeys(items)
 	e.scan(items)
 	// Before output columns are named (AS f0_ is raw text to the type
