@@ -664,6 +664,10 @@ var (
 // against a BLOB: valid BigQuery (BYTES LIKE BYTES).
 var blobLike = regexp.MustCompile(`argument types '(?:!?~~|(?:not_)?like_escape)\(BLOB, BLOB(?:, [A-Z_]+)?\)'|No matching signature for operator (?:NOT )?LIKE for argument types: (?:BLOB|BYTES), (?:BLOB|BYTES)(?:, [A-Z_]+)?$`)
 
+// topCountOfIntervals is the error APPROX_TOP_COUNT raises over INTERVAL
+// values (see approxTopCount).
+const topCountOfIntervals = "APPROX_TOP_COUNT of INTERVAL values is not supported"
+
 // intervalSum finds DuckDB's complaint that it has no SUM of INTERVAL.
 var intervalSum = regexp.MustCompile(`No function matches the given name and argument types 'sum\((?:DISTINCT )?INTERVAL\)'`)
 
@@ -712,6 +716,9 @@ func Explain(msg string) (out string, unsupported bool) {
 		// (STDDEV and VARIANCE, CORR and COVAR over FLOAT64); DuckDB's
 		// PIVOT takes one.
 		return ErrUnsupported.Error() + ": PIVOT of an aggregate the engine computes from several aggregates is not supported", true
+	}
+	if strings.Contains(msg, topCountOfIntervals) {
+		return ErrUnsupported.Error() + ": " + topCountOfIntervals, true
 	}
 	if intervalSum.MatchString(msg) {
 		// BigQuery sums INTERVALs; DuckDB has no such sum.
