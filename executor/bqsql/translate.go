@@ -93,6 +93,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	e.outputNames = map[string]int{}
 	e.countOutputNames(items)
 	e.resolveOutputAliases(items)
+	e.markDeferredAggregates(items)
 	out := e.seq(items)
 	if e.err != nil {
 		return "", nil, e.err
@@ -168,6 +169,9 @@ type emitter struct {
 	// inPivotAgg is set while a PIVOT aggregate is translated: DuckDB's
 	// PIVOT takes exactly one aggregate call there.
 	inPivotAgg bool
+	// deferred marks aggregate calls in a branch of IF, CASE, COALESCE or
+	// IFNULL (see markDeferredAggregates).
+	deferred map[*item]bool
 }
 
 func (e *emitter) fail(it *item, kind ErrorKind, format string, args ...any) {
