@@ -73,7 +73,8 @@ func (e *emitter) markBranch(seq []*item) {
 // deferErrors rewrites the translation out of the aggregate call c, marked
 // by markDeferredAggregates, so that an error of an argument raises only
 // where the call's value is used. Arguments that cannot fail (a column, a
-// literal) or that try() refuses (volatile functions) are left alone.
+// literal) or that try() refuses (volatile functions, subqueries) are
+// left alone.
 func (e *emitter) deferErrors(c *call, out string) string {
 	if !e.deferred[c.it] || c.over != nil {
 		return out
@@ -81,7 +82,7 @@ func (e *emitter) deferErrors(c *call, out string) string {
 	var divided, failed []string
 	for k := range c.args {
 		a, ok := c.texts[k]
-		if !ok || !mayFail(a) || !strings.Contains(out, a) {
+		if !ok || !mayFail(a) || containsSubquery(c.args[k]) || !strings.Contains(out, a) {
 			continue
 		}
 		guarded := "try({'v': " + a + "})"
@@ -126,4 +127,14 @@ func mayFail(text string) bool {
 		}
 	}
 	return true
+}
+
+// containsSubquery reports whether items hold a subquery at any depth.
+func containsSubquery(items []*item) bool {
+	for _, it := range items {
+		if isSubquery(it) || (it.group && containsSubquery(it.kids)) {
+			return true
+		}
+	}
+	return false
 }

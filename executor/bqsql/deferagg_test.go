@@ -20,6 +20,9 @@ func TestDeferredAggregateErrorRules(t *testing.T) {
 		// refuses), aggregates are computed as before.
 		{name: "no branch", bq: `SELECT SUM(1/x)` + xs, err: errRuntime},
 		{name: "volatile argument", bq: `SELECT IF(COUNT(*) > 0, 1, SUM(x * RAND()))` + xs, want: "1"},
+		{name: "subquery argument", bq: `SELECT IF(COUNT(*) > 0, SUM((SELECT MAX(y) FROM UNNEST([1, 2]) AS y WHERE y = x)), 0)` + xs, want: "3"},
+		{name: "other aggregates", bq: `SELECT IF(COUNT(*) > 0, COUNT(DISTINCT CONCAT('a', CAST(x AS STRING))), 0), CASE WHEN COUNT(*) > 0 THEN STRING_AGG(CAST(x AS STRING), ',' ORDER BY x) END, IF(TRUE, ARRAY_AGG(x * 2 ORDER BY x), NULL)` + xs,
+			want: "3 | 0,1,2 | [0, 2, 4]"},
 	})
 }
 
