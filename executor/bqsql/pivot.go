@@ -128,9 +128,15 @@ func (e *emitter) pivotText(input []*item, g *item) (string, bool) {
 	var b strings.Builder
 	var pivoted, named []string
 	b.WriteString(" PIVOT (")
+	posts := make([]string, len(aggs))
 	for k, a := range aggs {
 		if k > 0 {
 			b.WriteString(", ")
+		}
+		if list, post, ok := e.listPivotAgg(a); ok {
+			posts[k] = post
+			b.WriteString(list + " AS " + quoteIdent("__pa"+strconv.Itoa(k)))
+			continue
 		}
 		e.inPivotAgg = true
 		text := e.text(a)
@@ -161,6 +167,9 @@ func (e *emitter) pivotText(input []*item, g *item) (string, bool) {
 				name = aggAlias[k] + "_" + name
 			case name != "" && name[0] >= '0' && name[0] <= '9':
 				name = "_" + name // a bare number is no column name
+			}
+			if posts[k] != "" {
+				duck = listPivotCell(posts[k], duck)
 			}
 			named = append(named, duck+" AS "+quoteIdent(name))
 		}
