@@ -5,7 +5,8 @@ import "strings"
 // DuckDB's PIVOT takes one plain aggregate call per aggregate: it refuses
 // a subquery inside it and the list functions the bridge computes
 // BigQuery's HAVING MAX/MIN modifier with, and the several aggregates
-// STDDEV and its kin combine. Such an aggregate is pivoted as
+// STDDEV and its kin combine; and it computes SUM(RAND()) once for two
+// aggregates that BigQuery evaluates apart. Such an aggregate is pivoted as
 // the list of its rows instead, list(struct_pack(the columns it reads)),
 // and the wrapper computes the aggregate over each cell's list in a
 // subquery: the same rows, so the same value, and over a cell with no rows
@@ -25,7 +26,7 @@ func (e *emitter) listPivotAgg(a []*item) (list, post string, ok bool) {
 	if len(a) != 2 || !a[1].isGroup("(") || a[0].group || a[0].tok.Kind != Ident {
 		return "", "", false
 	}
-	if indexWord(a[1].kids, "HAVING") < 0 && !containsSubquery(a[1].kids) && !severalAggregates[a[0].upper()] {
+	if indexWord(a[1].kids, "HAVING") < 0 && !containsSubquery(a[1].kids) && !severalAggregates[a[0].upper()] && !volatileIn(a[1].kids) {
 		return "", "", false
 	}
 	fields := []string{"bq_one := 1"}
