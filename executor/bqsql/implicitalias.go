@@ -25,9 +25,19 @@ func implicitAlias(el []*item) (name *item, expr []*item, ok bool) {
 // lists give without AS: a bare name that a CTE defines so is typed from
 // the CTE only where no other select list defines it too.
 func (e *emitter) markImplicitAliases(items []*item) {
+	eachSelectItem(items, func(el []*item) {
+		if name, _, ok := implicitAlias(el); ok {
+			e.redefined[strings.ToLower(e.identValue(name))] = true
+		}
+	})
+}
+
+// eachSelectItem calls fn with each item of every SELECT list in items, at
+// any depth.
+func eachSelectItem(items []*item, fn func(el []*item)) {
 	for k, it := range items {
 		if it.group {
-			e.markImplicitAliases(it.kids)
+			eachSelectItem(it.kids, fn)
 			continue
 		}
 		if !it.is("SELECT") {
@@ -35,9 +45,7 @@ func (e *emitter) markImplicitAliases(items []*item) {
 		}
 		start, end := selectList(items, k)
 		for _, el := range splitTop(items[start:end]) {
-			if name, _, ok := implicitAlias(el); ok {
-				e.redefined[strings.ToLower(e.identValue(name))] = true
-			}
+			fn(el)
 		}
 	}
 }
