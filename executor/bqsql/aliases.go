@@ -330,27 +330,15 @@ func (e *emitter) anyMimicColumn(name string) bool {
 }
 
 // countOutputNames counts, over every SELECT list of the query, the names
-// given with AS.
+// given with AS or as an implicit alias.
 func (e *emitter) countOutputNames(items []*item) {
-	for k, it := range items {
-		if it.group {
-			e.countOutputNames(it.kids)
-			continue
+	eachSelectItem(items, func(el []*item) {
+		if n := len(el); n >= 3 && el[n-2].is("AS") && isName(el[n-1]) {
+			e.outputNames[strings.ToLower(e.identValue(el[n-1]))]++
+		} else if name, _, ok := implicitAlias(el); ok {
+			e.outputNames[strings.ToLower(e.identValue(name))]++
 		}
-		if !it.is("SELECT") {
-			continue
-		}
-		start := k + 1
-		end := start
-		for end < len(items) && !endsSelectList(items, end) {
-			end++
-		}
-		for _, el := range splitTop(items[start:end]) {
-			if n := len(el); n >= 3 && el[n-2].is("AS") && isName(el[n-1]) {
-				e.outputNames[strings.ToLower(e.identValue(el[n-1]))]++
-			}
-		}
-	}
+	})
 }
 
 // indexPunct returns the index of the first punctuation item p, or -2 (so

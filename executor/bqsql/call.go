@@ -115,6 +115,9 @@ func (e *emitter) call(w *writer, items []*item, i int) int {
 	default:
 		out = e.plainCall(c, spec)
 	}
+	if spec.agg {
+		out = e.deferErrors(c, out)
+	}
 	w.lead(nameIt)
 	w.write(out)
 	if c.overDone {

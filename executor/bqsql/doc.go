@@ -78,7 +78,8 @@
 // APPROX_QUANTILES(x, n)[OFFSET(k)] is the exact discrete quantile (the
 // value of rank ceil(k/n·N)), which BigQuery's algorithm returns on small
 // inputs (with RESPECT NULLS, over all values with NULLs first);
-// APPROX_TOP_COUNT counts exactly, ties in value order; APPROX_COUNT_DISTINCT
+// APPROX_TOP_COUNT counts exactly, ties in value order (over INTERVALs,
+// which BigQuery counts equal across fields, it is refused); APPROX_COUNT_DISTINCT
 // is COUNT(DISTINCT); BIGNUMERIC is
 // DECIMAL(38, 18). ROUND(x, d) rounds the decimal value of the double, as
 // BigQuery's long-double arithmetic does; CAST(FLOAT64 AS STRING) prints

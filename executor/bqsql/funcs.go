@@ -692,7 +692,12 @@ func approxTopCount(c *call) string {
 	// histogram() skips NULLs: their count is count(*) - count(x), and
 	// max(x) FILTER (WHERE false) is a NULL of x's type for their value.
 	// Entries are sorted as {-count, value}, then reshaped.
-	return "(CASE WHEN count(*) = 0 THEN NULL ELSE list_transform(list_slice(list_sort(list_concat(" +
+	// BigQuery counts equal INTERVALs written differently (a month, 30
+	// days, 720 hours) as one value and returns one of them, which it does
+	// not specify; histogram() counts them apart. Refused where x turns out
+	// to be an INTERVAL, whether or not the bridge knew its type.
+	return "(CASE WHEN typeof(max(" + x + ") FILTER (WHERE false)) = 'INTERVAL' THEN error('" + topCountOfIntervals + "') " +
+		"WHEN count(*) = 0 THEN NULL ELSE list_transform(list_slice(list_sort(list_concat(" +
 		"list_transform(map_entries(histogram(" + x + ")), bq_e -> {'neg': -CAST(bq_e.value AS BIGINT), 'value': bq_e.key}), " +
 		"CASE WHEN count(*) > count(" + x + ") THEN [{'neg': count(" + x + ") - count(*), 'value': max(" + x + ") FILTER (WHERE false)}] ELSE [] END)), " +
 		"1, " + strconv.FormatInt(n, 10) + "), bq_e -> {'value': bq_e.value, 'count': -bq_e.neg}) END)"

@@ -3,7 +3,8 @@ package bqsql
 // havingAggs are the aggregates whose HAVING MAX/MIN form is translated,
 // with their result over the qualifying values vs (a DuckDB list).
 var havingAggs = map[string]func(vs string) string{
-	"COUNT":     func(vs string) string { return "len(list_filter(" + vs + ", bq_e -> bq_e IS NOT NULL))" },
+	// COUNT of no rows is 0 (list() of no rows is NULL).
+	"COUNT":     func(vs string) string { return "coalesce(len(list_filter(" + vs + ", bq_e -> bq_e IS NOT NULL)), 0)" },
 	"SUM":       func(vs string) string { return "list_sum(" + vs + ")" },
 	"AVG":       func(vs string) string { return "list_avg(" + vs + ")" },
 	"MIN":       func(vs string) string { return "list_min(" + vs + ")" },

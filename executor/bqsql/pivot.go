@@ -82,12 +82,6 @@ func (e *emitter) pivotText(input []*item, g *item) (string, bool) {
 		e.unsupported(kids[forAt], "PIVOT FOR an expression other than a column name is not supported")
 		return "", false
 	}
-	if volatileIn(kids[:forAt]) {
-		// DuckDB computes SUM(RAND()) once for two aggregates that
-		// BigQuery evaluates apart.
-		e.unsupported(kids[0], "PIVOT over RAND() or GENERATE_UUID() is not supported")
-		return "", false
-	}
 	aggs := splitTop(kids[:forAt])
 	aggAlias := make([]string, len(aggs))
 	for k, a := range aggs {
@@ -126,11 +120,17 @@ func (e *emitter) pivotText(input []*item, g *item) (string, bool) {
 	// and NULL AS n): each distinct value is pivoted once and its columns
 	// selected under every name.
 	var b strings.Builder
-	var pivoted, named []string
+	var pivoted, named, cells []string
 	b.WriteString(" PIVOT (")
+	posts := make([]string, len(aggs))
 	for k, a := range aggs {
 		if k > 0 {
 			b.WriteString(", ")
+		}
+		if list, post, ok := e.listPivotAgg(a); ok {
+			posts[k] = post
+			b.WriteString(list + " AS " + quoteIdent("__pa"+strconv.Itoa(k)))
+			continue
 		}
 		e.inPivotAgg = true
 		text := e.text(a)
@@ -154,6 +154,11 @@ func (e *emitter) pivotText(input []*item, g *item) (string, bool) {
 			duck := quoteIdent("__pv" + strconv.Itoa(n) + "___pa" + strconv.Itoa(k))
 			if !seen {
 				pivoted = append(pivoted, duck)
+				if posts[k] != "" {
+					// Once per cell, however many names it has: a
+					// volatile aggregate gives them one value.
+					cells = append(cells, listPivotCell(posts[k], duck)+" AS "+duck)
+				}
 			}
 			name := valName[j]
 			switch {
@@ -171,8 +176,12 @@ func (e *emitter) pivotText(input []*item, g *item) (string, bool) {
 	}
 	// The grouping columns come first, then the pivot columns in value
 	// order, aggregate order within a value, as in BigQuery.
+	source := e.text(input) + b.String()
+	if len(cells) > 0 {
+		source = "(SELECT * REPLACE (" + strings.Join(cells, ", ") + ") FROM " + source + ")"
+	}
 	return "(SELECT * EXCLUDE (" + strings.Join(pivoted, ", ") + "), " + strings.Join(named, ", ") +
-		" FROM " + e.text(input) + b.String() + ")", true
+		" FROM " + source + ")", true
 }
 
 // splitAlias splits `expr [AS] name` into the expression and the name ("" if

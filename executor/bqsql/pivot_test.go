@@ -20,9 +20,9 @@ func TestPivotRules(t *testing.T) {
 		{name: "MIN and MAX of an expression in one PIVOT",
 			bq:   t1 + `SELECT x, pmin_100, pmax_100 FROM (SELECT x, y, z FROM t1) PIVOT(MIN(z - 1000) AS pmin, MAX(z - 1000) AS pmax FOR y IN (100)) ORDER BY x`,
 			want: "1 | 0 | 2\n2 | 0 | 0"},
-		{name: "STDDEV of FLOAT64 in a PIVOT is unsupported",
-			bq:  t1 + `SELECT * FROM (SELECT y, CAST(z AS FLOAT64) AS f FROM t1) PIVOT(STDDEV(f) FOR y IN (100))`,
-			err: ErrUnsupported},
+		{name: "STDDEV of FLOAT64 in a PIVOT (pivoted as lists, see pivotlist.go)",
+			bq:   t1 + `SELECT ROUND(_100, 6) FROM (SELECT y, CAST(z AS FLOAT64) AS f FROM t1) PIVOT(STDDEV(f) FOR y IN (100))`,
+			want: "1.154701"},
 		{name: "documented example: other columns group, values name the columns",
 			bq:   produce + `SELECT product, Q1, Q2, Q3, Q4 FROM Produce PIVOT(SUM(sales) FOR quarter IN ('Q1', 'Q2', 'Q3', 'Q4')) ORDER BY product`,
 			want: "Apple | 77 | 0 | 25 | 2\nKale | 51 | 23 | 45 | 3"},
@@ -45,9 +45,12 @@ func TestPivotRules(t *testing.T) {
 		{name: "a FOR expression is unsupported",
 			bq:  t1 + `SELECT * FROM t1 PIVOT(COUNT(*) FOR (y > 100) IN (TRUE, FALSE))`,
 			err: ErrUnsupported},
-		{name: "a non-deterministic aggregate is unsupported",
-			bq:  t1 + `SELECT * FROM (SELECT x FROM t1) PIVOT(SUM(RAND()) AS a, SUM(RAND()) AS b FOR x IN (1, 2))`,
-			err: ErrUnsupported},
+		// Evaluated per aggregate and per value, once for a value listed
+		// twice (pivot.test's pivot_nondeterministic_pivot_expr).
+		{name: "a non-deterministic aggregate",
+			bq: t1 + `SELECT a_1 = a_n, b_1 = b_n, a_1 != b_1, a_1 != a_2, a_1 BETWEEN 0 AND 3 FROM (SELECT x FROM t1)
+				PIVOT(SUM(RAND()) AS a, SUM(RAND()) AS b FOR x IN (1, 1 AS n, 2))`,
+			want: "true | true | true | true | true"},
 		{name: "an unaliased FLOAT64 value is unsupported",
 			bq:  t1 + `SELECT * FROM t1 PIVOT(COUNT(*) FOR y IN (1.5))`,
 			err: ErrUnsupported},

@@ -684,6 +684,10 @@ var blobLike = regexp.MustCompile(`argument types '(?:!?~~|(?:not_)?like_escape)
 // BLOB: valid BigQuery (BIT_AND, BIT_OR and BIT_XOR of BYTES).
 var bitAggBytes = regexp.MustCompile(`'bit_(and|or|xor)\(BLOB\)'`)
 
+// topCountOfIntervals is the error APPROX_TOP_COUNT raises over INTERVAL
+// values (see approxTopCount).
+const topCountOfIntervals = "APPROX_TOP_COUNT of INTERVAL values is not supported"
+
 // intervalSum finds DuckDB's complaint that it has no SUM of INTERVAL.
 var intervalSum = regexp.MustCompile(`No function matches the given name and argument types 'sum\((?:DISTINCT )?INTERVAL\)'`)
 
@@ -735,6 +739,9 @@ func Explain(msg string) (out string, unsupported bool) {
 	}
 	if m := bitAggBytes.FindStringSubmatch(msg); m != nil {
 		return ErrUnsupported.Error() + ": BIT_" + strings.ToUpper(m[1]) + " of BYTES is not supported", true
+	}
+	if strings.Contains(msg, topCountOfIntervals) {
+		return ErrUnsupported.Error() + ": " + topCountOfIntervals, true
 	}
 	if intervalSum.MatchString(msg) {
 		// BigQuery sums INTERVALs; DuckDB has no such sum.

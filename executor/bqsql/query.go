@@ -137,6 +137,7 @@ func (e *emitter) scan(items []*item) {
 	e.cteCols = map[string]map[string]string{}
 	e.cteAs = map[string]int{}
 	e.unnestTypes = map[string]string{}
+	e.markImplicitAliases(items)
 	var ctes []cteDef
 	var walk func([]*item)
 	walk = func(seq []*item) {
@@ -320,9 +321,14 @@ func (e *emitter) selectTypes(body []*item) map[string]string {
 			}
 		}
 	}
+	// A named column of unknown type is kept as "": a bare name that
+	// another CTE types is then not typed from that one alone.
 	cols := map[string]string{}
 	for k, name := range names {
-		if name != "" && types[k] != "" && types[k] != nullType {
+		if name != "" {
+			if types[k] == nullType {
+				types[k] = "" // NULL in every branch
+			}
 			cols[name] = types[k]
 		}
 	}
@@ -403,6 +409,13 @@ func (e *emitter) branchTypes(body []*item, count bool) (names, types []string) 
 			}
 		case n == 1 && expr[0].path != nil:
 			name = expr[0].path.parts[len(expr[0].path.parts)-1]
+		case implicitAliased(expr):
+			var alias *item
+			alias, expr, _ = implicitAlias(expr)
+			name = e.identValue(alias)
+			if count {
+				e.cteAs[strings.ToLower(name)]++
+			}
 		case n == 1 && isName(expr[0]):
 			name = e.identValue(expr[0])
 		case n == 3 && expr[1].isPunct(".") && isName(expr[0]) && isName(expr[2]):
@@ -518,7 +531,7 @@ func (e *emitter) cteColumn(col string) string {
 		if !ok {
 			continue
 		}
-		if typ != "" && typ != t {
+		if t == "" || (typ != "" && typ != t) {
 			return ""
 		}
 		typ = t

@@ -83,6 +83,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	}
 	e.checkGroupingSets(items)
 	e.checkUnnestAggregates(items)
+	e.checkArrayEquality(items)
 	groupByAllKeys(items)
 	e.scan(items)
 	// Before output columns are named (AS f0_ is raw text to the type
@@ -97,6 +98,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	e.outputNames = map[string]int{}
 	e.countOutputNames(items)
 	e.resolveOutputAliases(items)
+	e.markDeferredAggregates(items)
 	out := e.seq(items)
 	if e.err != nil {
 		return "", nil, e.err
@@ -172,6 +174,9 @@ type emitter struct {
 	// inPivotAgg is set while a PIVOT aggregate is translated: DuckDB's
 	// PIVOT takes exactly one aggregate call there.
 	inPivotAgg bool
+	// deferred marks aggregate calls in a branch of IF, CASE, COALESCE or
+	// IFNULL (see markDeferredAggregates).
+	deferred map[*item]bool
 }
 
 func (e *emitter) fail(it *item, kind ErrorKind, format string, args ...any) {
@@ -237,7 +242,6 @@ func (e *emitter) seq(items []*item) string {
 	e.checkRangeVarRefs(items)
 	e.checkBoolOperands(items)
 	e.checkNullOperands(items)
-	e.checkArrayComparisons(items)
 	var w writer
 	for i := 0; i < len(items); {
 		if e.ticks++; e.ticks%256 == 0 && e.ctx != nil && e.ctx.Err() != nil && e.err == nil {

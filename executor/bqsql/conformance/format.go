@@ -47,11 +47,10 @@ var (
 		// ARRAY are its type errors, so ZetaSQL's expected rows are not
 		// BigQuery's.
 		"ARRAY_ORDERING": true,
-		// BigQuery defines no equality on arrays: "Equality is not defined
-		// for arguments of type ARRAY<INT64>" (reported against BigQuery
-		// in jOOQ issue 17056, 2024, and dbt-adapters issue 1782, 2026).
-		// The bridge refuses a comparison with an array literal the same
-		// way.
+		// Nor compare them: [1, 2] = [1, 2] is BigQuery's error "Equality
+		// is not defined for arguments of type ARRAY<INT64>" (quoted in
+		// jOOQ issue 17056, 2024, and dbt-adapters issue 1782, 2026),
+		// which the bridge gives too.
 		"ARRAY_EQUALITY": true,
 	}
 	utcZones = map[string]bool{"+00": true, "Etc/UTC": true, "UTC": true, "+00:00": true}

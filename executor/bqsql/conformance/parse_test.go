@@ -65,6 +65,12 @@ SELECT a FROM UNNEST([[1], [0]]) AS a ORDER BY a
 --
 ARRAY<STRUCT<a ARRAY<INT64>>>[known order:{[0]}, {[1]}]
 ==
+[name=array_equality]
+[required_features=ARRAY_EQUALITY]
+SELECT [1, NULL] = [1, NULL]
+--
+ARRAY<STRUCT<BOOL>>[{NULL}]
+==
 [name=range_frame]
 SELECT SUM(a) OVER (ORDER BY a RANGE BETWEEN 1 PRECEDING AND CURRENT ROW) FROM T1
 --
@@ -116,6 +122,8 @@ ARRAY<STRUCT<INT64>>[{1}]
 		{"int32", "type BigQuery lacks: INT32", ""},
 		// BigQuery does not order arrays.
 		{"array_order", "feature BigQuery lacks: ARRAY_ORDERING", ""},
+		// BigQuery has no equality on arrays.
+		{"array_equality", "feature BigQuery lacks: ARRAY_EQUALITY", ""},
 		{"range_frame", "", ""},
 		// Option names are case-insensitive: the option is no query text.
 		{"option_case", "feature BigQuery lacks: ARRAY_ORDERING", ""},
