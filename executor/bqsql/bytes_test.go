@@ -1,6 +1,9 @@
 package bqsql
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestBytesArgumentRules: STRING_AGG and LENGTH take BYTES as well as
 // STRING (GoogleSQL reference, string functions; compliance cases
@@ -56,4 +59,26 @@ func TestBytesLike(t *testing.T) {
 		{name: "a CTE of a parenthesized UNION with NULL", bq: `WITH kv AS ((SELECT NULL AS v UNION ALL SELECT b'ab')) SELECT v LIKE ANY (NULL, b'a_') FROM kv ORDER BY v`, want: "NULL\ntrue"},
 		{name: "STRING LIKE is unchanged", bq: `SELECT 'a\u20ac' LIKE 'a_'`, want: "true"},
 	})
+}
+
+// TestConcatOfText: CONCAT passes text arguments through unwrapped. DuckDB
+// expands bq_to_string in place with its argument written many times over,
+// so wrapping every argument made four nested CONCATs of a SUBSTR take
+// minutes to bind; BYTES arguments were joined as their escaped text.
+func TestConcatOfText(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "nested CONCATs of a SUBSTR",
+			bq:   `SELECT CONCAT(CONCAT(CONCAT(CONCAT(CONCAT(SUBSTR(CAST(1.5 AS STRING), 0, 3), '%'), 'a'), 'b'), 'c'), LOWER('D'))`,
+			want: "1.5%abcd"},
+		{name: "numbers are still formatted", bq: `SELECT CONCAT('x', 1.5, '-', 2, '-', CAST(NULL AS STRING))`, want: "NULL"},
+		{name: "a FLOAT64 the BigQuery way", bq: `SELECT CONCAT('x', 1e20)`, want: "x1e+20"},
+		{name: "BYTES join as bytes", bq: `SELECT CONCAT(b'\xe2', SUBSTR(b'\x82\xac', 1)) = b'\xe2\x82\xac'`, want: "true"},
+	})
+	sql, err := Translate(`SELECT CONCAT(CONCAT(SUBSTR('abc', 1), 'x'), UPPER('y'))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(sql, "bq_to_string") {
+		t.Errorf("text arguments wrapped in bq_to_string: %s", sql)
+	}
 }

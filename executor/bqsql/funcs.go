@@ -329,13 +329,44 @@ func nullStrict(c *call, name string) string {
 }
 
 // concatFn renders CONCAT: NULL if any argument is NULL; other types are
-// cast to STRING first, with BigQuery's formatting.
+// cast to STRING first, with BigQuery's formatting. An argument already
+// text (a literal, a call that returns its argument's STRING or BYTES) is
+// not wrapped: DuckDB expands bq_to_string in place with its argument
+// written many times over, so wrapping nested CONCATs of SUBSTRs grew
+// exponentially (four levels took minutes to bind), and BYTES joined as
+// bytes, not as their escaped text.
 func concatFn(c *call) string {
 	parts := make([]string, len(c.args))
 	for k := range c.args {
+		if c.e.isText(c.args[k]) {
+			parts[k] = c.arg(k)
+			continue
+		}
 		parts[k] = "bq_to_string(" + c.arg(k) + ")"
 	}
 	return "(" + strings.Join(parts, " || ") + ")"
+}
+
+// textCalls return a STRING of STRING arguments (BYTES of BYTES).
+var textCalls = wordSet(`CONCAT SUBSTR SUBSTRING LOWER UPPER TRIM LTRIM RTRIM REPLACE LPAD RPAD LEFT
+	RIGHT REVERSE REPEAT INITCAP REGEXP_EXTRACT REGEXP_REPLACE FORMAT STRING TO_JSON_STRING`)
+
+// isText reports whether items are certainly a STRING or BYTES value: a
+// string or bytes literal, a call in textCalls, a CAST to STRING or BYTES,
+// or a column the bridge types so.
+func (e *emitter) isText(items []*item) bool {
+	if len(items) == 1 && !items[0].synthetic() && !items[0].group &&
+		(items[0].tok.Kind == String || items[0].tok.Kind == Bytes) {
+		return true
+	}
+	if len(items) == 2 && items[1].isGroup("(") && textCalls[items[0].upper()] {
+		return true
+	}
+	switch t := e.exprType(items); t {
+	case "STRING", "lit:STRING", "BYTES":
+		return true
+	}
+	return false
 }
 
 // formatFn renders FORMAT with a literal format string through printf; the
