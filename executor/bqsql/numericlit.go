@@ -136,3 +136,15 @@ func decimalLiterals(lits [][]*item, target string) {
 		}
 	}
 }
+
+// bigNumericTooPrecise reports whether the decimal text v has a non-zero
+// digit past the 18th after its point: BigQuery's BIGNUMERIC keeps 38
+// decimals, the engine's DECIMAL(38, 18) would round them away.
+func bigNumericTooPrecise(v string) bool {
+	v = strings.TrimSpace(v)
+	if e := strings.IndexAny(v, "eE"); e >= 0 {
+		return false // exponent forms: DuckDB's cast decides
+	}
+	_, frac, ok := strings.Cut(v, ".")
+	return ok && len(strings.TrimRight(frac, "0")) > 18
+}

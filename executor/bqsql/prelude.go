@@ -269,7 +269,9 @@ CREATE OR REPLACE TEMP MACRO bq_civil_range(r, fn) AS CASE
 -- BigQuery's range (29 and 20 integer digits), BigQuery's error, from one
 -- within it. AVG is the sum divided by the count in units of the scale (the
 -- decimal text without its point), rounded half away from zero; where the
--- sum is too large for the units it is the engine's limit.
+-- sum is too large for the units it is the engine's limit. BigQuery's
+-- BIGNUMERIC mean keeps 38 decimals, the engine's 18: a mean that does not
+-- end within 18 is the engine's limit too, not a rounded value.
 CREATE OR REPLACE TEMP MACRO bq_numeric_range(s, d, fn) AS CASE
 	WHEN abs(d) > 1.0000001e29 OR abs(s) > CAST('99999999999999999999999999999.999999999' AS DECIMAL(38, 9))
 		THEN CAST('numeric overflow: ' || fn || ' of NUMERIC is about ' || CAST(d AS VARCHAR) AS DECIMAL(38, 9))
@@ -278,6 +280,13 @@ CREATE OR REPLACE TEMP MACRO bq_bignumeric_range(s, d, fn) AS CASE
 	WHEN abs(d) > 1.0000001e20 OR abs(s) > CAST('99999999999999999999.999999999999999999' AS DECIMAL(38, 18))
 		THEN CAST('numeric overflow: ' || fn || ' of BIGNUMERIC is about ' || CAST(d AS VARCHAR) AS DECIMAL(38, 18))
 	ELSE s END;
+-- STDDEV and VARIANCE over NUMERIC run in FLOAT64 (stats.go): values whose
+-- spread is below 1e-7 of their size have too few digits left in FLOAT64
+-- for a result within 1e-9 of BigQuery's exact one; the engine's limit.
+CREATE OR REPLACE TEMP MACRO bq_stat_precise(v, lo, hi, fn) AS CASE
+	WHEN hi > lo AND CAST(hi AS DOUBLE) - CAST(lo AS DOUBLE) < 1e-7 * greatest(abs(CAST(hi AS DOUBLE)), abs(CAST(lo AS DOUBLE)))
+		THEN CAST(fn || ' values that agree to 7 significant digits is not supported' AS DOUBLE)
+	ELSE v END;
 CREATE OR REPLACE TEMP MACRO bq_avg_units(u, n) AS CASE WHEN n = 0 THEN NULL
 	ELSE sign(u) * (abs(u) // n + CASE WHEN 2 * (abs(u) % n) >= n THEN 1 ELSE 0 END) END;
 CREATE OR REPLACE TEMP MACRO bq_avg_numeric(s, d, n) AS CASE
@@ -288,6 +297,8 @@ CREATE OR REPLACE TEMP MACRO bq_avg_numeric(s, d, n) AS CASE
 CREATE OR REPLACE TEMP MACRO bq_avg_bignumeric(s, d, n) AS CASE
 	WHEN abs(d) >= 1.5e20
 		THEN CAST('AVG of BIGNUMERIC values whose sum exceeds 1.5e20 is not supported' AS DECIMAL(38, 18))
+	WHEN n > 0 AND CAST(replace(CAST(s AS VARCHAR), '.', '') AS HUGEINT) % n <> 0
+		THEN CAST('AVG of BIGNUMERIC values whose mean has more than 18 decimals is not supported' AS DECIMAL(38, 18))
 	ELSE CAST(bq_avg_units(CAST(replace(CAST(s AS VARCHAR), '.', '') AS HUGEINT), n) AS DECIMAL(38, 0))
 		* CAST('0.000000000000000001' AS DECIMAL(38, 18)) END;
 -- INSTR(s, t, position, occurrence): the occurrence-th match of t, matches
@@ -665,7 +676,7 @@ var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signatur
 
 // bridgeLimit finds a prelude macro's report that a value is past what the
 // bridge can compute faithfully: unsupported, not the query's fault.
-var bridgeLimit = regexp.MustCompile(`['"](AVG of (?:BIG)?NUMERIC values [^'"]* is not supported)['"]`)
+var bridgeLimit = regexp.MustCompile(`['"]((?:AVG|STDDEV\w*|VAR\w*) of (?:BIG)?NUMERIC values [^'"]* is not supported)['"]`)
 
 // castFormatLimit finds a CAST … FORMAT the Go functions do not implement
 // (an element such as IYYY, BASE8 of a partial group), and

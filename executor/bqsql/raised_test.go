@@ -42,6 +42,10 @@ func TestExplain(t *testing.T) {
 			"unsupported in the embedded engine: BIGNUMERIC values of more than 20 integer digits are not supported", true},
 		{`Conversion Error: Could not convert string "AVG of NUMERIC values whose sum exceeds 1.5e29 is not supported" to DECIMAL(38,9)`,
 			"unsupported in the embedded engine: AVG of NUMERIC values whose sum exceeds 1.5e29 is not supported", true},
+		{`Conversion Error: Could not convert string 'STDDEV_SAMP of NUMERIC values that agree to 7 significant digits is not supported' to DOUBLE`,
+			"unsupported in the embedded engine: STDDEV_SAMP of NUMERIC values that agree to 7 significant digits is not supported", true},
+		{`Conversion Error: Could not convert string "AVG of BIGNUMERIC values whose mean has more than 18 decimals is not supported" to DECIMAL(38,18)`,
+			"unsupported in the embedded engine: AVG of BIGNUMERIC values whose mean has more than 18 decimals is not supported", true},
 		// Valid BigQuery that DuckDB's PIVOT or LIKE refuses (these were
 		// the model's errors).
 		{`Binder Error: Pivot expression cannot contain subqueries`,

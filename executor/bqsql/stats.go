@@ -26,8 +26,15 @@ func statNaN(duck, minRows string) func(c *call) string {
 		if c.distinct {
 			d = "DISTINCT "
 		}
-		return "bq_stat_nan(" + duck + "(" + d + "bq_finite(" + x + "))" + over + ", count(" + c.distinctArg(0) + ")" + over +
+		v := "bq_stat_nan(" + duck + "(" + d + "bq_finite(" + x + "))" + over + ", count(" + c.distinctArg(0) + ")" + over +
 			", count_if(NOT isfinite(TRY_CAST(" + x + " AS DOUBLE)))" + over + ", " + minRows + ")"
+		if t := baseType(c.e.exprType(c.args[0])); t == "NUMERIC" || t == "BIGNUMERIC" {
+			// BigQuery computes these exactly over NUMERIC, DuckDB in
+			// FLOAT64: values that agree to 7 significant digits leave
+			// too few for a FLOAT64 spread, so the engine refuses them.
+			v = "bq_stat_precise(" + v + ", min(" + x + ")" + over + ", max(" + x + ")" + over + ", '" + c.name + " of " + t + "')"
+		}
+		return v
 	}
 }
 

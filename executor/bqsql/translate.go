@@ -573,6 +573,9 @@ func (e *emitter) typedLiteral(kw, lit *item) string {
 	case "NUMERIC", "DECIMAL":
 		return "CAST(" + s + " AS DECIMAL(38, 9))"
 	case "BIGNUMERIC", "BIGDECIMAL":
+		if bigNumericTooPrecise(v) {
+			e.unsupported(lit, "BIGNUMERIC values of more than 18 decimal digits are not supported")
+		}
 		return "CAST(" + s + " AS DECIMAL(38, 18))"
 	}
 	e.unsupported(kw, "%s literals are not supported", kw.upper())

@@ -202,6 +202,16 @@ func (e *emitter) cast(c *call, safe bool) string {
 		e.invalid(c.it, "Invalid %s string %q", strings.ToLower(base), lit)
 		return ""
 	}
+	if base == "BIGNUMERIC" || base == "BIGDECIMAL" {
+		lit, isLit := e.literalString(a[:as])
+		if !isLit {
+			lit, isLit = numberLiteral(a[:as])
+		}
+		if isLit && bigNumericTooPrecise(lit) {
+			e.unsupported(c.it, "BIGNUMERIC values of more than 18 decimal digits are not supported")
+			return ""
+		}
+	}
 	x := e.text(a[:as])
 	if base == "NUMERIC" || base == "BIGNUMERIC" {
 		// A number literal would pass through DOUBLE and lose digits past

@@ -1,0 +1,32 @@
+package bqsql
+
+import "testing"
+
+// TestStatOfPreciseNumeric: BigQuery computes STDDEV and VARIANCE of
+// NUMERIC exactly, the engine in FLOAT64; values that agree to 7
+// significant digits are refused (compliance cases
+// stddev_samp_numeric_high_prec_values and kin gave 0 for 0.0707…).
+func TestStatOfPreciseNumeric(t *testing.T) {
+	const near = `WITH t AS (SELECT CAST('1000000000000000000000000.1' AS NUMERIC) AS x UNION ALL SELECT CAST('1000000000000000000000000.2' AS NUMERIC)) `
+	runRuleCases(t, []ruleCase{
+		{name: "close NUMERIC values", bq: near + `SELECT STDDEV_SAMP(x) FROM t`, err: errRuntime},
+		{name: "close BIGNUMERIC values", bq: `WITH t AS (SELECT CAST('1.0000000000000001' AS BIGNUMERIC) AS x UNION ALL SELECT CAST('1.00000000000000001' AS BIGNUMERIC)) SELECT VAR_POP(x) FROM t`, err: errRuntime},
+		{name: "analytic", bq: near + `SELECT STDDEV_POP(x) OVER () FROM t`, err: errRuntime},
+		{name: "spread NUMERIC values", bq: `WITH t AS (SELECT CAST(1 AS NUMERIC) AS x UNION ALL SELECT CAST(3 AS NUMERIC)) SELECT VARIANCE(x), STDDEV_POP(x) FROM t`, want: "2 | 1"},
+		{name: "spread NUMERIC values, analytic", bq: `WITH t AS (SELECT CAST(1 AS NUMERIC) AS x UNION ALL SELECT CAST(3 AS NUMERIC)) SELECT STDDEV_POP(x) OVER () FROM t`, want: "1\n1"},
+		{name: "equal NUMERIC values", bq: `WITH t AS (SELECT CAST(5 AS NUMERIC) AS x UNION ALL SELECT CAST(5 AS NUMERIC)) SELECT STDDEV(x) FROM t`, want: "0"},
+	})
+}
+
+// TestBigNumericDecimals: a BIGNUMERIC literal or CAST with more than 18
+// decimals is refused (compliance case array_agg_BIGNUMERIC_basic): the
+// engine's DECIMAL(38, 18) rounded 1.000…0001 to 1.
+func TestBigNumericDecimals(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "a typed literal", bq: `SELECT BIGNUMERIC '1.00000000000000000000000000000000000001'`, err: ErrUnsupported},
+		{name: "a CAST of a string", bq: `SELECT CAST('0.0000000000000000001' AS BIGNUMERIC)`, err: ErrUnsupported},
+		{name: "a CAST of a number", bq: `SELECT CAST(0.1234567890123456789 AS BIGNUMERIC)`, err: ErrUnsupported},
+		{name: "18 decimals and trailing zeros", bq: `SELECT CAST(BIGNUMERIC '0.123456789012345678000' AS STRING)`, want: "0.123456789012345678"},
+		{name: "NUMERIC rounds as BigQuery does", bq: `SELECT CAST(NUMERIC '1.0000000005' AS STRING)`, want: "1.000000001"},
+	})
+}
