@@ -111,14 +111,7 @@ func (e *emitter) bytesLike(items []*item) []*item {
 		if next.is("ANY") || next.is("SOME") || next.is("ALL") {
 			continue
 		}
-		op, end := "LIKE", i
-		if at(items, i-1).is("NOT") {
-			op, end = "NOT LIKE", i-1
-		}
-		start := end
-		for start > 0 && !boundary(items, start-1) && !at(items, start-1).is("NOT") {
-			start--
-		}
+		op, start, end := likeLeft(items, i)
 		pe := primaryEnd(items, i+1)
 		if start == end || pe < 0 {
 			continue

@@ -23,6 +23,20 @@ func (e *emitter) restructure(items []*item) []*item {
 	return items
 }
 
+// likeLeft returns the operator (LIKE or NOT LIKE) at items[i], a LIKE,
+// and the span [start, end) of its left operand.
+func likeLeft(items []*item, i int) (op string, start, end int) {
+	op, end = "LIKE", i
+	if at(items, i-1).is("NOT") {
+		op, end = "NOT LIKE", i-1
+	}
+	start = end
+	for start > 0 && !boundary(items, start-1) && !at(items, start-1).is("NOT") {
+		start--
+	}
+	return op, start, end
+}
+
 // quantifiedLike rewrites x [NOT] LIKE ANY|SOME|ALL (p1, p2, …) into a
 // disjunction (ANY, SOME) or conjunction (ALL) of plain LIKEs, which has the
 // same three-valued result.
@@ -41,16 +55,7 @@ func (e *emitter) quantifiedLike(items []*item) []*item {
 			e.unsupported(q, "LIKE %s with an array or subquery is not supported", q.upper())
 			return items
 		}
-		op := "LIKE"
-		end := i // exclusive end of the left operand
-		if at(items, i-1).is("NOT") {
-			op = "NOT LIKE"
-			end = i - 1
-		}
-		start := end
-		for start > 0 && !boundary(items, start-1) && !at(items, start-1).is("NOT") {
-			start--
-		}
+		op, start, end := likeLeft(items, i)
 		if start == end {
 			continue
 		}
