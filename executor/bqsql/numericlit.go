@@ -1,7 +1,9 @@
 package bqsql
 
 import (
+	"math/big"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -137,14 +139,26 @@ func decimalLiterals(lits [][]*item, target string) {
 	}
 }
 
-// bigNumericTooPrecise reports whether the decimal text v has a non-zero
-// digit past the 18th after its point: BigQuery's BIGNUMERIC keeps 38
-// decimals, the engine's DECIMAL(38, 18) would round them away.
+// bigNumericTooPrecise reports whether the number text v (a decimal, or
+// with an exponent: 1e-29) has a non-zero digit past the 18th after its
+// point: BigQuery's BIGNUMERIC keeps 38 decimals, the engine's
+// DECIMAL(38, 18) would round them away.
 func bigNumericTooPrecise(v string) bool {
 	v = strings.TrimSpace(v)
-	if e := strings.IndexAny(v, "eE"); e >= 0 {
-		return false // exponent forms: DuckDB's cast decides
+	if len(v) > 200 {
+		return false // past any BIGNUMERIC: DuckDB's cast refuses it
 	}
-	_, frac, ok := strings.Cut(v, ".")
-	return ok && len(strings.TrimRight(frac, "0")) > 18
+	if k := strings.IndexAny(v, "eE"); k >= 0 {
+		// Bound the exponent before big.Rat computes 10^exp: a hostile
+		// 1e999999999 must not cost memory. Past ±100 the value is out of
+		// BIGNUMERIC's range or rounds to 0 in both engines.
+		if exp, err := strconv.Atoi(v[k+1:]); err != nil || exp > 100 || exp < -100 {
+			return false
+		}
+	}
+	r, ok := new(big.Rat).SetString(v)
+	if !ok {
+		return false // not a number: DuckDB's cast refuses it
+	}
+	return !r.Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(18), nil))).IsInt()
 }

@@ -377,6 +377,7 @@ func (e *emitter) checkSetOpTypes(items []*item) {
 		return
 	}
 	_, first := e.branchTypes(branches[0], false)
+	firstFields := structLiteralFields(branches[0])
 	for b, branch := range branches[1:] {
 		_, t := e.branchTypes(branch, false)
 		for k := 0; k < len(t) && k < len(first); k++ {
@@ -385,7 +386,46 @@ func (e *emitter) checkSetOpTypes(items []*item) {
 				return
 			}
 		}
+		fields := structLiteralFields(branch)
+		for k := 0; k < len(fields) && k < len(firstFields); k++ {
+			if firstFields[k] != "" && fields[k] != "" && firstFields[k] != fields[k] {
+				// BigQuery keeps the first branch's field names and
+				// matches fields by position; DuckDB unions STRUCTs by
+				// name, and its rows differ.
+				e.unsupported(branch[0], "%s of STRUCTs whose field names differ between branches is not supported", ops[b])
+				return
+			}
+		}
 	}
+}
+
+// structLiteralFields returns, for each column of a SELECT's list, the
+// lower-case field names of a STRUCT(…) literal it writes, joined by commas
+// ("?" for an unnamed field, "" for a column that is no such literal).
+func structLiteralFields(body []*item) []string {
+	sel := indexWord(body, "SELECT")
+	if sel < 0 {
+		return nil
+	}
+	k, end := selectList(body, sel)
+	var out []string
+	for _, expr := range splitTop(body[k:end]) {
+		if n := len(expr); n >= 3 && expr[n-2].is("AS") {
+			expr = expr[:n-2]
+		}
+		var names []string
+		if len(expr) == 2 && expr[0].is("STRUCT") && expr[1].isGroup("(") {
+			for _, f := range splitTop(expr[1].kids) {
+				name := "?" // unnamed
+				if n := len(f); n >= 3 && f[n-2].is("AS") && isName(f[n-1]) {
+					name = strings.ToLower(strings.Trim(f[n-1].tok.Text, "`"))
+				}
+				names = append(names, name)
+			}
+		}
+		out = append(out, strings.Join(names, ","))
+	}
+	return out
 }
 
 // branchTypes returns, for one SELECT's list of a CTE body, each column's

@@ -26,7 +26,37 @@ func TestBigNumericDecimals(t *testing.T) {
 		{name: "a typed literal", bq: `SELECT BIGNUMERIC '1.00000000000000000000000000000000000001'`, err: ErrUnsupported},
 		{name: "a CAST of a string", bq: `SELECT CAST('0.0000000000000000001' AS BIGNUMERIC)`, err: ErrUnsupported},
 		{name: "a CAST of a number", bq: `SELECT CAST(0.1234567890123456789 AS BIGNUMERIC)`, err: ErrUnsupported},
+		{name: "a CAST of a number with an exponent", bq: `SELECT CAST(1e-29 AS BIGNUMERIC)`, err: ErrUnsupported},
+		{name: "an exponent within 18 decimals", bq: `SELECT CAST(CAST(1.5e-3 AS BIGNUMERIC) AS STRING)`, want: "0.0015"},
 		{name: "18 decimals and trailing zeros", bq: `SELECT CAST(BIGNUMERIC '0.123456789012345678000' AS STRING)`, want: "0.123456789012345678"},
 		{name: "NUMERIC rounds as BigQuery does", bq: `SELECT CAST(NUMERIC '1.0000000005' AS STRING)`, want: "1.000000001"},
+	})
+}
+
+// TestBigNumericTooPreciseBounded: the check reads model text, so a huge
+// exponent is not expanded (big.Rat would compute 10^999999999).
+func TestBigNumericTooPreciseBounded(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want bool
+	}{
+		{"1e-999999999", false}, {"1e999999999", false}, {"1e-19", true}, {"1e-18", false},
+		{"0.1234567890123456789", true}, {"12.50", false}, {"x", false},
+	} {
+		if got := bigNumericTooPrecise(c.v); got != c.want {
+			t.Errorf("bigNumericTooPrecise(%q) = %v, want %v", c.v, got, c.want)
+		}
+	}
+}
+
+// TestSetOpOfStructNames: BigQuery keeps the first branch's STRUCT field
+// names and matches fields by position; DuckDB unions STRUCTs by name
+// (compliance case struct_union_different_names gave other rows).
+func TestSetOpOfStructNames(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "different names", bq: `SELECT STRUCT('abc' AS a, 3 AS b) UNION ALL SELECT STRUCT('def' AS c, 5 AS d)`, err: ErrUnsupported},
+		{name: "the same names", bq: `SELECT s.b FROM (SELECT STRUCT('abc' AS a, 3 AS b) AS s UNION ALL SELECT STRUCT('def' AS a, 5 AS B)) ORDER BY 1`, want: "3\n5"},
+		{name: "unnamed against named fields", bq: `SELECT STRUCT('abc', 3) AS s UNION ALL SELECT STRUCT('def' AS c, 5 AS d)`, err: ErrUnsupported},
+		{name: "a STRUCT against a column", bq: `SELECT s.a FROM (SELECT STRUCT('abc' AS a) AS s UNION ALL SELECT t FROM (SELECT STRUCT('def' AS a) AS t)) ORDER BY 1`, want: "abc\ndef"},
 	})
 }
