@@ -416,9 +416,17 @@ func structLiteralFields(body []*item) []string {
 		var names []string
 		if len(expr) == 2 && expr[0].is("STRUCT") && expr[1].isGroup("(") {
 			for _, f := range splitTop(expr[1].kids) {
-				name := "?" // unnamed
-				if n := len(f); n >= 3 && f[n-2].is("AS") && isName(f[n-1]) {
+				name := "?" // anonymous
+				switch n := len(f); {
+				case n >= 3 && f[n-2].is("AS") && isName(f[n-1]):
 					name = strings.ToLower(strings.Trim(f[n-1].tok.Text, "`"))
+				case n == 1 && f[0].path != nil:
+					name = strings.ToLower(f[0].path.parts[len(f[0].path.parts)-1])
+				case n == 1 && isName(f[0]):
+					// STRUCT(col) names its field after the column.
+					name = strings.ToLower(strings.Trim(f[0].tok.Text, "`"))
+				case n == 3 && f[1].isPunct(".") && isName(f[2]):
+					name = strings.ToLower(strings.Trim(f[2].tok.Text, "`"))
 				}
 				names = append(names, name)
 			}

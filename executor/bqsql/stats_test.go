@@ -57,6 +57,9 @@ func TestSetOpOfStructNames(t *testing.T) {
 		{name: "different names", bq: `SELECT STRUCT('abc' AS a, 3 AS b) UNION ALL SELECT STRUCT('def' AS c, 5 AS d)`, err: ErrUnsupported},
 		{name: "the same names", bq: `SELECT s.b FROM (SELECT STRUCT('abc' AS a, 3 AS b) AS s UNION ALL SELECT STRUCT('def' AS a, 5 AS B)) ORDER BY 1`, want: "3\n5"},
 		{name: "unnamed against named fields", bq: `SELECT STRUCT('abc', 3) AS s UNION ALL SELECT STRUCT('def' AS c, 5 AS d)`, err: ErrUnsupported},
+		// STRUCT(col) names its field after the column (a released
+		// gpt-4.1 answer, which BigQuery ran).
+		{name: "fields named after columns", bq: `SELECT v.n FROM (SELECT STRUCT(CAST(NULL AS INT64) AS n) AS v UNION ALL SELECT STRUCT(n) FROM (SELECT 2 AS n)) ORDER BY 1`, want: "NULL\n2"},
 		{name: "a STRUCT against a column", bq: `SELECT s.a FROM (SELECT STRUCT('abc' AS a) AS s UNION ALL SELECT t FROM (SELECT STRUCT('def' AS a) AS t)) ORDER BY 1`, want: "abc\ndef"},
 	})
 }
