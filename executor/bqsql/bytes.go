@@ -66,9 +66,6 @@ func substr(c *call) string {
 // isBytes reports whether the bridge knows items to be a BYTES value: a
 // bytes literal, a CAST to BYTES or a column of that type.
 func (e *emitter) isBytes(items []*item) bool {
-	if len(items) == 1 && items[0].tok.Kind == Bytes && !items[0].synthetic() && !items[0].group {
-		return true
-	}
 	return e.exprType(items) == "BYTES"
 }
 

@@ -347,22 +347,16 @@ func concatFn(c *call) string {
 	return "(" + strings.Join(parts, " || ") + ")"
 }
 
-// textCalls return a STRING of STRING arguments (BYTES of BYTES).
-var textCalls = wordSet(`CONCAT SUBSTR SUBSTRING LOWER UPPER TRIM LTRIM RTRIM REPLACE LPAD RPAD LEFT
-	RIGHT REVERSE REPEAT INITCAP REGEXP_EXTRACT REGEXP_REPLACE FORMAT STRING TO_JSON_STRING`)
-
 // isText reports whether items are certainly a STRING or BYTES value: a
-// string or bytes literal, a call in textCalls, a CAST to STRING or BYTES,
-// or a column the bridge types so.
+// literal, a column the bridge types so, a CAST to either, or a call whose
+// catalogued result is text.
 func (e *emitter) isText(items []*item) bool {
-	if len(items) == 1 && !items[0].synthetic() && !items[0].group &&
-		(items[0].tok.Kind == String || items[0].tok.Kind == Bytes) {
-		return true
+	if len(items) == 2 && items[1].isGroup("(") {
+		if sig, ok := signatures[items[0].upper()]; ok && sig.text() {
+			return true
+		}
 	}
-	if len(items) == 2 && items[1].isGroup("(") && textCalls[items[0].upper()] {
-		return true
-	}
-	switch t := e.exprType(items); t {
+	switch e.exprType(items) {
 	case "STRING", "lit:STRING", "BYTES":
 		return true
 	}

@@ -81,6 +81,9 @@ func (e *emitter) quantifiedLike(items []*item) []*item {
 		if q.is("ALL") {
 			join = " AND "
 		}
+		if bytes {
+			left = bytesText(left)
+		}
 		var parts []string
 		for _, p := range splitTop(g.kids) {
 			pat := e.text(p)
@@ -90,11 +93,7 @@ func (e *emitter) quantifiedLike(items []*item) []*item {
 			case ok && strings.Contains(v, `\`):
 				pat += ` ESCAPE '\'`
 			}
-			l := left
-			if bytes {
-				l = bytesText(left)
-			}
-			parts = append(parts, "("+l+" "+op+" "+pat+")")
+			parts = append(parts, "("+left+" "+op+" "+pat+")")
 		}
 		node := &item{tok: items[start].tok, nl: items[start].nl, sp: items[start].sp, isRaw: true,
 			raw: "(" + strings.Join(parts, join) + ")"}

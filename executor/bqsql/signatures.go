@@ -28,7 +28,8 @@ type signature struct {
 	kind     fnKind
 	min, max int // argument counts (max < 0: any number)
 	// result is the result type as BigQuery's reference gives it: a type
-	// name, or T (the first argument's type), SUPER (the arguments'
+	// name, or T (the first argument's type), TEXT (STRING or BYTES, as
+	// the first argument: the string functions), SUPER (the arguments'
 	// common supertype), ELEM (the array argument's element type).
 	result string
 }
@@ -41,6 +42,11 @@ var noSafeForm = wordSet(`CAST SAFE_CAST EXTRACT ARRAY STRUCT`)
 
 // safeForm reports whether SAFE.<name>(…) is valid.
 func safeForm(name string) bool { return !noSafeForm[name] }
+
+// text reports whether the function returns a STRING or BYTES.
+func (s signature) text() bool {
+	return s.result == "STRING" || s.result == "BYTES" || s.result == "TEXT"
+}
 
 func (s signature) accepts(n int) bool { return n >= s.min && (s.max < 0 || n <= s.max) }
 
@@ -88,7 +94,7 @@ CHR scalar 1 STRING
 CODE_POINTS_TO_BYTES scalar 1 BYTES
 CODE_POINTS_TO_STRING scalar 1 STRING
 COALESCE scalar 1+ SUPER
-CONCAT scalar 1+ T
+CONCAT scalar 1+ TEXT
 CORR aggregate 2 FLOAT64
 COS scalar 1 FLOAT64
 COSH scalar 1 FLOAT64
@@ -155,16 +161,16 @@ LAST_DAY scalar 1-2 DATE
 LAST_VALUE analytic 1 T
 LEAD analytic 1-3 T
 LEAST scalar 1+ SUPER
-LEFT scalar 2 T
+LEFT scalar 2 TEXT
 LENGTH scalar 1 INT64
 LN scalar 1 FLOAT64
 LOG scalar 1-2 FLOAT64
 LOG10 scalar 1 FLOAT64
 LOGICAL_AND aggregate 1 BOOL
 LOGICAL_OR aggregate 1 BOOL
-LOWER scalar 1 T
-LPAD scalar 2-3 T
-LTRIM scalar 1-2 T
+LOWER scalar 1 TEXT
+LPAD scalar 2-3 TEXT
+LTRIM scalar 1-2 TEXT
 MAX aggregate 1 T
 MAX_BY aggregate 2 T
 MD5 scalar 1 BYTES
@@ -192,19 +198,19 @@ RAND scalar 0 FLOAT64
 RANGE_BUCKET scalar 2 INT64
 RANK analytic 0 INT64
 REGEXP_CONTAINS scalar 2 BOOL
-REGEXP_EXTRACT scalar 2-4 T
+REGEXP_EXTRACT scalar 2-4 TEXT
 REGEXP_EXTRACT_ALL scalar 2 ARRAY
 REGEXP_INSTR scalar 2-5 INT64
-REGEXP_REPLACE scalar 3 T
-REGEXP_SUBSTR scalar 2-4 T
-REPEAT scalar 2 T
-REPLACE scalar 3 T
-REVERSE scalar 1 T
-RIGHT scalar 2 T
+REGEXP_REPLACE scalar 3 TEXT
+REGEXP_SUBSTR scalar 2-4 TEXT
+REPEAT scalar 2 TEXT
+REPLACE scalar 3 TEXT
+REVERSE scalar 1 TEXT
+RIGHT scalar 2 TEXT
 ROUND scalar 1-3 T
 ROW_NUMBER analytic 0 INT64
-RPAD scalar 2-3 T
-RTRIM scalar 1-2 T
+RPAD scalar 2-3 TEXT
+RTRIM scalar 1-2 TEXT
 SAFE_ADD scalar 2 SUPER
 SAFE_CAST scalar 1 T
 SAFE_CONVERT_BYTES_TO_STRING scalar 1 STRING
@@ -228,11 +234,11 @@ STDDEV aggregate 1 FLOAT64
 STDDEV_POP aggregate 1 FLOAT64
 STDDEV_SAMP aggregate 1 FLOAT64
 STRING scalar 1-2 STRING
-STRING_AGG aggregate 1-2 T
+STRING_AGG aggregate 1-2 TEXT
 STRPOS scalar 2 INT64
 STRUCT scalar 0+ STRUCT
-SUBSTR scalar 2-3 T
-SUBSTRING scalar 2-3 T
+SUBSTR scalar 2-3 TEXT
+SUBSTRING scalar 2-3 TEXT
 SUM aggregate 1 T
 TAN scalar 1 FLOAT64
 TANH scalar 1 FLOAT64
@@ -254,15 +260,15 @@ TO_BASE64 scalar 1 STRING
 TO_CODE_POINTS scalar 1 ARRAY
 TO_HEX scalar 1 STRING
 TO_JSON_STRING scalar 1-2 STRING
-TRANSLATE scalar 3 T
-TRIM scalar 1-2 T
+TRANSLATE scalar 3 TEXT
+TRIM scalar 1-2 TEXT
 TRUNC scalar 1-2 T
 UNICODE scalar 1 INT64
 UNIX_DATE scalar 1 INT64
 UNIX_MICROS scalar 1 INT64
 UNIX_MILLIS scalar 1 INT64
 UNIX_SECONDS scalar 1 INT64
-UPPER scalar 1 T
+UPPER scalar 1 TEXT
 VAR_POP aggregate 1 FLOAT64
 VAR_SAMP aggregate 1 FLOAT64
 VARIANCE aggregate 1 FLOAT64
