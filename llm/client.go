@@ -560,7 +560,7 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 			c.meter.count(c.ep.Name, c.ep.Model, Tally{Failures: 1, Attempts: attempts}, used)
 		}
 		e := &Error{Kind: last.kind, Endpoint: c.ep.Name, Tag: r.Tag, Status: last.status, Attempts: attempts,
-			Usage: used, Message: c.redact.apply(last.msg), Transport: last.transport}
+			Usage: used, Message: c.redact.apply(last.msg), Transport: last.transport, live: last.live}
 		c.log.LogAttrs(ctx, slog.LevelDebug, "llm call failed",
 			slog.String("endpoint", c.ep.Name), slog.String("tag", r.Tag), slog.Int("sample", r.Sample),
 			slog.String("kind", string(e.Kind)), slog.Int("attempts", attempts), slog.String("error", e.Message))
@@ -607,6 +607,8 @@ type outcome struct {
 	transport bool
 	// started is when the request was sent (zero if it never was).
 	started time.Time
+	// live renders a budget stop's message when it is read (Error.live).
+	live fmt.Stringer
 }
 
 // A successful reply is given to persist before the endpoint's slot is
@@ -642,9 +644,9 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 			if ctx.Err() != nil {
 				return outcome{kind: KindCanceled, msg: err.Error(), cause: ctx.Err()}
 			}
-			return outcome{kind: KindBudget, msg: err.Error()}
+			return outcome{kind: KindBudget, msg: err.Error(), live: liveText(err)}
 		}
-		defer func() { c.meter.settle(res, c.ep.Model, o.usage, o.billing) }()
+		defer func() { c.meter.settle(res, o.usage, o.billing) }()
 	}
 	started := c.now()
 	actx, cancel := context.WithTimeout(ctx, c.health.attemptTimeout(started, c.ep.Limits.Timeout, c.ep.Retry.DownAfter))

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -329,5 +330,79 @@ func TestReserveWaits(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Errorf("the waiting call: %v", err)
+	}
+}
+
+// TestOverReportedUsage: a provider reporting 20 times the token cap it
+// was sent, to 8 workers under a cap. The first call of the model goes
+// alone (no call of it has yet settled within its reservation), so the
+// overrun stops the meter before any other call is sent: the cap is
+// passed by at most that call (it was passed by every call in flight).
+// A provider that turns to over-reporting after honest replies still
+// passes the cap by the calls in flight at the turn (a documented limit);
+// either way the stop message, read once the run ended, states the
+// folder's total.
+func TestOverReportedUsage(t *testing.T) {
+	honest := llmtest.Text("ok")
+	honest.CompletionTokens = 100 // the whole cap: each call costs its reservation
+	for _, tc := range []struct {
+		name    string
+		h       llmtest.Handler
+		bounded bool // by the cap plus one call
+	}{
+		{"from the first call", llmtest.Inflate(llmtest.Fixed(llmtest.Text("ok")), 20), true},
+		{"after 30 honest calls", func() llmtest.Handler {
+			var n atomic.Int64
+			inflated := llmtest.Inflate(llmtest.Fixed(llmtest.Text("ok")), 20)
+			return func(c *llmtest.Call) llmtest.Reply {
+				if n.Add(1) <= 30 {
+					return honest
+				}
+				return inflated(c)
+			}
+		}(), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const budget = 0.1
+			srv := llmtest.Start(t, tc.h, llmtest.Options{Latency: 20 * time.Millisecond})
+			meter, err := llm.OpenMeter(t.TempDir(), spendPrices, budget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer meter.Close()
+			c := newClient(t, endpoint(srv, func(e *llm.Endpoint) { e.Sampling.MaxTokens = 100; e.Limits.Concurrency = 8 }), llm.Options{Meter: meter})
+			var mu sync.Mutex
+			var stopped error
+			one := 0.0
+			var wg sync.WaitGroup
+			for w := range 8 {
+				wg.Go(func() {
+					for i := 0; ; i++ {
+						resp, err := c.Complete(context.Background(), ask(fmt.Sprintf("worker %d question %d", w, i)))
+						mu.Lock()
+						one = max(one, resp.CostUSD)
+						if err != nil && stopped == nil {
+							stopped = err
+						}
+						mu.Unlock()
+						if err != nil {
+							if llm.KindOf(err) != llm.KindBudget {
+								t.Error(err)
+							}
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			billed := billedUSD(srv)
+			t.Logf("%d calls, billed $%.4f on a cap of $%.2f (one call up to $%.4f); %v", srv.Calls(), billed, budget, one, stopped)
+			if tc.bounded && billed > budget+one+1e-12 {
+				t.Errorf("billed $%.4f: the cap $%.2f passed by more than one call ($%.4f)", billed, budget, one)
+			}
+			if spent := meter.Spent(); spent < billed-1e-12 || stopped == nil || !strings.Contains(stopped.Error(), fmt.Sprintf("spent $%.4f of $%.4f", spent, budget)) {
+				t.Errorf("recorded $%.4f; stop message %q does not state it", spent, stopped)
+			}
+		})
 	}
 }
