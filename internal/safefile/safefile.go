@@ -277,6 +277,16 @@ func (d *Dir) Remove(name string) error { return d.root.Remove(name) }
 // MkdirAll creates the folder name inside d, with its parents.
 func (d *Dir) MkdirAll(name string, perm fs.FileMode) error { return d.root.MkdirAll(name, perm) }
 
+// Sync commits the folder's entries (a rename, a new file) to disk.
+func (d *Dir) Sync() error {
+	f, err := d.root.OpenFile(".", os.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
 // Lstat describes name without following a link.
 func (d *Dir) Lstat(name string) (fs.FileInfo, error) { return d.root.Lstat(name) }
 
