@@ -406,3 +406,65 @@ func TestOverReportedUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestSpendingCompacted: a spending file past its size bound is compacted
+// when a meter opens it: one summary line stands for its settled lines,
+// its open reservations stay (a later run settles them), and the totals,
+// the runs, the overrun a model showed and what it earned are unchanged,
+// so the next start reads a few lines instead of every run's.
+func TestSpendingCompacted(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, llm.SpendingFile)
+	var b strings.Builder
+	b.WriteString(`{"op":"open","time":"2026-01-01T00:00:00Z","pid":1,"usd":0}` + "\n")
+	const n = 8000 // about 2 MB
+	for i := range n {
+		fmt.Fprintf(&b, `{"op":"reserve","id":"aa-%d","time":"2026-01-01T00:00:00Z","endpoint":"fake","model":"gpt-test","prompt_tokens":10,"completion_tokens":100,"worst_usd":0.001,"usd":0.001}`+"\n", i)
+		usd, over := "0.0005", ""
+		if i == 7 {
+			usd, over = "0.003", `,"overrun":true`
+		}
+		fmt.Fprintf(&b, `{"op":"settle","id":"aa-%d","time":"2026-01-01T00:00:01Z","prompt_tokens":10,"completion_tokens":40,"usd":%s,"usage":"reported"%s}`+"\n", i, usd, over)
+	}
+	// A call in flight when that run was killed.
+	b.WriteString(`{"op":"reserve","id":"aa-open","time":"2026-01-01T00:00:02Z","endpoint":"fake","model":"gpt-test","worst_usd":0.001,"usd":0.001}` + "\n")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := 0.0005*(n-1) + 0.003 + 0.001
+	open := func() llm.FolderSpending {
+		t.Helper()
+		m, err := llm.OpenMeter(dir, spendPrices, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := m.Resumed()
+		if !near(m.Spent(), want) {
+			t.Errorf("spent $%.6f, want $%.6f", m.Spent(), want)
+		}
+		m.Close()
+		return st
+	}
+	st := open()
+	fi, _ := os.Stat(path)
+	t.Logf("%d bytes: compacted %d lines to %d bytes; %+v", b.Len(), st.Compacted, fi.Size(), st)
+	if st.Compacted != 2*n+2 || fi.Size() > 1000 {
+		t.Errorf("compacted %d lines to %d bytes", st.Compacted, fi.Size())
+	}
+	if st.Runs != 1 || st.Attempts != n || st.Unreconciled != 1 || st.Overrun != 3 {
+		t.Errorf("after compaction %+v", st)
+	}
+	again := open()
+	if again.Compacted != 0 || again.Runs != 2 || again.Attempts != n || again.Unreconciled != 1 || again.Overrun != 3 {
+		t.Errorf("reopened: %+v", again)
+	}
+	// A second process is refused while the meter holds the compacted file.
+	m, err := llm.OpenMeter(dir, spendPrices, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, err := llm.OpenMeter(dir, spendPrices, 0); err == nil || !strings.Contains(err.Error(), "in use by another process") {
+		t.Errorf("second meter on a compacted folder: %v", err)
+	}
+}
