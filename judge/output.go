@@ -129,7 +129,17 @@ type Summary struct {
 	PromptTokens         int     `json:"prompt_tokens"`
 	CompletionTokens     int     `json:"completion_tokens"`
 	CostUSD              float64 `json:"cost_usd"`
-	LLMCallsPerTask      float64 `json:"llm_calls_per_task"`
+	// RepliesCostUSD is what the replies the verdicts used cost when they
+	// were bought, by this run or an earlier one, read from the cache or
+	// not (a record without reply_cost_usd counts its cost_usd). CostUSD
+	// counts only what the runs that recorded the verdicts paid: nothing
+	// for a reply an earlier run bought and was killed before recording,
+	// which a resumed run reads from the cache.
+	RepliesCostUSD float64 `json:"replies_cost_usd"`
+	// Spending is the LLM judge's meter after this run (absent without
+	// one).
+	Spending        *Spending `json:"spending,omitempty"`
+	LLMCallsPerTask float64   `json:"llm_calls_per_task"`
 	BackendLeavesPerTask float64 `json:"backend_leaves_per_task"`
 	// BackendCalls counts the requests that decided the backend leaves:
 	// one per leaf judged alone, one per group. It is what an LLM judge
@@ -163,6 +173,18 @@ type Summary struct {
 	This   RunCounts  `json:"this_run"`
 	// Scores are the task scores (SQL, results), for callers.
 	Scores map[datasets.Key][2]float64 `json:"-"`
+}
+
+// Spending is what the LLM judge's meter recorded.
+type Spending struct {
+	// ThisRunUSD is what this run's calls were charged: every attempt,
+	// failed ones and replies never recorded included.
+	ThisRunUSD float64 `json:"this_run_usd"`
+	// FolderUSD is the output folder's spending record over every run
+	// into it, unsettled reservations (killed calls, batches not yet
+	// read) at their worst case: never less than the provider billed for
+	// the calls made from the folder.
+	FolderUSD float64 `json:"folder_usd"`
 }
 
 // Scored is a judged run scored: per split, the reference scorer's shapes.
@@ -263,6 +285,7 @@ func Score(o *Outcome, model string) *Scored {
 				tc.PromptTokens += r.PromptTokens
 				tc.CompletionTokens += r.CompletionTokens
 				tc.CostUSD += r.CostUSD
+				s.RepliesCostUSD += max(r.ReplyCostUSD, r.CostUSD)
 				s.CacheHits += r.CacheHits
 				if r.ErrorKind != "" {
 					s.ErrorKinds[r.ErrorKind]++
@@ -301,6 +324,13 @@ func Score(o *Outcome, model string) *Scored {
 	if voted > 0 {
 		f := float64(flipped) / float64(voted)
 		s.FlipRate = &f
+	}
+	if sp, ok := o.Opts.Backend.(interface {
+		Spending() (thisRun, folder float64, ok bool)
+	}); ok {
+		if run, folder, ok := sp.Spending(); ok {
+			s.Spending = &Spending{ThisRunUSD: run, FolderUSD: folder}
+		}
 	}
 	if len(s.ErrorKinds) == 0 {
 		s.ErrorKinds = nil

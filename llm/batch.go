@@ -467,7 +467,8 @@ func (b *batcher) complete(ctx context.Context, tag, key string, oreq openai.Cha
 	}
 	if hit, ok := b.finished[key]; ok && validate(hit.Text, hit.Logprobs) == nil {
 		b.mu.Unlock()
-		return Response{Text: hit.Text, FinishReason: hit.FinishReason, FromCache: true, Latency: time.Since(start), CacheKey: key, Logprobs: deref(hit.Logprobs)}, nil
+		return Response{Text: hit.Text, FinishReason: hit.FinishReason, FromCache: true, ReplyCostUSD: b.c.boughtFor(hit),
+			Latency: time.Since(start), CacheKey: key, Logprobs: deref(hit.Logprobs)}, nil
 	}
 	if b.first.IsZero() {
 		b.first = time.Now()
@@ -1161,7 +1162,7 @@ func (b *batcher) resolveLocked(q *breq, o outcome) {
 	b.settleOrphan(q, o)
 	q.used = q.used.Add(o.usage)
 	if o.kind == "" {
-		reply := cachedReply{Text: o.text, FinishReason: o.finish, Usage: o.usage, Logprobs: o.logprobs}
+		reply := cachedReply{Text: o.text, FinishReason: o.finish, Usage: o.usage, Logprobs: o.logprobs, Batch: true}
 		if c.cache != nil {
 			if err := c.cache.put(q.key, reply); err != nil {
 				c.log.Warn("llm cache write failed", "endpoint", c.ep.Name, "error", err)
@@ -1177,9 +1178,9 @@ func (b *batcher) resolveLocked(q *breq, o outcome) {
 			b.finished[q.key] = reply
 		}
 		for i, ch := range q.waiters {
-			r := Response{Text: o.text, FinishReason: o.finish, Usage: q.used, CostUSD: cost, Attempts: q.sent, CacheKey: q.key, Logprobs: deref(o.logprobs)}
+			r := Response{Text: o.text, FinishReason: o.finish, Usage: q.used, CostUSD: cost, ReplyCostUSD: cost, Attempts: q.sent, CacheKey: q.key, Logprobs: deref(o.logprobs)}
 			if i > 0 {
-				r.Usage, r.CostUSD = Usage{}, 0 // the first caller carries the call
+				r.Usage, r.CostUSD, r.ReplyCostUSD = Usage{}, 0, 0 // the first caller carries the call
 			}
 			ch <- batchResult{resp: r}
 		}
