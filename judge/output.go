@@ -124,11 +124,11 @@ type Summary struct {
 	// LLMCalls counts chat completions sent to the endpoint (cache hits
 	// are not calls); BackendLeavesPerTask is the number of leaves a
 	// backend (LLM or replay) decided, per task.
-	LLMCalls             int     `json:"llm_calls"`
-	CacheHits            int     `json:"cache_hits"`
-	PromptTokens         int     `json:"prompt_tokens"`
-	CompletionTokens     int     `json:"completion_tokens"`
-	CostUSD              float64 `json:"cost_usd"`
+	LLMCalls         int     `json:"llm_calls"`
+	CacheHits        int     `json:"cache_hits"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
 	// RepliesCostUSD is what the replies the verdicts used cost when they
 	// were bought, by this run or an earlier one, read from the cache or
 	// not (a record without reply_cost_usd counts its cost_usd). CostUSD
@@ -138,9 +138,9 @@ type Summary struct {
 	RepliesCostUSD float64 `json:"replies_cost_usd"`
 	// Spending is the LLM judge's meter after this run (absent without
 	// one).
-	Spending        *Spending `json:"spending,omitempty"`
-	LLMCallsPerTask float64   `json:"llm_calls_per_task"`
-	BackendLeavesPerTask float64 `json:"backend_leaves_per_task"`
+	Spending             *Spending `json:"spending,omitempty"`
+	LLMCallsPerTask      float64   `json:"llm_calls_per_task"`
+	BackendLeavesPerTask float64   `json:"backend_leaves_per_task"`
 	// BackendCalls counts the requests that decided the backend leaves:
 	// one per leaf judged alone, one per group. It is what an LLM judge
 	// with one sample and no cache would call, and what a replay of
