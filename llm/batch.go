@@ -1069,7 +1069,7 @@ func (b *batcher) poll(ctx context.Context, bt *bbatch) bool {
 			return false
 		}
 	}
-	missing := missingResult(resp, x.unmatched)
+	missing := missingResult(resp, x.unmatched, len(x.byID))
 	b.mu.Lock()
 	for k, q := range bt.reqs {
 		if e := x.byID[k]; e == nil || !e.done {

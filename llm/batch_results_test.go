@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,6 +102,7 @@ func TestBatchMissingResults(t *testing.T) {
 		{"half dropped in the first batch", firstBatch(llmtest.BatchScript{Results: llmtest.DropResults(func(i int, _ llmtest.ResultLine) bool { return i%2 == 0 })}), 0, n},
 		{"ids altered in every batch", onEveryBatch(llmtest.AlterCustomIDs), 0, 0},
 		{"no lines, capped", onEveryBatch(llmtest.DropResults(func(int, llmtest.ResultLine) bool { return false })), 0.002, 0},
+		{"cancelled, ids altered", firstBatch(llmtest.BatchScript{Steps: []string{"cancelled"}, Answered: 3, Results: llmtest.AlterCustomIDs}), 0, n},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llmtest.Start(t, answer, llmtest.Options{Batches: tc.script})
@@ -136,6 +138,37 @@ func TestBatchMissingResults(t *testing.T) {
 			}
 			if tc.budget > 0 && billed > tc.budget {
 				t.Errorf("billed $%.6f on a budget of $%.4f", billed, tc.budget)
+			}
+		})
+	}
+}
+
+// TestBatchNotRun: an expired or cancelled batch whose provider lists only
+// the requests it ran (the others have no line and are not counted as
+// run) settles those others at nothing and sends them again: the record
+// equals the bill.
+func TestBatchNotRun(t *testing.T) {
+	const n = 6
+	for _, status := range []string{"expired", "cancelled"} {
+		t.Run(status, func(t *testing.T) {
+			srv := llmtest.Start(t, answer, llmtest.Options{Batches: firstBatch(llmtest.BatchScript{Steps: []string{status}, Answered: 2, Unlisted: true})})
+			dir := t.TempDir()
+			m, err := llm.OpenMeter(dir, testPrices, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			c := newClient(t, batchEndpoint(srv, nil), llm.Options{Meter: m, Batch: &llm.BatchOptions{Dir: dir}})
+			for _, r := range askAll(c, prompts(n), nil) {
+				if r.err != nil {
+					t.Error(r.err)
+				}
+			}
+			if got := srv.BatchSizes(); !slices.Equal(got, []int{n, n - 2}) {
+				t.Errorf("batches %v, want [%d %d]", got, n, n-2)
+			}
+			if billed := batchBilled(srv); !near(m.Spent(), billed) {
+				t.Errorf("recorded $%.6f, billed $%.6f", m.Spent(), billed)
 			}
 		})
 	}

@@ -112,13 +112,17 @@ func (e *resultEntry) conflicting(batch, id string) outcome {
 }
 
 // missingResult is the outcome of a request a finished batch has no line
-// for. A failed batch ran nothing (batchFailure). Any other (completed,
-// expired, cancelled) may have run it: the provider lists every request in
-// its output or error file, so a request without a line was sent and its
-// reply lost (its custom_id altered, the line dropped); it is charged at
+// for; matched counts the batch's requests that have one. A failed batch
+// ran nothing (batchFailure). An expired or cancelled batch stopped before
+// running some requests, which may have no line: when every line names a
+// request of the batch and they are at least as many as the requests the
+// batch reports run (request_counts completed + failed), those without a
+// line did not run and cost nothing. Otherwise, and for a completed batch
+// (which ran every request), a request without a line was sent and its
+// reply lost (its custom_id altered, its line dropped): it is charged at
 // its reservation and sent again only as the retry rules and the budget
 // allow, never as if it had cost nothing.
-func missingResult(resp openai.BatchResponse, unmatched int) outcome {
+func missingResult(resp openai.BatchResponse, unmatched, matched int) outcome {
 	if resp.Status == "failed" {
 		return batchFailure(resp)
 	}
@@ -128,6 +132,10 @@ func missingResult(resp openai.BatchResponse, unmatched int) outcome {
 		kind = KindTimeout
 	case "cancelled":
 		kind = KindServer
+	}
+	ran := resp.RequestCounts.Completed + resp.RequestCounts.Failed
+	if kind != KindMalformed && unmatched == 0 && matched >= ran {
+		return outcome{kind: kind, msg: fmt.Sprintf("batch %s %s before the request ran", resp.ID, resp.Status), billing: usageNone}
 	}
 	msg := fmt.Sprintf("batch %s %s without a result line for the request", resp.ID, resp.Status)
 	if unmatched > 0 {

@@ -161,8 +161,9 @@
 // malformed: retried, then an error saying so). A request a finished
 // batch has no line for (its custom_id altered, its line dropped) was sent
 // and may have run: it is charged at its reservation and retried as a bad
-// reply is; only a batch that failed (nothing ran) settles its requests
-// at nothing. Per-request errors and requests an expired,
+// reply is; only a batch that failed (nothing ran), or an expired or
+// cancelled one whose lines account for every request it reports run,
+// settles the requests without a line at nothing. Per-request errors and requests an expired,
 // cancelled or token-limited batch did not run go back to the queue under
 // retry.max_attempts (counting batches, over every process) with the online
 // rules: rate limits, server errors and bad replies are retried, requests

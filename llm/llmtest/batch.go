@@ -23,8 +23,11 @@ type BatchScript struct {
 	Steps []string
 	// Answered is, for a batch that ends expired or cancelled, how many of
 	// its requests (in file order) were answered before; the others get
-	// batch_expired or batch_cancelled in the error file.
+	// batch_expired or batch_cancelled in the error file, or, with
+	// Unlisted, no line at all (and are not counted as failed: a provider
+	// that lists only the requests it ran).
 	Answered int
+	Unlisted bool
 	// FailCode is the error of a batch that ends failed (default
 	// "invalid_request").
 	FailCode string
@@ -533,6 +536,9 @@ func (s *Server) finish(b *fakeBatch, answered int, code string) {
 	var lines []ResultLine
 	for i, l := range b.lines {
 		line := ResultLine{ID: fmt.Sprintf("batch_req_%s_%d", b.ID, i+1), CustomID: l.CustomID}
+		if i >= answered && b.script.Unlisted {
+			continue
+		}
 		if i >= answered {
 			msg := "This request could not be executed before the completion window expired."
 			if code == "batch_cancelled" {
