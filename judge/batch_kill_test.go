@@ -196,3 +196,41 @@ func TestBatchLeafGrouping(t *testing.T) {
 		t.Errorf("batch sizes %v, want one batch of the 80 leaves", got)
 	}
 }
+
+// TestBatchConflictingVerdicts: a provider whose result files hold, for
+// every request of the first batch, a second line with every verdict
+// flipped, placed first. No verdict is taken from lines that disagree: the
+// requests are judged again in a later batch, and the scores equal an
+// online run's (taking the first line scored the flipped verdicts).
+func TestBatchConflictingVerdicts(t *testing.T) {
+	items := killItems(t)
+	ref := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
+	_, refOpts, _ := killJudge(t, ref.OpenAIBaseURL(), t.TempDir(), GroupTree)
+	online := Score(mustRun(t, items, openLedger(t, t.TempDir(), refOpts), refOpts), "m").Summary
+
+	flip := strings.NewReplacer(`"verdict":"pass"`, `"verdict":"fail"`, `"verdict":"fail"`, `"verdict":"pass"`)
+	flipFirst := func(lines []llmtest.ResultLine) []llmtest.ResultLine {
+		var out []llmtest.ResultLine
+		for _, l := range lines {
+			out = append(out, l.WithContent(flip.Replace(l.Content())), l)
+		}
+		return out
+	}
+	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{Batches: func(i, n int) llmtest.BatchScript {
+		if i == 0 {
+			return llmtest.BatchScript{Results: flipFirst}
+		}
+		return llmtest.BatchScript{}
+	}})
+	dir := t.TempDir()
+	_, opts, _ := batchKillJudge(t, srv.OpenAIBaseURL(), dir, nil)
+	o := mustRun(t, items, openLedger(t, dir, opts), opts)
+	if !o.Complete() {
+		t.Fatalf("incomplete: %v", o.Stopped)
+	}
+	got := Score(o, "m").Summary
+	t.Logf("online: %+v; batch with conflicting lines in its first batch: %+v (%d batches)", online.Splits, got.Splits, srv.BatchesCreated())
+	if fmt.Sprint(got.Scores) != fmt.Sprint(online.Scores) {
+		t.Errorf("scores differ from the online run's: %+v, want %+v", got.Splits, online.Splits)
+	}
+}
