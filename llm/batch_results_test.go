@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
@@ -197,7 +198,10 @@ func TestBatchResultsStreamed(t *testing.T) {
 		return nil
 	}
 	dir := t.TempDir()
-	c := newClient(t, batchEndpoint(srv, nil), llm.Options{Batch: &llm.BatchOptions{Dir: dir, Step: hook}})
+	// The fake answers a whole batch inside one retrieve: 13 MB of replies
+	// may take a while on a loaded machine (the race detector).
+	ep := batchEndpoint(srv, func(ep *llm.Endpoint) { ep.Limits.Timeout = 2 * time.Minute })
+	c := newClient(t, ep, llm.Options{Batch: &llm.BatchOptions{Dir: dir, Step: hook}})
 	for _, r := range askAll(c, prompts(n), nil) {
 		if r.err != nil || len(r.resp.Text) < size {
 			t.Fatalf("%d bytes, %v", len(r.resp.Text), r.err)
