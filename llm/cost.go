@@ -192,8 +192,8 @@ func (t *Tally) add(o Tally) {
 // in flight at [OverrunHeadroom] times its reservation (in the last
 // stretch they go one at a time: reserve waits), and only as far as the
 // model has earned it: a model may have one online call in flight more
-// than the folder has seen calls of it settle with usage within their
-// reservation (1, 2, 3, ... as replies come back, at once for a folder
+// than the folder has seen calls of it settled within their reservation
+// (at the usage reported, or at the reservation when the reply had none) (1, 2, 3, ... as replies come back, at once for a folder
 // with a history). So a provider that over-reports usage, by any factor,
 // is caught on the first call, alone, and the cap is passed by at most
 // that one call's cost; a provider billing up to OverrunHeadroom times
@@ -219,7 +219,7 @@ type Meter struct {
 	inFlight int
 	flying   map[string]int     // per model: online attempts in flight
 	factor   map[string]float64 // per model: reservations are scaled by its worst overrun seen (absent: 1)
-	trusted  map[string]int     // per model: attempts settled with reported usage within their reservation
+	trusted  map[string]int     // per model: attempts charged within their reservation (Meter.settle)
 	stop     error              // set: no attempt is admitted any more
 	by       map[string]*Tally
 
@@ -476,7 +476,10 @@ func (m *Meter) settle(r *reservation, used Usage, how string) float64 {
 		m.thisRun += usd
 	}
 	m.spent += usd
-	if how == usageReported && !overrun {
+	if how != usageNone && usd <= r.usd*(1+1e-9) {
+		// Charged within its reservation: a reply whose usage is unknown
+		// counts too (a server that reports none must not stay one call
+		// at a time; it is charged the worst case).
 		m.trusted[r.model]++
 	}
 	if overrun {

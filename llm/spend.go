@@ -180,8 +180,8 @@ func (s *spendState) apply(rec spendRecord) error {
 		if rec.Overrun && r.WorstUSD > 0 {
 			s.factors[r.Model] = max(s.factors[r.Model], rec.USD/r.WorstUSD)
 		}
-		if rec.Usage == usageReported && !rec.Overrun {
-			s.trusted[r.Model]++
+		if rec.Usage != usageNone && rec.Usage != "" && rec.USD <= r.USD*(1+1e-9) {
+			s.trusted[r.Model]++ // as Meter.settle counts it
 		}
 	default:
 		return fmt.Errorf("unknown op %q", rec.Op)
