@@ -403,3 +403,27 @@ func TestBuildManifest(t *testing.T) {
 		}
 	}
 }
+
+// The benchmark baseline loads every file, with DuckDB's own detection.
+func TestPlainLoad(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "plain.duckdb")
+	rep, err := PlainLoad(context.Background(), "testdata/mini", out, 1, "1GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, built := buildMini(t)
+	want := map[string]int64{}
+	for _, tr := range built.Tables {
+		if !tr.Missing && !tr.Derived {
+			want[tr.Table] = tr.Rows
+		}
+	}
+	if len(rep.Tables) != len(want) || rep.Bytes == 0 {
+		t.Errorf("plain load: %d tables, %d bytes; build loaded %d", len(rep.Tables), rep.Bytes, len(want))
+	}
+	for _, tr := range rep.Tables {
+		if want[tr.Table] != tr.Rows {
+			t.Errorf("%s: %d rows, build loaded %d", tr.Table, tr.Rows, want[tr.Table])
+		}
+	}
+}
