@@ -46,15 +46,19 @@ func runDBBuild(ctx context.Context, env *Env, args []string) error {
 			rep.Out, len(rep.Tables), rep.Rows(), float64(rep.Bytes)/1e9, rep.Duration.Round(time.Millisecond))
 		return nil
 	}
-	// On a terminal the progress line takes the place of the per-table
-	// lines (they would garble it); elsewhere the lines are the progress,
-	// and the line's summary ends it on standard error, as for every step.
+	// The per-table lines and the periodic rows/s and ETA lines are the
+	// progress; on a terminal they print above the progress line (which
+	// counts tables), elsewhere on standard output, and the line's summary
+	// ends it on standard error, as for every step.
 	var progress io.Writer
-	tty := gprogress.IsTerminal(env.Stderr)
-	if !*quiet && !tty {
+	bar := newBar(env, "db build: tables", len(mimic.V31.Tables), *quiet)
+	switch {
+	case *quiet:
+	case gprogress.IsTerminal(env.Stderr):
+		progress = barLog{bar}
+	default:
 		progress = env.Stdout
 	}
-	bar := newBar(env, "db build: tables", len(mimic.V31.Tables), *quiet)
 	rep, err := mimic.Build(ctx, mimic.BuildOptions{
 		MimicDir: *dir, Out: *out, Force: *force, Restart: *restart, Digest: *digest, Threads: *threads, MemoryLimit: *memory, Progress: progress,
 		Table: func(tr mimic.TableReport) {
