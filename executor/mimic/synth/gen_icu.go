@@ -128,6 +128,32 @@ func amount(r *rand.Rand, it *eventItem) float64 {
 	return math.Min(it.hi, math.Max(it.lo, v))
 }
 
+// infusion writes the columns inputevents and ingredientevents share, from
+// subject_id to linkorderid, and returns the amount and rate written.
+func infusion(r *rand.Rand, w *row, p *patient, a *admission, s *icuStay, it *eventItem, order int64) (amt, rate float64) {
+	start := within(r, s.in, s.out)
+	end := start + int64(60+r.IntN(8*hourSec))
+	amt = round(amount(r, it), 4)
+	stayPrefix(w, p, a, s, r)
+	w.time(start)
+	w.time(end)
+	w.time(end + int64(r.IntN(hourSec)))
+	w.int(it.itemid)
+	w.float(amt, 4)
+	w.str(it.unit)
+	if it.rateMedian > 0 {
+		rate = round(it.rateMedian*math.Exp(0.6*r.NormFloat64()), 4)
+		w.float(rate, 4)
+		w.str(it.rateUnit)
+	} else {
+		w.null()
+		w.null()
+	}
+	w.int(order)
+	w.int(order)
+	return amt, rate
+}
+
 var statuses = []string{"FinishedRunning", "FinishedRunning", "FinishedRunning", "Stopped", "ChangeDose/Rate", "Paused"}
 
 func genInputevents(r *rand.Rand, p *patient, w *row) {
@@ -136,28 +162,7 @@ func genInputevents(r *rand.Rand, p *patient, w *row) {
 		n := perStay(r, s, 116, 200_000)
 		for j := range n {
 			it := &inputItems[pick(r, inputWeights)]
-			start := within(r, s.in, s.out)
-			end := start + int64(60+r.IntN(8*hourSec))
-			amt := round(amount(r, it), 4)
-			order := s.id*100_000 + int64(j)
-			stayPrefix(w, p, a, s, r)
-			w.time(start)
-			w.time(end)
-			w.time(end + int64(r.IntN(hourSec)))
-			w.int(it.itemid)
-			w.float(amt, 4)
-			w.str(it.unit)
-			rate := 0.0
-			if it.rateMedian > 0 {
-				rate = round(it.rateMedian*math.Exp(0.6*r.NormFloat64()), 4)
-				w.float(rate, 4)
-				w.str(it.rateUnit)
-			} else {
-				w.null()
-				w.null()
-			}
-			w.int(order)
-			w.int(order)
+			amt, rate := infusion(r, w, p, a, s, it, s.id*100_000+int64(j))
 			w.str(it.orderCategory)
 			w.optStr("Additive", r.Float64() < 0.1)
 			w.str("Main order parameter")
@@ -184,28 +189,7 @@ func genIngredientevents(r *rand.Rand, p *patient, w *row) {
 		n := perStay(r, s, 151, 300_000)
 		for j := range n {
 			it := &ingredientItems[pick(r, ingredientWeights)]
-			start := within(r, s.in, s.out)
-			end := start + int64(60+r.IntN(8*hourSec))
-			amt := round(amount(r, it), 4)
-			order := s.id*100_000 + int64(j)
-			stayPrefix(w, p, a, s, r)
-			w.time(start)
-			w.time(end)
-			w.time(end + int64(r.IntN(hourSec)))
-			w.int(it.itemid)
-			w.float(amt, 4)
-			w.str(it.unit)
-			rate := 0.0
-			if it.rateMedian > 0 {
-				rate = round(it.rateMedian*math.Exp(0.6*r.NormFloat64()), 4)
-				w.float(rate, 4)
-				w.str(it.rateUnit)
-			} else {
-				w.null()
-				w.null()
-			}
-			w.int(order)
-			w.int(order)
+			_, rate := infusion(r, w, p, a, s, it, s.id*100_000+int64(j))
 			w.str(statuses[r.IntN(len(statuses))])
 			w.float(0, 0)
 			w.float(rate, 4)
