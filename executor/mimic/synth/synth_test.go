@@ -45,7 +45,7 @@ func digestDir(t *testing.T, dir string) map[string]string {
 // The files build with the loader (every header and field fits the schema),
 // and every table of the schema has its file.
 func TestSynthBuilds(t *testing.T) {
-	dir, rep := write(t, 300, 1, 2)
+	dir, rep := write(t, 150, 1, 2)
 	out := filepath.Join(t.TempDir(), "s.duckdb")
 	brep, err := mimic.Build(context.Background(), mimic.BuildOptions{MimicDir: dir, Out: out})
 	if err != nil {
@@ -62,7 +62,7 @@ func TestSynthBuilds(t *testing.T) {
 
 // Rows per patient follow MIMIC-IV v3.1's (the tables' perPatient).
 func TestSynthShape(t *testing.T) {
-	const n = 3000
+	const n = 1500
 	_, rep := write(t, n, 7, 2)
 	specs, err := tablesFor(mimic.V31)
 	if err != nil {
@@ -90,9 +90,9 @@ func TestSynthShape(t *testing.T) {
 // The same seed and patients give the same bytes whatever the number of
 // workers; another seed gives other data.
 func TestSynthReproducible(t *testing.T) {
-	a, _ := write(t, 150, 3, 1)
-	b, _ := write(t, 150, 3, 3)
-	c, _ := write(t, 150, 4, 2)
+	a, _ := write(t, 60, 3, 1)
+	b, _ := write(t, 60, 3, 3)
+	c, _ := write(t, 60, 4, 2)
 	da, db, dc := digestDir(t, a), digestDir(t, b), digestDir(t, c)
 	if len(da) != 31 {
 		t.Errorf("%d files, want 31", len(da))
