@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
@@ -99,7 +99,7 @@ func TestBatchKillResume(t *testing.T) {
 				t.Fatal(err)
 			}
 			_ = cmd.Wait()
-			before, err := ledger.ReadLedger(filepath.Join(dir, ledger.LedgerFile))
+			before, err := judgefmt.ReadLedger(filepath.Join(dir, judgefmt.LedgerFile))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestBatchKillResume(t *testing.T) {
 				t.Fatalf("resume incomplete: %v", o.Stopped)
 			}
 			l.Close()
-			checkDecidedOnce(t, filepath.Join(dir, ledger.LedgerFile), total)
+			checkDecidedOnce(t, filepath.Join(dir, judgefmt.LedgerFile), total)
 			for id, n := range srv.Submitted() {
 				if n != 1 {
 					t.Errorf("request %s submitted in %d batches", id[:12], n)

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -133,7 +133,7 @@ func (j *LLMJudge) Name() string {
 }
 
 // Source is SourceLLM.
-func (j *LLMJudge) Source() ledger.Source { return ledger.SourceLLM }
+func (j *LLMJudge) Source() judgefmt.Source { return judgefmt.SourceLLM }
 
 // Samples is k.
 func (j *LLMJudge) Samples() int { return j.samples }
@@ -259,7 +259,7 @@ func (j *LLMJudge) cost(u llm.Usage) float64 {
 
 // tally is one leaf's votes over the samples drawn for it.
 type tally struct {
-	v       ledger.Votes
+	v       judgefmt.Votes
 	reasons [2][]string // fail, pass
 	lastErr *llm.Error
 	done    bool

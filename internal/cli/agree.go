@@ -14,9 +14,8 @@ import (
 	"github.com/clinsql/clinsql/agreement"
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/atomicfile"
-	"github.com/clinsql/clinsql/judge"
 	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
 )
@@ -150,7 +149,7 @@ func loadJudged(path string) (judged, error) {
 	}
 	var ledgers, gradings []string
 	if !st.IsDir() {
-		if filepath.Base(path) == ledger.LedgerFile {
+		if filepath.Base(path) == judgefmt.LedgerFile {
 			ledgers = append(ledgers, path)
 		} else {
 			gradings = append(gradings, path)
@@ -162,9 +161,9 @@ func loadJudged(path string) (judged, error) {
 			}
 			switch {
 			case d.IsDir():
-			case d.Name() == ledger.LedgerFile:
+			case d.Name() == judgefmt.LedgerFile:
 				ledgers = append(ledgers, p)
-			case d.Name() == judge.GradingFile:
+			case d.Name() == judgefmt.GradingFile:
 				gradings = append(gradings, p)
 			}
 			return nil
@@ -183,7 +182,7 @@ func loadJudged(path string) (judged, error) {
 		return m, nil
 	}
 	for _, l := range ledgers {
-		c, err := ledger.ReadLedger(l)
+		c, err := judgefmt.ReadLedger(l)
 		if err != nil {
 			return nil, err
 		}
@@ -220,7 +219,7 @@ next:
 			if err != nil {
 				return nil, fmt.Errorf("%s: sample_path %q: %w", g, e.SamplePath, err)
 			}
-			for tree, recs := range map[ledger.Tree]map[string]scoring.Record{ledger.TreeSQL: e.SQLEvaluations, ledger.TreeResults: e.ResultsEvaluations} {
+			for tree, recs := range map[judgefmt.Tree]map[string]scoring.Record{judgefmt.TreeSQL: e.SQLEvaluations, judgefmt.TreeResults: e.ResultsEvaluations} {
 				for id, r := range recs {
 					if strings.HasPrefix(r.Explanation, "Aggregated from children") {
 						continue // an inner node
@@ -232,7 +231,7 @@ next:
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no %s or %s", path, ledger.LedgerFile, judge.GradingFile)
+		return nil, fmt.Errorf("%s: no %s or %s", path, judgefmt.LedgerFile, judgefmt.GradingFile)
 	}
 	return out, nil
 }
@@ -241,8 +240,8 @@ next:
 // else the folder (a run's judge/ folder is named after the run).
 func ledgerModel(ledger string) string {
 	dir := filepath.Dir(ledger)
-	sums, _ := filepath.Glob(filepath.Join(dir, judge.SummaryFile))
-	more, _ := filepath.Glob(filepath.Join(dir, "*", judge.SummaryFile))
+	sums, _ := filepath.Glob(filepath.Join(dir, judgefmt.SummaryFile))
+	more, _ := filepath.Glob(filepath.Join(dir, "*", judgefmt.SummaryFile))
 	sums = append(sums, more...)
 	for _, s := range sums {
 		b, err := runfolder.ReadFile(s, runfolder.MaxJudgeFileBytes)
@@ -307,7 +306,7 @@ func pairJudged(a, b judged, kinds map[string]map[string]string, results map[str
 		}
 		for _, d := range []map[leafRef]leafDecision{da, db} {
 			for r, x := range d {
-				if _, ok := res[r.task]; !ok && x.kind == string(codecheck.KindCSV) && x.source == string(ledger.SourceCode) {
+				if _, ok := res[r.task]; !ok && x.kind == string(codecheck.KindCSV) && x.source == string(judgefmt.SourceCode) {
 					res[r.task] = x.status == agreement.Pass
 				}
 			}
@@ -329,7 +328,7 @@ func pairJudged(a, b judged, kinds map[string]map[string]string, results map[str
 			if kind == "" {
 				kind = y.kind
 			}
-			if kind == "" && r.tree == string(ledger.TreeSQL) {
+			if kind == "" && r.tree == string(judgefmt.TreeSQL) {
 				kind = string(codecheck.KindSQL)
 			}
 			if kind == "" && kinds != nil {

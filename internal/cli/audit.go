@@ -87,7 +87,7 @@ func runAudit(ctx context.Context, env *Env, args []string) error {
 	tasks = spread(tasks, *sample)
 	opts := audit.Options{Mutations: muts, Workers: 2}
 	if *db != "" {
-		ex, err := engines["duckdb"](engineConfig{DB: *db, Conns: 2, Log: env.Stderr, ZeroDivision: zeroDivAuto})
+		ex, err := openDuckDB(ctx, engineConfig{DB: *db, Conns: 2, Log: env.Stderr})
 		if err != nil {
 			return err
 		}
@@ -99,7 +99,7 @@ func runAudit(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer lock.Release()
-	var ej *audit.EngineJudge
+	var ej *judge.AuditJudge
 	if *configFile != "" {
 		group, err := judge.ParseGroupMode(*groupName)
 		if err != nil {
@@ -121,7 +121,7 @@ func runAudit(ctx context.Context, env *Env, args []string) error {
 		}
 		defer meter.Close()
 		defer client.Close()
-		ej = &audit.EngineJudge{Options: judge.Options{Backend: j, CodeChecks: *codeChecks, Group: group, ReferenceGuided: cfg.ReferenceGuided},
+		ej = &judge.AuditJudge{Options: judge.Options{Backend: j, CodeChecks: *codeChecks, Group: group, ReferenceGuided: cfg.ReferenceGuided},
 			Prompter: j, Samples: j.Samples(), MaxTokens: client.Endpoint().Sampling.MaxTokens, Meter: meter, Model: client.Endpoint().Model,
 			Dir: filepath.Join(*out, "ledgers"),
 			Before: func(c audit.Cost) error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/bqduck"
 	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/internal/shared"
@@ -29,7 +30,7 @@ func BenchmarkGoldQueriesDemo(b *testing.B) {
 	if _, err := mimic.Build(context.Background(), mimic.BuildOptions{MimicDir: demo, Out: db}); err != nil {
 		b.Fatal(err)
 	}
-	ex, err := openDuckDB(engineConfig{DB: db, Limits: executor.Limits{Timeout: duckdb.DefaultTimeout, MaxRows: duckdb.DefaultMaxRows}})
+	ex, err := bqduck.Open(context.Background(), bqduck.Options{DB: db, Limits: executor.Limits{Timeout: duckdb.DefaultTimeout, MaxRows: duckdb.DefaultMaxRows}})
 	if err != nil {
 		b.Fatal(err)
 	}

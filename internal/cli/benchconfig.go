@@ -11,6 +11,7 @@ import (
 
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/bigquery"
+	"github.com/clinsql/clinsql/executor/bqduck"
 	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
@@ -120,9 +121,7 @@ func loadBenchConfig(path string) (*benchConfig, error) {
 	case c.Engine.Threads < 0:
 		bad("engine.threads", "must not be negative")
 	}
-	switch c.Engine.ZeroDivision {
-	case "", zeroDivAuto, zeroDivError, zeroDivNull:
-	default:
+	if _, err := bqduck.ParseZeroDivision(c.Engine.ZeroDivision); err != nil {
 		bad("engine.zero_division", "must be auto, error or null, not %q", c.Engine.ZeroDivision)
 	}
 	if c.Concurrency < 0 {

@@ -27,8 +27,8 @@ func init() { engines[bigquery.Name] = openBigQueryEngine }
 // openBigQueryEngine opens the BigQuery engine for exec: the configuration
 // from --bq-config and the --bq-* flags; exec's own --timeout and
 // --max-rows override it only when given.
-func openBigQueryEngine(cfg engineConfig) (executor.Executor, error) {
-	eng, err := openBigQuery(context.Background(), cfg)
+func openBigQueryEngine(ctx context.Context, cfg engineConfig) (executor.Executor, error) {
+	eng, err := openBigQuery(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}

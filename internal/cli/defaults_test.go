@@ -11,7 +11,7 @@ import (
 
 	"github.com/clinsql/clinsql/internal/buildinfo"
 	"github.com/clinsql/clinsql/internal/shared"
-	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/reports"
 	"github.com/clinsql/clinsql/scoring"
 )
@@ -46,7 +46,7 @@ func TestDefaultModeIsStrict(t *testing.T) {
 	}{
 		{"judge", func(out string) []string {
 			return []string{"judge", "--tasks", dir, "--run", runDir, "--out", out, "--judge", "replay:" + grading}
-		}, judge.SummaryFile},
+		}, judgefmt.SummaryFile},
 		{"rescore", func(out string) []string {
 			return []string{"rescore", "--grading", grading, "--tasks", dir, "--out", out}
 		}, rescoreSummaryFile},

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,16 +10,14 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/batch"
 	"github.com/clinsql/clinsql/executor/bigquery"
-	"github.com/clinsql/clinsql/executor/bqsql"
+	"github.com/clinsql/clinsql/executor/bqduck"
 	"github.com/clinsql/clinsql/executor/duckdb"
-	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/refine"
 	"github.com/clinsql/clinsql/runfolder"
 )
@@ -45,119 +42,61 @@ type engineConfig struct {
 
 // engines opens an executor by --engine name; engines in their own files
 // (bigquery.go) add themselves.
-var engines = map[string]func(engineConfig) (executor.Executor, error){
+var engines = map[string]func(context.Context, engineConfig) (executor.Executor, error){
 	duckdb.EngineName: openDuckDB,
 }
 
-// dialect is what the BigQuery-to-DuckDB bridge gives the DuckDB engine.
-type dialect struct {
-	Translate         duckdb.Translator
-	Settings, Prelude string
-	Shape             func(string) string
-	Explain           func(string) (string, bool)
-	Register          func(context.Context, *sql.Conn) error
-}
-
-func openDuckDB(cfg engineConfig) (executor.Executor, error) {
+// openDuckDB opens the embedded engine (executor/bqduck).
+func openDuckDB(ctx context.Context, cfg engineConfig) (executor.Executor, error) {
 	if cfg.DB == "" {
 		return nil, usagef("--db is required for the duckdb engine")
 	}
-	d := bridgeDialect()
-	// relax is decided once the database can be read, before any query.
-	var relax atomic.Bool
-	eng, err := duckdb.Open(cfg.DB, duckdb.Options{
-		Limits: cfg.Limits, MemoryLimit: cfg.Memory, Threads: cfg.Threads, MaxConns: cfg.Conns,
-		Translate: d.Translate, Settings: d.Settings, Prelude: d.Prelude, Shape: d.Shape, Explain: d.Explain, Register: d.Register,
-		Relax: func(msg string) (string, string, bool) {
-			if !relax.Load() {
-				return "", "", false
-			}
-			return bqsql.RelaxDivision(msg)
-		},
-	})
+	z, err := bqduck.ParseZeroDivision(cfg.ZeroDivision)
 	if err != nil {
-		return nil, err
+		return nil, usageError{err.Error()}
 	}
-	facts, countErr := databaseFacts(eng)
-	on, err := zeroDivisionRelaxed(facts, countErr, cfg.ZeroDivision)
-	if err != nil {
-		eng.Close()
-		return nil, err
+	eng, err := bqduck.Open(ctx, bqduck.Options{DB: cfg.DB, Limits: cfg.Limits, Memory: cfg.Memory, Threads: cfg.Threads, Conns: cfg.Conns, ZeroDivision: z})
+	if class := executor.ClassOf(err); class == executor.ClassTimeout {
+		// Counting the patients for --zero-division auto runs under
+		// --timeout too: a timeout this short is the user's, and exits as
+		// any query's timeout does.
+		return nil, &ExitError{Code: exitCodeOf(class), Err: err}
 	}
-	relax.Store(on)
-	sem := "division_by_zero=error"
-	if on {
-		sem = "division_by_zero=null"
-	}
-	return &bridgedEngine{Engine: eng, semantics: sem, facts: facts}, nil
+	return eng, err
 }
 
-// bridgedEngine is the DuckDB engine behind the BigQuery bridge. Semantics
-// names the options that change its results (refine records them in a run's
-// settings, so that a run is not resumed under other semantics); the
-// database's facts go into a run's manifest.
-type bridgedEngine struct {
-	*duckdb.Engine
-	semantics string
-	facts     runfolder.DatabaseFacts
+// engineFlags are the flags of every command that runs queries: the
+// engine, the limits every engine shares, and each engine's own.
+type engineFlags struct {
+	fs        *flag.FlagSet
+	engine    *string
+	timeout   *time.Duration
+	maxRows   *int
+	maxResult *bigquery.ByteSize
+	duck      *bqduck.Flags
+	bq        *bigquery.Flags
 }
 
-func (e *bridgedEngine) Semantics() string { return e.semantics }
-
-func (e *bridgedEngine) DatabaseFacts() runfolder.DatabaseFacts { return e.facts }
-
-// databaseFacts reads what clinsql db build recorded about the database
-// (mimic.FactsTable), or, for a database built before it did, counts its
-// patients. The error is the count's: the facts are then zero (unknown).
-func databaseFacts(eng *duckdb.Engine) (runfolder.DatabaseFacts, error) {
-	ctx := context.Background()
-	if res, err := eng.QueryNative(ctx, mimic.FactsQuery); err == nil && len(res.Rows) == 1 {
-		if f, err := mimic.ParseFacts(res.Rows[0]); err == nil {
-			return runfolder.DatabaseFacts{Patients: f.Patients, Sample: mimic.IsSample(f.Patients), Source: f.Source, SourceSHA256: f.SourceSHA256}, nil
-		}
+func addEngineFlags(fs *flag.FlagSet) *engineFlags {
+	return &engineFlags{
+		fs:        fs,
+		engine:    fs.String("engine", duckdb.EngineName, "engine to run on ("+engineNames()+")"),
+		timeout:   fs.Duration("timeout", duckdb.DefaultTimeout, "per-query timeout"),
+		maxRows:   fs.Int("max-rows", duckdb.DefaultMaxRows, "rows kept per result (the true count is still reported)"),
+		maxResult: resultBytesFlag(fs),
+		duck:      bqduck.AddFlags(fs),
+		bq:        bigquery.AddFlags(fs),
 	}
-	res, err := eng.QueryNative(ctx, mimic.PatientsQuery)
-	if err != nil {
-		return runfolder.DatabaseFacts{}, err
-	}
-	n, ok := res.Rows[0][0].(int64)
-	if !ok {
-		return runfolder.DatabaseFacts{}, fmt.Errorf("patient count is %T", res.Rows[0][0])
-	}
-	return runfolder.DatabaseFacts{Patients: n, Sample: mimic.IsSample(n)}, nil
 }
 
-// Values of --zero-division.
-const (
-	zeroDivAuto  = "auto"
-	zeroDivError = "error"
-	zeroDivNull  = "null"
-)
-
-const zeroDivisionHelp = "duckdb engine: a division by zero fails the query as on BigQuery (error), or gives NULL with a warning in the result (null); " +
-	"auto is null on a sample database (fewer than a tenth of MIMIC-IV v3.1's patients, e.g. the 100-patient demo, where an empty group is the sample's doing) and error otherwise"
-
-// zeroDivisionRelaxed decides whether a division by zero gives NULL: in
-// auto mode, on a sample of MIMIC-IV (facts, or countErr when the patients
-// could not be counted).
-func zeroDivisionRelaxed(facts runfolder.DatabaseFacts, countErr error, mode string) (bool, error) {
-	switch mode {
-	case zeroDivError:
-		return false, nil
-	case zeroDivNull:
-		return true, nil
-	case "", zeroDivAuto:
-		if executor.ClassOf(countErr) == executor.ClassTimeout {
-			// The count runs under --timeout too: a timeout this short is
-			// the user's, and exits as any query's timeout does.
-			return false, &ExitError{Code: exitCodeOf(executor.ClassTimeout), Err: fmt.Errorf("%s: counting patients for --zero-division auto: %w", executor.ClassTimeout, countErr)}
-		}
-		if countErr != nil {
-			return false, fmt.Errorf("--zero-division auto: counting patients: %w (give --zero-division error or null)", countErr)
-		}
-		return facts.Sample, nil
+// config checks the flags and gives the engine's name and configuration.
+func (f *engineFlags) config(env *Env, conns int) (string, engineConfig, error) {
+	if *f.timeout <= 0 || *f.maxRows <= 0 || *f.maxResult <= 0 {
+		return "", engineConfig{}, usagef("--timeout, --max-rows and --max-result-bytes must be positive")
 	}
-	return false, usagef("--zero-division must be auto, error or null, not %q", mode)
+	return *f.engine, engineConfig{DB: f.duck.DB, Limits: executor.Limits{Timeout: *f.timeout, MaxRows: *f.maxRows, MaxResultBytes: int64(*f.maxResult)},
+		Memory: f.duck.Memory, Threads: f.duck.Threads, Conns: conns, ZeroDivision: f.duck.ZeroDivision,
+		BigQuery: f.bq, Explicit: explicitFlags(f.fs), Log: env.Stderr}, nil
 }
 
 func engineNames() string {
@@ -171,22 +110,14 @@ func engineNames() string {
 
 func runExec(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "exec")
-	engine := fs.String("engine", duckdb.EngineName, "engine to run on ("+engineNames()+")")
-	db := fs.String("db", "", "database file (duckdb engine: built by clinsql db build)")
+	eflags := addEngineFlags(fs)
 	query := fs.String("sql", "", "run this one query and print its result as CSV")
 	sqlFile := fs.String("sql-file", "", "run the query in this file (- for standard input)")
 	tasks := fs.String("tasks", "", "ClinSQL tasks: a folder holding data/splits, a split folder, or a manifest .jsonl")
 	gold := fs.Bool("gold", false, "with --tasks: run every task's gold SQL")
 	out := fs.String("out", "", "with --tasks: folder for the result CSVs and summary.json")
-	timeout := fs.Duration("timeout", duckdb.DefaultTimeout, "per-query timeout")
-	maxRows := fs.Int("max-rows", duckdb.DefaultMaxRows, "rows kept per result (the true count is still reported)")
-	maxResult := resultBytesFlag(fs)
-	memory := fs.String("memory", duckdb.DefaultMemoryLimit, "engine memory limit")
-	threads := fs.Int("threads", duckdb.DefaultThreads, "engine threads per query (1, the default, gives identical results run to run)")
-	zeroDiv := fs.String("zero-division", zeroDivAuto, zeroDivisionHelp)
 	conc := fs.Int("concurrency", 1, "with --tasks: queries run at once")
 	runName := fs.String("name", "", "with --run: the new run's model name (default: the recorded one)")
-	bqFlags := bigquery.AddFlags(fs)
 	dryRun := fs.Bool("dry-run", false, "bigquery engine: estimate bytes and cost with free dry runs, run nothing")
 	sel := addTaskFilter(fs, true)
 	runDir := fs.String("run", "", "a model run folder (execution_summary.json files): with --tasks and --out, runs its final SQL again into a new run folder; with --dry-run, estimates its cost")
@@ -218,9 +149,9 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	open, ok := engines[*engine]
+	open, ok := engines[*eflags.engine]
 	if !ok {
-		return usagef("unknown engine %q (available: %s)", *engine, engineNames())
+		return usagef("unknown engine %q (available: %s)", *eflags.engine, engineNames())
 	}
 	single := *query != "" || *sqlFile != ""
 	switch {
@@ -236,18 +167,17 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 		return usagef("--run needs --tasks and --out (or --dry-run)")
 	case *runDir != "" && *gold:
 		return usagef("give either --gold or --run, not both")
-	case *dryRun && *engine != bigquery.Name:
+	case *dryRun && *eflags.engine != bigquery.Name:
 		return usagef("--dry-run needs --engine bigquery")
 	case *tasks != "" && *runDir == "" && !*gold:
 		return usagef("--tasks needs --gold or --run")
 	case *tasks != "" && *out == "" && !*dryRun:
 		return usagef("--tasks needs --out")
-	case *timeout <= 0 || *maxRows <= 0 || *maxResult <= 0:
-		return usagef("--timeout, --max-rows and --max-result-bytes must be positive")
 	}
-	explicit := explicitFlags(fs)
-	cfg := engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows, MaxResultBytes: int64(*maxResult)}, Memory: *memory, Threads: *threads, Conns: max(*conc, 1),
-		BigQuery: bqFlags, Explicit: explicit, Log: env.Stderr, ZeroDivision: *zeroDiv}
+	_, cfg, err := eflags.config(env, max(*conc, 1))
+	if err != nil {
+		return err
+	}
 	if *dryRun {
 		return execDryRun(ctx, env, cfg, *query, *sqlFile, *tasks, *runDir, *out)
 	}
@@ -260,7 +190,7 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 			}
 			text = b
 		}
-		ex, err := open(cfg)
+		ex, err := open(ctx, cfg)
 		if err != nil {
 			return err
 		}
@@ -274,7 +204,7 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 }
 
 // execReplay runs a recorded run's final SQL again into a new run folder.
-func execReplay(ctx context.Context, env *Env, open func(engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, recorded, out, name string, conc int) error {
+func execReplay(ctx context.Context, env *Env, open func(context.Context, engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, recorded, out, name string, conc int) error {
 	tasks, err := loadTasks(env, root)
 	if err != nil {
 		return err
@@ -283,7 +213,7 @@ func execReplay(ctx context.Context, env *Env, open func(engineConfig) (executor
 		return err
 	}
 	subsetNote(env, sel, root, len(tasks))
-	ex, err := open(cfg)
+	ex, err := open(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -375,7 +305,7 @@ func truncationNote(res *executor.Result) string {
 	return fmt.Sprintf("result truncated to %d of %s rows (--max-rows)", len(res.Rows), total)
 }
 
-func execGold(ctx context.Context, env *Env, open func(engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, out string, conc int) error {
+func execGold(ctx context.Context, env *Env, open func(context.Context, engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, out string, conc int) error {
 	tasks, loadErr := datasets.LoadClinSQL(root)
 	if loadErr != nil && len(tasks) == 0 {
 		return fmt.Errorf("load tasks: %w", loadErr)
@@ -392,7 +322,7 @@ func execGold(ctx context.Context, env *Env, open func(engineConfig) (executor.E
 			fmt.Fprintf(env.Stderr, "clinsql exec: task not loaded: %v\n", e)
 		}
 	}
-	ex, err := open(cfg)
+	ex, err := open(ctx, cfg)
 	if err != nil {
 		return err
 	}

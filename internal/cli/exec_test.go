@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/judge"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/runfolder"
 
 	"github.com/clinsql/clinsql/executor"
@@ -218,19 +218,6 @@ func TestExecGold(t *testing.T) {
 	}
 }
 
-func TestShapeForParser(t *testing.T) {
-	cases := []struct{ in, want string }{
-		{"SELECT `a`.b FROM `physionet-data.mimiciv_3_1_hosp.patients` p", `SELECT "a".b FROM "physionet-data.mimiciv_3_1_hosp.patients" p`},
-		{"SELECT r'\\d', \"x\", '''y''', b'z' # c\nFROM t", "SELECT '', '', '', '' -- c\nFROM t"},
-		{"DROP TABLE `p.d.t`; -- `x`", `DROP TABLE "p.d.t"; -- ` + "`x`"},
-	}
-	for _, c := range cases {
-		if got := shapeForParser(c.in); got != c.want {
-			t.Errorf("shape(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
 // TestExecHostileWithBridge sends hostile BigQuery-spelled SQL through the
 // whole path (bridge, parser check, engine): each is refused, with a clear
 // message and exit code 8, and the database file is unchanged.
@@ -328,13 +315,13 @@ func TestJudgeReExecutedRun(t *testing.T) {
 	if !strings.Contains(stderr, "recorded results decisions only for the 1 of 4 answers whose result is byte for byte the recorded one") {
 		t.Errorf("judge does not say which results decisions it replays:\n%s", stderr)
 	}
-	lc, err := ledger.ReadLedger(filepath.Join(out, runfolder.JudgeDir, ledger.LedgerFile))
+	lc, err := judgefmt.ReadLedger(filepath.Join(out, runfolder.JudgeDir, judgefmt.LedgerFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	replayed := map[string]map[string]int{} // task -> tree/kind -> leaves
 	for _, r := range lc.Last() {
-		if r.Source != ledger.SourceReplay {
+		if r.Source != judgefmt.SourceReplay {
 			continue
 		}
 		kind := string(r.Tree) + " " + r.Verdict.String()
@@ -352,20 +339,20 @@ func TestJudgeReExecutedRun(t *testing.T) {
 		}
 		k := filepath.ToSlash(task.Path())
 		got := replayed[k]
-		if got[string(ledger.TreeSQL)+" pass"]+got[string(ledger.TreeSQL)+" fail"] == 0 {
+		if got[string(judgefmt.TreeSQL)+" pass"]+got[string(judgefmt.TreeSQL)+" fail"] == 0 {
 			t.Errorf("%s: no SQL decision replayed: %v", k, got)
 		}
-		if got[string(ledger.TreeSQL)+" other_result"] > 0 {
+		if got[string(judgefmt.TreeSQL)+" other_result"] > 0 {
 			t.Errorf("%s: SQL decisions refused as another result's: %v", k, got)
 		}
-		resultsDecided := got[string(ledger.TreeResults)+" pass"] + got[string(ledger.TreeResults)+" fail"]
+		resultsDecided := got[string(judgefmt.TreeResults)+" pass"] + got[string(judgefmt.TreeResults)+" fail"]
 		if task.Path() == same.Path() {
-			if resultsDecided == 0 || got[string(ledger.TreeResults)+" other_result"] > 0 {
+			if resultsDecided == 0 || got[string(judgefmt.TreeResults)+" other_result"] > 0 {
 				t.Errorf("%s (same result): results decisions %v, want replayed", k, got)
 			}
 			continue
 		}
-		if resultsDecided > 0 || got[string(ledger.TreeResults)+" other_result"] == 0 {
+		if resultsDecided > 0 || got[string(judgefmt.TreeResults)+" other_result"] == 0 {
 			t.Errorf("%s (other result): results decisions %v, want every one refused as other_result", k, got)
 		}
 	}

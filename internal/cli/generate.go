@@ -12,9 +12,6 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/executor"
-	"github.com/clinsql/clinsql/executor/bigquery"
-	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
@@ -80,15 +77,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress line")
 	batchWait := addBatchWait(fs)
 	sel := addTaskFilter(fs, false)
-	engine := fs.String("engine", duckdb.EngineName, "engine to run on ("+engineNames()+")")
-	db := fs.String("db", "", "database file (duckdb engine: built by clinsql db build)")
-	timeout := fs.Duration("timeout", duckdb.DefaultTimeout, "per-query timeout")
-	maxRows := fs.Int("max-rows", duckdb.DefaultMaxRows, "rows kept per result (the true count is still recorded)")
-	maxResult := resultBytesFlag(fs)
-	memory := fs.String("memory", duckdb.DefaultMemoryLimit, "engine memory limit")
-	threads := fs.Int("threads", duckdb.DefaultThreads, "engine threads per query (1, the default, gives identical results run to run)")
-	zeroDiv := fs.String("zero-division", zeroDivAuto, zeroDivisionHelp)
-	bqFlags := bigquery.AddFlags(fs)
+	eflags := addEngineFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -101,8 +90,10 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		return usagef("--concurrency must be positive, --limit and --budget not negative")
 	case *budget > 0 && *prices == "":
 		return usagef("--budget needs --prices")
-	case *timeout <= 0 || *maxRows <= 0 || *maxResult <= 0:
-		return usagef("--timeout, --max-rows and --max-result-bytes must be positive")
+	}
+	engine, ecfg, err := eflags.config(env, 0)
+	if err != nil {
+		return err
 	}
 	models, err := refine.LoadModels(*modelsFile)
 	if err != nil {
@@ -113,9 +104,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	}
 	cfg := generateConfig{
 		Models: models, Tasks: *tasks, Split: *split, Limit: *limit, Filter: sel, Out: *out, Cache: *cache, Prices: *prices,
-		Budget: *budget, Concurrency: *conc, Engine: *engine, Quiet: *quiet, BatchWait: *batchWait,
-		EngineCfg: engineConfig{DB: *db, Limits: executor.Limits{Timeout: *timeout, MaxRows: *maxRows, MaxResultBytes: int64(*maxResult)}, Memory: *memory, Threads: *threads,
-			BigQuery: bqFlags, Explicit: explicitFlags(fs), Log: env.Stderr, ZeroDivision: *zeroDiv},
+		Budget: *budget, Concurrency: *conc, Engine: engine, Quiet: *quiet, BatchWait: *batchWait, EngineCfg: ecfg,
 	}
 	if *estimate {
 		return estimateGenerate(env, cfg)
@@ -239,7 +228,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 
 	ecfg := cfg.EngineCfg
 	ecfg.Conns = max(ecfg.Conns, min(cfg.Concurrency, 8))
-	ex, err := open(ecfg)
+	ex, err := open(ctx, ecfg)
 	if err != nil {
 		return nil, err
 	}

@@ -37,7 +37,7 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 	dir, db, data, tasks := demoValidation(t)
 
 	// The gold queries on the engine the run uses (same opening code).
-	ex, err := engines["duckdb"](engineConfig{DB: db, Conns: 2})
+	ex, err := openDuckDB(context.Background(), engineConfig{DB: db, Conns: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

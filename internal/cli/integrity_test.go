@@ -12,8 +12,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/fixtures"
-	"github.com/clinsql/clinsql/judge"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/runfolder"
 )
@@ -99,7 +98,7 @@ func TestJudgeResumeIsBoundToItsRun(t *testing.T) {
 		t.Errorf("changed run A: exit %d: %s", code, stderr)
 	}
 	// The summary says which run, tasks and judge the scores belong to.
-	s := readJSON(t, filepath.Join(out, judge.SummaryFile))
+	s := readJSON(t, filepath.Join(out, judgefmt.SummaryFile))
 	run, _ := s["run"].(map[string]any)
 	if run["model"] != "fixture-model" || run["answers_sha256"] == "" || s["tasks_sha256"] == "" ||
 		!strings.HasPrefix(s["backend"].(string), "replay:sha256:") || s["producer"] == nil {
@@ -116,7 +115,7 @@ func TestJudgeReplayOfAnotherModelRefused(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, `about model "fixture-model"`) || !strings.Contains(stderr, `holds model "gpt-4.1"`) {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "out", ledger.LedgerFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, "out", judgefmt.LedgerFile)); err == nil {
 		t.Error("a refused judge wrote a ledger")
 	}
 	code, _, stderr = runCLI(t, dir, append(args, "--replay-other-model")...)
@@ -143,7 +142,7 @@ func TestJudgePartialRun(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "PARTIAL") || !strings.Contains(stdout, "validation: 2 tasks") {
 		t.Fatalf("--allow-partial: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if s := readJSON(t, filepath.Join(out, judge.SummaryFile)); s["completeness"] != "partial" || len(s["missing_tasks"].([]any)) != 1 {
+	if s := readJSON(t, filepath.Join(out, judgefmt.SummaryFile)); s["completeness"] != "partial" || len(s["missing_tasks"].([]any)) != 1 {
 		t.Errorf("judge_summary.json: completeness %v, missing %v", s["completeness"], s["missing_tasks"])
 	}
 	for _, f := range []string{"scoring_results.json", "difficulty_scoring_results.json", "scenario_scoring_results.json"} {
@@ -193,7 +192,7 @@ func TestInterruptedJudgeNotRanked(t *testing.T) {
 	if code != exitIncomplete {
 		t.Fatalf("budget stop: exit %d: %s", code, stderr)
 	}
-	if s := readJSON(t, filepath.Join(run, "judge", judge.SummaryFile)); s["completeness"] != "interrupted" {
+	if s := readJSON(t, filepath.Join(run, "judge", judgefmt.SummaryFile)); s["completeness"] != "interrupted" {
 		t.Errorf("completeness %v", s["completeness"])
 	}
 	code, _, stderr = runCLI(t, dir, "report", "--tasks", dir, "--run", run, "--out", filepath.Join(dir, "report"))
@@ -262,11 +261,11 @@ func TestTwoJudgesOneOutput(t *testing.T) {
 	if second.took > time.Second {
 		t.Errorf("the second was refused after %v", second.took)
 	}
-	c, err := ledger.ReadLedger(filepath.Join(out, ledger.LedgerFile))
+	c, err := judgefmt.ReadLedger(filepath.Join(out, judgefmt.LedgerFile))
 	if err != nil || c.Torn {
 		t.Fatalf("ledger: %v (torn %v)", err, c != nil && c.Torn)
 	}
-	seen := map[ledger.LeafKey]bool{}
+	seen := map[judgefmt.LeafKey]bool{}
 	for _, r := range c.Records {
 		if seen[r.Key()] {
 			t.Errorf("leaf %v decided twice", r.Key())
@@ -396,18 +395,18 @@ func TestJudgeCSVOnlyRun(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "validation: 3 tasks") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	c, err := ledger.ReadLedger(filepath.Join(out, ledger.LedgerFile))
+	c, err := judgefmt.ReadLedger(filepath.Join(out, judgefmt.LedgerFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sources := map[ledger.Tree]map[ledger.Source]int{ledger.TreeSQL: {}, ledger.TreeResults: {}}
+	sources := map[judgefmt.Tree]map[judgefmt.Source]int{judgefmt.TreeSQL: {}, judgefmt.TreeResults: {}}
 	for _, r := range c.Records {
 		sources[r.Tree][r.Source]++
-		if r.Tree == ledger.TreeSQL && strings.Contains(r.Explanation, "no SQL was produced") {
+		if r.Tree == judgefmt.TreeSQL && strings.Contains(r.Explanation, "no SQL was produced") {
 			t.Errorf("%s %s: %s", r.Task, r.Leaf, r.Explanation)
 		}
 	}
-	if sources[ledger.TreeSQL][ledger.SourceReplay] == 0 || sources[ledger.TreeResults][ledger.SourceCode] == 0 {
+	if sources[judgefmt.TreeSQL][judgefmt.SourceReplay] == 0 || sources[judgefmt.TreeResults][judgefmt.SourceCode] == 0 {
 		t.Errorf("sources %v", sources)
 	}
 }
@@ -423,7 +422,7 @@ func TestIncompleteGradingRefused(t *testing.T) {
 	if code, _, stderr := runCLI(t, dir, "judge", "--tasks", dir, "--run", run, "--out", out, "--judge", "replay:"+grading, "--allow-partial"); code != 0 {
 		t.Fatalf("judge --allow-partial: exit %d: %s", code, stderr)
 	}
-	partial := filepath.Join(out, judge.GradingFile)
+	partial := filepath.Join(out, judgefmt.GradingFile)
 	code, _, stderr := runCLI(t, dir, "rescore", "--grading", partial, "--tasks", dir, "--out", filepath.Join(dir, "rescored"))
 	if code != 1 || !strings.Contains(stderr, "the grading is partial") {
 		t.Errorf("rescore of a partial grading: exit %d: %s", code, stderr)
@@ -445,7 +444,7 @@ func TestJudgeSubsetFlagged(t *testing.T) {
 		t.Fatalf("judge --task: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	out := filepath.Join(run, "judge")
-	if s := readJSON(t, filepath.Join(out, judge.SummaryFile)); s["completeness"] != "subset" || s["subset"] == "" {
+	if s := readJSON(t, filepath.Join(out, judgefmt.SummaryFile)); s["completeness"] != "subset" || s["subset"] == "" {
 		t.Errorf("judge_summary.json: completeness %v, subset %v", s["completeness"], s["subset"])
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "scoring_results.json")); !strings.Contains(string(b), `"completeness": "subset"`) {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
@@ -270,19 +270,19 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	}
 	binding := judge.Binding{Run: &runID, TasksSHA256: runfolder.TaskFingerprint(pairedTasks(items)),
 		Backend: judge.BackendIdentity(opts.Backend), Missing: missing, Subset: subset}
-	header := ledger.LedgerHeader{Mode: mode, Judge: opts.Backend.Name(), ReferenceGuided: opts.ReferenceGuided,
+	header := judgefmt.LedgerHeader{Mode: mode, Judge: opts.Backend.Name(), ReferenceGuided: opts.ReferenceGuided,
 		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1, Group: string(opts.Group), GroupGated: opts.GroupGated,
 		Run: binding.Run, TasksSHA256: binding.TasksSHA256, Backend: binding.Backend, Partial: len(missing) > 0}
 	if llmJudge != nil {
 		header.Samples = llmJudge.Samples()
 	}
-	ledger, err := ledger.OpenLedger(filepath.Join(*out, ledger.LedgerFile), header)
+	led, err := judgefmt.OpenLedger(filepath.Join(*out, judgefmt.LedgerFile), header)
 	if err != nil {
 		return err
 	}
-	defer ledger.Close()
-	if ledger.Recovered {
-		fmt.Fprintf(env.Stderr, "note: %s ended in a torn line (a killed run); it was dropped and that leaf is judged again\n", ledger.Path())
+	defer led.Close()
+	if led.Recovered {
+		fmt.Fprintf(env.Stderr, "note: %s ended in a torn line (a killed run); it was dropped and that leaf is judged again\n", led.Path())
 	}
 
 	var prompter judge.Prompter
@@ -290,8 +290,8 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 	if llmJudge != nil {
 		prompter, samplesN = llmJudge, llmJudge.Samples()
 	}
-	est := judge.EstimateRun(items, ledger, opts, prompter, samplesN, maxTokens)
-	printEstimate(env.Stderr, model, len(items), ledger.Len(), est, opts, meter, llmJudge)
+	est := judge.EstimateRun(items, led, opts, prompter, samplesN, maxTokens)
+	printEstimate(env.Stderr, model, len(items), led.Len(), est, opts, meter, llmJudge)
 	if *estimateOnly {
 		return nil
 	}
@@ -310,7 +310,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 			bar.Step("recorded", 0, 0, false)
 		}
 	}
-	o, err := judge.Run(ctx, items, ledger, opts)
+	o, err := judge.Run(ctx, items, led, opts)
 	bar.Finish()
 	if err != nil {
 		return err
@@ -385,13 +385,13 @@ func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprint(tw, "leaves\ttotal\tcode\tllm\treplay\tskipped\tinvalid\tundecided\t\n")
-	for _, name := range []ledger.Tree{ledger.TreeSQL, ledger.TreeResults} {
+	for _, name := range []judgefmt.Tree{judgefmt.TreeSQL, judgefmt.TreeResults} {
 		c := s.ByTree[name]
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, c.Total, c.Code, c.LLM, c.Replay, c.Skipped, c.Invalid, c.Undecided)
 	}
 	fmt.Fprintf(tw, "all\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.LeavesTotal, s.LeavesCode, s.LeavesLLM, s.LeavesReplay, s.LeavesSkipped, s.LeavesInvalid, s.LeavesUndecided)
 	tw.Flush()
-	fmt.Fprintf(w, "judge calls %d (%.2f per task, grouping %s) for %d leaves", s.BackendCalls, s.BackendCallsPerTask, groupName(s.Group, s.GroupGated), s.LeavesLLM+s.LeavesReplay)
+	fmt.Fprintf(w, "judge calls %d (%.2f per task, grouping %s) for %d leaves", s.BackendCalls, s.BackendCallsPerTask, groupName(judge.GroupMode(s.Group), s.GroupGated), s.LeavesLLM+s.LeavesReplay)
 	if s.BackendLeavesUncounted > 0 {
 		fmt.Fprintf(w, ", %d of them cannot count", s.BackendLeavesUncounted)
 	}
@@ -417,11 +417,11 @@ func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) {
 		fmt.Fprintf(w, "left out of the scores in reference mode, as the published scorer did: %d task(s) the recorded grading lacks (%s); strict mode keeps them\n",
 			n, strings.Join(s.Excluded, ", "))
 	}
-	fmt.Fprintf(w, "wrote %s, %s, %s, %s, %s and %s to %s\n", ledger.LedgerFile, judge.GradingFile, scoring.ScoringFile,
-		scoring.DifficultyFile, scoring.ScenarioFile, judge.SummaryFile, out)
+	fmt.Fprintf(w, "wrote %s, %s, %s, %s, %s and %s to %s\n", judgefmt.LedgerFile, judgefmt.GradingFile, scoring.ScoringFile,
+		scoring.DifficultyFile, scoring.ScenarioFile, judgefmt.SummaryFile, out)
 }
 
-func sortedSplits(m map[string]judge.SplitScores) []string {
+func sortedSplits(m map[string]judgefmt.SplitScores) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 )
@@ -119,11 +119,11 @@ func checkBatchOnce(t *testing.T, srv *llmtest.Server, out string) {
 			t.Errorf("request %s answered %d times", id[:12], n)
 		}
 	}
-	c, err := ledger.ReadLedger(filepath.Join(out, ledger.LedgerFile))
+	c, err := judgefmt.ReadLedger(filepath.Join(out, judgefmt.LedgerFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[ledger.LeafKey]int{}
+	seen := map[judgefmt.LeafKey]int{}
 	for _, r := range c.Records {
 		if seen[r.Key()]++; seen[r.Key()] > 1 {
 			t.Errorf("leaf %v recorded twice", r.Key())

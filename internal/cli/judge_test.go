@@ -11,7 +11,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/fixtures"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/runfolder"
 )
@@ -140,11 +140,11 @@ func TestJudgeLLM(t *testing.T) {
 	if !strings.Contains(stderr, "resuming:") || !strings.Contains(stdout, "undecided") {
 		t.Errorf("resume output:\n%s\n%s", stderr, stdout)
 	}
-	c, err := ledger.ReadLedger(filepath.Join(out, ledger.LedgerFile))
+	c, err := judgefmt.ReadLedger(filepath.Join(out, judgefmt.LedgerFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[ledger.LeafKey]int{}
+	seen := map[judgefmt.LeafKey]int{}
 	for _, r := range c.Records {
 		seen[r.Key()]++
 		if seen[r.Key()] > 1 {

@@ -11,7 +11,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/internal/buildinfo"
-	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
 )
@@ -132,14 +132,14 @@ type rescoreSummary struct {
 	Model  string `json:"model"`
 	Split  string `json:"split"`
 	// The split's averages, as judge_summary.json gives them per split.
-	judge.SplitScores
+	judgefmt.SplitScores
 	Files []string `json:"files"`
 }
 
 func writeRescoreSummary(dir, grading, subset string, r *scoring.Rescored) error {
 	b := scoring.Summarise(r.Tasks)
 	s := rescoreSummary{Mode: r.Mode, Producer: buildinfo.Current(), Grading: grading, Subset: subset, Model: r.Model, Split: r.Split,
-		SplitScores: judge.SplitScores{Tasks: b.All.N, AverageSQLScore: scoring.Round6(b.All.SQL), AverageResultsScore: scoring.Round6(b.All.Results),
+		SplitScores: judgefmt.SplitScores{Tasks: b.All.N, AverageSQLScore: scoring.Round6(b.All.SQL), AverageResultsScore: scoring.Round6(b.All.Results),
 			TasksWithInvalid: b.All.InvalidTasks},
 		Files: []string{scoring.ScoringFile, scoring.DifficultyFile, scoring.ScenarioFile}}
 	j, err := json.MarshalIndent(s, "", "  ")

@@ -1,4 +1,4 @@
-package audit
+package judge
 
 import (
 	"context"
@@ -9,28 +9,29 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/clinsql/clinsql/audit"
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/judge"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
-// EngineJudge audits the judge engine (package judge) with a backend,
+// AuditJudge is the judge engine as package audit measures it (an
+// audit.Judge) with a backend,
 // typically an LLM judge: the same code checks, grouping and ledger as
 // clinsql judge, except that no leaf is skipped (every leaf's verdict is
 // compared). The variants are judged in batches holding each task at most
 // once, each with its own ledger under Dir, so an interrupted or
 // budget-stopped audit resumes where it stopped and a finished one makes
 // no call (the llm cache and the ledgers keep what was decided).
-type EngineJudge struct {
+type AuditJudge struct {
 	// Options are the engine's (Backend, CodeChecks, Group, ...);
 	// Skipping is turned off.
-	Options judge.Options
+	Options Options
 	// Prompter, Samples and MaxTokens feed the estimate
-	// (judge.EstimateRun).
-	Prompter  judge.Prompter
+	// (EstimateRun).
+	Prompter  Prompter
 	Samples   int
 	MaxTokens int
 	// Meter prices the estimate and caps the spending; Model is the
@@ -41,13 +42,13 @@ type EngineJudge struct {
 	Dir string
 	// Before is called with the estimate before any call; an error stops
 	// the audit (for an estimate-only run, or a refusal).
-	Before func(Cost) error
+	Before func(audit.Cost) error
 	// Cost is filled by Decide.
-	Cost Cost
+	Cost audit.Cost
 }
 
 // Name is the backend's name, with "+code" when code checks decide first.
-func (j *EngineJudge) Name() string {
+func (j *AuditJudge) Name() string {
 	n := "none"
 	if j.Options.Backend != nil {
 		n = j.Options.Backend.Name()
@@ -58,25 +59,25 @@ func (j *EngineJudge) Name() string {
 	return n
 }
 
-type batch struct {
+type auditBatch struct {
 	name  string
 	idx   []int // into the variants
-	led   *ledger.Ledger
-	items []judge.Item
+	led   *judgefmt.Ledger
+	items []Item
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
 // Decide judges the variants batch by batch.
-func (j *EngineJudge) Decide(ctx context.Context, vs []*Variant) ([]map[ledger.LeafKey]Verdict, error) {
+func (j *AuditJudge) Decide(ctx context.Context, vs []*audit.Variant) ([]map[judgefmt.LeafKey]audit.Verdict, error) {
 	opts := j.Options
 	opts.Skipping = false
 	if opts.Mode == "" {
 		opts.Mode = rubric.Strict
 	}
 	// Batch k of a mutation holds each task's k-th variant of it.
-	byName := map[string]*batch{}
-	var batches []*batch
+	byName := map[string]*auditBatch{}
+	var batches []*auditBatch
 	seen := map[string]int{}
 	for i, v := range vs {
 		tk := v.Mutation + "\x00" + v.Task.Key.String()
@@ -88,12 +89,12 @@ func (j *EngineJudge) Decide(ctx context.Context, vs []*Variant) ([]map[ledger.L
 		}
 		b := byName[name]
 		if b == nil {
-			b = &batch{name: unsafeName.ReplaceAllString(name, "_")}
+			b = &auditBatch{name: unsafeName.ReplaceAllString(name, "_")}
 			byName[name] = b
 			batches = append(batches, b)
 		}
 		b.idx = append(b.idx, i)
-		b.items = append(b.items, judge.Item{Task: v.Task, Answer: v.Answer})
+		b.items = append(b.items, Item{Task: v.Task, Answer: v.Answer})
 	}
 	sort.SliceStable(batches, func(a, b int) bool { return batches[a].idx[0] < batches[b].idx[0] })
 	defer func() {
@@ -103,21 +104,21 @@ func (j *EngineJudge) Decide(ctx context.Context, vs []*Variant) ([]map[ledger.L
 			}
 		}
 	}()
-	var est judge.Estimate
+	var est Estimate
 	for _, b := range batches {
 		dir := filepath.Join(j.Dir, b.name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		h := ledger.LedgerHeader{Mode: opts.Mode, Judge: j.backendName(), ReferenceGuided: opts.ReferenceGuided, CodeChecks: opts.CodeChecks,
-			Samples: max(1, j.Samples), Group: string(opts.Group), GroupGated: opts.GroupGated, Backend: judge.BackendIdentity(opts.Backend),
-			TasksSHA256: runfolder.TaskFingerprint(tasksOf(b.items))}
-		l, err := ledger.OpenLedger(filepath.Join(dir, ledger.LedgerFile), h)
+		h := judgefmt.LedgerHeader{Mode: opts.Mode, Judge: j.backendName(), ReferenceGuided: opts.ReferenceGuided, CodeChecks: opts.CodeChecks,
+			Samples: max(1, j.Samples), Group: string(opts.Group), GroupGated: opts.GroupGated, Backend: BackendIdentity(opts.Backend),
+			TasksSHA256: runfolder.TaskFingerprint(tasksOfItems(b.items))}
+		l, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), h)
 		if err != nil {
 			return nil, err
 		}
 		b.led = l
-		e := judge.EstimateRun(b.items, l, opts, j.Prompter, j.Samples, j.MaxTokens)
+		e := EstimateRun(b.items, l, opts, j.Prompter, j.Samples, j.MaxTokens)
 		est.Leaves += e.Leaves
 		est.CodeLeaves += e.CodeLeaves
 		est.BackendLeaves += e.BackendLeaves
@@ -137,16 +138,16 @@ func (j *EngineJudge) Decide(ctx context.Context, vs []*Variant) ([]map[ledger.L
 			return nil, err
 		}
 	}
-	out := make([]map[ledger.LeafKey]Verdict, len(vs))
+	out := make([]map[judgefmt.LeafKey]audit.Verdict, len(vs))
 	for i := range out {
-		out[i] = map[ledger.LeafKey]Verdict{}
+		out[i] = map[judgefmt.LeafKey]audit.Verdict{}
 	}
 	spent0 := 0.0
 	if j.Meter != nil {
 		spent0 = j.Meter.Spent()
 	}
 	for _, b := range batches {
-		o, err := judge.Run(ctx, b.items, b.led, opts)
+		o, err := Run(ctx, b.items, b.led, opts)
 		if err != nil {
 			return nil, fmt.Errorf("audit %s: %w", b.name, err)
 		}
@@ -159,12 +160,12 @@ func (j *EngineJudge) Decide(ctx context.Context, vs []*Variant) ([]map[ledger.L
 				continue
 			}
 			for k, rec := range it.Records {
-				var v Verdict
+				var v audit.Verdict
 				switch rec.Verdict {
 				case rubric.Pass, rubric.Fail:
-					v = Verdict{Pass: rec.Verdict == rubric.Pass, Source: string(rec.Source), Explanation: rec.Explanation}
+					v = audit.Verdict{Pass: rec.Verdict == rubric.Pass, Source: string(rec.Source), Explanation: rec.Explanation}
 				case rubric.Invalid:
-					v = Verdict{Source: "invalid", Explanation: rec.Explanation}
+					v = audit.Verdict{Source: "invalid", Explanation: rec.Explanation}
 				default:
 					continue
 				}
@@ -182,14 +183,14 @@ func (j *EngineJudge) Decide(ctx context.Context, vs []*Variant) ([]map[ledger.L
 	return out, nil
 }
 
-func (j *EngineJudge) backendName() string {
+func (j *AuditJudge) backendName() string {
 	if j.Options.Backend == nil {
 		return ""
 	}
 	return j.Options.Backend.Name()
 }
 
-func tasksOf(items []judge.Item) []*datasets.Task {
+func tasksOfItems(items []Item) []*datasets.Task {
 	out := make([]*datasets.Task, len(items))
 	for i, it := range items {
 		out[i] = it.Task

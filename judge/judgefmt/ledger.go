@@ -1,4 +1,4 @@
-package ledger
+package judgefmt
 
 import (
 	"bytes"
@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/internal/buildinfo"
-	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
 )
@@ -48,6 +46,12 @@ const (
 	SourceSkip Source = "skip"
 )
 
+// Usage is one call's tokens (llm.Usage, as recorded).
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+}
+
 // Votes counts the samples of a k-sample majority vote.
 type Votes struct {
 	Pass    int `json:"pass"`
@@ -79,13 +83,13 @@ type Record struct {
 	Source Source `json:"source"`
 	// Kind is the leaf's check kind (csv_exists, column_exists, no_null,
 	// band, other, sql), whoever decided it.
-	Kind codecheck.LeafKind `json:"kind"`
+	Kind LeafKind `json:"kind"`
 	// Explanation is the decision's reason: the code check's evidence in
 	// words, the judge's reasoning, the recorded explanation, the reason a
 	// leaf was skipped, or the error that made it invalid.
 	Explanation string `json:"explanation"`
 	// Evidence is a code decision's column, values and band.
-	Evidence *codecheck.Evidence `json:"evidence,omitempty"`
+	Evidence *Evidence `json:"evidence,omitempty"`
 	// BlockedBy names the failed gate a skipped leaf sits behind.
 	BlockedBy string `json:"blocked_by,omitempty"`
 	// ErrorKind classifies an invalid verdict: an llm error kind
@@ -117,7 +121,7 @@ type Record struct {
 	CostUSD          float64 `json:"cost_usd"`
 	// PerCall is each call's tokens when the leaf took more than one
 	// (k-sample votes).
-	PerCall []llm.Usage `json:"per_call,omitempty"`
+	PerCall []Usage `json:"per_call,omitempty"`
 	// LatencyMS is the wall time of the backend call(s).
 	LatencyMS int64 `json:"latency_ms"`
 	// Group identifies the grouped call that decided this leaf together
