@@ -110,10 +110,8 @@ func (j *AuditJudge) Decide(ctx context.Context, vs []*audit.Variant) ([]map[jud
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		h := judgefmt.LedgerHeader{Mode: opts.Mode, Judge: j.backendName(), ReferenceGuided: opts.ReferenceGuided, CodeChecks: opts.CodeChecks,
-			Samples: max(1, j.Samples), Group: string(opts.Group), GroupGated: opts.GroupGated, Backend: BackendIdentity(opts.Backend),
-			TasksSHA256: runfolder.TaskFingerprint(tasksOfItems(b.items))}
-		l, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), h)
+		l, err := OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), opts, Binding{Backend: BackendIdentity(opts.Backend),
+			TasksSHA256: runfolder.TaskFingerprint(tasksOfItems(b.items))})
 		if err != nil {
 			return nil, err
 		}
@@ -181,13 +179,6 @@ func (j *AuditJudge) Decide(ctx context.Context, vs []*audit.Variant) ([]map[jud
 		j.Cost.SpentUSD = j.Meter.Spent() - spent0
 	}
 	return out, nil
-}
-
-func (j *AuditJudge) backendName() string {
-	if j.Options.Backend == nil {
-		return ""
-	}
-	return j.Options.Backend.Name()
 }
 
 func tasksOfItems(items []Item) []*datasets.Task {

@@ -138,6 +138,10 @@ func (j *LLMJudge) Source() judgefmt.Source { return judgefmt.SourceLLM }
 // Samples is k.
 func (j *LLMJudge) Samples() int { return j.samples }
 
+// MaxTokens is the endpoint's max_tokens per leaf (a group of n leaves may
+// use n times it).
+func (j *LLMJudge) MaxTokens() int { return j.c.Endpoint().Sampling.MaxTokens }
+
 // Concurrency is the endpoint's limit on calls in flight; in batch mode,
 // a batch's requests: every task is judged at once, so that each batch
 // holds every group that is ready.

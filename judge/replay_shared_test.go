@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/internal/released"
+	"github.com/clinsql/clinsql/judge/internal/released"
 	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/rubric"
 )

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/clinsql/clinsql/audit"
 	"github.com/clinsql/clinsql/ehrsqlbench"
 	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/reports"
@@ -67,104 +66,136 @@ calibration split against each threshold). Without --tasks, only that
 section is written.
 `
 
+// reportRequest is what clinsql report is asked to do: from its flags, or
+// from a benchmark config (clinsql run).
+type reportRequest struct {
+	TasksDir, Out          string
+	Gradings, Runs, EHRSQL []string
+	Filter                 *taskFilter
+	Mode                   rubric.Mode
+	Metric                 reports.Metric
+	Compare                [][2]string
+	AuditDir               string
+	Seed                   uint64
+	Resamples, PreviewRows int
+	Marker                 string
+	Threshold              float64
+	IncludeIncomplete      bool
+}
+
+// defaultReportRequest is clinsql report's defaults.
+func defaultReportRequest() reportRequest {
+	return reportRequest{Mode: rubric.Strict, Metric: reports.MetricExec, Seed: 1, Resamples: 2000, PreviewRows: 10, Marker: "null", Threshold: 1}
+}
+
 func runReport(ctx context.Context, env *Env, args []string) error {
-	fs := newFlagSet(env, "report")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, reportUsage); printFlags(fs) }
-	var gradings, runs, compares stringList
-	tasksDir := fs.String("tasks", "", "ClinSQL task `folder` or manifest")
-	out := fs.String("out", "", "output `folder`")
-	fs.Var(&gradings, "grading", "recorded detailed_grading.json (repeatable)")
-	fs.Var(&runs, "run", "run folder (repeatable)")
-	var ehrsqlRuns stringList
-	fs.Var(&ehrsqlRuns, "ehrsql", "EHRSQL run `folder` (repeatable): adds the EHRSQL section")
-	modeName := fs.String("mode", string(rubric.Strict), "main aggregation `mode`: strict or reference")
-	auditDir := fs.String("audit", "", "judge audit `folder` (clinsql audit --out) to show in report.html")
-	seed := fs.Uint64("seed", 1, "bootstrap `seed`")
-	resamples := fs.Int("resamples", 2000, "bootstrap `resamples`")
-	rankBy := fs.String("rank-by", string(reports.MetricExec), "rank models by `metric`: exec, sql, rs0 or rs10")
-	fs.Var(&compares, "compare", "paired difference of models `A,B` (repeatable; default: each model against the next in rank)")
-	previewRows := fs.Int("preview-rows", 10, "result `rows` shown per task in the HTML")
-	marker := fs.String("abstain-marker", "null", "final SQL that means the model abstained, for RS(c)")
-	threshold := fs.Float64("correct-at", 1, "execution `score` at which a task counts as correct for RS(c)")
-	includeIncomplete := fs.Bool("include-incomplete", false, "report partial or interrupted judge outputs, flagged in every table (refused otherwise)")
-	sel := addTaskFilter(fs, true)
-	if err := parseFlags(fs, args); err != nil {
+	r, err := parseReportFlags(env, args)
+	if err != nil {
 		return err
 	}
-	if *out != "" && *tasksDir == "" && len(gradings)+len(runs) == 0 && len(ehrsqlRuns) > 0 {
-		return writeEHRSQLReport(env, *out, ehrsqlRuns)
+	return reportRun(ctx, env, r)
+}
+
+func parseReportFlags(env *Env, args []string) (reportRequest, error) {
+	r := defaultReportRequest()
+	fs := newFlagSet(env, "report")
+	fs.Usage = func() { fmt.Fprint(env.Stderr, reportUsage); printFlags(fs) }
+	var gradings, runs, compares, ehrsqlRuns stringList
+	fs.StringVar(&r.TasksDir, "tasks", "", "ClinSQL task `folder` or manifest")
+	fs.StringVar(&r.Out, "out", "", "output `folder`")
+	fs.Var(&gradings, "grading", "recorded detailed_grading.json (repeatable)")
+	fs.Var(&runs, "run", "run folder (repeatable)")
+	fs.Var(&ehrsqlRuns, "ehrsql", "EHRSQL run `folder` (repeatable): adds the EHRSQL section")
+	modeName := fs.String("mode", string(rubric.Strict), "main aggregation `mode`: strict or reference")
+	fs.StringVar(&r.AuditDir, "audit", "", "judge audit `folder` (clinsql audit --out) to show in report.html")
+	fs.Uint64Var(&r.Seed, "seed", 1, "bootstrap `seed`")
+	fs.IntVar(&r.Resamples, "resamples", 2000, "bootstrap `resamples`")
+	rankBy := fs.String("rank-by", string(reports.MetricExec), "rank models by `metric`: exec, sql, rs0 or rs10")
+	fs.Var(&compares, "compare", "paired difference of models `A,B` (repeatable; default: each model against the next in rank)")
+	fs.IntVar(&r.PreviewRows, "preview-rows", 10, "result `rows` shown per task in the HTML")
+	fs.StringVar(&r.Marker, "abstain-marker", "null", "final SQL that means the model abstained, for RS(c)")
+	fs.Float64Var(&r.Threshold, "correct-at", 1, "execution `score` at which a task counts as correct for RS(c)")
+	fs.BoolVar(&r.IncludeIncomplete, "include-incomplete", false, "report partial or interrupted judge outputs, flagged in every table (refused otherwise)")
+	r.Filter = addTaskFilter(fs, true)
+	if err := parseFlags(fs, args); err != nil {
+		return r, err
 	}
-	if *tasksDir == "" || *out == "" {
-		return usagef("--tasks and --out are required")
+	r.Gradings, r.Runs, r.EHRSQL = gradings, runs, ehrsqlRuns
+	if r.Out != "" && r.TasksDir == "" && len(gradings)+len(runs) == 0 && len(ehrsqlRuns) > 0 {
+		return r, nil // the EHRSQL section alone
+	}
+	if r.TasksDir == "" || r.Out == "" {
+		return r, usagef("--tasks and --out are required")
 	}
 	if len(gradings)+len(runs) == 0 {
-		return usagef("give at least one --run or --grading")
+		return r, usagef("give at least one --run or --grading")
 	}
-	mode, err := rubric.ParseMode(*modeName)
-	if err != nil {
-		return usageError{err.Error()}
+	var err error
+	if r.Mode, err = rubric.ParseMode(*modeName); err != nil {
+		return r, usageError{err.Error()}
 	}
-	metric, err := reports.ParseMetric(*rankBy)
-	if err != nil {
-		return usageError{err.Error()}
+	if r.Metric, err = reports.ParseMetric(*rankBy); err != nil {
+		return r, usageError{err.Error()}
 	}
-	if !(*threshold > 0 && *threshold <= 1) {
-		return usagef("--correct-at must be in (0, 1]")
+	if !(r.Threshold > 0 && r.Threshold <= 1) {
+		return r, usagef("--correct-at must be in (0, 1]")
 	}
-	if *resamples < 1 {
-		return usagef("--resamples must be at least 1")
+	if r.Resamples < 1 {
+		return r, usagef("--resamples must be at least 1")
 	}
-	var pairs [][2]string
 	for _, c := range compares {
 		a, b, ok := strings.Cut(c, ",")
 		if !ok || a == "" || b == "" {
-			return usagef("--compare %q: want two model names separated by a comma", c)
+			return r, usagef("--compare %q: want two model names separated by a comma", c)
 		}
-		pairs = append(pairs, [2]string{a, b})
+		r.Compare = append(r.Compare, [2]string{a, b})
 	}
-	tasks, err := loadTasks(env, *tasksDir)
+	return r, nil
+}
+
+// reportRun writes a requested report (reports.Run) with a progress line,
+// and prints its ranking.
+func reportRun(ctx context.Context, env *Env, r reportRequest) error {
+	if r.TasksDir == "" && len(r.Gradings)+len(r.Runs) == 0 {
+		return writeEHRSQLReport(env, r.Out, r.EHRSQL)
+	}
+	tasks, err := loadTasks(env, r.TasksDir)
 	if err != nil {
 		return err
 	}
-	if tasks, err = sel.apply(tasks); err != nil {
+	if tasks, err = r.Filter.apply(tasks); err != nil {
 		return err
 	}
-	subset := subsetNote(env, sel, *tasksDir, len(tasks))
+	subset := subsetNote(env, r.Filter, r.TasksDir, len(tasks))
 	// Two stages (reading and computing, then writing); on a terminal the
 	// line's clock shows the report is working.
 	bar := newBar(env, "report: stages", 2, false)
 	defer bar.Finish()
-	r, err := reports.Build(ctx, reports.Options{Tasks: tasks, Gradings: gradings, Runs: runs, Mode: mode,
-		Bootstrap: reports.Bootstrap{Seed: *seed, Resamples: *resamples}, RankBy: metric, Compare: pairs, PreviewRows: *previewRows,
-		Reliability:       reports.Reliability{Abstention: reliability.Abstention{Marker: *marker}, Threshold: *threshold},
-		IncludeIncomplete: *includeIncomplete, Subset: subset})
-	if err != nil {
-		return err
-	}
-	if *auditDir != "" {
-		if r.Audit, err = audit.ReadJSON(filepath.Join(*auditDir, audit.JSONFile)); err != nil {
-			return fmt.Errorf("--audit: %w", err)
-		}
-	}
-	bar.Step("built", 0, 0, false)
-	const shown = 10
-	for i, w := range r.Warnings {
-		if i == shown {
-			fmt.Fprintf(env.Stderr, "warning: ... %d more in %s\n", len(r.Warnings)-shown, filepath.Join(*out, reports.ReportJSON))
-			break
-		}
-		fmt.Fprintln(env.Stderr, "warning:", w)
-	}
-	files, err := r.Write(*out)
+	rep, files, err := reports.Run(ctx, reports.Job{Out: r.Out, AuditDir: r.AuditDir,
+		Options: reports.Options{Tasks: tasks, Gradings: r.Gradings, Runs: r.Runs, Mode: r.Mode,
+			Bootstrap: reports.Bootstrap{Seed: r.Seed, Resamples: r.Resamples}, RankBy: r.Metric, Compare: r.Compare, PreviewRows: r.PreviewRows,
+			Reliability:       reports.Reliability{Abstention: reliability.Abstention{Marker: r.Marker}, Threshold: r.Threshold},
+			IncludeIncomplete: r.IncludeIncomplete, Subset: subset},
+		Built: func(rep *reports.Report) {
+			bar.Step("built", 0, 0, false)
+			const shown = 10
+			for i, w := range rep.Warnings {
+				if i == shown {
+					fmt.Fprintf(env.Stderr, "warning: ... %d more in %s\n", len(rep.Warnings)-shown, filepath.Join(r.Out, reports.ReportJSON))
+					break
+				}
+				fmt.Fprintln(env.Stderr, "warning:", w)
+			}
+		}})
 	if err != nil {
 		return err
 	}
 	bar.Step("written", 0, 0, false)
 	bar.Finish()
-	printReportBrief(env, r)
-	fmt.Fprintf(env.Stdout, "\nwrote %d files to %s\nreport: %s\n", len(files), *out, files[len(files)-1])
-	if len(ehrsqlRuns) > 0 {
-		return writeEHRSQLReport(env, *out, ehrsqlRuns)
+	printReportBrief(env, rep)
+	fmt.Fprintf(env.Stdout, "\nwrote %d files to %s\nreport: %s\n", len(files), r.Out, files[len(files)-1])
+	if len(r.EHRSQL) > 0 {
+		return writeEHRSQLReport(env, r.Out, r.EHRSQL)
 	}
 	return nil
 }

@@ -18,7 +18,7 @@ import (
 	"github.com/clinsql/clinsql/internal/fixtures"
 )
 
-const miniMIMIC = "../../executor/mimic/testdata/mini"
+const miniMIMIC = "../../../../executor/mimic/testdata/mini"
 
 // buildMini builds the synthetic MIMIC fixture once per test.
 func buildMini(t *testing.T) string {

@@ -12,7 +12,7 @@ import (
 // TestExampleConfigs loads the example configuration files the README
 // points to, with the loaders the commands use, so that they cannot rot.
 func TestExampleConfigs(t *testing.T) {
-	dir := filepath.Join("..", "..", "examples")
+	dir := filepath.Join("..", "..", "..", "..", "examples")
 	jc, err := judge.LoadConfig(filepath.Join(dir, "judge.yaml"))
 	if err != nil {
 		t.Fatalf("examples/judge.yaml: %v", err)

@@ -45,51 +45,106 @@ replies come from the cache (OUT/llm-cache unless --cache).
 exit codes: 0 done; 3 items pending (run again); 1 other errors; 2 usage errors.
 `
 
+// ehrsqlRequest is what clinsql generate --benchmark ehrsql is asked to
+// do: from its flags, or from an EHRSQL benchmark config (clinsql run).
+type ehrsqlRequest struct {
+	DataDir, Split, CalSplit string
+	Models, Only, Out        string
+	Limit, CalLimit          int
+	Penalty                  float64
+	Concurrency              int
+	Cache, Prices            string
+	Budget                   float64
+	Estimate, Quiet          bool
+	Timeout                  time.Duration
+	Seed                     uint64
+	BatchWait                time.Duration
+}
+
+// defaultEHRSQLRequest is the command's defaults.
+func defaultEHRSQLRequest() ehrsqlRequest {
+	return ehrsqlRequest{CalSplit: "valid", Penalty: ehrsqlbench.DefaultPenalty, Concurrency: 8, Timeout: sqlite.DefaultTimeout, Seed: 1}
+}
+
 // runGenerateEHRSQL is "clinsql generate --benchmark ehrsql".
 func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
-	fs := newFlagSet(env, "generate --benchmark ehrsql")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, ehrsqlGenerateUsage+"\n"); printFlags(fs) }
-	benchmark := fs.String("benchmark", "ehrsql", "benchmark: ehrsql here (clinsql: see clinsql generate -h)")
-	dataDir := fs.String("data-dir", "", "EHRSQL 2024 `folder`: NAME/data.json, NAME/label.json, mimic_iv/mimic_iv.sqlite")
-	split := fs.String("split", "", "split `NAME` to answer and score")
-	calSplit := fs.String("calibration-split", "valid", "split `NAME` the thresholds are chosen on")
-	modelsFile := fs.String("models", "", "EHRSQL models `file` (YAML)")
-	only := fs.String("only", "", "comma-separated model `names` to run (default: all)")
-	out := fs.String("out", "", "output `folder`")
-	limit := fs.Int("limit", 0, "only the first `N` questions of --split (the predictions then cover only those)")
-	calLimit := fs.Int("calibration-limit", 0, "only the first `N` questions of the calibration split")
-	penalty := fs.Float64("penalty", ehrsqlbench.DefaultPenalty, "calibration maximises RS(`c`)")
-	conc := fs.Int("concurrency", 8, "questions in flight over all models")
-	cache := fs.String("cache", "", "model reply cache `folder` (default OUT/llm-cache)")
-	prices := fs.String("prices", "", "prices `file` (YAML, dollars per million tokens)")
-	budget := fs.Float64("budget", 0, "stop calling models once this many `dollars` are spent (needs --prices)")
-	estimate := fs.Bool("estimate", false, "print the planned calls, tokens and cost per model and strategy, then exit")
-	timeout := fs.Duration("timeout", sqlite.DefaultTimeout, "per-query timeout on SQLite (the official scorer has none)")
-	seed := fs.Uint64("seed", 1, "bootstrap seed")
-	quiet := fs.Bool("quiet", false, "no progress line")
-	batchWait := addBatchWait(fs)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	switch {
-	case *benchmark != "ehrsql":
-		return usagef("--benchmark must be ehrsql or clinsql, not %q", *benchmark)
-	case *dataDir == "" || *split == "" || *modelsFile == "" || (*out == "" && !*estimate):
-		return usagef("--data-dir, --split, --models and --out are required")
-	case *conc <= 0 || *limit < 0 || *calLimit < 0 || *budget < 0 || *penalty < 0:
-		return usagef("--concurrency must be positive; --limit, --calibration-limit, --budget and --penalty not negative")
-	case *budget > 0 && *prices == "":
-		return usagef("--budget needs --prices")
-	}
-	models, err := ehrsqlbench.LoadModels(*modelsFile)
+	r, err := parseEHRSQLFlags(env, args)
 	if err != nil {
 		return err
 	}
-	if models, err = selectNamed(models, func(m ehrsqlbench.Model) string { return m.Name }, *only); err != nil {
-		return err
+	return ehrsqlGenerate(ctx, env, r)
+}
+
+func parseEHRSQLFlags(env *Env, args []string) (ehrsqlRequest, error) {
+	r := defaultEHRSQLRequest()
+	fs := newFlagSet(env, "generate --benchmark ehrsql")
+	fs.Usage = func() { fmt.Fprint(env.Stderr, ehrsqlGenerateUsage+"\n"); printFlags(fs) }
+	benchmark := fs.String("benchmark", "ehrsql", "benchmark: ehrsql here (clinsql: see clinsql generate -h)")
+	fs.StringVar(&r.DataDir, "data-dir", "", "EHRSQL 2024 `folder`: NAME/data.json, NAME/label.json, mimic_iv/mimic_iv.sqlite")
+	fs.StringVar(&r.Split, "split", "", "split `NAME` to answer and score")
+	fs.StringVar(&r.CalSplit, "calibration-split", "valid", "split `NAME` the thresholds are chosen on")
+	fs.StringVar(&r.Models, "models", "", "EHRSQL models `file` (YAML)")
+	fs.StringVar(&r.Only, "only", "", "comma-separated model `names` to run (default: all)")
+	fs.StringVar(&r.Out, "out", "", "output `folder`")
+	fs.IntVar(&r.Limit, "limit", 0, "only the first `N` questions of --split (the predictions then cover only those)")
+	fs.IntVar(&r.CalLimit, "calibration-limit", 0, "only the first `N` questions of the calibration split")
+	fs.Float64Var(&r.Penalty, "penalty", ehrsqlbench.DefaultPenalty, "calibration maximises RS(`c`)")
+	fs.IntVar(&r.Concurrency, "concurrency", 8, "questions in flight over all models")
+	fs.StringVar(&r.Cache, "cache", "", "model reply cache `folder` (default OUT/llm-cache)")
+	fs.StringVar(&r.Prices, "prices", "", "prices `file` (YAML, dollars per million tokens)")
+	fs.Float64Var(&r.Budget, "budget", 0, "stop calling models once this many `dollars` are spent (needs --prices)")
+	fs.BoolVar(&r.Estimate, "estimate", false, "print the planned calls, tokens and cost per model and strategy, then exit")
+	fs.DurationVar(&r.Timeout, "timeout", sqlite.DefaultTimeout, "per-query timeout on SQLite (the official scorer has none)")
+	fs.Uint64Var(&r.Seed, "seed", 1, "bootstrap seed")
+	fs.BoolVar(&r.Quiet, "quiet", false, "no progress line")
+	batchWait := addBatchWait(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return r, err
+	}
+	r.BatchWait = *batchWait
+	if *benchmark != "ehrsql" {
+		return r, usagef("--benchmark must be ehrsql or clinsql, not %q", *benchmark)
+	}
+	return r, nil
+}
+
+// check refuses a request the command would refuse on its command line.
+func (r *ehrsqlRequest) check() error {
+	switch {
+	case r.DataDir == "" || r.Split == "" || r.Models == "" || (r.Out == "" && !r.Estimate):
+		return usagef("--data-dir, --split, --models and --out are required")
+	case r.Concurrency <= 0 || r.Limit < 0 || r.CalLimit < 0 || r.Budget < 0 || r.Penalty < 0:
+		return usagef("--concurrency must be positive; --limit, --calibration-limit, --budget and --penalty not negative")
+	case r.Budget > 0 && r.Prices == "":
+		return usagef("--budget needs --prices")
+	}
+	return nil
+}
+
+// ehrsqlInputs are what an EHRSQL generation reads before it calls a
+// model: the models, the questions of both splits, the retriever of
+// few-shot examples and the database.
+type ehrsqlInputs struct {
+	models          []ehrsqlbench.Model
+	eval, cal       *ehrsql.Split
+	evalIDs, calIDs []string
+	retriever       *ehrsqlbench.Retriever
+	db              *sqlite.DB
+	dbSHA, schema   string
+	prices          llm.Prices
+}
+
+func loadEHRSQLInputs(ctx context.Context, r ehrsqlRequest) (*ehrsqlInputs, error) {
+	in := &ehrsqlInputs{}
+	models, err := ehrsqlbench.LoadModels(r.Models)
+	if err != nil {
+		return nil, err
+	}
+	if in.models, err = selectNamed(models, func(m ehrsqlbench.Model) string { return m.Name }, r.Only); err != nil {
+		return nil, err
 	}
 	load := func(name string, n int) (*ehrsql.Split, []string, error) {
-		s, err := ehrsql.LoadSplit(filepath.Join(*dataDir, name))
+		s, err := ehrsql.LoadSplit(filepath.Join(r.DataDir, name))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -99,80 +154,89 @@ func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
 		}
 		return s, ids, nil
 	}
-	eval, evalIDs, err := load(*split, *limit)
-	if err != nil {
-		return err
+	if in.eval, in.evalIDs, err = load(r.Split, r.Limit); err != nil {
+		return nil, err
 	}
-	var cal *ehrsql.Split
-	var calIDs []string
-	if ehrsqlbench.NeedsCalibration(models) {
-		if *calSplit == *split {
-			return usagef("--calibration-split %s is the split being scored: thresholds are never tuned on it", *split)
+	if ehrsqlbench.NeedsCalibration(in.models) {
+		if r.CalSplit == r.Split {
+			return nil, usagef("--calibration-split %s is the split being scored: thresholds are never tuned on it", r.Split)
 		}
-		if cal, calIDs, err = load(*calSplit, *calLimit); err != nil {
-			return err
+		if in.cal, in.calIDs, err = load(r.CalSplit, r.CalLimit); err != nil {
+			return nil, err
 		}
 	}
-	var retriever *ehrsqlbench.Retriever
-	for _, m := range models {
+	for _, m := range in.models {
 		if m.Shots > 0 {
-			train, err := ehrsql.LoadSplit(filepath.Join(*dataDir, "train"))
+			train, err := ehrsql.LoadSplit(filepath.Join(r.DataDir, "train"))
 			if err != nil {
-				return fmt.Errorf("shots need the train split: %w", err)
+				return nil, fmt.Errorf("shots need the train split: %w", err)
 			}
-			retriever = ehrsqlbench.NewRetriever(train)
+			in.retriever = ehrsqlbench.NewRetriever(train)
 			break
 		}
 	}
-	dbPath := filepath.Join(*dataDir, "mimic_iv", "mimic_iv.sqlite")
-	dbSHA, err := runfolder.FileSHA256(dbPath, maxDatabaseBytes)
-	if err != nil {
-		return err
+	dbPath := filepath.Join(r.DataDir, "mimic_iv", "mimic_iv.sqlite")
+	if in.dbSHA, err = runfolder.FileSHA256(dbPath, maxDatabaseBytes); err != nil {
+		return nil, err
 	}
-	db, err := sqlite.Open(dbPath,
-		sqlite.Options{Limits: executor.Limits{Timeout: *timeout, MaxRows: 1_000_000}, MaxIdle: 2 * runtime.GOMAXPROCS(0)})
+	in.db, err = sqlite.Open(dbPath,
+		sqlite.Options{Limits: executor.Limits{Timeout: r.Timeout, MaxRows: 1_000_000}, MaxIdle: 2 * runtime.GOMAXPROCS(0)})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer db.Close()
-	schema, err := ehrsqlbench.SchemaText(ctx, db)
-	if err != nil {
-		return err
+	if in.schema, err = ehrsqlbench.SchemaText(ctx, in.db); err != nil {
+		in.db.Close()
+		return nil, err
 	}
-	var pr llm.Prices
-	if *prices != "" {
-		if pr, err = llm.LoadPrices(*prices); err != nil {
-			return err
+	if r.Prices != "" {
+		if in.prices, err = llm.LoadPrices(r.Prices); err != nil {
+			in.db.Close()
+			return nil, err
 		}
 	}
-	if *estimate {
-		pick := func(s *ehrsql.Split, ids []string) []ehrsql.Question {
-			if s == nil {
-				return nil
-			}
-			keep := map[string]bool{}
-			for _, id := range ids {
-				keep[id] = true
-			}
-			var qs []ehrsql.Question
-			for _, q := range s.Data.Questions {
-				if keep[q.ID] {
-					qs = append(qs, q)
-				}
-			}
-			return qs
-		}
-		printEHRSQLEstimate(env.Stdout, ehrsqlbench.EstimateRun(models, pick(eval, evalIDs), pick(cal, calIDs), schema, retriever, pr))
+	return in, nil
+}
+
+// questionsOf are the questions of s with the ids given.
+func questionsOf(s *ehrsql.Split, ids []string) []ehrsql.Question {
+	if s == nil {
 		return nil
 	}
+	keep := map[string]bool{}
+	for _, id := range ids {
+		keep[id] = true
+	}
+	var qs []ehrsql.Question
+	for _, q := range s.Data.Questions {
+		if keep[q.ID] {
+			qs = append(qs, q)
+		}
+	}
+	return qs
+}
 
-	layout := ehrsqlbench.Layout{Root: *out}
+// ehrsqlGenerate runs an EHRSQL generation (ehrsqlbench.Run), or prints
+// its estimate.
+func ehrsqlGenerate(ctx context.Context, env *Env, r ehrsqlRequest) error {
+	if err := r.check(); err != nil {
+		return err
+	}
+	in, err := loadEHRSQLInputs(ctx, r)
+	if err != nil {
+		return err
+	}
+	defer in.db.Close()
+	if r.Estimate {
+		printEHRSQLEstimate(env.Stdout, ehrsqlbench.EstimateRun(in.models, questionsOf(in.eval, in.evalIDs), questionsOf(in.cal, in.calIDs), in.schema, in.retriever, in.prices))
+		return nil
+	}
+	layout := ehrsqlbench.Layout{Root: r.Out}
 	lock, err := layout.Lock()
 	if err != nil {
 		return err
 	}
 	defer lock.Release()
-	cacheDir := *cache
+	cacheDir := r.Cache
 	if cacheDir == "" {
 		cacheDir = layout.Cache()
 	}
@@ -181,27 +245,27 @@ func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	var meter *llm.Meter
-	if pr != nil {
-		meter = llm.NewMeter(pr, *budget)
+	if in.prices != nil {
+		meter = llm.NewMeter(in.prices, r.Budget)
 	}
-	total := len(evalIDs) + len(calIDs)
+	total := len(in.evalIDs) + len(in.calIDs)
 	fmt.Fprintf(env.Stderr, "generate ehrsql: %d questions (%s %d, calibration %s %d) x %d models; output %s\n",
-		total, *split, len(evalIDs), *calSplit, len(calIDs), len(models), *out)
+		total, r.Split, len(in.evalIDs), r.CalSplit, len(in.calIDs), len(in.models), r.Out)
 	done := 0
 	res, err := ehrsqlbench.Run(ctx, ehrsqlbench.RunOptions{
 		Options: ehrsqlbench.Options{
-			Layout: layout, Models: models, DB: db, Schema: schema, Retriever: retriever,
-			LLM:         llm.Options{Cache: c, Meter: meter, Getenv: env.Getenv, Batch: newBatchReporter(env.Stderr, "generate ehrsql:").options(*batchWait)},
-			Concurrency: *conc,
+			Layout: layout, Models: in.models, DB: in.db, Schema: in.schema, Retriever: in.retriever,
+			LLM:         llm.Options{Cache: c, Meter: meter, Getenv: env.Getenv, Batch: newBatchReporter(env.Stderr, "generate ehrsql:").options(r.BatchWait)},
+			Concurrency: r.Concurrency,
 			Progress: func(model, id string, resumed bool, rec *ehrsqlbench.Record) {
 				done++
-				if !*quiet && done%100 == 0 {
+				if !r.Quiet && done%100 == 0 {
 					fmt.Fprintf(env.Stderr, "  %d items answered\n", done)
 				}
 			},
 		},
-		Eval: eval, EvalIDs: evalIDs, Calibration: cal, CalibrationIDs: calIDs,
-		Penalty: *penalty, Bootstrap: reports.Bootstrap{Seed: *seed}, DatabaseSHA256: dbSHA,
+		Eval: in.eval, EvalIDs: in.evalIDs, Calibration: in.cal, CalibrationIDs: in.calIDs,
+		Penalty: r.Penalty, Bootstrap: reports.Bootstrap{Seed: r.Seed}, DatabaseSHA256: in.dbSHA,
 	})
 	if res != nil {
 		for split, mrs := range res.Generated {
@@ -350,30 +414,20 @@ func runEHRSQLConfig(ctx context.Context, env *Env, path string, quiet bool, bat
 			return &llm.ConfigError{File: path, Field: f.name, Problem: "is required"}
 		}
 	}
-	args := []string{"--benchmark", "ehrsql", "--models", c.Models, "--data-dir", c.DataDir, "--split", c.Split, "--out", c.Out}
-	opt := func(flag, v string) {
-		if v != "" {
-			args = append(args, flag, v)
-		}
-	}
-	opt("--calibration-split", c.CalibrationSplit)
-	opt("--prices", c.Prices)
-	opt("--cache", c.Cache)
-	if c.BudgetUSD != 0 {
-		opt("--budget", fmt.Sprint(c.BudgetUSD))
+	r := defaultEHRSQLRequest()
+	r.Models, r.DataDir, r.Split, r.Out, r.Quiet, r.BatchWait = c.Models, c.DataDir, c.Split, c.Out, quiet, batchWait
+	r.Prices, r.Cache, r.Budget = c.Prices, c.Cache, c.BudgetUSD
+	if c.CalibrationSplit != "" {
+		r.CalSplit = c.CalibrationSplit
 	}
 	if c.Concurrency != 0 {
-		opt("--concurrency", fmt.Sprint(c.Concurrency))
+		r.Concurrency = c.Concurrency
 	}
 	if c.Penalty != nil {
-		opt("--penalty", fmt.Sprint(*c.Penalty))
+		r.Penalty = *c.Penalty
 	}
-	if quiet {
-		args = append(args, "--quiet")
-	}
-	args = append(args, "--batch-wait", batchWait.String())
 	fmt.Fprintln(env.Stdout, "== generate (EHRSQL 2024)")
-	if err := runGenerateEHRSQL(ctx, env, args); err != nil {
+	if err := ehrsqlGenerate(ctx, env, r); err != nil {
 		return err
 	}
 	report := c.Report

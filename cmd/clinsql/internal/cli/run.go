@@ -97,13 +97,14 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 			continue
 		}
 		fmt.Fprintf(env.Stdout, "-- %s\n", m.Model)
-		jargs := []string{"--tasks", cfg.Tasks, "--run", m.Dir, "--batch-wait", batchWait.String()}
+		req := defaultJudgeRequest()
+		req.TasksDir, req.Run, req.BatchWait = cfg.Tasks, m.Dir, *batchWait
 		if file, ok := strings.CutPrefix(cfg.judgeSpec(), "replay:"); ok {
-			jargs = append(jargs, "--judge", "replay:"+file)
+			req.Replay = file
 		} else {
-			jargs = append(jargs, "--judge-config", cfg.Judge)
+			req.Config = cfg.Judge
 		}
-		err := runJudge(ctx, env, jargs)
+		err := judgeRun(ctx, env, req)
 		var ee *ExitError
 		switch {
 		case errors.As(err, &ee) && ee.Code == exitIncomplete:
@@ -125,11 +126,9 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 
 	if len(judged) > 0 {
 		fmt.Fprintf(env.Stdout, "\n== report (%d models) -> %s\n", len(judged), cfg.Report)
-		rargs := []string{"--tasks", cfg.Tasks, "--out", cfg.Report}
-		for _, d := range judged {
-			rargs = append(rargs, "--run", d)
-		}
-		if err := runReport(ctx, env, rargs); err != nil {
+		req := defaultReportRequest()
+		req.TasksDir, req.Out, req.Runs = cfg.Tasks, cfg.Report, judged
+		if err := reportRun(ctx, env, req); err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 	}

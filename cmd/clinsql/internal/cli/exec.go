@@ -154,25 +154,9 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 		return usagef("unknown engine %q (available: %s)", *eflags.engine, engineNames())
 	}
 	single := *query != "" || *sqlFile != ""
-	switch {
-	case single && (*tasks != "" || *runDir != ""):
-		return usagef("give either --sql/--sql-file or --tasks/--run, not both")
-	case *dryRun && *tasks != "" && *runDir != "":
-		return usagef("with --dry-run give either --tasks or --run, not both")
-	case *query != "" && *sqlFile != "":
-		return usagef("give either --sql or --sql-file, not both")
-	case !single && *tasks == "" && *runDir == "":
-		return usagef("nothing to run: give --sql, --sql-file or --tasks")
-	case *runDir != "" && !*dryRun && (*tasks == "" || *out == ""):
-		return usagef("--run needs --tasks and --out (or --dry-run)")
-	case *runDir != "" && *gold:
-		return usagef("give either --gold or --run, not both")
-	case *dryRun && *eflags.engine != bigquery.Name:
-		return usagef("--dry-run needs --engine bigquery")
-	case *tasks != "" && *runDir == "" && !*gold:
-		return usagef("--tasks needs --gold or --run")
-	case *tasks != "" && *out == "" && !*dryRun:
-		return usagef("--tasks needs --out")
+	if err := checkExecFlags(execFlags{query: *query, sqlFile: *sqlFile, tasks: *tasks, runDir: *runDir, out: *out, engine: *eflags.engine,
+		gold: *gold, dryRun: *dryRun}); err != nil {
+		return err
 	}
 	_, cfg, err := eflags.config(env, max(*conc, 1))
 	if err != nil {
@@ -201,6 +185,40 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 		return execReplay(ctx, env, open, cfg, *tasks, sel, *runDir, *out, *runName, *conc)
 	}
 	return execGold(ctx, env, open, cfg, *tasks, sel, *out, *conc)
+}
+
+// execFlags are the exec flags whose combinations are checked.
+type execFlags struct {
+	query, sqlFile, tasks, runDir, out, engine string
+	gold, dryRun                               bool
+}
+
+func (f execFlags) single() bool { return f.query != "" || f.sqlFile != "" }
+
+// checkExecFlags refuses combinations of exec's flags that name no job or
+// two.
+func checkExecFlags(f execFlags) error {
+	switch {
+	case f.single() && (f.tasks != "" || f.runDir != ""):
+		return usagef("give either --sql/--sql-file or --tasks/--run, not both")
+	case f.dryRun && f.tasks != "" && f.runDir != "":
+		return usagef("with --dry-run give either --tasks or --run, not both")
+	case f.query != "" && f.sqlFile != "":
+		return usagef("give either --sql or --sql-file, not both")
+	case !f.single() && f.tasks == "" && f.runDir == "":
+		return usagef("nothing to run: give --sql, --sql-file or --tasks")
+	case f.runDir != "" && !f.dryRun && (f.tasks == "" || f.out == ""):
+		return usagef("--run needs --tasks and --out (or --dry-run)")
+	case f.runDir != "" && f.gold:
+		return usagef("give either --gold or --run, not both")
+	case f.dryRun && f.engine != bigquery.Name:
+		return usagef("--dry-run needs --engine bigquery")
+	case f.tasks != "" && f.runDir == "" && !f.gold:
+		return usagef("--tasks needs --gold or --run")
+	case f.tasks != "" && f.out == "" && !f.dryRun:
+		return usagef("--tasks needs --out")
+	}
+	return nil
 }
 
 // execReplay runs a recorded run's final SQL again into a new run folder.
