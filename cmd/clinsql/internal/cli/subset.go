@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/runfolder"
 )
 
 // taskFilter holds the subset flags shared by every command that takes
@@ -129,19 +128,4 @@ func subsetNote(env *Env, f *taskFilter, root string, n int) string {
 		fmt.Fprintf(env.Stderr, "subset: %d tasks (%s)\n", n, what)
 	}
 	return what
-}
-
-// outputsOf keeps the outputs of the given tasks.
-func outputsOf(outputs []*runfolder.Output, tasks []*datasets.Task) []*runfolder.Output {
-	keep := make(map[datasets.Key]bool, len(tasks))
-	for _, t := range tasks {
-		keep[t.Key] = true
-	}
-	var out []*runfolder.Output
-	for _, o := range outputs {
-		if keep[o.Key] {
-			out = append(out, o)
-		}
-	}
-	return out
 }
