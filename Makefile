@@ -41,13 +41,13 @@ demo: build
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./... | tee bench.txt
 
-# The embedded engine at scale on synthetic MIMIC-IV (internal/benchscale):
+# The embedded engine at scale on synthetic MIMIC-IV (cmd/benchscale):
 # 10k, 100k and full size (364,627 patients) when the disk holds them; build
 # time against DuckDB's plain load, peak memory, size, gold-query latency.
 # Not part of test or bench: hours at full size. SCALES=10000 for a quick run.
 SCALES ?= 10000,100000,full
 bench-scale: build
-	$(GO) run ./internal/benchscale -bin $(BIN) -shared $(SHARED) -scales $(SCALES) -out $(OUT)/bench-scale.md $(if $(MODELS),-models $(MODELS))
+	$(GO) run ./cmd/benchscale -bin $(BIN) -shared $(SHARED) -scales $(SCALES) -out $(OUT)/bench-scale.md $(if $(MODELS),-models $(MODELS))
 
 # The dialect bridge against Google's GoogleSQL compliance tests in
 # $(SHARED)/zetasql-compliance: prints the headline and compares the tables
