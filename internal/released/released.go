@@ -2,10 +2,12 @@
 // models' validation runs with their recorded gradings from the licensed
 // data beside the project (see package shared), for the tests that
 // measure the judge on them (replay, grouping, code-check agreement and
-// scan). Tests that call Load are skipped where the data is absent.
+// scan) and the tools that sample them (cmd/labelcards). Tests that call
+// Load are skipped where the data is absent; Open returns an error.
 package released
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -29,36 +31,49 @@ type Model struct {
 // failing tb when the data is not the expected 16 models and 190 tasks.
 func Load(t testing.TB) (map[datasets.Key]*datasets.Task, []*Model) {
 	t.Helper()
-	data := shared.Path(t, "clinsql-data")
-	tasks, err := datasets.LoadClinSQL(filepath.Join(data, "data", "splits", "validation"))
+	tasks, models, err := Open(shared.Path(t, "clinsql-data"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	return tasks, models
+}
+
+// Open loads the validation tasks by key and the 16 released models from
+// data, the clinsql-data folder. Models come sorted by name. It is an
+// error when the data is not the expected 16 models and 190 tasks.
+func Open(data string) (map[datasets.Key]*datasets.Task, []*Model, error) {
+	tasks, err := datasets.LoadClinSQL(filepath.Join(data, "data", "splits", "validation"))
+	if err != nil {
+		return nil, nil, err
 	}
 	byKey := map[datasets.Key]*datasets.Task{}
 	for _, tk := range tasks {
 		byKey[tk.Key] = tk
 	}
-	dirs, _ := filepath.Glob(filepath.Join(data, "outputs", "inference", "*"))
+	dirs, err := filepath.Glob(filepath.Join(data, "outputs", "inference", "*"))
+	if err != nil {
+		return nil, nil, err
+	}
 	var models []*Model
 	for _, dir := range dirs {
 		m := &Model{Name: filepath.Base(dir), Dir: dir, ByKey: map[datasets.Key]scoring.Evaluation{}}
 		if m.Outputs, err = runfolder.LoadOutputs(dir); err != nil {
-			t.Fatal(err)
+			return nil, nil, err
 		}
 		if m.Grading, err = scoring.ReadGrading(filepath.Join(data, "outputs", "evaluation", m.Name, "validation", "detailed_grading.json")); err != nil {
-			t.Fatal(err)
+			return nil, nil, err
 		}
 		for _, e := range m.Grading.Evaluations {
 			k, err := datasets.ParseKey(e.SamplePath)
 			if err != nil {
-				t.Fatal(err)
+				return nil, nil, err
 			}
 			m.ByKey[k] = e
 		}
 		models = append(models, m)
 	}
 	if len(models) != 16 || len(tasks) != 190 {
-		t.Fatalf("%d models, %d tasks; want 16 and 190", len(models), len(tasks))
+		return nil, nil, fmt.Errorf("%s: %d models, %d tasks; want 16 and 190", data, len(models), len(tasks))
 	}
-	return byKey, models
+	return byKey, models, nil
 }
