@@ -162,7 +162,7 @@ func Check(leaf *rubric.Node, a *Answer) CodeDecision {
 	case KindNoNull:
 		return checkNoNull(leaf, t)
 	case KindColumn:
-		d := checkColumn(leaf, t)
+		d := t.columnCheck(leaf)
 		if other := claimedByOther(leaf, t, d); other != nil {
 			return undecided(KindColumn, "column %q is also what %q asks for (%s): its name does not tell the two apart",
 				d.Evidence.Column, other.ID, firstLine(strings.Join(strings.Fields(other.Requirements), " "), 80))
@@ -865,6 +865,11 @@ var idName = regexp.MustCompile(`(?i)^(?:.*[_ ])?(?:item|subject|hadm|stay|icust
 // non-NULL value is a number (a column of NULLs qualifies too: its value is
 // missing, not of another kind), and the column is not an indicator.
 func valueColumns(t *Table) []int {
+	t.valueOnce.Do(func() { t.valueCols = valueColumnsOf(t) })
+	return t.valueCols
+}
+
+func valueColumnsOf(t *Table) []int {
 	var out []int
 	for i := range t.Columns {
 		if flagName.MatchString(t.Columns[i]) || idName.MatchString(t.Columns[i]) {
@@ -926,7 +931,7 @@ func checkBand(leaf *rubric.Node, t *Table) CodeDecision {
 	if d, ok := checkAggregate(leaf, t, texts, bands); ok {
 		return d
 	}
-	cols, how, why := bindColumns(t, texts)
+	cols, how, why := t.bindingOf(leaf, texts)
 	tree := treeText(leaf)
 	if len(cols) == 0 {
 		return undecided(KindBand, "%s", why)

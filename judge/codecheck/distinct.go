@@ -23,14 +23,20 @@ import (
 // single column or row set, an aggregate, several bands).
 type cells string
 
-// cellsOf binds one band leaf as checkBand would and returns its cells.
-func cellsOf(leaf *rubric.Node, t *Table) cells {
+// binding is a band leaf's columns as bindColumns found them.
+type binding struct {
+	cols     []int
+	how, why string
+}
+
+// cellsOf returns the cells of a band leaf bound to b.
+func cellsOf(leaf *rubric.Node, t *Table, b binding) cells {
 	bands := valueBands(leaf.Requirements)
 	if len(bands) != 1 || aggregate(leaf, t, bands) {
 		return ""
 	}
 	texts := bindingTexts(leaf)
-	cols, _, _ := bindColumns(t, texts)
+	cols := b.cols
 	if len(cols) != 1 {
 		return ""
 	}
@@ -47,9 +53,10 @@ func cellsOf(leaf *rubric.Node, t *Table) cells {
 type treeCells struct {
 	leaves []*rubric.Node
 	cells  []cells
+	binds  []binding
 
 	columnLeaves []*rubric.Node
-	claims       []string
+	columnChecks []CodeDecision
 }
 
 // cellsByLeaf returns (and caches on the table) the cells of the band
@@ -66,19 +73,29 @@ func (t *Table) cellsByLeaf(leaf *rubric.Node) *treeCells {
 	for _, l := range root.Leaves() {
 		switch KindOf(l) {
 		case KindBand:
+			var b binding
+			b.cols, b.how, b.why = bindColumns(t, bindingTexts(l))
 			tc.leaves = append(tc.leaves, l)
-			tc.cells = append(tc.cells, cellsOf(l, t))
+			tc.binds = append(tc.binds, b)
+			tc.cells = append(tc.cells, cellsOf(l, t, b))
 		case KindColumn:
-			claim := ""
-			if d := checkColumn(l, t); d.Decided && d.Pass {
-				claim = d.Evidence.Column
-			}
 			tc.columnLeaves = append(tc.columnLeaves, l)
-			tc.claims = append(tc.claims, claim)
+			tc.columnChecks = append(tc.columnChecks, checkColumn(l, t))
 		}
 	}
 	v, _ := t.bound.LoadOrStore(root, tc)
 	return v.(*treeCells)
+}
+
+// bindingOf returns the columns a band leaf binds to, from the table's
+// cache (texts are the leaf's bindingTexts).
+func (t *Table) bindingOf(leaf *rubric.Node, texts []string) ([]int, string, string) {
+	tc := t.cellsByLeaf(leaf)
+	if i := slices.Index(tc.leaves, leaf); i >= 0 {
+		b := tc.binds[i]
+		return b.cols, b.how, b.why
+	}
+	return bindColumns(t, texts)
 }
 
 // sameCells returns a band leaf about another value that binds to the
@@ -136,9 +153,20 @@ func claimedByOther(leaf *rubric.Node, t *Table, d CodeDecision) *rubric.Node {
 	}
 	tc := t.cellsByLeaf(leaf)
 	for j, other := range tc.columnLeaves {
-		if other != leaf && tc.claims[j] == d.Evidence.Column && valueWords(other) != valueWords(leaf) {
+		o := tc.columnChecks[j]
+		if other != leaf && o.Decided && o.Pass && o.Evidence.Column == d.Evidence.Column && valueWords(other) != valueWords(leaf) {
 			return other
 		}
 	}
 	return nil
+}
+
+// columnCheck returns checkColumn's decision of a column leaf, from the
+// table's cache.
+func (t *Table) columnCheck(leaf *rubric.Node) CodeDecision {
+	tc := t.cellsByLeaf(leaf)
+	if i := slices.Index(tc.columnLeaves, leaf); i >= 0 {
+		return tc.columnChecks[i]
+	}
+	return checkColumn(leaf, t)
 }

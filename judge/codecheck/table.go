@@ -55,8 +55,11 @@ type Table struct {
 	Truncated bool
 
 	// bound caches, per rubric tree (its root), where each band leaf
-	// reads its value (see sameCells). A table is not changed once read.
-	bound sync.Map
+	// reads its value (see sameCells); valueCols the columns that may
+	// hold a value (valueColumns). A table is not changed once read.
+	bound     sync.Map
+	valueOnce sync.Once
+	valueCols []int
 }
 
 // MaxTableRows bounds the rows kept in memory for the code checks. The
