@@ -10,7 +10,8 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/agreement/labelset"
-	"github.com/clinsql/clinsql/internal/released"
+	"github.com/clinsql/clinsql/datasets/released"
+	"github.com/clinsql/clinsql/internal/shared"
 )
 
 // The committed draw (cmd/labelcards draw) and its strata table.
@@ -106,7 +107,10 @@ func TestCommittedDraw(t *testing.T) {
 // rubric, answered by its model in the released runs.
 func TestCommittedDrawLeaves(t *testing.T) {
 	labels := readDraw(t)
-	tasks, models := released.Load(t)
+	tasks, models, err := released.Open(shared.Path(t, "clinsql-data"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	answered := map[string]bool{}
 	for _, m := range models {
 		for _, o := range m.Outputs {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/clinsql/clinsql/agreement/labelset"
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/internal/released"
+	"github.com/clinsql/clinsql/datasets/released"
 	"github.com/clinsql/clinsql/judge/codecheck"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"

@@ -35,7 +35,7 @@ import (
 	"github.com/clinsql/clinsql/agreement/labelset"
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/atomicfile"
-	"github.com/clinsql/clinsql/internal/released"
+	"github.com/clinsql/clinsql/datasets/released"
 	"github.com/clinsql/clinsql/internal/shared"
 	"github.com/clinsql/clinsql/runfolder"
 )
