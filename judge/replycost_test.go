@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
@@ -25,7 +25,7 @@ func TestRepliesCostFromCache(t *testing.T) {
 			srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
 			dir := t.TempDir()
 			items := killItems(t)[:10]
-			run := func() *Summary {
+			run := func() *judgefmt.Summary {
 				j, meter := killClient(t, srv.OpenAIBaseURL(), dir, func(ep *llm.Endpoint) {
 					if mode == llm.ModeBatch {
 						ep.Mode = llm.ModeBatch
@@ -44,7 +44,7 @@ func TestRepliesCostFromCache(t *testing.T) {
 			}
 			first := run()
 			// Killed before recording: the ledger is lost.
-			if err := os.Remove(filepath.Join(dir, ledger.LedgerFile)); err != nil {
+			if err := os.Remove(filepath.Join(dir, judgefmt.LedgerFile)); err != nil {
 				t.Fatal(err)
 			}
 			calls := srv.Calls()
