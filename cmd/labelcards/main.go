@@ -34,8 +34,8 @@ import (
 	"github.com/clinsql/clinsql/agreement/labelsample"
 	"github.com/clinsql/clinsql/agreement/labelset"
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/datasets/released"
+	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/internal/shared"
 	"github.com/clinsql/clinsql/runfolder"
 )
