@@ -49,6 +49,12 @@ type CallStats struct {
 	PerCall []llm.Usage
 	CostUSD float64
 	Latency time.Duration
+	// Prompt and Replies are what a model backend sent (every sample
+	// draws the same prompt) and each call's reply or error: the engine
+	// keeps them in the transcript beside the ledger. Empty for backends
+	// that call no model.
+	Prompt  []llm.Message
+	Replies []ledger.Reply
 }
 
 // addCall counts one completion: its HTTP attempts, tokens and cost.

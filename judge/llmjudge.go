@@ -194,16 +194,19 @@ func (j *LLMJudge) Decide(ctx context.Context, req *LeafRequest) (Decision, erro
 func (j *LLMJudge) complete(ctx context.Context, r llm.Request, stats *CallStats) (llm.Response, *llm.Error, error) {
 	resp, err := j.c.Complete(ctx, r)
 	stats.Calls++
+	stats.Prompt = r.Messages
 	if err != nil {
 		le, stop := j.failed(err)
 		if stop != nil {
 			return llm.Response{}, nil, stop
 		}
 		stats.addCall(le.Attempts, le.Usage, j.cost(le.Usage), false)
+		stats.Replies = append(stats.Replies, ledger.Reply{Error: le.Error()})
 		return llm.Response{}, le, nil
 	}
 	j.down.Store(0)
 	stats.addCall(resp.Attempts, resp.Usage, resp.CostUSD, resp.FromCache)
+	stats.Replies = append(stats.Replies, ledger.Reply{Text: resp.Text, FromCache: resp.FromCache})
 	return resp, nil, nil
 }
 

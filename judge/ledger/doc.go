@@ -13,4 +13,9 @@
 // tasks or recorded decisions, or made by another judge, grouping or
 // mode, are refused with the reason. Each record carries its tokens and
 // dollars, so totals over records are the run's.
+//
+// Beside it, transcript.jsonl keeps what a model judge was asked and what
+// it replied: one [Exchange] per backend call ([Ledger.AppendExchange],
+// [ReadTranscript]), for reports to show next to the verdicts. Scores
+// never read it.
 package ledger
