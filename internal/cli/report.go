@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/clinsql/clinsql/audit"
 	"github.com/clinsql/clinsql/ehrsqlbench"
 	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/reports"
 	"github.com/clinsql/clinsql/rubric"
-	"github.com/clinsql/clinsql/scoring"
 )
 
 const reportUsage = `usage: clinsql report --tasks DIR --out DIR (--run DIR | --grading FILE)... [--ehrsql DIR]...
@@ -161,7 +159,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	}
 	bar.Step("written", 0, 0, false)
 	bar.Finish()
-	printReportBrief(env, r)
+	r.WriteBrief(env.Stdout)
 	fmt.Fprintf(env.Stdout, "\nwrote %d files to %s\nreport: %s\n", len(files), *out, files[len(files)-1])
 	if len(ehrsqlRuns) > 0 {
 		return writeEHRSQLReport(env, *out, ehrsqlRuns)
@@ -188,52 +186,4 @@ func writeEHRSQLReport(env *Env, out string, dirs []string) error {
 	}
 	fmt.Fprintf(env.Stdout, "wrote the EHRSQL section (%d files) to %s\n", len(files), out)
 	return nil
-}
-
-// printReportBrief prints each split's ranking with both modes' averages.
-func printReportBrief(env *Env, r *reports.Report) {
-	for _, split := range r.Splits {
-		fmt.Fprintf(env.Stdout, "%s split, ranked by %s (%s mode); scores x100\n", split, r.RankBy, r.Mode)
-		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "#\tmodel\t")
-		for _, m := range r.Modes() {
-			fmt.Fprintf(tw, "%s n\tSQL\tExec\t", m)
-		}
-		// RS(c) only where some model abstained, as in the HTML and the
-		// Markdown: without an abstention it restates the execution score.
-		rs := r.ShowsRS()
-		if rs {
-			fmt.Fprint(tw, "RS(0)\tRS(10)\t")
-		}
-		fmt.Fprintln(tw, "invalid leaves\t")
-		for i, name := range r.Ranking(split).Models {
-			shown := name
-			if m := r.Model(name); m != nil && m.Database != nil {
-				shown += " (" + m.Database.Badge + ")"
-			}
-			fmt.Fprintf(tw, "%d\t%s\t", i+1, shown)
-			inv := 0
-			rsCells := [2]string{"–", "–"}
-			for i, m := range r.Modes() {
-				c := r.Board(m, name).Cell(split, reports.All, reports.All)
-				if c == nil {
-					fmt.Fprint(tw, "0\t–\t–\t")
-					continue
-				}
-				fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t", c.N, 100*scoring.Round6(c.SQL.Mean), 100*scoring.Round6(c.Exec.Mean))
-				inv = c.InvalidLeaves
-				if i == 0 && c.RS != nil {
-					rsCells = [2]string{fmt.Sprintf("%.2f", c.RS.RS0), fmt.Sprintf("%.2f", c.RS.RS10)}
-				}
-			}
-			if rs {
-				fmt.Fprintf(tw, "%s\t%s\t", rsCells[0], rsCells[1])
-			}
-			fmt.Fprintf(tw, "%d\t\n", inv)
-		}
-		tw.Flush()
-	}
-	for _, c := range r.Caveats() {
-		fmt.Fprintln(env.Stdout, "caveat:", c)
-	}
 }
