@@ -32,12 +32,12 @@ var pageTemplate = template.Must(template.New("report.html.tmpl").Funcs(template
 // Bounds on what the drill-down embeds per task, so that a report over
 // many models stays a file a browser opens quickly.
 const (
-	maxSQLBytes     = 20000
-	maxPreviewCols  = 20
-	maxCellRunes    = 200
-	maxExplanation  = 4000
-	maxErrorRunes   = 600
-	scoreDecimals   = 1e4
+	maxSQLBytes    = 20000
+	maxPreviewCols = 20
+	maxCellRunes   = 200
+	maxExplanation = 4000
+	maxErrorRunes  = 600
+	scoreDecimals  = 1e4
 	// goldSource is where every ClinSQL gold result was computed.
 	goldSource      = "MIMIC-IV v3.1 on BigQuery (the whole database), as the dataset publishes it"
 	placeholderNote = "placeholder CSV (header \"result\", one empty row): the reference writes it when the SQL failed or returned no rows"
@@ -238,17 +238,17 @@ type hModel struct {
 }
 
 type hMTask struct {
-	T        int             `json:"t"` // index into htmlData.Tasks
-	Scores   [2][2]*float64  `json:"s"` // [mode: main, other][SQL, Exec]; null when the mode does not score the task
-	Invalid  int             `json:"inv"`
-	Graded   bool            `json:"graded"`
-	Status   string          `json:"status"`
-	SQL      string          `json:"sql,omitempty"`
-	Attempts []hAttempt      `json:"att,omitempty"`
+	T        int            `json:"t"` // index into htmlData.Tasks
+	Scores   [2][2]*float64 `json:"s"` // [mode: main, other][SQL, Exec]; null when the mode does not score the task
+	Invalid  int            `json:"inv"`
+	Graded   bool           `json:"graded"`
+	Status   string         `json:"status"`
+	SQL      string         `json:"sql,omitempty"`
+	Attempts []hAttempt     `json:"att,omitempty"`
 	// Detailed: the attempts carry clinsql's record (SQL, reply, tokens);
 	// Class the final attempt's error class, "" when it ran or is unknown.
-	Detailed bool   `json:"det,omitempty"`
-	Class    string `json:"cls,omitempty"`
+	Detailed bool            `json:"det,omitempty"`
+	Class    string          `json:"cls,omitempty"`
 	Preview  *hPreview       `json:"prev,omitempty"`
 	Nodes    [2][]hNodeScore `json:"nodes"`
 }

@@ -93,7 +93,7 @@ func clipSQL(s string) string {
 // system prompts once, and per task (in the order of hModel.Tasks) its
 // calls.
 type hCalls struct {
-	Systems []string   `json:"sys"`
+	Systems []string  `json:"sys"`
 	Tasks   [][]hCall `json:"tasks"`
 }
 
