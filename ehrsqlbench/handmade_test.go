@@ -295,11 +295,36 @@ func TestHandmadeStrategies(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "testdata/handmade_report.md", readFile(t, filepath.Join(repDir, "ehrsql.md")))
-	svg := string(readFile(t, filepath.Join(repDir, "ehrsql_risk_coverage_a.svg")))
-	for _, want := range []string{"model+logprob: logprob threshold", "chosen -1", "model+consistency: consistency threshold", "chosen 0.6667"} {
-		if !strings.Contains(svg, want) {
-			t.Errorf("risk-coverage chart lacks %q", want)
+	// report.html's section: every result with its decisions, the charts
+	// as figures.
+	sec, err := ehrsqlbench.Section([]*ehrsqlbench.RunReport{run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sec.Results {
+		if len(r.Items) != len(evalItems) || r.ItemsNote != "" {
+			t.Errorf("%s %s: %d decisions (%s), want %d", r.Model, r.Strategy, len(r.Items), r.ItemsNote, len(evalItems))
 		}
+	}
+	if _, err := reports.NewEHRSQLReport(sec).Write(repDir); err != nil {
+		t.Fatal(err)
+	}
+	for file, wants := range map[string][]string{
+		"ehrsql_a_risk-coverage.svg":           {"coverage: questions answered (%)", "risk: penalised / answered (%)", "RS(10) x100", "model+logprob", "model+consistency", "(chosen)"},
+		"ehrsql_a_calibration_logprob.svg":     {"threshold: mean token log-probability of the answer", "model+logprob", "(chosen)"},
+		"ehrsql_a_calibration_consistency.svg": {"threshold: share of the samples that agree", "model+consistency", "(chosen)"},
+		"ehrsql_rs10.svg":                      {"RS(10) x100 per model and strategy", "a · model+logprob"},
+	} {
+		svg := string(readFile(t, filepath.Join(repDir, reports.FiguresDir, file)))
+		for _, want := range wants {
+			// html/template writes + as &#43; (valid XML too).
+			if want = strings.ReplaceAll(want, "+", "&#43;"); !strings.Contains(svg, want) {
+				t.Errorf("%s lacks %q", file, want)
+			}
+		}
+	}
+	if html := string(readFile(t, filepath.Join(repDir, reports.ReportHTML))); !strings.Contains(html, `href="#ehrsql/a/model&#43;logprob"`) {
+		t.Errorf("report.html lacks the strategy's drill-down link")
 	}
 
 	// A second run makes no call and writes the same files.

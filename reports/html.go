@@ -27,6 +27,8 @@ var assets embed.FS
 
 var pageTemplate = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
 	"f1": func(x float64) string { return fmt.Sprintf("%.1f", x) },
+	// svgTall is a figure file's height: the chart and its title line.
+	"svgTall": func(h float64) float64 { return h + 26 },
 }).ParseFS(assets, "assets/*.tmpl"))
 
 // Bounds on what the drill-down embeds per task, so that a report over
@@ -47,6 +49,9 @@ const (
 // judge is a plain string here; html/template escapes it for its context.
 type htmlPage struct {
 	Title string
+	// ClinSQL: the report has ClinSQL models (an EHRSQL section may stand
+	// alone).
+	ClinSQL bool
 	Setup string
 	// HasRS shows the reliability columns (some model abstained somewhere).
 	HasRS bool
@@ -58,6 +63,7 @@ type htmlPage struct {
 	Refine   htmlRefine
 	Health   []htmlHealth
 	Audit    *htmlAudit
+	EHRSQL   *htmlEHRSQL
 	Warnings []string
 	// Data feeds the drill-down; html/template encodes it as JSON inside
 	// the script, escaping <, > and & so no string can end the script.
@@ -77,6 +83,9 @@ type htmlBlobs struct {
 	// Calls holds each model's judge transcript (hCalls), "" for a model
 	// without one: decompressed only when one of its task pages opens.
 	Calls []string `json:"calls"`
+	// EHRSQL holds each EHRSQL model x split's questions and decisions
+	// (hEHRItems), decompressed when a strategy's page opens.
+	EHRSQL []string `json:"ehrsql"`
 }
 
 // pack encodes v as JSON, gzips it and returns it in base64.
@@ -97,7 +106,10 @@ type htmlSplit struct {
 	ModeName  string
 	OtherName string
 	Rows      []htmlLBRow
-	Charts    []svgChart
+	// Charts are the overall execution and SQL score panels; ByDifficulty
+	// the same per difficulty.
+	Charts       []svgChart
+	ByDifficulty []svgChart
 	Compare   []htmlCompare
 }
 
@@ -180,6 +192,8 @@ type htmlData struct {
 	// GoldSource says where the gold results come from, shown beside a
 	// result computed elsewhere.
 	GoldSource string `json:"goldsrc"`
+	// EHRSQL summarises the EHRSQL section's results for its drill-down.
+	EHRSQL []hEHRSQL `json:"ehrsql"`
 }
 
 type hLabels struct {
@@ -279,7 +293,10 @@ type hNodeScore struct {
 
 // WriteHTML writes the self-contained HTML report.
 func (r *Report) WriteHTML(w io.Writer) error {
-	p := htmlPage{Title: "ClinSQL report", Setup: r.setup(), HasRS: r.hasReliability(), Caveats: r.caveats()}
+	p := htmlPage{Title: "ClinSQL report", ClinSQL: len(r.Models) > 0, Setup: r.setup(), HasRS: r.hasReliability(), Caveats: r.caveats()}
+	if !p.ClinSQL {
+		p.Title = "EHRSQL 2024 report"
+	}
 	index := map[string]int{}
 	for i, m := range r.Models {
 		index[m.Name] = i
@@ -287,7 +304,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	for _, split := range r.Splits {
 		p.Splits = append(p.Splits, r.htmlSplit(split, index))
 	}
-	p.Taxonomy = r.htmlTaxonomy()
+	if r.Taxonomy != nil {
+		p.Taxonomy = r.htmlTaxonomy()
+	}
 	p.Refine = r.htmlRefine()
 	for _, h := range r.Health {
 		hh := htmlHealth{Model: h.Model, Judge: h.Judge, Calls: "–", Tasks: h.Tasks, Leaves: h.Leaves, Passed: h.Passed, Failed: h.Failed, Invalid: h.Invalid,
@@ -306,10 +325,22 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		p.Health = append(p.Health, hh)
 	}
 	p.Audit = r.htmlAudit()
+	var ehrItems []hEHRItems
 	for _, wr := range r.Warnings {
 		p.Warnings = append(p.Warnings, wr.Error())
 	}
 	p.Data = r.htmlData()
+	if r.EHRSQL != nil {
+		p.EHRSQL, p.Data.EHRSQL, ehrItems = r.EHRSQL.html()
+	}
+	p.Blobs.EHRSQL = []string{}
+	for _, it := range ehrItems {
+		b, err := pack(it)
+		if err != nil {
+			return err
+		}
+		p.Blobs.EHRSQL = append(p.Blobs.EHRSQL, b)
+	}
 	var err error
 	if p.Blobs.Tasks, err = pack(p.Data.Tasks); err != nil {
 		return err
@@ -357,7 +388,13 @@ func (r *Report) htmlSplit(split string, index map[string]int) htmlSplit {
 		}
 		s.Rows = append(s.Rows, row)
 	}
-	s.Charts = r.difficultyCharts(split)
+	for _, f := range r.leaderboardPanels(split) {
+		if strings.Contains(f.File, "_"+fileSlug(All)+".svg") {
+			s.Charts = append(s.Charts, f.Chart)
+		} else {
+			s.ByDifficulty = append(s.ByDifficulty, f.Chart)
+		}
+	}
 	for _, c := range r.Comparisons {
 		if c.Split == split {
 			s.Compare = append(s.Compare, htmlCompare{A: c.A, B: c.B, Difficulty: c.Difficulty, N: c.N,
@@ -391,7 +428,9 @@ func (r *Report) htmlTaxonomy() htmlTaxonomy {
 			}
 		}
 	}
-	h.Charts = r.taxonomyCharts()
+	for _, f := range r.taxonomyPanels() {
+		h.Charts = append(h.Charts, f.Chart)
+	}
 	return h
 }
 

@@ -15,7 +15,8 @@ import (
 // pixels. The views: the leaderboard with its charts, a model's tasks, a
 // task page (released format), a task page with the transcript of a run
 // clinsql generated and judged (a diff open, a judge call open), the
-// search, a task across all models (3 and 17 models).
+// search, a task across all models (3 and 17 models), the EHRSQL section
+// and a strategy's questions (one opened).
 //
 //	CLINSQL_SCREENSHOTS=/tmp/shots go test ./reports -run TestScreenshots
 func TestScreenshots(t *testing.T) {
@@ -29,6 +30,7 @@ func TestScreenshots(t *testing.T) {
 	ctx, jsErrors := browse(t)
 	page := judgedFixturePage(t)
 	many := fixturePage(t, manyModels(t, 17))
+	ehr, _ := ehrsqlPage(t, false)
 	lab := url.PathEscape("validation/Laboratory_Results_Analysis/medium_level_queries/001")
 	for _, v := range []struct {
 		name, page, hash, wait string
@@ -55,6 +57,10 @@ func TestScreenshots(t *testing.T) {
 		}, "#drill section.judge-calls"},
 		{"search", page, "#search/" + url.PathEscape("median"), "#drill table.search-hits", nil, ""},
 		{"task-all-models", page, "#all/" + lab, "#drill table.leaf-grid", nil, ""},
+		{"ehrsql", ehr, "#ehrsql", "#ehrsql table.ehrsql", nil, ""},
+		{"ehrsql-questions", ehr, "#ehrsql/gpt-4.1/" + url.PathEscape("model+logprob"), "#drill table.ehrsql-items", []chromedp.Action[chromedp.Void]{
+			chromedp.Click(chromedp.CSS(`#drill tr.ehrsql-item:nth-of-type(3)`), chromedp.NodeVisible),
+		}, ""},
 		{"task-all-17-models", many, "#all/" + lab, "#drill table.leaf-grid", nil, ""},
 	} {
 		steps := []chromedp.Action[chromedp.Void]{
