@@ -138,7 +138,7 @@ func tickText(v float64) string {
 // xySeries is a line (or, with one point, a marker) of an xy panel.
 type xySeries struct {
 	Name, Color, Dash string
-	X, Y             []float64
+	X, Y              []float64
 	// Mark, when set, rings the point of that index (a chosen threshold).
 	Mark int
 	// Labels are written beside the points (nil: none).

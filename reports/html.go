@@ -52,7 +52,7 @@ type htmlPage struct {
 	// ClinSQL: the report has ClinSQL models (an EHRSQL section may stand
 	// alone).
 	ClinSQL bool
-	Setup string
+	Setup   string
 	// HasRS shows the reliability columns (some model abstained somewhere).
 	HasRS bool
 	// Caveats say what makes the scores not comparable with others (a
@@ -110,7 +110,7 @@ type htmlSplit struct {
 	// the same per difficulty.
 	Charts       []svgChart
 	ByDifficulty []svgChart
-	Compare   []htmlCompare
+	Compare      []htmlCompare
 }
 
 type htmlCell struct {
