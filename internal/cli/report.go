@@ -59,10 +59,13 @@ mutations, rubric lint).
 --ehrsql is an EHRSQL run folder (clinsql generate --benchmark ehrsql); it
 adds the EHRSQL section: ehrsql.md and ehrsql.csv (RS(0), RS(5), RS(10),
 RS(N) per model x strategy with 95% bootstrap intervals, coverage and the
-thresholds with their calibration split) and, per model with a calibrated
-strategy, ehrsql_risk_coverage_<model>.svg (RS(c) and coverage on the
-calibration split against each threshold). Without --tasks, only that
-section is written.
+thresholds with their calibration split), and in report.html the same
+table, each strategy's questions (prediction, gold, outcome, why it
+abstained), risk and RS(c) against coverage on the evaluation split and the
+calibration sweep. Without --tasks, only that section is written.
+
+Every chart is also written as its own SVG file under figures/, and the
+leaderboard as LaTeX tables in leaderboard.tex.
 `
 
 func runReport(ctx context.Context, env *Env, args []string) error {
@@ -90,7 +93,7 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if *out != "" && *tasksDir == "" && len(gradings)+len(runs) == 0 && len(ehrsqlRuns) > 0 {
-		return writeEHRSQLReport(env, *out, ehrsqlRuns)
+		return writeEHRSQLOnly(env, *out, ehrsqlRuns)
 	}
 	if *tasksDir == "" || *out == "" {
 		return usagef("--tasks and --out are required")
@@ -145,6 +148,11 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	bar.Step("built", 0, 0, false)
+	if len(ehrsqlRuns) > 0 {
+		if r.EHRSQL, err = writeEHRSQLReport(env, *out, ehrsqlRuns); err != nil {
+			return err
+		}
+	}
 	const shown = 10
 	for i, w := range r.Warnings {
 		if i == shown {
@@ -161,29 +169,42 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 	bar.Finish()
 	r.WriteBrief(env.Stdout)
 	fmt.Fprintf(env.Stdout, "\nwrote %d files to %s\nreport: %s\n", len(files), *out, files[len(files)-1])
-	if len(ehrsqlRuns) > 0 {
-		return writeEHRSQLReport(env, *out, ehrsqlRuns)
-	}
 	return nil
 }
 
-// writeEHRSQLReport writes the EHRSQL section of the runs into out.
-func writeEHRSQLReport(env *Env, out string, dirs []string) error {
+// writeEHRSQLOnly writes the report of EHRSQL runs alone: the section's
+// tables, its figures and report.html.
+func writeEHRSQLOnly(env *Env, out string, dirs []string) error {
+	sec, err := writeEHRSQLReport(env, out, dirs)
+	if err != nil {
+		return err
+	}
+	files, err := reports.NewEHRSQLReport(sec).Write(out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "report: %s\n", files[len(files)-1])
+	return nil
+}
+
+// writeEHRSQLReport writes the EHRSQL section's tables of the runs into
+// out and returns the section for report.html.
+func writeEHRSQLReport(env *Env, out string, dirs []string) (*reports.EHRSQL, error) {
 	var runs []*ehrsqlbench.RunReport
 	for _, d := range dirs {
 		r, err := ehrsqlbench.ReadRun(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		runs = append(runs, r)
 	}
 	files, err := ehrsqlbench.WriteReport(out, runs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, r := range runs {
 		printEHRSQLResults(env.Stdout, r.Results)
 	}
 	fmt.Fprintf(env.Stdout, "wrote the EHRSQL section (%d files) to %s\n", len(files), out)
-	return nil
+	return ehrsqlbench.Section(runs)
 }
