@@ -156,7 +156,9 @@ func TestFetchRefuses(t *testing.T) {
 		change func(u *upstream, opt *ehrsql.FetchOptions)
 		want   string // "" : the fetch succeeds
 	}{
-		{"checksum", func(u *upstream, _ *ehrsql.FetchOptions) { u.files["data/mimic_iv/train/label.json"] = []byte(`{"q01": "x"}`) }, "sha256"},
+		{"checksum", func(u *upstream, _ *ehrsql.FetchOptions) {
+			u.files["data/mimic_iv/train/label.json"] = []byte(`{"q01": "x"}`)
+		}, "sha256"},
 		{"missing file", func(u *upstream, _ *ehrsql.FetchOptions) { delete(u.files, "data/mimic_iv/test/label.json") }, "404"},
 		{"missing optional file", func(u *upstream, _ *ehrsql.FetchOptions) { delete(u.files, "data/mimic_iv/test/annotated.json") }, ""},
 		{"split disagrees", func(u *upstream, _ *ehrsql.FetchOptions) {
@@ -170,7 +172,9 @@ func TestFetchRefuses(t *testing.T) {
 			}
 		}, "larger than"},
 		{"verify", func(u *upstream, opt *ehrsql.FetchOptions) {
-			opt.Verify = func(context.Context, string) error { return errors.New("3 of 1163 gold labels do not give the published answer") }
+			opt.Verify = func(context.Context, string) error {
+				return errors.New("3 of 1163 gold labels do not give the published answer")
+			}
 		}, "refused: 3 of 1163"},
 		{"path escape", func(u *upstream, opt *ehrsql.FetchOptions) {
 			opt.Files = append(opt.Files, ehrsql.File{Path: "LICENSE", Dest: "../elsewhere"})
