@@ -30,6 +30,9 @@ const judgedModel = "gamma-judged"
 // no rows, then the answer.
 const judgedTask = "validation/Laboratory_Results_Analysis/medium_level_queries/001"
 
+// hostileReply is model text that must stay text on the page.
+const hostileReply = `</script><img src=x onerror="window.__pwned=3"><script>window.__pwned=4</script>`
+
 // judgedReply is the cot reply of an attempt with its query.
 func judgedReply(reasoning, sql string) string {
 	return "Reasoning: " + reasoning + "\n\nSQL:\n```sql\n" + sql + "\n```"
@@ -56,7 +59,7 @@ func writeJudgedRun(t testing.TB, dir string, tasks []*datasets.Task) string {
 			empty := ft.SQL + "\n-- restricted to 2101\n"
 			atts = []refine.Attempt{
 				{Attempt: 1, Request: refine.RequestGenerate, SQL: bad, Status: refine.AttemptError, ErrorClass: executor.ClassSyntax,
-					Error: `Syntax error: Unexpected identifier "SELEC" at [1:1]`, LLM: call(judgedReply("Take each admission's lab values, then the median.", bad), 5120, 410), ExecMS: 12},
+					Error: `Syntax error: Unexpected identifier "SELEC" at [1:1]`, LLM: call(judgedReply("Take each admission's lab values, then the median. "+hostileReply, bad), 5120, 410), ExecMS: 12},
 				{Attempt: 2, Request: refine.RequestFixError, SQL: empty, Status: refine.AttemptEmpty, LLM: call(judgedReply("Fix the keyword.", empty), 5480, 380), ExecMS: 210},
 				{Attempt: 3, Request: refine.RequestFixEmpty, SQL: ft.SQL, Status: refine.AttemptOK, RowCount: 1, Columns: []string{"result"},
 					LLM: call(judgedReply("The year filter removed every row; drop it.", ft.SQL), 5650, 350), ExecMS: 190},

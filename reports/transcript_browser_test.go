@@ -80,6 +80,14 @@ func TestTranscriptInChromium(t *testing.T) {
 	if got := texts(`#drill details.reply pre.reply-text`); !strings.Contains(got, "Reasoning: The year filter removed every row") {
 		t.Errorf("replies: %q", got)
 	}
+	// The model's text stays text, even opened.
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#drill .attempt:nth-of-type(1) details.reply summary`), chromedp.NodeVisible)); err != nil {
+		t.Fatal(err)
+	}
+	if got := texts(`#drill .attempt:nth-of-type(1) pre.reply-text`); !strings.Contains(got, hostileReply) ||
+		num(`(window.__pwned === undefined ? 0 : 1) + document.querySelectorAll("#drill img, #drill script").length`) != 0 {
+		t.Errorf("a reply became markup or ran: %q", got)
+	}
 	// Attempt 2's SQL against attempt 1: the keyword fixed, a line added.
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#drill .attempt:nth-of-type(2) button.diff-button`), chromedp.NodeVisible)); err != nil {
 		t.Fatalf("diff: %v", err)
