@@ -4,7 +4,7 @@ BIN      ?= bin/clinsql
 SHARED   ?= $(or $(CLINSQL_SHARED),$(abspath ../shared))
 OUT      ?= out
 
-.PHONY: build test lint vet fmtcheck demo bench fuzz conformance clean
+.PHONY: build test lint vet fmtcheck demo bench fuzz conformance labelcards clean
 
 # clinsql version and every output record the build's VCS revision. Go
 # stamps it itself, except in a git worktree or with -buildvcs=false: then
@@ -46,6 +46,13 @@ bench:
 # with executor/bqsql/conformance/testdata (UPDATE=1 rewrites them).
 conformance:
 	CLINSQL_SHARED=$(SHARED) CLINSQL_REQUIRE_SHARED=1 $(GO) test -count 1 -timeout 30m -run '^TestConformance$$' -v ./executor/bqsql/conformance $(if $(UPDATE),-update)
+
+# The label cards of the committed draw (agreement/labelsample/draw), rendered
+# from $(SHARED) into LABELWORK/cards, outside the repository: they hold
+# licensed data and are never committed. See README, "Labelling leaves".
+LABELWORK ?= $(abspath ../labelwork)
+labelcards:
+	$(GO) run ./cmd/labelcards cards -shared $(SHARED) -out $(LABELWORK)/cards
 
 # Each fuzz target for FUZZTIME. Minimisation is off: on rubric trees it can
 # stall the engine for minutes while finding nothing new.

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -133,10 +133,14 @@ func (j *LLMJudge) Name() string {
 }
 
 // Source is SourceLLM.
-func (j *LLMJudge) Source() ledger.Source { return ledger.SourceLLM }
+func (j *LLMJudge) Source() judgefmt.Source { return judgefmt.SourceLLM }
 
 // Samples is k.
 func (j *LLMJudge) Samples() int { return j.samples }
+
+// MaxTokens is the endpoint's max_tokens per leaf (a group of n leaves may
+// use n times it).
+func (j *LLMJudge) MaxTokens() int { return j.c.Endpoint().Sampling.MaxTokens }
 
 // Concurrency is the endpoint's limit on calls in flight; in batch mode,
 // a batch's requests: every task is judged at once, so that each batch
@@ -201,12 +205,12 @@ func (j *LLMJudge) complete(ctx context.Context, r llm.Request, stats *CallStats
 			return llm.Response{}, nil, stop
 		}
 		stats.addCall(le.Attempts, le.Usage, j.cost(le.Usage), false)
-		stats.Replies = append(stats.Replies, ledger.Reply{Error: le.Error()})
+		stats.Replies = append(stats.Replies, judgefmt.Reply{Error: le.Error()})
 		return llm.Response{}, le, nil
 	}
 	j.down.Store(0)
 	stats.addCall(resp.Attempts, resp.Usage, resp.CostUSD, resp.FromCache)
-	stats.Replies = append(stats.Replies, ledger.Reply{Text: resp.Text, FromCache: resp.FromCache})
+	stats.Replies = append(stats.Replies, judgefmt.Reply{Text: resp.Text, FromCache: resp.FromCache})
 	return resp, nil, nil
 }
 
@@ -262,7 +266,7 @@ func (j *LLMJudge) cost(u llm.Usage) float64 {
 
 // tally is one leaf's votes over the samples drawn for it.
 type tally struct {
-	v       ledger.Votes
+	v       judgefmt.Votes
 	reasons [2][]string // fail, pass
 	lastErr *llm.Error
 	done    bool

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
@@ -31,7 +31,7 @@ func TestTranscript(t *testing.T) {
 			if err := l.Close(); err != nil {
 				t.Fatal(err)
 			}
-			xs, bad, err := ledger.ReadTranscript(filepath.Join(dir, ledger.TranscriptFile))
+			xs, bad, err := judgefmt.ReadTranscript(filepath.Join(dir, judgefmt.TranscriptFile))
 			if err != nil || bad != 0 {
 				t.Fatalf("transcript: %v (%d bad lines)", err, bad)
 			}
@@ -44,7 +44,7 @@ func TestTranscript(t *testing.T) {
 			for _, r := range srv.Requests() {
 				sent[r.LastUser()] = true
 			}
-			c, err := ledger.ReadLedger(filepath.Join(dir, ledger.LedgerFile))
+			c, err := judgefmt.ReadLedger(filepath.Join(dir, judgefmt.LedgerFile))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,8 +60,8 @@ func TestTranscript(t *testing.T) {
 					t.Errorf("%v: group %q in %s mode", k, x.Group, g.orLeaf())
 				}
 				for _, id := range x.Leaves {
-					r := last[ledger.LeafKey{Task: x.Task, Tree: x.Tree, Leaf: id}]
-					if r == nil || r.Source != ledger.SourceLLM || r.Group != x.Group {
+					r := last[judgefmt.LeafKey{Task: x.Task, Tree: x.Tree, Leaf: id}]
+					if r == nil || r.Source != judgefmt.SourceLLM || r.Group != x.Group {
 						t.Errorf("%v: leaf %s has record %+v", k, id, r)
 					}
 					if !strings.Contains(x.Replies[0].Text, r.Explanation) {
@@ -77,30 +77,30 @@ func TestTranscript(t *testing.T) {
 // counted; a later exchange of the same call wins.
 func TestReadTranscriptTorn(t *testing.T) {
 	dir := t.TempDir()
-	l, err := ledger.OpenLedger(filepath.Join(dir, ledger.LedgerFile), ledger.LedgerHeader{Mode: rubric.Strict})
+	l, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: rubric.Strict})
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := ledger.Exchange{Task: "validation/D/easy_level_queries/001", Tree: ledger.TreeSQL, Leaves: []string{"a"},
-		Messages: []llm.Message{{Role: llm.RoleUser, Content: "first"}}, Replies: []ledger.Reply{{Text: "one"}}}
+	x := judgefmt.Exchange{Task: "validation/D/easy_level_queries/001", Tree: judgefmt.TreeSQL, Leaves: []string{"a"},
+		Messages: []judgefmt.Message{{Role: llm.RoleUser, Content: "first"}}, Replies: []judgefmt.Reply{{Text: "one"}}}
 	if err := l.AppendExchange(x); err != nil {
 		t.Fatal(err)
 	}
-	x.Replies = []ledger.Reply{{Text: strings.Repeat("é", ledger.MaxReplyRunes+10)}}
+	x.Replies = []judgefmt.Reply{{Text: strings.Repeat("é", judgefmt.MaxReplyRunes+10)}}
 	if err := l.AppendExchange(x); err != nil {
 		t.Fatal(err)
 	}
 	l.Close()
-	appendFile(t, filepath.Join(dir, ledger.TranscriptFile), `{"task":"validation/D/easy_level_queries/002","tree":"sql","leav`)
-	xs, bad, err := ledger.ReadTranscript(filepath.Join(dir, ledger.TranscriptFile))
+	appendFile(t, filepath.Join(dir, judgefmt.TranscriptFile), `{"task":"validation/D/easy_level_queries/002","tree":"sql","leav`)
+	xs, bad, err := judgefmt.ReadTranscript(filepath.Join(dir, judgefmt.TranscriptFile))
 	if err != nil || bad != 1 || len(xs) != 1 {
 		t.Fatalf("%d exchanges, %d bad, %v", len(xs), bad, err)
 	}
 	got := xs[x.Key()].Replies[0].Text
-	if n := len([]rune(got)); n != ledger.MaxReplyRunes+1 || !strings.HasSuffix(got, "…") {
+	if n := len([]rune(got)); n != judgefmt.MaxReplyRunes+1 || !strings.HasSuffix(got, "…") {
 		t.Errorf("the later exchange, cut: %d characters", n)
 	}
-	if xs, bad, err := ledger.ReadTranscript(filepath.Join(t.TempDir(), ledger.TranscriptFile)); xs != nil || bad != 0 || err != nil {
+	if xs, bad, err := judgefmt.ReadTranscript(filepath.Join(t.TempDir(), judgefmt.TranscriptFile)); xs != nil || bad != 0 || err != nil {
 		t.Errorf("no transcript: %v %d %v", xs, bad, err)
 	}
 }

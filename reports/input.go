@@ -2,7 +2,6 @@ package reports
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -14,8 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/judge"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
@@ -76,14 +74,14 @@ type Decision struct {
 // judge_summary.json and, per split, detailed_grading.json (in judge/ for
 // a one-split run, else in judge/<split>/).
 const (
-	GradingFile      = judge.GradingFile
-	JudgeSummaryFile = judge.SummaryFile
-	LedgerFile       = ledger.LedgerFile
+	GradingFile      = judgefmt.GradingFile
+	JudgeSummaryFile = judgefmt.SummaryFile
+	LedgerFile       = judgefmt.LedgerFile
 )
 
 // JudgeSummary is a run's judge/judge_summary.json, as clinsql judge
 // writes it.
-type JudgeSummary = judge.Summary
+type JudgeSummary = judgefmt.Summary
 
 // Model is one model's scored results with everything the report shows
 // about them.
@@ -108,11 +106,11 @@ type Model struct {
 	// Exchanges are a model judge's calls per task (prompt and replies,
 	// from judge/transcript.jsonl), in tree and leaf order; none for
 	// recorded decisions, code and replay.
-	Exchanges map[datasets.Key][]*ledger.Exchange
+	Exchanges map[datasets.Key][]*judgefmt.Exchange
 	// Warnings did not stop the report.
 	Warnings []error
 	// Completeness is "complete", or "partial" or "interrupted" when the
-	// judge output says so (see judge.Summary.Completeness).
+	// judge output says so (see judgefmt.Summary.Completeness).
 	Completeness string
 	// Manifest is the run folder's manifest, nil without one (released
 	// runs); Database what the report says about the data it ran on.
@@ -154,9 +152,9 @@ type source struct {
 	bench    *runfolder.BenchmarkSummary
 	judge    *JudgeSummary
 	// ledger holds the last ledger record of every leaf, nil without one.
-	ledger map[ledger.LeafKey]*ledger.Record
+	ledger map[judgefmt.LeafKey]*judgefmt.Record
 	// exchanges are the judge's transcript, nil without one.
-	exchanges map[ledger.ExchangeKey]*ledger.Exchange
+	exchanges map[judgefmt.ExchangeKey]*judgefmt.Exchange
 	warns     []error
 }
 
@@ -289,7 +287,7 @@ func loadRun(dir string) (*source, error) {
 	}
 	lpath := filepath.Join(dir, runfolder.JudgeDir, LedgerFile)
 	if _, err := os.Stat(lpath); err == nil {
-		l, err := ledger.ReadLedger(lpath)
+		l, err := judgefmt.ReadLedger(lpath)
 		if err != nil {
 			return nil, err
 		}
@@ -297,8 +295,8 @@ func loadRun(dir string) (*source, error) {
 			s.warns = append(s.warns, fmt.Errorf("%s: last line incomplete (a judge run was killed while writing); ignored", lpath))
 		}
 		s.ledger = l.Last()
-		tpath := filepath.Join(dir, runfolder.JudgeDir, ledger.TranscriptFile)
-		xs, bad, err := ledger.ReadTranscript(tpath)
+		tpath := filepath.Join(dir, runfolder.JudgeDir, judgefmt.TranscriptFile)
+		xs, bad, err := judgefmt.ReadTranscript(tpath)
 		switch {
 		case err != nil:
 			s.warns = append(s.warns, fmt.Errorf("%s: %v (the judge's prompts and replies are not shown)", tpath, err))
@@ -309,11 +307,10 @@ func loadRun(dir string) (*source, error) {
 	}
 	jpath := filepath.Join(dir, runfolder.JudgeDir, JudgeSummaryFile)
 	if b, err := runfolder.ReadFile(jpath, runfolder.MaxJudgeFileBytes); err == nil {
-		var js JudgeSummary
-		if err := json.Unmarshal(b, &js); err != nil {
+		if js, err := judgefmt.DecodeSummary(b); err != nil {
 			s.warns = append(s.warns, fmt.Errorf("%s: %v", jpath, err))
 		} else {
-			s.judge = &js
+			s.judge = js
 		}
 	}
 	return s, nil
@@ -536,7 +533,7 @@ func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task,
 			PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, CostUSD: r.CostUSD,
 			LatencyMS: r.LatencyMS, Judge: r.Judge, Group: r.Group}
 		switch {
-		case r.Source == ledger.SourceSkip || r.Verdict == rubric.Skipped:
+		case r.Source == judgefmt.SourceSkip || r.Verdict == rubric.Skipped:
 			d.Source, d.Status = "", rubric.Skipped
 		case r.Verdict != rubric.Invalid:
 		case r.ErrorKind == "malformed_reply" || r.ErrorKind == "no_majority" || r.ErrorKind == scoring.KindUnparsed:
@@ -562,7 +559,7 @@ func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task,
 			continue
 		}
 		if m.Exchanges == nil {
-			m.Exchanges = map[datasets.Key][]*ledger.Exchange{}
+			m.Exchanges = map[datasets.Key][]*judgefmt.Exchange{}
 		}
 		m.Exchanges[k] = append(m.Exchanges[k], x)
 	}
@@ -576,7 +573,7 @@ func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task,
 		}
 		sort.SliceStable(xs, func(i, j int) bool {
 			if xs[i].Tree != xs[j].Tree {
-				return xs[i].Tree == ledger.TreeSQL
+				return xs[i].Tree == judgefmt.TreeSQL
 			}
 			return order[LeafKey{Tree(xs[i].Tree), xs[i].Leaves[0]}] < order[LeafKey{Tree(xs[j].Tree), xs[j].Leaves[0]}]
 		})

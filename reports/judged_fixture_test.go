@@ -12,8 +12,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/internal/fixtures"
-	"github.com/clinsql/clinsql/judge"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
 	"github.com/clinsql/clinsql/rubric"
@@ -84,24 +83,24 @@ func writeJudgedRun(t testing.TB, dir string, tasks []*datasets.Task) string {
 	// The judge: every leaf by the model judge, one call per tree.
 	jdir := filepath.Join(run, runfolder.JudgeDir)
 	for _, split := range []string{"validation", "test"} {
-		p := filepath.Join(jdir, split, judge.GradingFile)
+		p := filepath.Join(jdir, split, judgefmt.GradingFile)
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		must(t, fixtures.WriteGrading(p, judgedModel, split, func(task fixtures.Task, leaf string, sql bool) (fixtures.Decision, bool) {
 			return judgedDecision(filepath.ToSlash(task.Path()), leaf), true
 		}))
 	}
 	const judgeName = "llm:judge/gpt-judge@v1+g1"
-	l, err := ledger.OpenLedger(filepath.Join(jdir, ledger.LedgerFile), ledger.LedgerHeader{Mode: rubric.Strict, Judge: judgeName, Samples: 1, Group: "tree"})
+	l, err := judgefmt.OpenLedger(filepath.Join(jdir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: rubric.Strict, Judge: judgeName, Samples: 1, Group: "tree"})
 	must(t, err)
 	for _, ft := range fixtures.Tasks() {
 		key := filepath.ToSlash(ft.Path())
 		task := byKey[key]
 		for _, tr := range []struct {
-			tree ledger.Tree
+			tree judgefmt.Tree
 			root *rubric.Node
-		}{{ledger.TreeSQL, task.SQLRubric.Root}, {ledger.TreeResults, task.ResultsRubric.Root}} {
+		}{{judgefmt.TreeSQL, task.SQLRubric.Root}, {judgefmt.TreeResults, task.ResultsRubric.Root}} {
 			group := fmt.Sprintf("g-%s-%s", tr.tree, ft.ID)
-			var recs []ledger.Record
+			var recs []judgefmt.Record
 			verdicts := map[string]map[string]string{}
 			var ids []string
 			for i, leaf := range tr.root.Leaves() {
@@ -110,7 +109,7 @@ func writeJudgedRun(t testing.TB, dir string, tasks []*datasets.Task) string {
 				if d.Score == 1 {
 					v = rubric.Pass
 				}
-				r := ledger.Record{Task: key, Tree: tr.tree, Leaf: leaf.ID, Verdict: v, Score: d.Score, Source: ledger.SourceLLM,
+				r := judgefmt.Record{Task: key, Tree: tr.tree, Leaf: leaf.ID, Verdict: v, Score: d.Score, Source: judgefmt.SourceLLM,
 					Explanation: d.Explanation, Judge: judgeName, Group: group, GroupSize: len(tr.root.Leaves()),
 					PromptTokens: 600, CompletionTokens: 60, CostUSD: 0.0012, LatencyMS: 2400}
 				if i == 0 {
@@ -123,17 +122,17 @@ func writeJudgedRun(t testing.TB, dir string, tasks []*datasets.Task) string {
 			must(t, l.Append(recs...))
 			reply, err := json.Marshal(verdicts)
 			must(t, err)
-			must(t, l.AppendExchange(ledger.Exchange{Task: key, Tree: tr.tree, Group: group, Leaves: ids,
-				Messages: []llm.Message{{Role: llm.RoleSystem, Content: "You grade several requirements of a rubric for a clinical text-to-SQL answer."},
+			must(t, l.AppendExchange(judgefmt.Exchange{Task: key, Tree: tr.tree, Group: group, Leaves: ids,
+				Messages: []judgefmt.Message{{Role: llm.RoleSystem, Content: "You grade several requirements of a rubric for a clinical text-to-SQL answer."},
 					{Role: llm.RoleUser, Content: "## Question\n" + task.Question + "\n\n## Candidate SQL\n```sql\n" + ft.SQL + "\n```\n\n## Requirements to grade\n- [" + strings.Join(ids, "]\n- [") + "]"}},
-				Replies: []ledger.Reply{{Text: string(reply)}}}))
+				Replies: []judgefmt.Reply{{Text: string(reply)}}}))
 		}
 	}
 	must(t, l.Close())
-	js := judge.Summary{Model: judgedModel, Mode: rubric.Strict, Judge: judgeName, Complete: true, Completeness: "complete", Tasks: len(fixtures.Tasks())}
+	js := judgefmt.Summary{Model: judgedModel, Mode: rubric.Strict, Judge: judgeName, Complete: true, Completeness: "complete", Tasks: len(fixtures.Tasks())}
 	b, err := json.Marshal(js)
 	must(t, err)
-	must(t, os.WriteFile(filepath.Join(jdir, judge.SummaryFile), b, 0o644))
+	must(t, os.WriteFile(filepath.Join(jdir, judgefmt.SummaryFile), b, 0o644))
 	return run
 }
 

@@ -15,7 +15,8 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/shared"
 	"github.com/clinsql/clinsql/judge"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
+	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
@@ -68,7 +69,7 @@ func TestReportSizeShared(t *testing.T) {
 		if i >= len(models) {
 			name += fmt.Sprintf(" (run %d)", i/len(models)+1)
 		}
-		grading := filepath.Join(data, "outputs", "evaluation", filepath.Base(src), "validation", judge.GradingFile)
+		grading := filepath.Join(data, "outputs", "evaluation", filepath.Base(src), "validation", judgefmt.GradingFile)
 		runs = append(runs, writeMeasuredRun(t, filepath.Join(root, fmt.Sprint(i)), name, src, grading, tasks))
 	}
 	r, err := Build(context.Background(), Options{Tasks: tasks, Runs: runs, Bootstrap: Bootstrap{Seed: 1, Resamples: 200}, IncludeIncomplete: true})
@@ -132,7 +133,7 @@ func writeMeasuredRun(t *testing.T, dir, name, released, grading string, tasks [
 	settings := refine.Settings{Model: name, ModelID: name, Prompt: "cot", Rounds: 2, Engine: "bigquery"}
 	jdir := filepath.Join(dir, runfolder.JudgeDir)
 	must(t, os.MkdirAll(jdir, 0o755))
-	l, err := ledger.OpenLedger(filepath.Join(jdir, ledger.LedgerFile), ledger.LedgerHeader{Mode: rubric.Strict, Judge: "llm:judge/gpt-4.1@v1+g1", Samples: 1, Group: "tree"})
+	l, err := judgefmt.OpenLedger(filepath.Join(jdir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: rubric.Strict, Judge: "llm:judge/gpt-4.1@v1+g1", Samples: 1, Group: "tree"})
 	must(t, err)
 	for _, it := range items {
 		o := findOutput(outs, it.Task.Key)
@@ -157,20 +158,20 @@ func writeMeasuredRun(t *testing.T, dir, name, released, grading string, tasks [
 		}
 		e := evals[it.Task.Key.String()]
 		for _, tr := range []struct {
-			tree ledger.Tree
+			tree judgefmt.Tree
 			root *rubric.Node
 			recs map[string]scoring.Record
-		}{{ledger.TreeSQL, it.Task.SQLRubric.Root, nil}, {ledger.TreeResults, it.Task.ResultsRubric.Root, nil}} {
+		}{{judgefmt.TreeSQL, it.Task.SQLRubric.Root, nil}, {judgefmt.TreeResults, it.Task.ResultsRubric.Root, nil}} {
 			if e != nil {
 				tr.recs = e.SQLEvaluations
-				if tr.tree == ledger.TreeResults {
+				if tr.tree == judgefmt.TreeResults {
 					tr.recs = e.ResultsEvaluations
 				}
 			}
 			leaves := tr.root.Leaves()
 			req := &judge.GroupRequest{ID: fmt.Sprintf("%s-%s", tr.tree, it.Task.ID), Task: it.Task, Answer: it.Answer, Tree: tr.tree, Leaves: leaves}
 			reply := map[string]judge.Reply{}
-			var recs []ledger.Record
+			var recs []judgefmt.Record
 			for i, leaf := range leaves {
 				r := tr.recs[leaf.ID]
 				v := rubric.Fail
@@ -178,7 +179,7 @@ func writeMeasuredRun(t *testing.T, dir, name, released, grading string, tasks [
 					v = rubric.Pass
 				}
 				reply[leaf.ID] = judge.Reply{Reasoning: r.Explanation, Verdict: v.String()}
-				lr := ledger.Record{Task: it.Task.Key.String(), Tree: tr.tree, Leaf: leaf.ID, Verdict: v, Score: r.Score, Source: ledger.SourceLLM,
+				lr := judgefmt.Record{Task: it.Task.Key.String(), Tree: tr.tree, Leaf: leaf.ID, Verdict: v, Score: r.Score, Source: judgefmt.SourceLLM,
 					Explanation: r.Explanation, Judge: "llm:judge/gpt-4.1@v1+g1", Group: req.ID, GroupSize: len(leaves), PromptTokens: 300, CompletionTokens: 40}
 				if i == 0 {
 					lr.Calls = 1
@@ -188,12 +189,12 @@ func writeMeasuredRun(t *testing.T, dir, name, released, grading string, tasks [
 			must(t, l.Append(recs...))
 			text, err := json.Marshal(reply)
 			must(t, err)
-			must(t, l.AppendExchange(ledger.Exchange{Task: it.Task.Key.String(), Tree: tr.tree, Group: req.ID, Leaves: req.IDs(),
-				Messages: judge.BuildGroupPrompt(req, judge.PromptOptions{}), Replies: []ledger.Reply{{Text: string(text)}}}))
+			must(t, l.AppendExchange(judgefmt.Exchange{Task: it.Task.Key.String(), Tree: tr.tree, Group: req.ID, Leaves: req.IDs(),
+				Messages: messages(judge.BuildGroupPrompt(req, judge.PromptOptions{})), Replies: []judgefmt.Reply{{Text: string(text)}}}))
 		}
 	}
 	must(t, l.Close())
-	copyFile(t, grading, filepath.Join(jdir, judge.GradingFile))
+	copyFile(t, grading, filepath.Join(jdir, judgefmt.GradingFile))
 	return dir
 }
 
@@ -231,4 +232,13 @@ func copyFile(t *testing.T, from, to string) {
 	_, err = io.Copy(out, in)
 	must(t, err)
 	must(t, out.Close())
+}
+
+// messages are an LLM prompt as the judge's transcript keeps it.
+func messages(ms []llm.Message) []judgefmt.Message {
+	out := make([]judgefmt.Message, len(ms))
+	for i, m := range ms {
+		out[i] = judgefmt.Message{Role: m.Role, Content: m.Content}
+	}
+	return out
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
 	"github.com/clinsql/clinsql/runfolder"
@@ -121,7 +121,7 @@ func (m *Model) calls(k datasets.Key, systems map[string]int, order *[]string) [
 	var out []hCall
 	for _, x := range m.Exchanges[k] {
 		c := hCall{Group: x.Group, Leaves: x.Leaves, Sys: -1}
-		if x.Tree == ledger.TreeResults {
+		if x.Tree == judgefmt.TreeResults {
 			c.Tree = 1
 		}
 		for _, msg := range x.Messages {

@@ -4,7 +4,7 @@ package main
 import (
 	"os"
 
-	"github.com/clinsql/clinsql/internal/cli"
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cli"
 )
 
 func main() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

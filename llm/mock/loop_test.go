@@ -16,7 +16,7 @@ import (
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/judge"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/mock"
 	"github.com/clinsql/clinsql/refine"
@@ -98,7 +98,7 @@ func TestWholeLoopOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := judge.Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true, Group: judge.GroupTree}
-	led, err := ledger.OpenLedger(filepath.Join(jdir, ledger.LedgerFile), ledger.LedgerHeader{Mode: rubric.Strict, Judge: j.Name(), CodeChecks: true, Skipping: true, Samples: 1, Group: string(judge.GroupTree)})
+	led, err := judgefmt.OpenLedger(filepath.Join(jdir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: rubric.Strict, Judge: j.Name(), CodeChecks: true, Skipping: true, Samples: 1, Group: string(judge.GroupTree)})
 	if err != nil {
 		t.Fatal(err)
 	}
