@@ -40,22 +40,8 @@ func TestEHRSQLInChromium(t *testing.T) {
 		t.Run(fmt.Sprintf("alone=%v", alone), func(t *testing.T) {
 			ctx, jsErrors := browse(t)
 			page, sec := ehrsqlPage(t, alone)
-			str := func(js string) string {
-				t.Helper()
-				v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
-				if err != nil {
-					t.Fatalf("%s: %v (JS errors %v)", js, err, *jsErrors)
-				}
-				return v
-			}
-			num := func(js string) int {
-				t.Helper()
-				v, err := chromedp.Run(ctx, chromedp.Evaluate[int](js))
-				if err != nil {
-					t.Fatalf("%s: %v (JS errors %v)", js, err, *jsErrors)
-				}
-				return v
-			}
+			str := func(js string) string { t.Helper(); return evalJS[string](t, ctx, jsErrors, js) }
+			num := func(js string) int { t.Helper(); return evalJS[int](t, ctx, jsErrors, js) }
 			if err := chromedp.Do(ctx, chromedp.Navigate(page+"#ehrsql"), chromedp.WaitVisible(chromedp.CSS(`#ehrsql table.ehrsql`))); err != nil {
 				t.Fatalf("%v (JS errors %v)", err, *jsErrors)
 			}

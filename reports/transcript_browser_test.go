@@ -30,22 +30,8 @@ func judgedFixturePage(t *testing.T) string {
 func TestTranscriptInChromium(t *testing.T) {
 	ctx, jsErrors := browse(t)
 	page := judgedFixturePage(t)
-	str := func(js string) string {
-		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
-		if err != nil {
-			t.Fatalf("%s: %v (JS errors %v)", js, err, *jsErrors)
-		}
-		return v
-	}
-	num := func(js string) int {
-		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[int](js))
-		if err != nil {
-			t.Fatalf("%s: %v (JS errors %v)", js, err, *jsErrors)
-		}
-		return v
-	}
+	str := func(js string) string { t.Helper(); return evalJS[string](t, ctx, jsErrors, js) }
+	num := func(js string) int { t.Helper(); return evalJS[int](t, ctx, jsErrors, js) }
 	texts := func(sel string) string {
 		return str(`Array.prototype.map.call(document.querySelectorAll(` + "`" + sel + "`" + `), function (e) { return e.textContent; }).join("\n")`)
 	}
@@ -158,14 +144,7 @@ func TestTranscriptInChromium(t *testing.T) {
 func TestSearchInChromium(t *testing.T) {
 	ctx, jsErrors := browse(t)
 	page := judgedFixturePage(t)
-	num := func(js string) int {
-		t.Helper()
-		v, err := chromedp.Run(ctx, chromedp.Evaluate[int](js))
-		if err != nil {
-			t.Fatalf("%s: %v (JS errors %v)", js, err, *jsErrors)
-		}
-		return v
-	}
+	num := func(js string) int { t.Helper(); return evalJS[int](t, ctx, jsErrors, js) }
 	rows := `document.querySelectorAll("#drill table.search-hits tbody tr").length`
 	// The header link opens the search over every model x task pair.
 	if err := chromedp.Do(ctx,
