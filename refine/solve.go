@@ -10,6 +10,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/internal/textclip"
 	"github.com/clinsql/clinsql/llm"
 )
 
@@ -96,7 +97,16 @@ type LLMCall struct {
 	// Logprobs summarises the reply's token log-probabilities when the
 	// call asked for them (Solver.Tune).
 	Logprobs *llm.Logprobs `json:"logprobs,omitempty"`
+	// Reply is the model's reply as received (its reasoning and the query
+	// the SQL was extracted from), cut at MaxReplyRunes characters: the
+	// transcript a report shows beside the SQL. Runs written before it
+	// was recorded lack it.
+	Reply string `json:"reply,omitempty"`
 }
+
+// MaxReplyRunes bounds the reply an attempt records: a reasoning model's
+// reply can be long, and the summary is read back by every report.
+const MaxReplyRunes = 32 << 10
 
 // Record is one task's outcome.
 type Record struct {
@@ -245,6 +255,7 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 				PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
 				CostUSD: resp.CostUSD, LatencyMS: ms(resp.Latency), FromCache: resp.FromCache,
 				HTTPAttempts: resp.Attempts, FinishReason: resp.FinishReason,
+				Reply: textclip.Runes(resp.Text, MaxReplyRunes),
 			},
 		}
 		if lreq.Logprobs {

@@ -155,10 +155,7 @@ func readOutput(key datasets.Key, dir string) (*Output, error) {
 	// the engine's caps (the reference shape cannot).
 	var doc struct {
 		ExecutionSummary
-		Clinsql *struct {
-			Truncated            bool   `json:"truncated"`
-			RecordedResultSHA256 string `json:"recorded_result_sha256"`
-		} `json:"clinsql"`
+		Clinsql json.RawMessage `json:"clinsql"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		// Named in the reference shape's terms (row_count, not
@@ -169,8 +166,16 @@ func readOutput(key datasets.Key, dir string) (*Output, error) {
 		return nil, fmt.Errorf("%s: %s", sumPath, datasets.DescribeJSONError(err))
 	}
 	o.Summary = doc.ExecutionSummary
-	if doc.Clinsql != nil {
-		o.Truncated, o.RecordedResultSHA256 = doc.Clinsql.Truncated, doc.Clinsql.RecordedResultSHA256
+	if len(doc.Clinsql) > 0 && string(doc.Clinsql) != "null" {
+		var c struct {
+			Truncated            bool   `json:"truncated"`
+			RecordedResultSHA256 string `json:"recorded_result_sha256"`
+		}
+		if err := json.Unmarshal(doc.Clinsql, &c); err != nil {
+			return nil, fmt.Errorf("%s: clinsql: %s", sumPath, datasets.DescribeJSONError(err))
+		}
+		o.Truncated, o.RecordedResultSHA256 = c.Truncated, c.RecordedResultSHA256
+		o.Detail = doc.Clinsql
 	}
 	return o, nil
 }
