@@ -32,11 +32,17 @@ var demo struct {
 	err    error
 }
 
+// functionsName names this package's Go functions to the engine's worker
+// (duckdb.RegisterFunctions).
+const functionsName = "bigquery"
+
 // queryTimeout bounds one replayed query, so a runaway cross join cannot
 // stall the replay.
 const queryTimeout = 30 * time.Second
 
 func TestMain(m *testing.M) {
+	duckdb.RegisterFunctions(functionsName, RegisterFunctions)
+	duckdb.ServeIfWorker()
 	code := m.Run()
 	if demo.engine != nil {
 		demo.engine.Close()
@@ -80,7 +86,7 @@ func openDemo(mimicDir string) error {
 		Translate: tr.TranslateCheckedContext,
 		Settings:  Settings,
 		Prelude:   Macros,
-		Register:  RegisterFunctions,
+		Functions: []string{functionsName},
 		Explain:   Explain,
 		// As clinsql's default (--zero-division auto) on a sample: a
 		// division by zero gives NULL with a warning; the benchmarks

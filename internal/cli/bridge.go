@@ -16,6 +16,12 @@ import (
 // and literal comparisons are checked as BigQuery checks them, its global
 // settings and its macro prelude. A translation error becomes the class the
 // bridge gives it: unsupported (not the model's fault) or syntax.
+// bridgeFunctions names the bridge's Go functions to the duckdb engine,
+// whose worker process (this binary started again) registers them.
+const bridgeFunctions = "bigquery"
+
+func init() { duckdb.RegisterFunctions(bridgeFunctions, bqsql.RegisterFunctions) }
+
 func bridgeDialect() dialect {
 	tr := &bqsql.Translator{Catalog: catalogOf(mimic.V31)}
 	return dialect{
@@ -47,8 +53,9 @@ func bridgeDialect() dialect {
 		// the bridge's own limits are reported as unsupported, not blamed
 		// on the query.
 		Explain: bqsql.Explain,
-		// FARM_FINGERPRINT is a Go function (FarmHash), registered at open.
-		Register: bqsql.RegisterFunctions,
+		// FARM_FINGERPRINT is a Go function (FarmHash), registered at open
+		// in the engine's worker process, which knows it by name.
+		Functions: []string{bridgeFunctions},
 	}
 }
 

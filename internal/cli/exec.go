@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -55,7 +54,8 @@ type dialect struct {
 	Settings, Prelude string
 	Shape             func(string) string
 	Explain           func(string) (string, bool)
-	Register          func(context.Context, *sql.Conn) error
+	// Functions names the bridge's Go functions (duckdb.RegisterFunctions).
+	Functions []string
 }
 
 func openDuckDB(cfg engineConfig) (executor.Executor, error) {
@@ -67,7 +67,7 @@ func openDuckDB(cfg engineConfig) (executor.Executor, error) {
 	var relax atomic.Bool
 	eng, err := duckdb.Open(cfg.DB, duckdb.Options{
 		Limits: cfg.Limits, MemoryLimit: cfg.Memory, Threads: cfg.Threads, MaxConns: cfg.Conns,
-		Translate: d.Translate, Settings: d.Settings, Prelude: d.Prelude, Shape: d.Shape, Explain: d.Explain, Register: d.Register,
+		Translate: d.Translate, Settings: d.Settings, Prelude: d.Prelude, Shape: d.Shape, Explain: d.Explain, Functions: d.Functions,
 		Relax: func(msg string) (string, string, bool) {
 			if !relax.Load() {
 				return "", "", false

@@ -130,7 +130,7 @@ func openEngine(t *testing.T) *duckdb.Engine {
 		Translate:   tr.TranslateCheckedContext,
 		Settings:    bqsql.Settings,
 		Prelude:     bqsql.Macros,
-		Register:    bqsql.RegisterFunctions,
+		Functions:   []string{"bigquery"},
 		Explain:     bqsql.Explain,
 	})
 	if err != nil {
