@@ -89,6 +89,11 @@ func openLocal(cfg setup) (*local, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The parser's private instance (parse.go) is opened now, with the
+	// database, rather than by the first query, against its timeout.
+	if _, err := parser(); err != nil {
+		return nil, err
+	}
 	db := sql.OpenDB(connector)
 	db.SetMaxOpenConns(cfg.MaxConns)
 	db.SetMaxIdleConns(cfg.MaxConns)

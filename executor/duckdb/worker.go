@@ -115,30 +115,52 @@ func newSupervisor(cfg setup, memory int64) *supervisor {
 	return &supervisor{cfg: cfg, memory: memory, rssLimit: memory + rssSlack}
 }
 
-// start starts a worker if there is none and returns it.
+// start starts a worker if there is none.
 func (s *supervisor) start() error {
-	_, err := s.current()
+	_, _, err := s.current()
 	return err
 }
 
-func (s *supervisor) current() (*worker, error) {
+// current returns the worker, starting one if there is none (spawned).
+func (s *supervisor) current() (w *worker, spawned bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, &killed{reason: killClosed, msg: "the engine is closed"}
+		return nil, false, errClosed
 	}
 	if s.w != nil && !s.w.isDead() {
-		return s.w, nil
+		return s.w, false, nil
 	}
 	s.gen++
 	cfg := s.cfg
 	cfg.TempDir = filepath.Join(s.cfg.TempDir, "w"+strconv.Itoa(s.gen))
-	w, err := spawn(cfg, s.rssLimit)
-	if err != nil {
-		return nil, err
+	if w, err = spawn(cfg, s.rssLimit); err != nil {
+		return nil, false, err
 	}
 	s.w = w
-	return w, nil
+	return w, true, nil
+}
+
+// errClosed fails the queries of a closed engine.
+var errClosed = &killed{reason: killClosed, msg: "the engine is closed"}
+
+func (s *supervisor) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// inFlight is the number of requests the current worker is running.
+func (s *supervisor) inFlight() int {
+	s.mu.Lock()
+	w := s.w
+	s.mu.Unlock()
+	if w == nil {
+		return 0
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.pending)
 }
 
 func (s *supervisor) close() error {
@@ -170,7 +192,7 @@ func (s *supervisor) do(parent, ctx context.Context, timeout time.Duration, req 
 		} else {
 			s.solo.RLock()
 		}
-		res, err := s.once(ctx, req, alone)
+		res, err := s.once(parent, ctx, timeout, req, alone)
 		if alone {
 			s.solo.Unlock()
 		} else {
@@ -189,13 +211,20 @@ func (s *supervisor) do(parent, ctx context.Context, timeout time.Duration, req 
 
 // once sends req to the worker and waits for its answer, or for the kill
 // that ends it.
-func (s *supervisor) once(ctx context.Context, req request, alone bool) (*executor.Result, error) {
+func (s *supervisor) once(parent, ctx context.Context, timeout time.Duration, req request, alone bool) (*executor.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	w, err := s.current()
+	w, spawned, err := s.current()
 	if err != nil {
 		return nil, err
+	}
+	if spawned {
+		// Starting a worker (after a kill) is the engine's time, not the
+		// query's: it gets its timeout afresh.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(parent, timeout)
+		defer cancel()
 	}
 	s.mu.Lock()
 	s.nextID++
@@ -210,15 +239,21 @@ func (s *supervisor) once(ctx context.Context, req request, alone bool) (*execut
 	if err := w.send(c, req); err != nil {
 		return nil, err
 	}
+	var out outcome
 	select {
-	case out := <-c.done:
-		return out.res, out.err
+	case out = <-c.done:
 	case <-ctx.Done():
+		// Out of time, or the caller gave up: the worker interrupts the
+		// query; if it has not answered within killGrace the monitor
+		// kills it.
+		w.cancel(c)
+		out = <-c.done
 	}
-	// Out of time, or the caller gave up: the worker interrupts the query;
-	// if it has not answered within killGrace the monitor kills it.
-	w.cancel(c)
-	out := <-c.done
+	if out.err != nil && s.isClosed() {
+		// Whatever the worker said as it stopped (an interrupt), the
+		// query failed because the engine closed.
+		return nil, errClosed
+	}
 	return out.res, out.err
 }
 
@@ -256,9 +291,12 @@ type worker struct {
 	exited  chan struct{}
 }
 
+// workerExe is the worker's binary: this one.
+var workerExe = os.Executable
+
 // spawn starts a worker process and waits for it to open the database.
 func spawn(cfg setup, rssLimit int64) (*worker, error) {
-	exe, err := os.Executable()
+	exe, err := workerExe()
 	if err != nil {
 		return nil, fmt.Errorf("start the engine's worker: %w", err)
 	}
