@@ -35,7 +35,7 @@ func (c *quotingExec) Query(_ context.Context, sql string) (*executor.Result, er
 // query is cut too.
 func TestOversizedReplyBounded(t *testing.T) {
 	huge := "SELECT 1 AS x WHERE TRUE" + strings.Repeat(" OR TRUE", 20<<20/8) // 20 MB
-	long := "SELECT 1 AS x" + strings.Repeat(" OR TRUE", 100<<10) // within the cap; the engine's message quotes it
+	long := "SELECT 1 AS x" + strings.Repeat(" OR TRUE", 100<<10)             // within the cap; the engine's message quotes it
 	// Answers by what the prompt shows (a retried call gets the same).
 	reply := func(c *llmtest.Call) llmtest.Reply {
 		switch p := c.Request.Messages[len(c.Request.Messages)-1].Content; {
