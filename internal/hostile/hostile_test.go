@@ -303,4 +303,3 @@ func rss(pid int) int64 {
 	n, _ := strconv.ParseInt(f[1], 10, 64)
 	return n * int64(os.Getpagesize())
 }
-
