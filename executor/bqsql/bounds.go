@@ -91,34 +91,16 @@ func generateArray(c *call) string {
 	return "generate_series(" + c.arg(0) + ", " + end + ")"
 }
 
-// formatWidth returns BigQuery's error for a FORMAT string holding a width
-// or precision over the output cap, or "".
-func formatWidth(format string) string {
-	for i := 0; i < len(format); i++ {
-		if format[i] != '%' {
-			continue
+// formatWidth returns BigQuery's error for a FORMAT specifier (its flags,
+// width and precision, between "%" and the conversion) whose width or
+// precision is over the output cap, or "".
+func formatWidth(spec string) string {
+	spec = strings.TrimLeft(spec, "-+ #0")
+	width, precision, _ := strings.Cut(spec, ".")
+	for _, f := range []struct{ what, digits string }{{"Width", width}, {"Precision", precision}} {
+		if d := strings.TrimLeft(f.digits, "0"); len(d) > 7 || len(d) == 7 && d > strconv.Itoa(maxOutputBytes) {
+			return fmt.Sprintf("%s %s exceeds the maximum supported output width of FORMAT. Limit: %d", f.what, d, maxOutputBytes)
 		}
-		j := i + 1
-		for j < len(format) && strings.IndexByte("-+ #0'", format[j]) >= 0 {
-			j++
-		}
-		for _, what := range []string{"Width", "Precision"} {
-			if what == "Precision" {
-				if j >= len(format) || format[j] != '.' {
-					break
-				}
-				j++
-			}
-			k := j
-			for k < len(format) && format[k] >= '0' && format[k] <= '9' {
-				k++
-			}
-			if digits := strings.TrimLeft(format[j:k], "0"); len(digits) > 7 || len(digits) == 7 && digits > strconv.Itoa(maxOutputBytes) {
-				return fmt.Sprintf("%s %s exceeds the maximum supported output width of FORMAT. Limit: %d", what, digits, maxOutputBytes)
-			}
-			j = k
-		}
-		i = j
 	}
 	return ""
 }

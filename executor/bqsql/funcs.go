@@ -365,6 +365,7 @@ func formatFn(c *call) string {
 		c.e.unsupported(c.it, "FORMAT with a non-literal format string is not supported")
 		return ""
 	}
+	tooWide := ""
 	for i := 0; i < len(lit); i++ {
 		if lit[i] != '%' {
 			continue
@@ -372,6 +373,9 @@ func formatFn(c *call) string {
 		j := i + 1
 		for j < len(lit) && strings.IndexByte("-+ #0123456789.", lit[j]) >= 0 {
 			j++
+		}
+		if tooWide == "" {
+			tooWide = formatWidth(lit[i+1 : j])
 		}
 		if j >= len(lit) {
 			c.e.invalid(c.it, "Invalid format specifier at end of FORMAT string")
@@ -389,8 +393,8 @@ func formatFn(c *call) string {
 		}
 		i = j
 	}
-	if msg := formatWidth(lit); msg != "" {
-		return "CAST(error(" + duckString(msg) + ") AS VARCHAR)"
+	if tooWide != "" {
+		return "CAST(error(" + duckString(tooWide) + ") AS VARCHAR)"
 	}
 	rest := make([]string, 0, len(c.args))
 	rest = append(rest, duckString(lit))

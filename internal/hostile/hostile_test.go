@@ -62,37 +62,33 @@ func BenchmarkHostile(b *testing.B) {
 	}
 	tasks := shared.Path(b, "clinsql-data", "data", "splits", "validation")
 	for _, q := range duckQueries {
-		for _, term := range []time.Duration{0, termAfter} {
-			name := "generate/" + q.name
-			if term > 0 {
-				name = "generate-sigterm/" + q.name
-			}
-			b.Run(name, func(b *testing.B) {
-				models := modelsFile(b, q.sql, false)
-				out := b.TempDir()
-				args := []string{"generate", "--models", models, "--tasks", tasks, "--limit", "8", "--concurrency", "8",
-					"--db", db, "--timeout", timeout.String(), "--out", out, "--quiet"}
-				measure(b, bin, args, []string{apiKeyEnv + "=k"}, term)
-				reportQueries(b, out)
-			})
-		}
+		generate(b, bin, "generate", q.name, q.sql, false, func(models, out string) []string {
+			return []string{"generate", "--models", models, "--tasks", tasks, "--limit", "8", "--concurrency", "8",
+				"--db", db, "--timeout", timeout.String(), "--out", out, "--quiet"}
+		})
 	}
 	ehrsql := shared.Path(b, "ehrsql-2024")
 	for _, q := range sqliteQueries {
-		for _, term := range []time.Duration{0, termAfter} {
-			name := "ehrsql/" + q.name
-			if term > 0 {
-				name = "ehrsql-sigterm/" + q.name
-			}
-			b.Run(name, func(b *testing.B) {
-				models := modelsFile(b, q.sql, true)
-				out := b.TempDir()
-				args := []string{"generate", "--benchmark", "ehrsql", "--data-dir", ehrsql, "--split", "valid", "--limit", "4",
-					"--concurrency", "4", "--models", models, "--timeout", ehrsqlTO.String(), "--out", out, "--quiet"}
-				measure(b, bin, args, []string{apiKeyEnv + "=k"}, term)
-				reportQueries(b, out)
-			})
+		generate(b, bin, "ehrsql", q.name, q.sql, true, func(models, out string) []string {
+			return []string{"generate", "--benchmark", "ehrsql", "--data-dir", ehrsql, "--split", "valid", "--limit", "4",
+				"--concurrency", "4", "--models", models, "--timeout", ehrsqlTO.String(), "--out", out, "--quiet"}
+		})
+	}
+}
+
+// generate measures a generation whose model answers every prompt with
+// sql: once to its end, once with SIGTERM.
+func generate(b *testing.B, bin, scenario, name, sql string, ehrsql bool, args func(models, out string) []string) {
+	for _, term := range []time.Duration{0, termAfter} {
+		s := scenario
+		if term > 0 {
+			s += "-sigterm"
 		}
+		b.Run(s+"/"+name, func(b *testing.B) {
+			out := b.TempDir()
+			measure(b, bin, args(modelsFile(b, sql, ehrsql), out), []string{apiKeyEnv + "=k"}, term)
+			reportQueries(b, out)
+		})
 	}
 }
 
