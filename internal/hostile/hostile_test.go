@@ -41,7 +41,7 @@ var sqliteQueries = []struct{ name, sql string }{
 const (
 	timeout      = 5 * time.Second // --timeout of clinsql exec and generate
 	ehrsqlTO     = 10 * time.Second
-	termAfter    = 3 * time.Second // the SIGTERM scenario's signal
+	termAfter    = 8 * time.Second // the SIGTERM scenario's signal: the query runs by then
 	watchdogRSS  = 4 << 30
 	watchdogWall = 200 * time.Second
 	apiKeyEnv    = "HOSTILE_TEST_KEY"
