@@ -7,7 +7,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 )
 
 // Finding is a rubric-lint finding: a leaf the gold answer cannot satisfy
@@ -21,8 +21,8 @@ type Finding struct {
 	Problem     string `json:"problem"`
 }
 
-func (f *Finding) key() ledger.LeafKey {
-	return ledger.LeafKey{Task: f.Task, Tree: ledger.TreeResults, Leaf: f.Leaf}
+func (f *Finding) key() judgefmt.LeafKey {
+	return judgefmt.LeafKey{Task: f.Task, Tree: judgefmt.TreeResults, Leaf: f.Leaf}
 }
 
 // Lint checks a task's results rubric against its own gold result:

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/rubric"
 )
 
@@ -66,7 +66,7 @@ func testable(t *testing.T, tk *datasets.Task, m string) []bool {
 	}
 	var out []bool
 	for _, v := range vs {
-		_, ok := v.Expect[ledger.LeafKey{Task: tk.Key.String(), Tree: ledger.TreeResults, Leaf: "the-leaf"}]
+		_, ok := v.Expect[judgefmt.LeafKey{Task: tk.Key.String(), Tree: judgefmt.TreeResults, Leaf: "the-leaf"}]
 		out = append(out, ok)
 	}
 	return out

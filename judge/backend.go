@@ -7,7 +7,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -16,7 +16,7 @@ import (
 type LeafRequest struct {
 	Task   *datasets.Task
 	Answer *codecheck.Answer
-	Tree   ledger.Tree
+	Tree   judgefmt.Tree
 	Leaf   *rubric.Node
 	// ReferenceGuided adds the gold SQL and gold result to an LLM prompt.
 	ReferenceGuided bool
@@ -34,7 +34,7 @@ type Decision struct {
 	// ErrorKind classifies an Invalid verdict (see Record.ErrorKind).
 	ErrorKind string
 	Samples   int
-	Votes     *ledger.Votes
+	Votes     *judgefmt.Votes
 	CallStats
 }
 
@@ -46,7 +46,7 @@ type CallStats struct {
 	Calls, CacheHits, Attempts int
 	Usage                      llm.Usage
 	// PerCall is each call's usage when there was more than one.
-	PerCall []llm.Usage
+	PerCall []judgefmt.Usage
 	CostUSD float64
 	Latency time.Duration
 }
@@ -55,7 +55,7 @@ type CallStats struct {
 func (c *CallStats) addCall(attempts int, u llm.Usage, usd float64, cached bool) {
 	c.Attempts += attempts
 	c.Usage = c.Usage.Add(u)
-	c.PerCall = append(c.PerCall, u)
+	c.PerCall = append(c.PerCall, judgefmt.Usage(u))
 	c.CostUSD += usd
 	if cached {
 		c.CacheHits++
@@ -77,7 +77,7 @@ type Backend interface {
 	// Name identifies the backend in the ledger and the summaries.
 	Name() string
 	// Source is SourceLLM or SourceReplay.
-	Source() ledger.Source
+	Source() judgefmt.Source
 	// Decide returns the leaf's decision. A failure of this leaf (the
 	// judge erred after its retries, its reply could not be read) is a
 	// Decision with an Invalid verdict, not an error. An error means the

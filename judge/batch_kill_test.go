@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
@@ -84,7 +84,7 @@ func TestBatchKillResume(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			deadline := time.Now().Add(60 * time.Second)
+			deadline := time.Now().Add(10 * time.Minute) // a guard against a hang, not a measure
 			for {
 				if _, err := os.Stat(filepath.Join(dir, "at-step")); err == nil {
 					break
@@ -99,7 +99,7 @@ func TestBatchKillResume(t *testing.T) {
 				t.Fatal(err)
 			}
 			_ = cmd.Wait()
-			before, err := ledger.ReadLedger(filepath.Join(dir, ledger.LedgerFile))
+			before, err := judgefmt.ReadLedger(filepath.Join(dir, judgefmt.LedgerFile))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestBatchKillResume(t *testing.T) {
 				t.Fatalf("resume incomplete: %v", o.Stopped)
 			}
 			l.Close()
-			checkDecidedOnce(t, filepath.Join(dir, ledger.LedgerFile), total)
+			checkDecidedOnce(t, filepath.Join(dir, judgefmt.LedgerFile), total)
 			for id, n := range srv.Submitted() {
 				if n != 1 {
 					t.Errorf("request %s submitted in %d batches", id[:12], n)
@@ -159,10 +159,14 @@ func TestBatchLeafGrouping(t *testing.T) {
 	}
 	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
 	dir := t.TempDir()
+	// The batch is sent once it holds 80 requests, never after a quiet
+	// time (a loaded machine may make the leaves ready slowly): a judge
+	// that held leaves back would leave it short, and the batch wait (a
+	// guard, not a measure) would stop the run incomplete.
 	j, _ := killClient(t, srv.OpenAIBaseURL(), dir, func(ep *llm.Endpoint) {
 		ep.Mode = llm.ModeBatch
-		ep.Batch = llm.BatchLimits{Poll: time.Millisecond, Collect: 50 * time.Millisecond}
-	}, &llm.BatchOptions{Dir: dir})
+		ep.Batch = llm.BatchLimits{MaxRequests: 80, Poll: time.Millisecond, Collect: time.Hour}
+	}, &llm.BatchOptions{Dir: dir, Wait: 5 * time.Minute})
 	opts := Options{Mode: rubric.Strict, Backend: j, Group: GroupLeaf}
 	o := mustRun(t, items, openLedger(t, dir, opts), opts)
 	if !o.Complete() {

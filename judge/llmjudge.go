@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -133,10 +133,14 @@ func (j *LLMJudge) Name() string {
 }
 
 // Source is SourceLLM.
-func (j *LLMJudge) Source() ledger.Source { return ledger.SourceLLM }
+func (j *LLMJudge) Source() judgefmt.Source { return judgefmt.SourceLLM }
 
 // Samples is k.
 func (j *LLMJudge) Samples() int { return j.samples }
+
+// MaxTokens is the endpoint's max_tokens per leaf (a group of n leaves may
+// use n times it).
+func (j *LLMJudge) MaxTokens() int { return j.c.Endpoint().Sampling.MaxTokens }
 
 // Concurrency is the endpoint's limit on calls in flight; in batch mode,
 // a batch's requests: every task is judged at once, so that each batch
@@ -259,7 +263,7 @@ func (j *LLMJudge) cost(u llm.Usage) float64 {
 
 // tally is one leaf's votes over the samples drawn for it.
 type tally struct {
-	v       ledger.Votes
+	v       judgefmt.Votes
 	reasons [2][]string // fail, pass
 	lastErr *llm.Error
 	done    bool

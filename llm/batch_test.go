@@ -83,9 +83,13 @@ func TestBatchMatchesOnline(t *testing.T) {
 	run := func(mode llm.Mode, cache *llm.Cache) ([]result, []llmtest.Call, *llm.Meter) {
 		before := len(srv.Requests())
 		m := llm.NewMeter(testPrices, 0)
-		ep := batchEndpoint(srv, func(ep *llm.Endpoint) { ep.Mode = mode })
+		// The batch goes out when all 30 callers wait (Client.Expect),
+		// never after a quiet time: a loaded machine may start them slowly.
+		ep := batchEndpoint(srv, func(ep *llm.Endpoint) { ep.Mode = mode; ep.Batch.Collect = time.Hour })
 		c := newClient(t, ep, llm.Options{Cache: cache, Meter: m, Batch: &llm.BatchOptions{Dir: t.TempDir()}})
+		c.Expect(len(ps))
 		res := askAll(c, ps, nil)
+		c.Expect(-len(ps))
 		return res, srv.Requests()[before:], m
 	}
 	onCache, _ := llm.OpenCache(t.TempDir())
@@ -614,7 +618,7 @@ func TestBatchExpect(t *testing.T) {
 				t.Fatal(r.err)
 			}
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(5 * time.Minute): // a guard against a hang, not a measure
 		t.Fatal("not sent once every unit waited")
 	}
 	if got := srv.BatchSizes(); !slices.Equal(got, []int{5}) {

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -14,8 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/judge"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
@@ -71,14 +69,14 @@ type Decision struct {
 // judge_summary.json and, per split, detailed_grading.json (in judge/ for
 // a one-split run, else in judge/<split>/).
 const (
-	GradingFile      = judge.GradingFile
-	JudgeSummaryFile = judge.SummaryFile
-	LedgerFile       = ledger.LedgerFile
+	GradingFile      = judgefmt.GradingFile
+	JudgeSummaryFile = judgefmt.SummaryFile
+	LedgerFile       = judgefmt.LedgerFile
 )
 
 // JudgeSummary is a run's judge/judge_summary.json, as clinsql judge
 // writes it.
-type JudgeSummary = judge.Summary
+type JudgeSummary = judgefmt.Summary
 
 // Model is one model's scored results with everything the report shows
 // about them.
@@ -103,7 +101,7 @@ type Model struct {
 	// Warnings did not stop the report.
 	Warnings []error
 	// Completeness is "complete", or "partial" or "interrupted" when the
-	// judge output says so (see judge.Summary.Completeness).
+	// judge output says so (see judgefmt.Summary.Completeness).
 	Completeness string
 	// Manifest is the run folder's manifest, nil without one (released
 	// runs); Database what the report says about the data it ran on.
@@ -145,7 +143,7 @@ type source struct {
 	bench    *runfolder.BenchmarkSummary
 	judge    *JudgeSummary
 	// ledger holds the last ledger record of every leaf, nil without one.
-	ledger map[ledger.LeafKey]*ledger.Record
+	ledger map[judgefmt.LeafKey]*judgefmt.Record
 	warns  []error
 }
 
@@ -278,7 +276,7 @@ func loadRun(dir string) (*source, error) {
 	}
 	lpath := filepath.Join(dir, runfolder.JudgeDir, LedgerFile)
 	if _, err := os.Stat(lpath); err == nil {
-		l, err := ledger.ReadLedger(lpath)
+		l, err := judgefmt.ReadLedger(lpath)
 		if err != nil {
 			return nil, err
 		}
@@ -289,11 +287,10 @@ func loadRun(dir string) (*source, error) {
 	}
 	jpath := filepath.Join(dir, runfolder.JudgeDir, JudgeSummaryFile)
 	if b, err := runfolder.ReadFile(jpath, runfolder.MaxJudgeFileBytes); err == nil {
-		var js JudgeSummary
-		if err := json.Unmarshal(b, &js); err != nil {
+		if js, err := judgefmt.DecodeSummary(b); err != nil {
 			s.warns = append(s.warns, fmt.Errorf("%s: %v", jpath, err))
 		} else {
-			s.judge = &js
+			s.judge = js
 		}
 	}
 	return s, nil
@@ -515,7 +512,7 @@ func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task,
 			Kind: scoring.KindDecided, ErrorKind: r.ErrorKind, Calls: r.Calls,
 			PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, CostUSD: r.CostUSD}
 		switch {
-		case r.Source == ledger.SourceSkip || r.Verdict == rubric.Skipped:
+		case r.Source == judgefmt.SourceSkip || r.Verdict == rubric.Skipped:
 			d.Source, d.Status = "", rubric.Skipped
 		case r.Verdict != rubric.Invalid:
 		case r.ErrorKind == "malformed_reply" || r.ErrorKind == "no_majority" || r.ErrorKind == scoring.KindUnparsed:

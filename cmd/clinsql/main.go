@@ -4,8 +4,8 @@ package main
 import (
 	"os"
 
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cli"
 	"github.com/clinsql/clinsql/executor/duckdb"
-	"github.com/clinsql/clinsql/internal/cli"
 )
 
 func main() {

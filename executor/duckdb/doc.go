@@ -26,7 +26,7 @@
 // memory kill with several in flight, each alone, so that only the one that
 // passes the limit alone is charged). Every binary that opens an Engine
 // calls [ServeIfWorker] first in main, and test binaries in TestMain; the
-// dialect's Go functions are registered by name ([RegisterFunctions],
+// dialect's Go functions are defined by name ([DefineFunctions],
 // Options.Functions) so that the worker finds them.
 //
 // Limits. Every query runs under Limits.Timeout (default 300 s): when it

@@ -80,9 +80,9 @@ type Options struct {
 	// may only create temporary objects: the database is read-only and the
 	// configuration locked.
 	Prelude string
-	// Functions names Go functions (scalar UDFs, database-wide) to
-	// register when the engine opens, each registered under its name by
-	// RegisterFunctions: BigQuery functions no SQL macro can compute
+	// Functions names sets of Go functions (scalar UDFs, database-wide)
+	// to register when the engine opens, each defined under its name by
+	// DefineFunctions: BigQuery functions no SQL macro can compute
 	// (FARM_FINGERPRINT).
 	Functions []string
 	// Explain, when set, rewrites the message of an error DuckDB raised
@@ -148,8 +148,8 @@ func Open(path string, opts Options) (*Engine, error) {
 		return nil, fmt.Errorf("open duckdb %s: memory limit: %w", path, err)
 	}
 	for _, name := range opts.Functions {
-		if _, ok := registered(name); !ok {
-			return nil, fmt.Errorf("open duckdb %s: no functions registered as %q (duckdb.RegisterFunctions)", path, name)
+		if _, ok := definedFunctions(name); !ok {
+			return nil, fmt.Errorf("open duckdb %s: no functions defined as %q (duckdb.DefineFunctions)", path, name)
 		}
 	}
 	abs, err := filepath.Abs(path)

@@ -111,12 +111,14 @@ func openLocal(cfg setup) (*local, error) {
 		return nil, fmt.Errorf("register %s: %w", keepFunc, err)
 	}
 	for _, name := range cfg.Functions {
-		f, ok := registered(name)
+		fns, ok := definedFunctions(name)
 		if !ok {
 			db.Close()
-			return nil, fmt.Errorf("no functions registered as %q (duckdb.RegisterFunctions)", name)
+			return nil, fmt.Errorf("no functions defined as %q (duckdb.DefineFunctions)", name)
 		}
-		if err := l.register(context.Background(), f); err != nil {
+		if err := l.register(context.Background(), func(ctx context.Context, conn *sql.Conn) error {
+			return RegisterFunctions(ctx, conn, fns())
+		}); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("register the dialect's functions %q: %w", name, err)
 		}

@@ -1,62 +1,37 @@
 package duckdb
 
 import (
-	"context"
-	"database/sql"
 	"database/sql/driver"
 	"os"
 	"testing"
-
-	duck "github.com/duckdb/duckdb-go/v2"
 )
 
 // The engine's worker is this test binary started again: TestMain serves
-// before any test runs, with the test functions (worker_test.go)
-// registered under testFunctions.
+// before any test runs, with the test functions defined under
+// testFunctions.
 func TestMain(m *testing.M) {
-	RegisterFunctions(testFunctions, registerTestFunctions)
+	DefineFunctions(testFunctions, misbehaving)
 	ServeIfWorker()
 	os.Exit(m.Run())
 }
 
 const testFunctions = "test"
 
-// testUDF is a Go scalar function of the tests' worker.
-type testUDF struct {
-	in  []duck.Type
-	out duck.Type
-	fn  func([]driver.Value) (any, error)
-}
-
-func (u testUDF) Config() duck.ScalarFuncConfig {
-	cfg := duck.ScalarFuncConfig{Volatile: true}
-	for _, t := range u.in {
-		ti, _ := duck.NewTypeInfo(t)
-		cfg.InputTypeInfos = append(cfg.InputTypeInfos, ti)
-	}
-	cfg.ResultTypeInfo, _ = duck.NewTypeInfo(u.out)
-	return cfg
-}
-
-func (u testUDF) Executor() duck.ScalarFuncExecutor {
-	return duck.ScalarFuncExecutor{RowExecutor: u.fn}
-}
-
 // ballast holds what balloon allocated, so that it stays resident.
 var ballast [][]byte
 
-// registerTestFunctions adds functions that misbehave the way one vector
-// operation can (DuckDB's interrupt does not reach a running function):
+// misbehaving are functions that behave the way one vector operation can
+// (DuckDB's interrupt does not reach a running function):
 //
 //	hang()          never returns
 //	balloon(mb)     allocates and touches mb MiB, then never returns
 //	exit_now()      ends the worker process
 //	once_block(p)   blocks for ever unless the file p exists; creates it
-func registerTestFunctions(ctx context.Context, conn *sql.Conn) error {
+func misbehaving() []Function {
 	forever := func() { select {} }
-	funcs := map[string]testUDF{
-		"hang": {out: duck.TYPE_BIGINT, fn: func([]driver.Value) (any, error) { forever(); return nil, nil }},
-		"balloon": {in: []duck.Type{duck.TYPE_BIGINT}, out: duck.TYPE_BIGINT, fn: func(v []driver.Value) (any, error) {
+	return []Function{
+		{Name: "hang", Result: "BIGINT", Eval: func([]driver.Value) (any, error) { forever(); return nil, nil }},
+		{Name: "balloon", Params: []string{"BIGINT"}, Result: "BIGINT", Eval: func(v []driver.Value) (any, error) {
 			for i := int64(0); i < v[0].(int64); i++ {
 				b := make([]byte, 1<<20)
 				for j := range b {
@@ -67,8 +42,8 @@ func registerTestFunctions(ctx context.Context, conn *sql.Conn) error {
 			forever()
 			return nil, nil
 		}},
-		"exit_now": {out: duck.TYPE_BIGINT, fn: func([]driver.Value) (any, error) { os.Exit(3); return nil, nil }},
-		"once_block": {in: []duck.Type{duck.TYPE_VARCHAR}, out: duck.TYPE_BIGINT, fn: func(v []driver.Value) (any, error) {
+		{Name: "exit_now", Result: "BIGINT", Eval: func([]driver.Value) (any, error) { os.Exit(3); return nil, nil }},
+		{Name: "once_block", Params: []string{"VARCHAR"}, Result: "BIGINT", Eval: func(v []driver.Value) (any, error) {
 			f, err := os.OpenFile(v[0].(string), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 			if err != nil {
 				return int64(1), nil // there already: the second run
@@ -78,10 +53,4 @@ func registerTestFunctions(ctx context.Context, conn *sql.Conn) error {
 			return nil, nil
 		}},
 	}
-	for name, f := range funcs {
-		if err := duck.RegisterScalarUDF(conn, name, f); err != nil {
-			return err
-		}
-	}
-	return nil
 }
