@@ -13,7 +13,7 @@ import (
 // thing in main, and every test binary in TestMain, before anything else
 // runs: the worker is this binary started again, and would otherwise run
 // the program (or the tests) a second time. The dialect's Go functions
-// (RegisterFunctions) are registered by init functions, which have run by
+// (DefineFunctions) are defined by init functions, which have run by
 // then.
 func ServeIfWorker() {
 	if os.Getenv(workerEnv) == "" {
