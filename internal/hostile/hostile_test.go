@@ -41,7 +41,12 @@ var sqliteQueries = []struct{ name, sql string }{
 const (
 	timeout      = 5 * time.Second // --timeout of clinsql exec and generate
 	ehrsqlTO     = 10 * time.Second
-	termAfter    = 8 * time.Second // the SIGTERM scenario's signal: the query runs by then
+	// The SIGTERM scenario's signal: termAfter into clinsql exec (or once
+	// the tree's memory passes termRSS, the query growing); termAfterCall
+	// after the fake model's first answer in a generation.
+	termAfter     = 8 * time.Second
+	termRSS       = 300 << 20
+	termAfterCall = 2 * time.Second
 	watchdogRSS  = 4 << 30
 	watchdogWall = 200 * time.Second
 	apiKeyEnv    = "HOSTILE_TEST_KEY"
@@ -56,9 +61,9 @@ func BenchmarkHostile(b *testing.B) {
 			b.Fatal(err)
 		}
 		args := []string{"exec", "--db", db, "--timeout", timeout.String(), "--sql-file", file}
-		b.Run("exec/"+q.name, func(b *testing.B) { measure(b, bin, args, nil, 0) })
+		b.Run("exec/"+q.name, func(b *testing.B) { measure(b, bin, args, nil, 0, nil) })
 		term := []string{"exec", "--db", db, "--timeout", "120s", "--sql-file", file}
-		b.Run("exec-sigterm/"+q.name, func(b *testing.B) { measure(b, bin, term, nil, termAfter) })
+		b.Run("exec-sigterm/"+q.name, func(b *testing.B) { measure(b, bin, term, nil, termAfter, nil) })
 	}
 	tasks := shared.Path(b, "clinsql-data", "data", "splits", "validation")
 	for _, q := range duckQueries {
@@ -86,7 +91,8 @@ func generate(b *testing.B, bin, scenario, name, sql string, ehrsql bool, args f
 		}
 		b.Run(s+"/"+name, func(b *testing.B) {
 			out := b.TempDir()
-			measure(b, bin, args(modelsFile(b, sql, ehrsql), out), []string{apiKeyEnv + "=k"}, term)
+			models, answered := modelsFile(b, sql, ehrsql)
+			measure(b, bin, args(models, out), []string{apiKeyEnv + "=k"}, term, answered)
 			reportQueries(b, out)
 		})
 	}
@@ -147,9 +153,16 @@ func demoDB(b *testing.B, bin string) string {
 }
 
 // modelsFile starts a fake model that answers every prompt with sql and
-// writes a models file naming it: one model, no fix rounds.
-func modelsFile(b *testing.B, sql string, ehrsql bool) string {
-	srv := llmtest.Start(b, llmtest.Fixed(llmtest.Text("```sql\n"+sql+"\n```")), llmtest.Options{APIKey: "k"})
+// writes a models file naming it: one model, no fix rounds. answered is
+// closed at the model's first answer.
+func modelsFile(b *testing.B, sql string, ehrsql bool) (path string, answered <-chan struct{}) {
+	first := make(chan struct{})
+	var once sync.Once
+	reply := llmtest.Text("```sql\n" + sql + "\n```")
+	srv := llmtest.Start(b, func(*llmtest.Call) llmtest.Reply {
+		once.Do(func() { close(first) })
+		return reply
+	}, llmtest.Options{APIKey: "k"})
 	extra := ""
 	if ehrsql {
 		extra = "    strategies: [model]\n"
@@ -157,17 +170,17 @@ func modelsFile(b *testing.B, sql string, ehrsql bool) string {
 	yaml := fmt.Sprintf("models:\n  - name: hostile\n    kind: openai\n    base_url: %s\n    model: hostile\n    api_key_env: %s\n"+
 		"    sampling: {temperature: 0, max_tokens: 256}\n    limits: {concurrency: 8, timeout: 600s}\n    rounds: 0\n%s",
 		srv.OpenAIBaseURL(), apiKeyEnv, extra)
-	path := filepath.Join(b.TempDir(), "models.yaml")
+	path = filepath.Join(b.TempDir(), "models.yaml")
 	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	return path
+	return path, first
 }
 
 // measure runs the binary once per iteration and reports what run returns.
-func measure(b *testing.B, bin string, args, env []string, term time.Duration) {
+func measure(b *testing.B, bin string, args, env []string, term time.Duration, answered <-chan struct{}) {
 	for i := 0; i < b.N; i++ {
-		r := run(b, bin, args, env, term)
+		r := run(b, bin, args, env, term, answered)
 		b.ReportMetric(r.wall.Seconds(), "s-wall")
 		b.ReportMetric(float64(r.treePeak)/(1<<20), "MiB-tree-peak")
 		b.ReportMetric(float64(r.maxRSS)/(1<<20), "MiB-max-process")
@@ -191,9 +204,10 @@ type result struct {
 }
 
 // run starts the binary, samples its process tree's memory, sends SIGTERM
-// after term (when set), kills the tree when the watchdog's limits are
+// (when term is set: see termAfter; termAfterCall after answered is
+// closed, when it is given), kills the tree when the watchdog's limits are
 // passed, and waits for it.
-func run(b *testing.B, bin string, args, env []string, term time.Duration) result {
+func run(b *testing.B, bin string, args, env []string, term time.Duration, answered <-chan struct{}) result {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
@@ -207,7 +221,7 @@ func run(b *testing.B, bin string, args, env []string, term time.Duration) resul
 	var r result
 	var mu sync.Mutex
 	done := make(chan struct{})
-	var termAt time.Time
+	var termAt, answeredAt time.Time
 	go func() {
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
@@ -224,7 +238,18 @@ func run(b *testing.B, bin string, args, env []string, term time.Duration) resul
 			}
 			mu.Lock()
 			r.treePeak = max(r.treePeak, sum)
-			if term > 0 && termAt.IsZero() && time.Since(start) >= term {
+			if answered != nil && answeredAt.IsZero() {
+				select {
+				case <-answered:
+					answeredAt = time.Now()
+				default:
+				}
+			}
+			due := time.Since(start) >= term || sum > termRSS
+			if answered != nil {
+				due = !answeredAt.IsZero() && time.Since(answeredAt) >= termAfterCall
+			}
+			if term > 0 && termAt.IsZero() && due {
 				termAt = time.Now()
 				syscall.Kill(pid, syscall.SIGTERM)
 			}
