@@ -39,17 +39,17 @@ var sqliteQueries = []struct{ name, sql string }{
 
 // Limits of the measured runs.
 const (
-	timeout      = 5 * time.Second // --timeout of clinsql exec and generate
-	ehrsqlTO     = 10 * time.Second
+	timeout  = 5 * time.Second // --timeout of clinsql exec and generate
+	ehrsqlTO = 10 * time.Second
 	// The SIGTERM scenario's signal: termAfter into clinsql exec (or once
 	// the tree's memory passes termRSS, the query growing); termAfterCall
 	// after the fake model's first answer in a generation.
 	termAfter     = 8 * time.Second
 	termRSS       = 300 << 20
 	termAfterCall = 2 * time.Second
-	watchdogRSS  = 4 << 30
-	watchdogWall = 200 * time.Second
-	apiKeyEnv    = "HOSTILE_TEST_KEY"
+	watchdogRSS   = 4 << 30
+	watchdogWall  = 200 * time.Second
+	apiKeyEnv     = "HOSTILE_TEST_KEY"
 )
 
 func BenchmarkHostile(b *testing.B) {
