@@ -147,6 +147,9 @@ func readOutput(key datasets.Key, dir string) (*Output, error) {
 		return o, nil
 	}
 	b, err := ReadFile(sumPath, MaxSummaryBytes)
+	if errors.Is(err, ErrTooLarge) {
+		return nil, fmt.Errorf("%w (an older clinsql kept a model's reply whole, however long: run the command that wrote this run folder again, clinsql generate or clinsql exec --run, which answers the task again and rewrites the file)", err)
+	}
 	if err != nil {
 		return nil, err
 	}
