@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/clinsql/clinsql/internal/testctx"
 )
 
 // holds signals each request the server begins to hold (a reply with a
@@ -52,50 +54,18 @@ func (s *Server) Timeouts() func(context.Context, time.Duration) (context.Contex
 // when the client sees it (llm.Options.Now).
 func (s *Server) TimeoutsAdvancing(advance func(time.Duration)) func(context.Context, time.Duration) (context.Context, context.CancelFunc) {
 	return func(parent context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-		ctx := &heldContext{Context: parent, done: make(chan struct{})}
+		ctx, expire, cancel := testctx.WithExpiry(parent)
 		held := s.held.next()
-		stop := make(chan struct{})
-		var once sync.Once
 		go func() {
 			select {
 			case <-held:
 				if advance != nil {
 					advance(d)
 				}
-				ctx.expire(context.DeadlineExceeded)
-			case <-parent.Done():
-				ctx.expire(parent.Err())
-			case <-stop:
-				ctx.expire(context.Canceled)
+				expire()
+			case <-ctx.Done():
 			}
 		}()
-		return ctx, func() { once.Do(func() { close(stop) }) }
+		return ctx, cancel
 	}
-}
-
-// heldContext is a context that ends when its server holds a request (with
-// DeadlineExceeded, as a timeout does), when its parent ends or when it is
-// cancelled.
-type heldContext struct {
-	context.Context
-	done chan struct{}
-	mu   sync.Mutex
-	err  error
-}
-
-func (c *heldContext) expire(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.err == nil {
-		c.err = err
-		close(c.done)
-	}
-}
-
-func (c *heldContext) Done() <-chan struct{} { return c.done }
-
-func (c *heldContext) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
 }
