@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -178,7 +179,21 @@ func TestWrongKeyIsAuth(t *testing.T) {
 }
 
 func TestConcurrencyLimit(t *testing.T) {
-	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text("ok")), llmtest.Options{Latency: 50 * time.Millisecond})
+	// The first three requests are answered once all three have arrived,
+	// so the limit is reached however slowly a loaded machine starts the
+	// callers (an event, not the 50 ms latency), and each reply's latency
+	// gives a fourth request the chance to break the limit.
+	var first sync.WaitGroup
+	first.Add(3)
+	var arrivals atomic.Int32
+	h := func(*llmtest.Call) llmtest.Reply {
+		if arrivals.Add(1) <= 3 {
+			first.Done()
+			first.Wait()
+		}
+		return llmtest.Text("ok")
+	}
+	srv := llmtest.Start(t, h, llmtest.Options{Latency: 50 * time.Millisecond})
 	ep := endpoint(srv, func(e *llm.Endpoint) { e.Limits.Concurrency = 3 })
 	// Two clients of the same endpoint share its limit.
 	a := newClient(t, ep, llm.Options{})
