@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -183,16 +182,7 @@ func TestConcurrencyLimit(t *testing.T) {
 	// so the limit is reached however slowly a loaded machine starts the
 	// callers (an event, not the 50 ms latency), and each reply's latency
 	// gives a fourth request the chance to break the limit.
-	var first sync.WaitGroup
-	first.Add(3)
-	var arrivals atomic.Int32
-	h := func(*llmtest.Call) llmtest.Reply {
-		if arrivals.Add(1) <= 3 {
-			first.Done()
-			first.Wait()
-		}
-		return llmtest.Text("ok")
-	}
+	h := llmtest.Together(3, llmtest.Fixed(llmtest.Text("ok")))
 	srv := llmtest.Start(t, h, llmtest.Options{Latency: 50 * time.Millisecond})
 	ep := endpoint(srv, func(e *llm.Endpoint) { e.Limits.Concurrency = 3 })
 	// Two clients of the same endpoint share its limit.

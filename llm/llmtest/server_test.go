@@ -137,14 +137,7 @@ func TestMaxInFlightAndLatency(t *testing.T) {
 	// Each request is answered once all five have arrived (an event: a
 	// loaded machine may start the senders slowly), so five are in flight
 	// together.
-	var arrived sync.WaitGroup
-	arrived.Add(5)
-	all := func(*llmtest.Call) llmtest.Reply {
-		arrived.Done()
-		arrived.Wait()
-		return llmtest.Text("ok")
-	}
-	srv := llmtest.Start(t, all, llmtest.Options{Latency: 200 * time.Millisecond})
+	srv := llmtest.Start(t, llmtest.Together(5, llmtest.Fixed(llmtest.Text("ok"))), llmtest.Options{Latency: 200 * time.Millisecond})
 	bearer := map[string]string{"Authorization": "Bearer sk-x"}
 	start := time.Now()
 	var wg sync.WaitGroup
