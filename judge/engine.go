@@ -451,7 +451,7 @@ func (e *engine) backendRecord(key string, ts *treeState, l *rubric.Node, d Deci
 		Source: e.opts.Backend.Source(), Kind: leafKind(ts.tree, l), Explanation: d.Explanation, ErrorKind: d.ErrorKind,
 		Judge: e.judge, ReferenceGuided: e.opts.ReferenceGuided, Samples: d.Samples, Votes: d.Votes,
 		Calls: d.Calls, CacheHits: d.CacheHits, Attempts: d.Attempts,
-		PromptTokens: d.Usage.PromptTokens, CompletionTokens: d.Usage.CompletionTokens, CostUSD: d.CostUSD,
+		PromptTokens: d.Usage.PromptTokens, CompletionTokens: d.Usage.CompletionTokens, CostUSD: d.CostUSD, ReplyCostUSD: d.ReplyCostUSD,
 		PerCall: d.PerCall, LatencyMS: d.Latency.Milliseconds()}
 }
 

@@ -119,6 +119,11 @@ type Record struct {
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
 	CostUSD          float64 `json:"cost_usd"`
+	// ReplyCostUSD is what the reply (or replies) deciding the leaf cost
+	// when bought, by this run or an earlier one: CostUSD for a call made
+	// now, the recorded price for one read from the cache (for a group,
+	// the leaf's share). Absent in records written before it existed.
+	ReplyCostUSD float64 `json:"reply_cost_usd,omitempty"`
 	// PerCall is each call's tokens when the leaf took more than one
 	// (k-sample votes).
 	PerCall []Usage `json:"per_call,omitempty"`
