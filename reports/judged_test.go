@@ -35,7 +35,7 @@ func judgeFixtureRun(t *testing.T, fs *fixtureSet, run, grading string, mode rub
 	must(t, err)
 	dir := filepath.Join(run, runfolder.JudgeDir)
 	must(t, os.MkdirAll(dir, 0o755))
-	l, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: mode, Judge: rp.Name(), CodeChecks: true, Skipping: true, Samples: 1})
+	l, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: mode, Judge: rp.Name(), CodeChecks: true, Skipping: true, Samples: 1}, nil)
 	must(t, err)
 	o, err := judge.Run(context.Background(), items, l, judge.Options{Mode: mode, Backend: rp, CodeChecks: true, Skipping: true})
 	must(t, err)
