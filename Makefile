@@ -4,7 +4,7 @@ BIN      ?= bin/clinsql
 SHARED   ?= $(or $(CLINSQL_SHARED),$(abspath ../shared))
 OUT      ?= out
 
-.PHONY: build test lint vet fmtcheck demo bench fuzz conformance labelcards clean
+.PHONY: build test lint vet fmtcheck demo bench bench-scale fuzz conformance labelcards clean
 
 # clinsql version and every output record the build's VCS revision. Go
 # stamps it itself, except in a git worktree or with -buildvcs=false: then
@@ -40,6 +40,14 @@ demo: build
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./... | tee bench.txt
+
+# The embedded engine at scale on synthetic MIMIC-IV (cmd/benchscale):
+# 10k, 100k and full size (364,627 patients) when the disk holds them; build
+# time against DuckDB's plain load, peak memory, size, gold-query latency.
+# Not part of test or bench: hours at full size. SCALES=10000 for a quick run.
+SCALES ?= 10000,100000,full
+bench-scale: build
+	$(GO) run ./cmd/benchscale -bin $(BIN) -shared $(SHARED) -scales $(SCALES) -out $(OUT)/bench-scale.md $(if $(MODELS),-models $(MODELS))
 
 # The dialect bridge against Google's GoogleSQL compliance tests in
 # $(SHARED)/zetasql-compliance: prints the headline and compares the tables

@@ -53,6 +53,12 @@ type CallStats struct {
 	// plus the price of the replies read from the cache.
 	ReplyCostUSD float64
 	Latency      time.Duration
+	// Prompt and Replies are what a model backend sent (every sample
+	// draws the same prompt) and each call's reply or error: the engine
+	// keeps them in the transcript beside the ledger. Empty for backends
+	// that call no model.
+	Prompt  []llm.Message
+	Replies []judgefmt.Reply
 }
 
 // addCall counts one completion: its HTTP attempts, tokens and cost, and

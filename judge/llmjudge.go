@@ -203,6 +203,7 @@ func (j *LLMJudge) Decide(ctx context.Context, req *LeafRequest) (Decision, erro
 func (j *LLMJudge) complete(ctx context.Context, r llm.Request, stats *CallStats) (llm.Response, *llm.Error, error) {
 	resp, err := j.c.Complete(ctx, r)
 	stats.Calls++
+	stats.Prompt = r.Messages
 	if err != nil {
 		le, stop := j.failed(err)
 		if stop != nil {
@@ -210,6 +211,7 @@ func (j *LLMJudge) complete(ctx context.Context, r llm.Request, stats *CallStats
 		}
 		usd := j.cost(le.Usage)
 		stats.addCall(le.Attempts, le.Usage, usd, usd, false)
+		stats.Replies = append(stats.Replies, judgefmt.Reply{Error: le.Error()})
 		return llm.Response{}, le, nil
 	}
 	j.down.Store(0)
@@ -218,6 +220,7 @@ func (j *LLMJudge) complete(ctx context.Context, r llm.Request, stats *CallStats
 		j.refused.Store(0)
 	}
 	stats.addCall(resp.Attempts, resp.Usage, resp.CostUSD, resp.ReplyCostUSD, resp.FromCache)
+	stats.Replies = append(stats.Replies, judgefmt.Reply{Text: resp.Text, FromCache: resp.FromCache})
 	return resp, nil, nil
 }
 

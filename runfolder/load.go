@@ -191,6 +191,9 @@ func readOutput(key datasets.Key, dir string) (*Output, error) {
 		return o, nil
 	}
 	b, err := ReadFile(sumPath, MaxSummaryBytes)
+	if errors.Is(err, ErrTooLarge) {
+		return nil, fmt.Errorf("%w (an older clinsql kept a model's reply whole, however long: run the command that wrote this run folder again, clinsql generate or clinsql exec --run, which answers the task again and rewrites the file)", err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +202,19 @@ func readOutput(key datasets.Key, dir string) (*Output, error) {
 	// the engine's caps (the reference shape cannot).
 	var doc struct {
 		ExecutionSummary
-		Clinsql *struct {
+		Clinsql json.RawMessage `json:"clinsql"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		// Named in the reference shape's terms (row_count, not
+		// ExecutionSummary.row_count): decoded again, on this path only.
+		if e2 := json.Unmarshal(b, &o.Summary); e2 != nil {
+			err = e2
+		}
+		return nil, fmt.Errorf("%s: %s", sumPath, datasets.DescribeJSONError(err))
+	}
+	o.Summary = doc.ExecutionSummary
+	if len(doc.Clinsql) > 0 && string(doc.Clinsql) != "null" {
+		var c struct {
 			Truncated            bool              `json:"truncated"`
 			RecordedResultSHA256 string            `json:"recorded_result_sha256"`
 			Recorded             *ExecutionSummary `json:"recorded"`
@@ -211,19 +226,12 @@ func readOutput(key datasets.Key, dir string) (*Output, error) {
 			Attempts []struct {
 				Request string `json:"request"`
 			} `json:"attempts"`
-		} `json:"clinsql"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		// Named in the reference shape's terms (row_count, not
-		// ExecutionSummary.row_count): decoded again, on this path only.
-		if e2 := json.Unmarshal(b, &o.Summary); e2 != nil {
-			err = e2
 		}
-		return nil, fmt.Errorf("%s: %s", sumPath, datasets.DescribeJSONError(err))
-	}
-	o.Summary = doc.ExecutionSummary
-	if c := doc.Clinsql; c != nil {
+		if err := json.Unmarshal(doc.Clinsql, &c); err != nil {
+			return nil, fmt.Errorf("%s: clinsql: %s", sumPath, datasets.DescribeJSONError(err))
+		}
 		o.Truncated, o.RecordedResultSHA256 = c.Truncated, c.RecordedResultSHA256
+		o.Detail = doc.Clinsql
 		o.Engine, o.EngineSemantics = c.Settings.Engine, c.Settings.EngineSemantics
 		o.RecordedAnswer = c.Recorded
 		// A query that came from a recorded run rather than a model call:

@@ -82,6 +82,11 @@ type Output struct {
 	// Engine and EngineSemantics are the engine clinsql ran the answer's
 	// query on ("clinsql.settings"), "" for a run clinsql did not write.
 	Engine, EngineSemantics string
+	// Detail is clinsql's own section of execution_summary.json ("clinsql",
+	// refine.TaskDetail: every attempt's request, SQL, reply, error, tokens
+	// and timing) as read, for the readers that show it; nil in runs
+	// written by other tools (the released runs).
+	Detail json.RawMessage
 
 	// resultSum caches ResultSHA256: the run's identity and the judge's
 	// replay rule both need it, and the file is read once.

@@ -292,9 +292,12 @@ func joinComma(s []string) string {
 
 // Ledger is an open, append-only ledger. Append is safe for concurrent use.
 type Ledger struct {
-	path   string
-	mu     sync.Mutex
-	f      *os.File
+	path string
+	mu   sync.Mutex
+	f    *os.File
+	// tf is the transcript beside the ledger, opened on first use
+	// (AppendExchange).
+	tf     *os.File
 	header LedgerHeader
 	key    localkey.Key
 	// last holds the last record of every leaf, from the file and from
@@ -646,5 +649,11 @@ func (l *Ledger) Close() error {
 		err = cerr
 	}
 	l.f = nil
+	if l.tf != nil {
+		if cerr := l.tf.Close(); err == nil {
+			err = cerr
+		}
+		l.tf = nil
+	}
 	return err
 }

@@ -36,6 +36,7 @@ var commands = []command{
 	{"version", "print the module version and the VCS revision this binary was built from", runVersion},
 	{"db build", "build the embedded DuckDB database from MIMIC-IV CSV files", runDBBuild},
 	{"db fetch-demo", "download the open MIMIC-IV demo from PhysioNet, checksums verified", runDBFetchDemo},
+	{"db synth", "write a synthetic MIMIC-IV of N patients (PhysioNet CSV layout) for tests and benchmarks", runDBSynth},
 	{"exec", "run SQL (one query, or every task's gold SQL) on an engine", runExec},
 	{"rescore", "recompute scores from recorded judge decisions (detailed_grading.json)", runRescore},
 	{"judge", "judge a model's run: code checks, an LLM judge or recorded decisions, gate-aware skipping", runJudge},

@@ -435,5 +435,5 @@ func runEHRSQLConfig(ctx context.Context, env *Env, path string, quiet bool, bat
 		report = filepath.Join(c.Out, "report")
 	}
 	fmt.Fprintln(env.Stdout, "\n== report")
-	return writeEHRSQLReport(env, report, []string{c.Out})
+	return writeEHRSQLOnly(env, report, []string{c.Out})
 }

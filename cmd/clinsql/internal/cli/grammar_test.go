@@ -22,10 +22,10 @@ func TestCommandLineGrammar(t *testing.T) {
 		stdout []string
 		stderr []string
 	}{
-		{"db lists its subcommands", []string{"db"}, 2, nil, []string{"db build ", "db fetch-demo "}},
+		{"db lists its subcommands", []string{"db"}, 2, nil, []string{"db build ", "db fetch-demo ", "db synth "}},
 		{"ehrsql lists its subcommands", []string{"ehrsql"}, 2, nil, []string{"ehrsql score "}},
 		{"datasets lists its subcommands", []string{"datasets"}, 2, nil, []string{"datasets fetch "}},
-		{"group -h", []string{"db", "-h"}, 0, []string{"db build ", "db fetch-demo "}, nil},
+		{"group -h", []string{"db", "-h"}, 0, []string{"db build ", "db fetch-demo ", "db synth "}, nil},
 		{"mistyped command", []string{"exce"}, 2, nil, []string{`unknown command "exce" (did you mean "exec"?)`}},
 		{"mistyped subcommand", []string{"db", "bulid"}, 2, nil, []string{`unknown command "db bulid" (did you mean "db build"?)`}},
 		{"mistyped flag", []string{"exec", "--dbb", "x"}, 2, nil, []string{`unknown flag --dbb (did you mean --db?); run "clinsql exec -h"`}},
