@@ -287,7 +287,11 @@ func (j *Job) checkReplay(b Backend, run *runfolder.Run, note func(string, ...an
 	if dir == "" {
 		dir, from = x.RecordedRun, "its "+runfolder.ManifestFile
 	}
-	m, why := recordedMatch(dir, from, run, rp.Model())
+	gradingModel := rp.Model()
+	if j.ReplayOtherModel {
+		gradingModel = "" // another model's decisions were asked for
+	}
+	m, why := recordedMatch(dir, from, run, gradingModel)
 	if m == nil {
 		rp.ReExecuted(nil, nil, x.Engine, "")
 		note("note: %s re-executed %s's SQL on %s (%s); %s, so no recorded results decision is replayed: "+
@@ -350,7 +354,7 @@ func recordedMatch(dir, from string, run *runfolder.Run, gradingModel string) (*
 	if rec == nil {
 		return nil, fmt.Sprintf("the recorded run %s (from %s) cannot be read: %v", dir, from, err)
 	}
-	if rm := rec.Model(); !SameModel(rm, gradingModel) {
+	if rm := rec.Model(); gradingModel != "" && !SameModel(rm, gradingModel) {
 		return nil, fmt.Sprintf("the recorded run %s (from %s) holds model %q, but the recorded decisions are about %q", dir, from, rm, gradingModel)
 	}
 	recID, _ := rec.Identity()
