@@ -97,7 +97,7 @@ next:
 		if err != nil {
 			return nil, err
 		}
-		model := gr.Model()
+		model := folderName(gr.Model())
 		if model == "" {
 			model = filepath.Base(filepath.Dir(filepath.Dir(g)))
 		}
@@ -142,8 +142,8 @@ func ledgerModel(ledger string) string {
 		var sum struct {
 			Model string `json:"model"`
 		}
-		if json.Unmarshal(b, &sum) == nil && sum.Model != "" {
-			return sum.Model
+		if json.Unmarshal(b, &sum) == nil && folderName(sum.Model) != "" {
+			return folderName(sum.Model)
 		}
 	}
 	if filepath.Base(dir) == "judge" {
@@ -219,6 +219,14 @@ func (c Context) kind(r leafRef, ds ...leafDecision) string {
 		return string(codecheck.KindSQL)
 	}
 	return c.Kinds[r.task][r.leaf]
+}
+
+// folderName is the name a model's folders carry: a provider's model id
+// "org/name" is named by its last element (the release's inference and
+// evaluation folders are), so a grading that records "org/name" pairs
+// with the run and the labels named "name".
+func folderName(model string) string {
+	return model[strings.LastIndex(model, "/")+1:]
 }
 
 // Pair pairs the two sides' decisions of the models both judged, on
