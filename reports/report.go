@@ -71,6 +71,9 @@ type Report struct {
 	Health      []HealthRow
 	// Audit is a judge audit to show beside the models (clinsql audit).
 	Audit *audit.Report
+	// Labels is the judges' accuracy against a label set and the
+	// leaderboard corrected by it (clinsql report --labels), nil without.
+	Labels *LabelPanel
 	// EHRSQL is the EHRSQL 2024 section (ehrsqlbench.Section), nil
 	// without one.
 	EHRSQL *EHRSQL

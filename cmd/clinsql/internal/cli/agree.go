@@ -123,12 +123,7 @@ func runAgree(ctx context.Context, env *Env, args []string) error {
 
 // agreeLabels measures each judge output against the label set.
 func agreeLabels(_ context.Context, env *Env, file string, outputs []string, jctx judged.Context, out string) error {
-	f, err := os.Open(file)
-	if err != nil {
-		return err
-	}
-	labels, err := labelset.Read(f, file, labelset.ReadOptions{})
-	f.Close()
+	labels, err := labelset.ReadFile(file)
 	if err != nil {
 		return err
 	}

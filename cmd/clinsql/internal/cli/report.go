@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/clinsql/clinsql/agreement/labelset"
 	"path/filepath"
 	"strings"
 
@@ -55,6 +56,13 @@ of models with run outputs: a task scores +1 when its execution score reaches
 --out DIR (known-verdict answers: false fails on gold, missed fails on
 mutations, rubric lint).
 
+--labels FILE (a label set: datasets/labels/validation.jsonl or one in its
+format) adds "How accurate is this judge?": each model's judge against the
+labelled leaves of its answers (error rate, false pass and false fail with
+95% Wilson intervals, the code checks' share), and the leaderboard corrected
+by the labels: each labelled leaf taking its label, the SQL and execution
+scores computed again beside the judged ones, the leaves changed per model.
+
 --ehrsql is an EHRSQL run folder (clinsql generate --benchmark ehrsql); it
 adds the EHRSQL section: ehrsql.md and ehrsql.csv (RS(0), RS(5), RS(10),
 RS(N) per model x strategy with 95% bootstrap intervals, coverage and the
@@ -77,6 +85,7 @@ type reportRequest struct {
 	Metric                 reports.Metric
 	Compare                [][2]string
 	AuditDir               string
+	LabelsFile             string
 	Seed                   uint64
 	Resamples, PreviewRows int
 	Marker                 string
@@ -109,6 +118,7 @@ func parseReportFlags(env *Env, args []string) (reportRequest, error) {
 	fs.Var(&ehrsqlRuns, "ehrsql", "EHRSQL run `folder` (repeatable): adds the EHRSQL section")
 	modeName := fs.String("mode", string(rubric.Strict), "main aggregation `mode`: strict or reference")
 	fs.StringVar(&r.AuditDir, "audit", "", "judge audit `folder` (clinsql audit --out) to show in report.html")
+	fs.StringVar(&r.LabelsFile, "labels", "", "label set `file` (JSON lines): the judges' accuracy and the leaderboard corrected by the labels")
 	fs.Uint64Var(&r.Seed, "seed", 1, "bootstrap `seed`")
 	fs.IntVar(&r.Resamples, "resamples", 2000, "bootstrap `resamples`")
 	rankBy := fs.String("rank-by", string(reports.MetricExec), "rank models by `metric`: exec, sql, rs0 or rs10")
@@ -178,7 +188,13 @@ func reportRun(ctx context.Context, env *Env, r reportRequest) error {
 			return err
 		}
 	}
-	rep, files, err := reports.Run(ctx, reports.Job{Out: r.Out, AuditDir: r.AuditDir, EHRSQL: sec,
+	var labels []labelset.Label
+	if r.LabelsFile != "" {
+		if labels, err = labelset.ReadFile(r.LabelsFile); err != nil {
+			return fmt.Errorf("--labels: %w", err)
+		}
+	}
+	rep, files, err := reports.Run(ctx, reports.Job{Out: r.Out, AuditDir: r.AuditDir, EHRSQL: sec, Labels: labels, LabelsFile: r.LabelsFile,
 		Options: reports.Options{Tasks: tasks, Gradings: r.Gradings, Runs: r.Runs, Mode: r.Mode,
 			Bootstrap: reports.Bootstrap{Seed: r.Seed, Resamples: r.Resamples}, RankBy: r.Metric, Compare: r.Compare, PreviewRows: r.PreviewRows,
 			Reliability:       reports.Reliability{Abstention: reliability.Abstention{Marker: r.Marker}, Threshold: r.Threshold},
