@@ -252,7 +252,7 @@ func (p *LabelPanel) labelAccuracyRows() [][]string {
 		a, c := &row.Accuracy, &row.Code
 		rows = append(rows, []string{row.Model, fmt.Sprint(a.Labelled), fmt.Sprint(a.Arguable), fmt.Sprint(a.Undecided), fmt.Sprint(a.Decided()),
 			fmt.Sprint(a.FalsePass + a.FalseFail), wilsonPct(a.Errors()), wilsonPct(a.FalsePassRate()), wilsonPct(a.FalseFailRate()),
-			fmt.Sprintf("%d of %d", c.FalsePass+c.FalseFail, c.Decided()), wilsonPct(c.Errors())})
+			codeWrong(c), wilsonPct(c.Errors())})
 	}
 	return rows
 }
@@ -332,4 +332,13 @@ func (r *Report) htmlLabels() *htmlLabels {
 		}
 	}
 	return h
+}
+
+// codeWrong is "k of n" for the code checks' decisions, "–" without any
+// (a recorded grading).
+func codeWrong(c *agreement.Accuracy) string {
+	if c.Decided() == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%d of %d", c.FalsePass+c.FalseFail, c.Decided())
 }
