@@ -12,6 +12,8 @@ import (
 
 	"github.com/clinsql/clinsql/agreement/labelset"
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/judge/judgefmt"
+	"github.com/clinsql/clinsql/llm/llmtest"
 )
 
 // TestAgree judges the fixture run by replaying its grading (code checks
@@ -203,6 +205,54 @@ func TestAgreeLabels(t *testing.T) {
 	}
 	if !strings.Contains(string(wrong), "the fixture's label for "+sqlLeaf) {
 		t.Errorf("wrong.tsv lacks the label's rationale:\n%s", wrong)
+	}
+
+	// A model judge through the fake endpoint (code checks on, no leaf
+	// skipped) that passes every leaf it is asked about: its llm rows
+	// hold no false fail, and a false pass for each fail label among the
+	// leaves it decided.
+	srv := llmtest.Start(t, fakeJudge(func(string) string { return "pass" }), llmtest.Options{APIKey: "secret"})
+	cfg := writeJudgeConfig(t, dir, srv.OpenAIBaseURL())
+	llmOut := filepath.Join(dir, "llm-judged")
+	if code, _, stderr := runWithKey(t, dir, "judge", "--tasks", dir, "--run", runDir, "--out", llmOut, "--judge-config", cfg, "--skip=false"); code != 0 {
+		t.Fatalf("llm judge: exit %d: %s", code, stderr)
+	}
+	llmLedger, err := judgefmt.ReadLedger(filepath.Join(llmOut, judgefmt.LedgerFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byLeaf := map[string]judgefmt.Source{}
+	for k, r := range llmLedger.Last() {
+		byLeaf[k.Task+"|"+string(k.Tree)+"|"+k.Leaf] = r.Source
+	}
+	llmLabelled, llmFails := 0, 0
+	for _, l := range labels {
+		if byLeaf[l.Key.String()+"|"+l.Tree+"|"+l.Leaf] == judgefmt.SourceLLM && l.Label != labelset.Arguable {
+			llmLabelled++
+			if l.Label == labelset.Fail {
+				llmFails++
+			}
+		}
+	}
+	llmAcc := filepath.Join(dir, "llm-accuracy")
+	if code, _, stderr := runCLI(t, dir, "agree", "--labels", file, llmOut, "--out", llmAcc); code != 0 {
+		t.Fatalf("agree --labels on the llm judge: exit %d: %s", code, stderr)
+	}
+	acc2, err := os.ReadFile(filepath.Join(llmAcc, "accuracy.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var llmRow []string
+	for _, l := range strings.Split(string(acc2), "\n") {
+		if f := strings.Split(l, "\t"); len(f) > 10 && f[1] == "all" && f[2] == "source=llm" {
+			llmRow = f
+		}
+	}
+	if llmLabelled == 0 {
+		t.Fatalf("no labelled leaf decided by the llm judge; ledger sources: %v", byLeaf)
+	}
+	if llmRow == nil || llmRow[6] != fmt.Sprint(llmLabelled) || llmRow[9] != fmt.Sprint(llmFails) || llmRow[10] != "0" {
+		t.Errorf("source=llm row %v: want %d decided, %d false pass, 0 false fail\n%s", llmRow, llmLabelled, llmFails, acc2)
 	}
 
 	for _, tc := range []struct {
