@@ -207,6 +207,20 @@ func TestAgreeLabels(t *testing.T) {
 		t.Errorf("wrong.tsv lacks the label's rationale:\n%s", wrong)
 	}
 
+	// A recorded grading does not say which answers have a result: --run
+	// (a run folder named after its model) does.
+	named := filepath.Join(dir, "fixture-model")
+	if err := os.Symlink(runDir, named); err != nil {
+		t.Fatal(err)
+	}
+	withRun := filepath.Join(dir, "accuracy-run")
+	if code, _, stderr := runCLI(t, dir, "agree", "--labels", file, grading, "--run", named, "--out", withRun); code != 0 {
+		t.Fatalf("--run: exit %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(withRun, "accuracy.tsv")); err != nil || !strings.Contains(string(b), "\twith result\tsource=recorded\t") {
+		t.Errorf("--run gives the grading no with-result rows (%v):\n%s", err, b)
+	}
+
 	// A model judge through the fake endpoint (code checks on, no leaf
 	// skipped) that passes every leaf it is asked about: its llm rows
 	// hold no false fail, and a false pass for each fail label among the
