@@ -42,9 +42,7 @@ interrupted): run again to resume; 1 other errors; 2 usage errors.
 type generateConfig struct {
 	Models      []refine.Model
 	Tasks       string      // LoadClinSQL root
-	Split       string      // "" = every split
-	Limit       int         // first N tasks per split (0 = all)
-	Filter      *taskFilter // --task, --domain, --difficulty (nil: none)
+	Filter      *taskFilter // --split, --task, --domain, --difficulty, --limit (nil: none)
 	Out         string
 	Cache       string
 	Prices      string
@@ -66,8 +64,6 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	modelsFile := fs.String("models", "", "models `file` (YAML)")
 	only := fs.String("only", "", "comma-separated model `names` to run (default: all)")
 	tasks := fs.String("tasks", "", "ClinSQL tasks: a `folder` holding data/splits, a split folder, or a manifest .jsonl")
-	split := fs.String("split", "", "only tasks of this `split` (validation, test)")
-	limit := fs.Int("limit", 0, "only the first `N` tasks (in key order)")
 	out := fs.String("out", "", "output `folder`")
 	cache := fs.String("cache", "", "model reply cache `folder` (default OUT/llm-cache)")
 	prices := fs.String("prices", "", "prices `file` (YAML, dollars per million tokens) for cost reports")
@@ -76,7 +72,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	estimate := fs.Bool("estimate", false, "print the planned calls and their estimated cost, then exit")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	batchWait := addBatchWait(fs)
-	sel := addTaskFilter(fs, false)
+	sel := addTaskFilter(fs)
 	eflags := addEngineFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -86,8 +82,8 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		return usagef("--benchmark must be clinsql or ehrsql, not %q", *benchmark)
 	case *modelsFile == "" || *tasks == "" || (*out == "" && !*estimate):
 		return usagef("--models, --tasks and --out are required")
-	case *conc <= 0 || *limit < 0 || *budget < 0:
-		return usagef("--concurrency must be positive, --limit and --budget not negative")
+	case *conc <= 0 || *budget < 0:
+		return usagef("--concurrency must be positive, --budget not negative")
 	case *budget > 0 && *prices == "":
 		return usagef("--budget needs --prices")
 	}
@@ -103,7 +99,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	cfg := generateConfig{
-		Models: models, Tasks: *tasks, Split: *split, Limit: *limit, Filter: sel, Out: *out, Cache: *cache, Prices: *prices,
+		Models: models, Tasks: *tasks, Filter: sel, Out: *out, Cache: *cache, Prices: *prices,
 		Budget: *budget, Concurrency: *conc, Engine: engine, Quiet: *quiet, BatchWait: *batchWait, EngineCfg: ecfg,
 	}
 	if *estimate {
@@ -150,44 +146,25 @@ func selectNamed[M any](models []M, name func(M) string, only string) ([]M, erro
 	return out, nil
 }
 
-// loadGenerateTasks loads the tasks, keeps the split and the limit, and
-// reports tasks that could not be loaded without dropping the others.
-func loadGenerateTasks(env *Env, root, split string, limit int, sel *taskFilter) ([]*datasets.Task, error) {
+// loadGenerateTasks loads the tasks and keeps those the flags select,
+// reporting tasks that could not be loaded without dropping the others.
+func loadGenerateTasks(env *Env, root string, sel *taskFilter) ([]*datasets.Task, string, error) {
 	tasks, err := datasets.LoadClinSQL(root)
 	if err != nil && len(tasks) == 0 {
-		return nil, fmt.Errorf("load tasks: %w", err)
+		return nil, "", fmt.Errorf("load tasks: %w", err)
 	}
 	if err != nil {
 		for _, e := range unwrapAll(err) {
 			fmt.Fprintf(env.Stderr, "warning: task not loaded: %v\n", e)
 		}
 	}
-	if tasks, err = sel.apply(tasks); err != nil {
-		return nil, err
-	}
-	subsetNote(env, sel, root, len(tasks))
-	var out []*datasets.Task
-	perSplit := map[string]int{}
-	for _, t := range tasks {
-		if split != "" && t.Split != split {
-			continue
-		}
-		if limit > 0 && perSplit[t.Split] >= limit {
-			continue
-		}
-		perSplit[t.Split]++
-		out = append(out, t)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no tasks of split %q", root, split)
-	}
-	return out, nil
+	return sel.selectTasks(env, tasks, root, nil, "", "")
 }
 
 // generate runs refine.Generate with a progress line and prints the
 // per-model table.
 func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result, error) {
-	tasks, err := loadGenerateTasks(env, cfg.Tasks, cfg.Split, cfg.Limit, cfg.Filter)
+	tasks, _, err := loadGenerateTasks(env, cfg.Tasks, cfg.Filter)
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +223,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	res, err := refine.Generate(ctx, refine.Options{
 		Out: cfg.Out, Tasks: tasks, Models: cfg.Models, Executor: ex, Schema: mimic.V31,
 		LLM:         llm.Options{Cache: cache, Meter: meter, Logger: logger, Getenv: env.Getenv, Batch: batches.options(cfg.BatchWait)},
-		Concurrency: cfg.Concurrency, Subset: cfg.Limit > 0, Database: databaseOf(cfg.EngineCfg),
+		Concurrency: cfg.Concurrency, Selection: cfg.Filter.selection(cfg.Tasks), Database: databaseOf(cfg.EngineCfg),
 		Events: func(e refine.Event) {
 			logger.Info("task", "model", e.Model, "task", e.Key.String(), "status", e.Status, "resumed", e.Resumed, "detail", e.Detail)
 			if bar == nil {
@@ -301,7 +278,7 @@ func printGenerateTable(w io.Writer, res *refine.Result) {
 
 // estimateGenerate prints the calls a run would make and their cost.
 func estimateGenerate(env *Env, cfg generateConfig) error {
-	tasks, err := loadGenerateTasks(env, cfg.Tasks, cfg.Split, cfg.Limit, cfg.Filter)
+	tasks, _, err := loadGenerateTasks(env, cfg.Tasks, cfg.Filter)
 	if err != nil {
 		return err
 	}

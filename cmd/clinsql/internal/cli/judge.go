@@ -150,7 +150,7 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 	fs.BoolVar(&r.EstimateOnly, "estimate", false, "print the estimate and stop")
 	fs.BoolVar(&r.Verbose, "verbose", false, "log retries and calls")
 	batchWait := addBatchWait(fs)
-	r.Filter = addTaskFilter(fs, true)
+	r.Filter = addTaskFilter(fs)
 	alias(fs, "v", "verbose")
 	if err := parseFlags(fs, args); err != nil {
 		return r, err
@@ -192,7 +192,13 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 	if err != nil {
 		return err
 	}
-	if tasks, err = r.Filter.apply(tasks); err != nil {
+	// The run's recorded subset is the default; the flags narrow it.
+	recorded, label, err := runfolder.RunSubset(r.Run)
+	if err != nil {
+		return err
+	}
+	tasks, subset, err := r.Filter.selectTasks(env, tasks, r.TasksDir, recorded, label, "--run "+r.Run)
+	if err != nil {
 		return err
 	}
 	out := r.Out
@@ -204,7 +210,7 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 	var bar *progress.Bar
 	var barMu sync.Mutex
 	shown := 0
-	job := judge.Job{Tasks: tasks, Subset: subsetNote(env, r.Filter, r.TasksDir, len(tasks)), Run: r.Run, Out: out,
+	job := judge.Job{Tasks: tasks, Subset: subset, Run: r.Run, Out: out,
 		Options: judge.Options{Mode: r.Mode, CodeChecks: r.CodeChecks, Skipping: r.Skip, ReferenceGuided: r.Guided, RetryInvalid: r.RetryInvalid,
 			Group: r.Group, GroupGated: r.GroupGated, Tasks: r.Concurrency,
 			// A call records every leaf of its group at once, and Progress
