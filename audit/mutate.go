@@ -337,10 +337,6 @@ func rateLeaf(l *rubric.Node) bool {
 	return false
 }
 
-// genericName matches the column names engines give unnamed expressions
-// and the names the rename mutation gives.
-var genericName = regexp.MustCompile(`(?i)^(?:col(?:umn)?|f|field|c|expr|_col)_?\d+_?$|^f\d+_$`)
-
 // columnWords are words of a column leaf that say nothing of the column.
 var columnWords = map[string]bool{"column": true, "col": true, "name": true, "exist": true, "present": true, "required": true,
 	"field": true, "output": true, "result": true, "value": true, "e": true, "g": true, "eg": true, "csv": true, "contain": true, "contains": true}
@@ -380,7 +376,7 @@ func expectColumns(v *Variant, dropped []string) {
 	}
 	colWords := map[string]bool{}
 	for _, c := range tb.Columns {
-		if !genericName.MatchString(c) {
+		if !codecheck.GenericName(c) {
 			for w := range contentWords(c) {
 				colWords[w] = true
 			}
@@ -393,7 +389,7 @@ func expectColumns(v *Variant, dropped []string) {
 		ids := codecheck.Identifiers(l.Requirements)
 		generic := false
 		for _, id := range ids {
-			generic = generic || genericName.MatchString(id)
+			generic = generic || codecheck.GenericName(id)
 		}
 		if generic {
 			continue

@@ -48,15 +48,27 @@ type CallStats struct {
 	// PerCall is each call's usage when there was more than one.
 	PerCall []judgefmt.Usage
 	CostUSD float64
-	Latency time.Duration
+	// ReplyCostUSD is what the replies cost when they were bought, by
+	// this run or an earlier one (llm.Response.ReplyCostUSD): CostUSD
+	// plus the price of the replies read from the cache.
+	ReplyCostUSD float64
+	Latency      time.Duration
+	// Prompt and Replies are what a model backend sent (every sample
+	// draws the same prompt) and each call's reply or error: the engine
+	// keeps them in the transcript beside the ledger. Empty for backends
+	// that call no model.
+	Prompt  []llm.Message
+	Replies []judgefmt.Reply
 }
 
-// addCall counts one completion: its HTTP attempts, tokens and cost.
-func (c *CallStats) addCall(attempts int, u llm.Usage, usd float64, cached bool) {
+// addCall counts one completion: its HTTP attempts, tokens and cost, and
+// what its reply cost when it was bought.
+func (c *CallStats) addCall(attempts int, u llm.Usage, usd, bought float64, cached bool) {
 	c.Attempts += attempts
 	c.Usage = c.Usage.Add(u)
 	c.PerCall = append(c.PerCall, judgefmt.Usage(u))
 	c.CostUSD += usd
+	c.ReplyCostUSD += bought
 	if cached {
 		c.CacheHits++
 	}

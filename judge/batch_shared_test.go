@@ -88,7 +88,7 @@ func TestBatchJudge190(t *testing.T) {
 				t.Errorf("%s decided twice", r.Key())
 			}
 			usd += r.CostUSD
-			r.LatencyMS, r.Time, r.CostUSD = 0, time.Time{}, 0
+			r.LatencyMS, r.Time, r.CostUSD, r.ReplyCostUSD = 0, time.Time{}, 0, 0
 			out[r.Key()] = r
 		}
 		return out, usd

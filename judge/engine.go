@@ -418,6 +418,9 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 			err = e.recordGroup(key, r.ts, r.group, r.gd)
 		} else {
 			err = e.record(r.ts, e.backendRecord(key, r.ts, r.leaf, r.d))
+			if err == nil {
+				err = e.transcript(key, r.ts, "", []*rubric.Node{r.leaf}, r.d.CallStats)
+			}
 		}
 		if err == nil {
 			// Every leaf of the call is recorded before the next ones are
@@ -451,7 +454,7 @@ func (e *engine) backendRecord(key string, ts *treeState, l *rubric.Node, d Deci
 		Source: e.opts.Backend.Source(), Kind: leafKind(ts.tree, l), Explanation: d.Explanation, ErrorKind: d.ErrorKind,
 		Judge: e.judge, ReferenceGuided: e.opts.ReferenceGuided, Samples: d.Samples, Votes: d.Votes,
 		Calls: d.Calls, CacheHits: d.CacheHits, Attempts: d.Attempts,
-		PromptTokens: d.Usage.PromptTokens, CompletionTokens: d.Usage.CompletionTokens, CostUSD: d.CostUSD,
+		PromptTokens: d.Usage.PromptTokens, CompletionTokens: d.Usage.CompletionTokens, CostUSD: d.CostUSD, ReplyCostUSD: d.ReplyCostUSD,
 		PerCall: d.PerCall, LatencyMS: d.Latency.Milliseconds()}
 }
 
@@ -497,7 +500,24 @@ func (e *engine) recordGroup(key string, ts *treeState, req *GroupRequest, gd Gr
 		return err
 	}
 	e.decided(ts, recs)
-	return nil
+	return e.transcript(key, ts, req.ID, req.Leaves, gd.CallStats)
+}
+
+// transcript keeps a model backend's prompt and replies for a call beside
+// the ledger, after its records: the verdicts never wait on it.
+func (e *engine) transcript(key string, ts *treeState, group string, leaves []*rubric.Node, cs CallStats) error {
+	if len(cs.Prompt) == 0 {
+		return nil
+	}
+	ids := make([]string, len(leaves))
+	for i, l := range leaves {
+		ids[i] = l.ID
+	}
+	msgs := make([]judgefmt.Message, len(cs.Prompt))
+	for i, m := range cs.Prompt {
+		msgs[i] = judgefmt.Message{Role: m.Role, Content: m.Content}
+	}
+	return e.ledger.AppendExchange(judgefmt.Exchange{Task: key, Tree: ts.tree, Group: group, Leaves: ids, Messages: msgs, Replies: cs.Replies})
 }
 
 // decided applies recorded decisions to the tree and the counts.

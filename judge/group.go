@@ -166,16 +166,18 @@ func share(total, n, i int) int {
 func groupRecords(recs []judgefmt.Record, id string, gd GroupDecision) {
 	n := len(recs)
 	each := gd.CostUSD / float64(n)
+	bought := gd.ReplyCostUSD / float64(n)
 	for i := range recs {
 		r := &recs[i]
 		r.Group, r.GroupSize = id, n
 		r.PromptTokens = share(gd.Usage.PromptTokens, n, i)
 		r.CompletionTokens = share(gd.Usage.CompletionTokens, n, i)
-		r.CostUSD = each
+		r.CostUSD, r.ReplyCostUSD = each, bought
 		r.LatencyMS = gd.Latency.Milliseconds()
 		if i == 0 {
 			r.Calls, r.CacheHits, r.Attempts, r.PerCall = gd.Calls, gd.CacheHits, gd.Attempts, gd.PerCall
 			r.CostUSD = gd.CostUSD - each*float64(n-1)
+			r.ReplyCostUSD = gd.ReplyCostUSD - bought*float64(n-1)
 		}
 	}
 }

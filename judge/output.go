@@ -112,6 +112,7 @@ func Score(o *Outcome, model string) *Scored {
 				tc.PromptTokens += r.PromptTokens
 				tc.CompletionTokens += r.CompletionTokens
 				tc.CostUSD += r.CostUSD
+				s.RepliesCostUSD += max(r.ReplyCostUSD, r.CostUSD)
 				s.CacheHits += r.CacheHits
 				if r.ErrorKind != "" {
 					s.ErrorKinds[r.ErrorKind]++
@@ -150,6 +151,13 @@ func Score(o *Outcome, model string) *Scored {
 	if voted > 0 {
 		f := float64(flipped) / float64(voted)
 		s.FlipRate = &f
+	}
+	if sp, ok := o.Opts.Backend.(interface {
+		Spending() (thisRun, folder float64, ok bool)
+	}); ok {
+		if run, folder, ok := sp.Spending(); ok {
+			s.Spending = &judgefmt.Spending{ThisRunUSD: run, FolderUSD: folder}
+		}
 	}
 	if len(s.ErrorKinds) == 0 {
 		s.ErrorKinds = nil

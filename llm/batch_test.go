@@ -316,7 +316,7 @@ var errKilled = errors.New("killed")
 // reply.
 func TestBatchKill(t *testing.T) {
 	const n = 12
-	for _, step := range []string{"upload", "uploaded", "create", "created", "poll", "download", "downloaded", "resolved"} {
+	for _, step := range []string{"prepare", "upload", "uploaded", "create", "created", "poll", "download", "downloaded", "resolved"} {
 		t.Run(step, func(t *testing.T) {
 			srv := llmtest.Start(t, answer, llmtest.Options{})
 			dir := t.TempDir()
@@ -391,7 +391,7 @@ func TestBatchKill(t *testing.T) {
 			if spent := m2.Spent(); spent < billed-1e-12 {
 				t.Errorf("folder spent $%.6f, provider billed $%.6f", spent, billed)
 			}
-			if step != "upload" && step != "uploaded" && st.Unreconciled == 0 {
+			if step != "prepare" && step != "upload" && step != "uploaded" && st.Unreconciled == 0 {
 				t.Errorf("no reservation of the killed run's batch is left counted")
 			}
 			// Once the resumed run has read every result, the killed run's

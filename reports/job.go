@@ -17,6 +17,9 @@ type Job struct {
 	// AuditDir is a judge audit's folder (clinsql audit --out) whose
 	// audit.json report.html shows; "" for none.
 	AuditDir string
+	// EHRSQL is an EHRSQL section (ehrsqlbench.Section) the report shows
+	// beside the ClinSQL models; nil for none.
+	EHRSQL *EHRSQL
 	// Built, if set, is called once the report is built, before its files
 	// are written (a progress line, warnings).
 	Built func(*Report)
@@ -33,6 +36,7 @@ func Run(ctx context.Context, j Job) (r *Report, files []string, err error) {
 			return nil, nil, fmt.Errorf("--audit: %w", err)
 		}
 	}
+	r.EHRSQL = j.EHRSQL
 	if j.Built != nil {
 		j.Built(r)
 	}

@@ -1,8 +1,11 @@
 package labelset
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/clinsql/clinsql/datasets"
 )
 
 // CopyRun is the run of consecutive words a rationale may not share with
@@ -39,4 +42,35 @@ func words(s string) []string {
 	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
+}
+
+// OwnWords refuses a rationale that repeats CopyRun words of the texts a
+// labeller saw for its leaf (see Copied): the task's question, the
+// leaf's requirement, its ancestors' and its siblings'. t is the label's
+// task; a leaf the task does not have is an error.
+func OwnWords(t *datasets.Task, l *Label) error {
+	if l.Rationale == "" {
+		return nil
+	}
+	tree := t.ResultsRubric
+	if l.Tree == TreeSQL {
+		tree = t.SQLRubric
+	}
+	leaf := tree.Root.Find(l.Leaf)
+	if leaf == nil {
+		return fmt.Errorf("%s has no %s leaf %q", l.Key, l.Tree, l.Leaf)
+	}
+	sources := []string{t.Question, leaf.Requirements}
+	for _, a := range leaf.Ancestors() {
+		sources = append(sources, a.Requirements)
+	}
+	if leaf.Parent != nil {
+		for _, s := range leaf.Parent.Children {
+			sources = append(sources, s.Requirements)
+		}
+	}
+	if c := Copied(l.Rationale, sources...); c != "" {
+		return fmt.Errorf("repeats %q from the rubric or the question: write it in your own words", c)
+	}
+	return nil
 }

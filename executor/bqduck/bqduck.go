@@ -2,7 +2,6 @@ package bqduck
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"sync/atomic"
@@ -127,12 +126,17 @@ func dialect(cat bqsql.Catalog) duckdb.Options {
 		// the bridge's own limits are reported as unsupported, not blamed
 		// on the query.
 		Explain: bqsql.Explain,
-		// FARM_FINGERPRINT and the other Go functions, registered at open.
-		Register: func(ctx context.Context, conn *sql.Conn) error {
-			return duckdb.RegisterFunctions(ctx, conn, Functions())
-		},
+		// FARM_FINGERPRINT and the other Go functions, registered at open
+		// in the engine's worker process, which finds them by this name.
+		Functions: []string{functionSet},
 	}
 }
+
+// functionSet names Functions to the DuckDB engine: its worker process
+// (this binary started again) defines them by the same init function.
+const functionSet = "bigquery"
+
+func init() { duckdb.DefineFunctions(functionSet, Functions) }
 
 // Functions are bqsql.Functions as the DuckDB engine registers them.
 func Functions() []duckdb.Function {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -128,5 +129,34 @@ func TestOpenAutoNeedsFacts(t *testing.T) {
 	defer eng.Close()
 	if f := eng.DatabaseFacts(); f.Patients != 0 || f.Sample {
 		t.Errorf("facts %+v, want none", f)
+	}
+}
+
+// The flags give the options, and a mode the engine has not is a usage
+// error naming the flag.
+func TestFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want Options
+		err  string
+	}{
+		{nil, Options{Memory: "2GB", Threads: 1, ZeroDivision: ZeroDivisionAuto}, ""},
+		{[]string{"--db", "x.duckdb", "--memory", "4GB", "--threads", "2", "--zero-division", "null"},
+			Options{DB: "x.duckdb", Memory: "4GB", Threads: 2, ZeroDivision: ZeroDivisionNull}, ""},
+		{[]string{"--zero-division", "never"}, Options{}, `--zero-division must be auto, error or null, not "never"`},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		f := AddFlags(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.Options(executor.Limits{}, 0)
+		var ue *UsageError
+		switch {
+		case c.err != "" && (!errors.As(err, &ue) || err.Error() != c.err):
+			t.Errorf("%v: error %v, want usage error %q", c.args, err, c.err)
+		case c.err == "" && (err != nil || fmt.Sprint(got) != fmt.Sprint(c.want)):
+			t.Errorf("%v: %+v, %v; want %+v", c.args, got, err, c.want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/bqduck"
 	"github.com/clinsql/clinsql/executor/bqsql"
+	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/internal/shared"
 )
@@ -36,6 +37,8 @@ var demo struct {
 const queryTimeout = 30 * time.Second
 
 func TestMain(m *testing.M) {
+	// The engine's worker is this test binary started again.
+	duckdb.ServeIfWorker()
 	code := m.Run()
 	if demo.engine != nil {
 		demo.engine.Close()

@@ -56,6 +56,16 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 			err = &Error{Kind: KindUnsupported, Msg: fmt.Sprintf("internal translator error: %v", r)}
 		}
 	}()
+	// ctx is polled between passes (the emitter also polls it inside its
+	// walk): nesting is bounded (maxNesting), so no one pass runs long on
+	// a query of the size model replies are capped at.
+	var done error
+	alive := func() bool {
+		if err := ctx.Err(); err != nil && done == nil {
+			done = interrupted(err)
+		}
+		return done == nil
+	}
 	toks, err := Tokenize(sql)
 	if err != nil {
 		return "", nil, err
@@ -64,14 +74,20 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	if err != nil {
 		return "", nil, err
 	}
+	if !alive() {
+		return "", nil, done
+	}
 	items = distinctFrom(items)
 	if items, err = withExpressions(sql, items); err != nil {
 		return "", nil, err
 	}
+	if !alive() {
+		return "", nil, done
+	}
 	items = nestedWith(items)
 	items = outerAggregates(items)
-	if err := ctx.Err(); err != nil {
-		return "", nil, interrupted(err)
+	if !alive() {
+		return "", nil, done
 	}
 	if withBinds {
 		binds = t.bindChecks(ctx, sql, items)
@@ -81,24 +97,42 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	if err := reservedQualifier(sql, toks); err != nil {
 		return "", nil, err
 	}
+	if !alive() {
+		return "", nil, done
+	}
 	e.checkGroupingSets(items)
 	e.checkUnnestAggregates(items)
 	e.checkArrayEquality(items)
 	groupByAllKeys(items)
+	if !alive() {
+		return "", nil, done
+	}
 	e.scan(items)
+	if !alive() {
+		return "", nil, done
+	}
 	// Before output columns are named (AS f0_ is raw text to the type
 	// rules).
 	e.checkSetOpTypes(items)
 	e.numericSetOpLiterals(items)
 	items = e.nameOutputColumns(items)
+	if !alive() {
+		return "", nil, done
+	}
 	fromValueTables(items)
 	items = selectTuples(items)
 	items = selectAsStruct(items, true)
 	items = wrapSetOperationOrder(items)
+	if !alive() {
+		return "", nil, done
+	}
 	e.outputNames = map[string]int{}
 	e.countOutputNames(items)
 	e.resolveOutputAliases(items)
 	e.markDeferredAggregates(items)
+	if !alive() {
+		return "", nil, done
+	}
 	out := e.seq(items)
 	if e.err != nil {
 		return "", nil, e.err

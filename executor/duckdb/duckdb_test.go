@@ -204,8 +204,26 @@ func TestHostileSQLRefused(t *testing.T) {
 	}
 }
 
+// openLocal opens the database in this process, as a worker does, with
+// the defaults Open fills in.
+func openLocalDB(t *testing.T, path string, cfg setup) *local {
+	t.Helper()
+	cfg.Path = path
+	cfg.TempDir = t.TempDir()
+	cfg.TempLimit = DefaultTempLimit
+	cfg.MaxConns = DefaultMaxConns
+	cfg.MaxRows = DefaultMaxRows
+	cfg.MaxResultBytes = executor.DefaultMaxResultBytes
+	l, err := openLocal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.close() })
+	return l
+}
+
 func TestConfigurationLocked(t *testing.T) {
-	e := openEngine(t, makeDB(t, fixture...), Options{Threads: 1, MemoryLimit: "256MB"})
+	e := openLocalDB(t, makeDB(t, fixture...), setup{Threads: 1, MemoryLimit: "256MB"})
 	// A raw connection bypasses the statement check: the database itself must
 	// still refuse changes.
 	conn, err := e.db.Conn(context.Background())
@@ -235,7 +253,7 @@ func TestConfigurationLocked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if threads != 1 || external || autoload || !locked || !strings.EqualFold(mode, "read_only") || temp != e.tempDir {
+		if threads != 1 || external || autoload || !locked || !strings.EqualFold(mode, "read_only") || temp != e.cfg.TempDir {
 			t.Errorf("settings %v %v %v %v %v %v", threads, external, autoload, locked, mode, temp)
 		}
 	}
@@ -523,12 +541,18 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
-func TestSecondOpenOfSameFileFails(t *testing.T) {
+// Each engine's database is open in its own worker process, read-only:
+// two engines on one file both work (in one process DuckDB's instance
+// cache refused a second configuration of the same file).
+func TestTwoEnginesOnOneFile(t *testing.T) {
 	path := makeDB(t, fixture...)
-	openEngine(t, path, Options{})
-	if e, err := Open(path, Options{}); err == nil {
-		e.Close()
-		t.Error("a second engine on the same file opened; DuckDB's instance cache should refuse the second configuration")
+	a := openEngine(t, path, Options{})
+	b := openEngine(t, path, Options{MemoryLimit: "300MB"})
+	for _, e := range []*Engine{a, b} {
+		res, err := e.Query(context.Background(), `SELECT count(*) FROM mimiciv_3_1_hosp.patients`)
+		if err != nil || res.Rows[0][0] != int64(3) {
+			t.Errorf("%v %v", res, err)
+		}
 	}
 }
 

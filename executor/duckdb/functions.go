@@ -32,9 +32,9 @@ var functionTypes = map[string]duck.Type{
 }
 
 // RegisterFunctions registers fns on the database of conn (functions are
-// database-wide, registered through any one connection): Options.Register
-// for a dialect that describes its functions as data. Functions of one
-// name are registered as one overloaded set.
+// database-wide, registered through any one connection): what an engine
+// does with the sets Options.Functions names (DefineFunctions). Functions
+// of one name are registered as one overloaded set.
 func RegisterFunctions(_ context.Context, conn *sql.Conn, fns []Function) error {
 	var names []string
 	byName := map[string][]duck.ScalarFunc{}

@@ -203,6 +203,10 @@ func checkNoNull(leaf *rubric.Node, t *Table) CodeDecision {
 		if t.Truncated {
 			return undecided(KindNoNull, "no NULL in the first %d rows, but the result has %d", len(t.Rows), t.TotalRows)
 		}
+		if col, raw := packedNull(t); col >= 0 {
+			return undecided(KindNoNull, "no cell is NULL, but %s holds a packed value with an empty field (%s): whether a NULL inside a value counts is a judgement",
+				t.Columns[col], firstLine(raw, 60))
+		}
 		ev.Columns = t.Columns
 		return decided(KindNoNull, true, ev, "no NULL or empty value in any of the %d column(s) and %d row(s)", len(t.Columns), t.TotalRows)
 	}
@@ -246,6 +250,25 @@ func checkNoNull(leaf *rubric.Node, t *Table) CodeDecision {
 	return undecided(KindNoNull, "NULLs in %s; which columns the requirement covers is not stated by name", strings.Join(withNull, ", "))
 }
 
+// packedNullRe finds an empty field in a cell holding a STRUCT or ARRAY
+// written out ({'n': None, ...}, [1, null]).
+var packedNullRe = regexp.MustCompile(`(?i)(?:[:\[,]\s*)(?:none|null|nan)\s*[,}\]]`)
+
+// packedNull returns the first column holding a packed value (a cell
+// that begins with { or [) with an empty field, and the cell; -1 when
+// none does.
+func packedNull(t *Table) (int, string) {
+	for _, r := range t.Rows {
+		for i, c := range r {
+			raw := strings.TrimSpace(c.Raw)
+			if raw != "" && (raw[0] == '{' || raw[0] == '[') && packedNullRe.MatchString(raw) {
+				return i, raw
+			}
+		}
+	}
+	return -1, ""
+}
+
 // findColumn returns the column whose name equals id up to case and
 // separators, or -1.
 func findColumn(t *Table, id string) int {
@@ -267,8 +290,41 @@ var statistics = setOf("mean p5 p10 p25 p50 p75 p90 p95 p99 sd iqr min max count
 // grouping marks rubric text about a grouping column (a stratum, a
 // category): such columns are named freely ("outcome" for a discharge
 // group), so code never declares them absent.
-var grouping = setOf("group grouping category stratification stratum strata tier bin quartile quintile tertile decile " +
+var grouping = setOf("group subgroup grouping category stratification stratum strata tier bin quartile quintile tertile decile " +
 	"status outcome disposition type class destination label section cohort")
+
+// roleWords name the part a column plays in a long-format result (the
+// measure's name, its kind, an identifier) or hedge an example ("'value'
+// or similar"), not a quantity. A requirement that names its column by
+// these and generic words alone ("Column for primary values (e.g.,
+// 'value', 'result')", "Column 'metric_name' or similar") is met as well
+// by a wide result that holds each value in a column of its own, so no
+// column name shows it unmet.
+var roleWords = setOf("measure measures measurement similar name type kind identification identifier indicator")
+
+// engineName matches the names engines give unnamed expressions
+// (BigQuery's f0_, col_1, expr_2).
+var engineName = regexp.MustCompile(`(?i)^(?:col(?:umn)?|f|field|c|expr|_col)_?\d+_?$|^f\d+_$`)
+
+// genericWords name no quantity (besides the stopwords: value, result,
+// metric).
+var genericWords = setOf("col column field output stat measure var variable expr f c")
+
+// GenericName reports a column name that says nothing of what the column
+// holds: an engine's name for an unnamed expression, or generic words and
+// numbers only (result_metric_1, value_2).
+func GenericName(name string) bool {
+	if engineName.MatchString(name) {
+		return true
+	}
+	ws := Tokens(name)
+	for _, w := range ws {
+		if !genericWords[w] && !onlyNumbers([]string{w}) {
+			return false
+		}
+	}
+	return len(ws) > 0
+}
 
 // scored is a candidate column's fit to a rubric text.
 type scored struct {
@@ -623,9 +679,31 @@ func checkColumn(leaf *rubric.Node, t *Table) CodeDecision {
 	if c := relatedText(t, concept); c != "" {
 		return undecided(KindColumn, "%q is related to the requirement but not clearly the required column", c)
 	}
+	// The absence of a name shows the quantity absent only where the
+	// requirement names a quantity, and every column's name says what it
+	// holds.
+	if !namesQuantity(concept) {
+		return undecided(KindColumn, "the requirement names its column by its role in the layout only {%s}, which a result may meet without such a name", concept.key())
+	}
+	for _, c := range t.Columns {
+		if GenericName(c) {
+			return undecided(KindColumn, "column %q has a generic name (an engine's for an unnamed expression, or generic words), which says nothing of what it holds", c)
+		}
+	}
 	ev.Match = "absent"
 	return decided(KindColumn, false, ev, "no column relates to the required quantity {%s}; the result has %s",
 		concept.key(), strings.Join(t.Columns, ", "))
+}
+
+// namesQuantity reports a concept with a word that is neither a role in
+// the layout (roleWords) nor a number.
+func namesQuantity(concept tokenSet) bool {
+	for k := range concept {
+		if !roleWords[k] && !onlyNumbers([]string{k}) {
+			return true
+		}
+	}
+	return false
 }
 
 // coreMatch returns the first column that names the same quantity as one
@@ -1230,6 +1308,8 @@ func selectRows(t *Table, texts []string, col int, tree []string) (rows []int, w
 		// group is not found, and the judge reads the rubric.
 		named, others := rowsNamed(t, texts, col, tree)
 		switch {
+		case len(named) > 0 && valueElsewhere(t, col, named):
+			return nil, fmt.Sprintf("%s is NULL in the %d row(s) whose label the text names, and holds values in other rows: the result stacks sections, and the text may name another section in passing", t.Columns[col], len(named))
 		case len(named) > 0:
 			return named, ""
 		case others != "" && len(t.Rows) == 1:
@@ -1449,6 +1529,50 @@ func rowsLabelled(t *Table, label string, col int) []int {
 		}
 	}
 	return out
+}
+
+// valueElsewhere reports rows of a column that are all NULL where the
+// result stacks sections: other rows hold the column's values, and
+// another column holds values in every one of these rows and in none of
+// those (a distribution section with its own measures beside an outcome
+// section). Rows matched by a word of the text may be a section the text
+// mentions in passing ("hemorrhagic stroke can have long stays" naming a
+// distribution section labelled "stroke"): their NULLs are not the value
+// asked for missing. A group's row that is NULL where the others are not,
+// with nothing of its own (an empty cohort), is its value missing.
+func valueElsewhere(t *Table, col int, rows []int) bool {
+	chosen := make(map[int]bool, len(rows))
+	for _, ri := range rows {
+		if !t.Rows[ri][col].Null {
+			return false
+		}
+		chosen[ri] = true
+	}
+	var carriers []int
+	for ri, r := range t.Rows {
+		if !chosen[ri] && !r[col].Null {
+			carriers = append(carriers, ri)
+		}
+	}
+	if len(carriers) == 0 {
+		return false
+	}
+	for c := range t.Columns {
+		if c == col {
+			continue
+		}
+		own := true
+		for _, ri := range rows {
+			own = own && !t.Rows[ri][c].Null
+		}
+		for _, ri := range carriers {
+			own = own && t.Rows[ri][c].Null
+		}
+		if own {
+			return true
+		}
+	}
+	return false
 }
 
 // judgeValues decides a band over the given rows of a column.

@@ -44,13 +44,19 @@
 //     different quantities both match, other than by a name the rubric
 //     gives, decides neither: its name does not tell them apart. It fails when no column,
 //     and no row label of a long-format result, shares any word with the
-//     required quantity. Names that are related but differ (another time
+//     required quantity, where the requirement names a quantity (not only
+//     a role in the layout: "'value' or similar", "a column for metrics
+//     (e.g., 'metric', 'measure')", which a wide result meets with named
+//     columns) and no column has a generic name (f0_, col_1,
+//     result_metric_1: it may hold anything). Names that are related but differ (another time
 //     window, another statistic, another grouping) are a judgement: they
 //     go to the backend. A generic name (col_1, value_2) matches no
 //     example by the number left of both ("metric_1_name"). A leaf that
 //     applies "if applicable" (where available, optional) goes to the
 //     backend rather than fail; so does a band leaf of that kind.
-//   - no_null passes when no cell is NULL (empty, NULL, NaN, None); fails
+//   - no_null passes when no cell is NULL (empty, NULL, NaN, None) and no
+//     cell holds a packed value (a STRUCT or ARRAY written out) with an
+//     empty field, which goes to the backend; fails
 //     when a column the leaf names, or any column of an unscoped leaf, has
 //     one; leaves with an "expected"/"acceptable" exception, or NULLs only
 //     outside the named columns, go to the backend. A leaf scoped to some
@@ -83,7 +89,10 @@
 //     names word for word; a quoted group named more fully than the one
 //     label whose words it holds, 'Discharged to Facility' for
 //     "Facility"), and passes when every value lies in the band,
-//     fails when none does or the value is NULL. On a rate band in percent
+//     fails when none does or the value is NULL (rows matched by a word of
+//     the text that are NULL where a stacked result's other section holds
+//     the column's values go to the backend: the text may mention that
+//     section in passing). On a rate band in percent
 //     a column of fractions (all values in [0, 1]) is read as fractions
 //     when its name says so, else decided only where both readings agree;
 //     a rate of 0 over an empty cohort (every count in its row 0, or a

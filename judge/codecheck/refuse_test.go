@@ -289,3 +289,63 @@ func TestColumnClaims(t *testing.T) {
 		})
 	}
 }
+
+// TestAbsenceRefusals: issue 27's labelled leaves showed a fail decided
+// on what the result does not show. A column's absence is shown only
+// where the requirement names a quantity and every column's name says
+// what it holds; a NULL only where it is the value's row; a cell only
+// where it is not a packed value with empty fields inside. Each refuses
+// rather than fails.
+func TestAbsenceRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		name, category, parent, text, csv string
+		decided, pass                     bool
+		explainHas                        string
+	}{
+		// "Column for primary values (e.g., 'value', 'result')": a wide
+		// result holds its values in named columns.
+		{name: "role: values in a wide layout", category: format, parent: "Column Name Exists", text: "Column for primary values exists (e.g., 'value', 'result')",
+			csv: "mortality_rate,mean_los\n0.2,5\n", explainHas: "role in the layout"},
+		{name: "role: or similar", category: format, parent: "Column Name Exists", text: "Column 'metric_name' or similar must exist",
+			csv: "mortality_rate,mean_los\n0.2,5\n", explainHas: "role in the layout"},
+		{name: "role: metric or measure", category: format, parent: "Column Name Exists", text: "Column for metrics exists (e.g., 'metric', 'measure')",
+			csv: "category,amount\nmortality,0.2\n", explainHas: "role in the layout"},
+		// The name the rubric gives still passes.
+		{name: "role: the name given", category: format, parent: "Column Name Exists", text: "Column 'value' or similar must exist",
+			csv: "metric,value\nmortality,0.2\n", decided: true, pass: true, explainHas: "named as required"},
+		// A quantity named and absent still fails.
+		{name: "quantity absent", category: format, parent: "Column Name Exists", text: "Column for mortality rate exists (e.g., 'mortality_rate')",
+			csv: "mean_los,n\n5,10\n", decided: true, explainHas: "no column relates"},
+		// A subgroup column is a grouping column, named freely.
+		{name: "subgroup", category: format, parent: "Column Name Exists", text: "Column exists for subgroup identification (e.g., 'subgroup')",
+			csv: "serotonergic_group,mortality_rate\n>=2,0.2\n", explainHas: "grouping column"},
+		// BigQuery names an unnamed expression f0_: it may hold the count.
+		{name: "generic name", category: format, parent: "Column Name Exists", text: "The output contains a column for the total number of admissions (e.g., 'total_admissions')",
+			csv: "f0_\n1234\n", explainHas: "generic name"},
+		// A section of a stacked result named in passing: its rows are
+		// NULL in the column, another section's rows hold it.
+		{name: "stacked sections", category: values, parent: "Validate values in the average length of stay column", text: "Clinically Plausible (1-60). Stroke can have very long stays.",
+			csv: "section,group_type,n_drugs,avg_los_days\ndistribution,stroke,2,\ndistribution,stroke,3,\noutcomes,top,,7.5\n", explainHas: "stacks sections"},
+		// A group's own row NULL where the other's is not (an empty
+		// cohort): its value is missing, and the leaf fails.
+		{name: "empty group's NULL", category: values, parent: "DKA mortality rate", text: "Acceptable Range (2-25)",
+			csv: "cohort,n,mortality_pct\nGeneral,600,4.4\nDKA,0,\n", decided: true, explainHas: "NULL"},
+		// A STRUCT written out with a None field: whether that counts
+		// as a NULL is a reader's call.
+		{name: "packed null", category: format, parent: "", text: "No NULL or empty values in the output",
+			csv: "metric,value\np95,\"{'N': None, 'mean': 11.0}\"\n", explainHas: "packed value"},
+		{name: "packed, no null", category: format, parent: "", text: "No NULL or empty values in the output",
+			csv: "metric,value\np95,\"{'N': 4, 'mean': 11.0}\"\n", decided: true, pass: true, explainHas: "no NULL"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			leaf := resultsLeaf(t, tc.category, tc.parent, tc.text)
+			d := Check(leaf, table(t, tc.csv))
+			if d.Decided != tc.decided || d.Pass != tc.pass {
+				t.Errorf("decided %v pass %v, want %v %v: %s", d.Decided, d.Pass, tc.decided, tc.pass, d.Explanation)
+			}
+			if !strings.Contains(d.Explanation, tc.explainHas) {
+				t.Errorf("explanation %q lacks %q", d.Explanation, tc.explainHas)
+			}
+		})
+	}
+}

@@ -26,6 +26,11 @@
 // shape, leaves only, with each leaf's verdict and source added;
 // scoring.ReadGrading reads it as it reads the published gradings.
 //
+// Beside the ledger, transcript.jsonl keeps what a model judge was asked
+// and what it replied: one [Exchange] per backend call
+// ([Ledger.AppendExchange], [ReadTranscript]), for reports to show next to
+// the verdicts. Scores never read it.
+//
 // The leaf kinds ([LeafKind]) and a code decision's [Evidence] are defined
 // here because records carry them; package codecheck decides them.
 package judgefmt

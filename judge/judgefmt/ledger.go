@@ -119,6 +119,11 @@ type Record struct {
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
 	CostUSD          float64 `json:"cost_usd"`
+	// ReplyCostUSD is what the reply (or replies) deciding the leaf cost
+	// when bought, by this run or an earlier one: CostUSD for a call made
+	// now, the recorded price for one read from the cache (for a group,
+	// the leaf's share). Absent in records written before it existed.
+	ReplyCostUSD float64 `json:"reply_cost_usd,omitempty"`
 	// PerCall is each call's tokens when the leaf took more than one
 	// (k-sample votes).
 	PerCall []Usage `json:"per_call,omitempty"`
@@ -272,9 +277,12 @@ func joinComma(s []string) string {
 
 // Ledger is an open, append-only ledger. Append is safe for concurrent use.
 type Ledger struct {
-	path   string
-	mu     sync.Mutex
-	f      *os.File
+	path string
+	mu   sync.Mutex
+	f    *os.File
+	// tf is the transcript beside the ledger, opened on first use
+	// (AppendExchange).
+	tf     *os.File
 	header LedgerHeader
 	// last holds the last record of every leaf, from the file and from
 	// this run.
@@ -509,5 +517,11 @@ func (l *Ledger) Close() error {
 		err = cerr
 	}
 	l.f = nil
+	if l.tf != nil {
+		if cerr := l.tf.Close(); err == nil {
+			err = cerr
+		}
+		l.tf = nil
+	}
 	return err
 }

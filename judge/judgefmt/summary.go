@@ -120,13 +120,23 @@ type Summary struct {
 	// LLMCalls counts chat completions sent to the endpoint (cache hits
 	// are not calls); BackendLeavesPerTask is the number of leaves a
 	// backend (LLM or replay) decided, per task.
-	LLMCalls             int     `json:"llm_calls"`
-	CacheHits            int     `json:"cache_hits"`
-	PromptTokens         int     `json:"prompt_tokens"`
-	CompletionTokens     int     `json:"completion_tokens"`
-	CostUSD              float64 `json:"cost_usd"`
-	LLMCallsPerTask      float64 `json:"llm_calls_per_task"`
-	BackendLeavesPerTask float64 `json:"backend_leaves_per_task"`
+	LLMCalls         int     `json:"llm_calls"`
+	CacheHits        int     `json:"cache_hits"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+	// RepliesCostUSD is what the replies the verdicts used cost when they
+	// were bought, by this run or an earlier one, read from the cache or
+	// not (a record without reply_cost_usd counts its cost_usd). CostUSD
+	// counts only what the runs that recorded the verdicts paid: nothing
+	// for a reply an earlier run bought and was killed before recording,
+	// which a resumed run reads from the cache.
+	RepliesCostUSD float64 `json:"replies_cost_usd"`
+	// Spending is the LLM judge's meter after this run (absent without
+	// one).
+	Spending             *Spending `json:"spending,omitempty"`
+	LLMCallsPerTask      float64   `json:"llm_calls_per_task"`
+	BackendLeavesPerTask float64   `json:"backend_leaves_per_task"`
 	// BackendCalls counts the requests that decided the backend leaves:
 	// one per leaf judged alone, one per group. It is what an LLM judge
 	// with one sample and no cache would call, and what a replay of
@@ -159,6 +169,18 @@ type Summary struct {
 	This   RunCounts  `json:"this_run"`
 	// Scores are the task scores (SQL, results), for callers.
 	Scores map[datasets.Key][2]float64 `json:"-"`
+}
+
+// Spending is what the LLM judge's meter recorded.
+type Spending struct {
+	// ThisRunUSD is what this run's calls were charged: every attempt,
+	// failed ones and replies never recorded included.
+	ThisRunUSD float64 `json:"this_run_usd"`
+	// FolderUSD is the output folder's spending record over every run
+	// into it, unsettled reservations (killed calls, batches not yet
+	// read) at their worst case: never less than the provider billed for
+	// the calls made from the folder.
+	FolderUSD float64 `json:"folder_usd"`
 }
 
 // RunCounts is what one invocation did (as opposed to what the ledger

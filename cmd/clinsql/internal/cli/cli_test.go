@@ -120,7 +120,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"rescore", "--grading", grading, "--tasks", dir, "--out", dir, "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"rescore", "--grading", filepath.Join(dir, "nope.json"), "--tasks", dir, "--out", dir}, 1, "$DIR/nope.json: no such file"},
 		{[]string{"rescore", "--grading", grading, "--tasks", filepath.Join(dir, "data", "splits", "test"), "--out", dir}, 1, "no task validation/Diagnostic_Procedures/easy_level_queries/001"},
-		{[]string{"datasets", "fetch", "kaggle"}, 2, "want: clinsql datasets fetch clinsql"},
+		{[]string{"datasets", "fetch", "kaggle"}, 2, "want: clinsql datasets fetch clinsql|ehrsql"},
 		{[]string{"rescore", "-h"}, 0, "usage: clinsql rescore"},
 	} {
 		code, _, stderr := runCLI(t, dir, tc.args...)

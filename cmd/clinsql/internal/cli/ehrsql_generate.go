@@ -393,5 +393,5 @@ func runEHRSQLConfig(ctx context.Context, env *Env, path string, quiet bool, bat
 		return err
 	}
 	fmt.Fprintln(env.Stdout, "\n== report")
-	return writeEHRSQLReport(env, c.Report, []string{c.Out})
+	return writeEHRSQLOnly(env, c.Report, []string{c.Out})
 }

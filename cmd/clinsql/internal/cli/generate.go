@@ -13,6 +13,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor/mimic"
+	"github.com/clinsql/clinsql/internal/safefile"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
 	"github.com/clinsql/clinsql/runfolder"
@@ -195,8 +196,9 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 		defer meter.Close()
 	}
 	// Retries and other client events go to a log file: on the terminal
-	// they would bury the progress line.
-	logFile, err := os.OpenFile(filepath.Join(cfg.Out, "generate.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	// they would bury the progress line. Opened without following a link
+	// (a FIFO or a link there is refused, never written through).
+	logFile, err := safefile.OpenFile(cfg.Out, "generate.log", os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, err
 	}

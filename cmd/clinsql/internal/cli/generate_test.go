@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/clinsql/clinsql/datasets"
@@ -189,5 +190,41 @@ func TestGenerateOnBigQuery(t *testing.T) {
 	}
 	if ok != len(tasks)-1 {
 		t.Errorf("%d tasks ran, want %d", ok, len(tasks)-1)
+	}
+}
+
+// TestGenerateLogNotFollowed: a generate.log in the output folder that is
+// a link to a file elsewhere (or a FIFO) is refused by name, never written
+// through or waited on.
+func TestGenerateLogNotFollowed(t *testing.T) {
+	dir := t.TempDir()
+	tasksDir := filepath.Join(dir, "data")
+	if _, err := fixtures.WriteClinSQL(tasksDir); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text("```sql\nSELECT 1\n```")), llmtest.Options{APIKey: genKey})
+	models := writeModels(t, dir, map[string]string{"alpha": srv.OpenAIBaseURL()})
+	outside := filepath.Join(dir, "elsewhere.log")
+	if err := os.WriteFile(outside, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, plant := range map[string]func(string) error{
+		"symlink": func(p string) error { return os.Symlink(outside, p) },
+		"fifo":    func(p string) error { return syscall.Mkfifo(p, 0o644) },
+	} {
+		out := filepath.Join(dir, "out-"+name)
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := plant(filepath.Join(out, "generate.log")); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runGen(t, "generate", "--models", models, "--tasks", tasksDir, "--db", filepath.Join(dir, "none.duckdb"), "--out", out, "--quiet")
+		if code == 0 || !strings.Contains(stderr, filepath.Join(out, "generate.log")) || !strings.Contains(stderr, "not a regular file") {
+			t.Errorf("%s generate.log: exit %d\n%s", name, code, stderr)
+		}
+	}
+	if b, _ := os.ReadFile(outside); len(b) != 0 || srv.Calls() != 0 {
+		t.Errorf("wrote %q outside the folder, made %d calls", b, srv.Calls())
 	}
 }

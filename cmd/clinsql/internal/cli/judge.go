@@ -396,6 +396,13 @@ func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) {
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "llm calls %d (%.2f per task; %d cache hits), tokens %d prompt + %d completion, $%.4f; this run: %d calls, %d leaves recorded\n",
 		s.LLMCalls, s.LLMCallsPerTask, s.CacheHits, s.PromptTokens, s.CompletionTokens, s.CostUSD, s.This.LLMCalls, s.This.Recorded)
+	if s.RepliesCostUSD > 0 || s.Spending != nil {
+		fmt.Fprintf(w, "the replies the verdicts used cost $%.4f when bought (cache hits included)", s.RepliesCostUSD)
+		if sp := s.Spending; sp != nil {
+			fmt.Fprintf(w, "; spent by this run $%.4f, by every run into this folder $%.4f", sp.ThisRunUSD, sp.FolderUSD)
+		}
+		fmt.Fprintln(w)
+	}
 	if s.FlipRate != nil {
 		fmt.Fprintf(w, "k=%d vote: flip rate %.3f\n", s.Samples, *s.FlipRate)
 	}

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/ehrsqlbench"
 	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/reports"
 	"github.com/clinsql/clinsql/rubric"
-	"github.com/clinsql/clinsql/scoring"
 )
 
 const reportUsage = `usage: clinsql report --tasks DIR --out DIR (--run DIR | --grading FILE)... [--ehrsql DIR]...
@@ -62,10 +60,13 @@ mutations, rubric lint).
 --ehrsql is an EHRSQL run folder (clinsql generate --benchmark ehrsql); it
 adds the EHRSQL section: ehrsql.md and ehrsql.csv (RS(0), RS(5), RS(10),
 RS(N) per model x strategy with 95% bootstrap intervals, coverage and the
-thresholds with their calibration split) and, per model with a calibrated
-strategy, ehrsql_risk_coverage_<model>.svg (RS(c) and coverage on the
-calibration split against each threshold). Without --tasks, only that
-section is written.
+thresholds with their calibration split), and in report.html the same
+table, each strategy's questions (prediction, gold, outcome, why it
+abstained), risk and RS(c) against coverage on the evaluation split and the
+calibration sweep. Without --tasks, only that section is written.
+
+Every chart is also written as its own SVG file under figures/, and the
+leaderboard as LaTeX tables in leaderboard.tex.
 `
 
 // reportRequest is what clinsql report is asked to do: from its flags, or
@@ -159,7 +160,7 @@ func parseReportFlags(env *Env, args []string) (reportRequest, error) {
 // and prints its ranking.
 func reportRun(ctx context.Context, env *Env, r reportRequest) error {
 	if r.TasksDir == "" && len(r.Gradings)+len(r.Runs) == 0 {
-		return writeEHRSQLReport(env, r.Out, r.EHRSQL)
+		return writeEHRSQLOnly(env, r.Out, r.EHRSQL)
 	}
 	tasks, err := loadTasks(env, r.TasksDir)
 	if err != nil {
@@ -173,7 +174,13 @@ func reportRun(ctx context.Context, env *Env, r reportRequest) error {
 	// line's clock shows the report is working.
 	bar := newBar(env, "report: stages", 2, false)
 	defer bar.Finish()
-	rep, files, err := reports.Run(ctx, reports.Job{Out: r.Out, AuditDir: r.AuditDir,
+	var sec *reports.EHRSQL
+	if len(r.EHRSQL) > 0 {
+		if sec, err = writeEHRSQLReport(env, r.Out, r.EHRSQL); err != nil {
+			return err
+		}
+	}
+	rep, files, err := reports.Run(ctx, reports.Job{Out: r.Out, AuditDir: r.AuditDir, EHRSQL: sec,
 		Options: reports.Options{Tasks: tasks, Gradings: r.Gradings, Runs: r.Runs, Mode: r.Mode,
 			Bootstrap: reports.Bootstrap{Seed: r.Seed, Resamples: r.Resamples}, RankBy: r.Metric, Compare: r.Compare, PreviewRows: r.PreviewRows,
 			Reliability:       reports.Reliability{Abstention: reliability.Abstention{Marker: r.Marker}, Threshold: r.Threshold},
@@ -194,11 +201,8 @@ func reportRun(ctx context.Context, env *Env, r reportRequest) error {
 	}
 	bar.Step("written", 0, 0, false)
 	bar.Finish()
-	printReportBrief(env, rep)
+	rep.WriteBrief(env.Stdout)
 	fmt.Fprintf(env.Stdout, "\nwrote %d files to %s\nreport: %s\n", len(files), r.Out, files[len(files)-1])
-	if len(r.EHRSQL) > 0 {
-		return writeEHRSQLReport(env, r.Out, r.EHRSQL)
-	}
 	return nil
 }
 
@@ -220,71 +224,39 @@ func (r reportRequest) selectTasks(env *Env, tasks []*datasets.Task) ([]*dataset
 	return r.Filter.selectTasks(env, tasks, r.TasksDir, in.Keys, in.Label, "--run "+in.Runs[0])
 }
 
-// writeEHRSQLReport writes the EHRSQL section of the runs into out.
-func writeEHRSQLReport(env *Env, out string, dirs []string) error {
+// writeEHRSQLOnly writes the report of EHRSQL runs alone: the section's
+// tables, its figures and report.html.
+func writeEHRSQLOnly(env *Env, out string, dirs []string) error {
+	sec, err := writeEHRSQLReport(env, out, dirs)
+	if err != nil {
+		return err
+	}
+	files, err := reports.NewEHRSQLReport(sec).Write(out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "report: %s\n", files[len(files)-1])
+	return nil
+}
+
+// writeEHRSQLReport writes the EHRSQL section's tables of the runs into
+// out and returns the section for report.html.
+func writeEHRSQLReport(env *Env, out string, dirs []string) (*reports.EHRSQL, error) {
 	var runs []*ehrsqlbench.RunReport
 	for _, d := range dirs {
 		r, err := ehrsqlbench.ReadRun(d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		runs = append(runs, r)
 	}
 	files, err := ehrsqlbench.WriteReport(out, runs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, r := range runs {
 		printEHRSQLResults(env.Stdout, r.Results)
 	}
 	fmt.Fprintf(env.Stdout, "wrote the EHRSQL section (%d files) to %s\n", len(files), out)
-	return nil
-}
-
-// printReportBrief prints each split's ranking with both modes' averages.
-func printReportBrief(env *Env, r *reports.Report) {
-	for _, split := range r.Splits {
-		fmt.Fprintf(env.Stdout, "%s split, ranked by %s (%s mode); scores x100\n", split, r.RankBy, r.Mode)
-		tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "#\tmodel\t")
-		for _, m := range r.Modes() {
-			fmt.Fprintf(tw, "%s n\tSQL\tExec\t", m)
-		}
-		// RS(c) only where some model abstained, as in the HTML and the
-		// Markdown: without an abstention it restates the execution score.
-		rs := r.ShowsRS()
-		if rs {
-			fmt.Fprint(tw, "RS(0)\tRS(10)\t")
-		}
-		fmt.Fprintln(tw, "invalid leaves\t")
-		for i, name := range r.Ranking(split).Models {
-			shown := name
-			if m := r.Model(name); m != nil && m.Database != nil {
-				shown += " (" + m.Database.Badge + ")"
-			}
-			fmt.Fprintf(tw, "%d\t%s\t", i+1, shown)
-			inv := 0
-			rsCells := [2]string{"–", "–"}
-			for i, m := range r.Modes() {
-				c := r.Board(m, name).Cell(split, reports.All, reports.All)
-				if c == nil {
-					fmt.Fprint(tw, "0\t–\t–\t")
-					continue
-				}
-				fmt.Fprintf(tw, "%d\t%.2f\t%.2f\t", c.N, 100*scoring.Round6(c.SQL.Mean), 100*scoring.Round6(c.Exec.Mean))
-				inv = c.InvalidLeaves
-				if i == 0 && c.RS != nil {
-					rsCells = [2]string{fmt.Sprintf("%.2f", c.RS.RS0), fmt.Sprintf("%.2f", c.RS.RS10)}
-				}
-			}
-			if rs {
-				fmt.Fprintf(tw, "%s\t%s\t", rsCells[0], rsCells[1])
-			}
-			fmt.Fprintf(tw, "%d\t\n", inv)
-		}
-		tw.Flush()
-	}
-	for _, c := range r.Caveats() {
-		fmt.Fprintln(env.Stdout, "caveat:", c)
-	}
+	return ehrsqlbench.Section(runs)
 }

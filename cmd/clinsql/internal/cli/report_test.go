@@ -101,7 +101,7 @@ func TestJudgeThenReport(t *testing.T) {
 	// The judged run's leaves were decided in code and by replay; the
 	// recorded model's by the reference judge.
 	rows := strings.Split(strings.TrimSpace(string(health)), "\n")
-	if len(rows) != 3 || !strings.Contains(string(health), "fixture-model (judge),replay:") {
+	if len(rows) != 3 || !strings.Contains(string(health), `fixture-model (judge),"replay of ""fixture-model""'s recorded decisions`) {
 		t.Fatalf("health.csv:\n%s", health)
 	}
 	html, err := os.ReadFile(filepath.Join(out, reports.ReportHTML))
