@@ -63,6 +63,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	fs.Usage = func() { fmt.Fprint(env.Stderr, generateUsage+"\n"); printFlags(fs) }
 	benchmark := fs.String("benchmark", "clinsql", "benchmark: clinsql, or ehrsql (see clinsql generate --benchmark ehrsql -h)")
 	modelsFile := fs.String("models", "", "models `file` (YAML)")
+	modelSpec := fs.String("model", "", "one model as `PROVIDER/NAME`, no models file: openai/gpt-4o (OPENAI_API_KEY, OPENAI_BASE_URL), azure/DEPLOYMENT (AZURE_OPENAI_*), mock/NAME (the built-in model, offline)")
 	only := fs.String("only", "", "comma-separated model `names` to run (default: all)")
 	tasks := fs.String("tasks", "", "ClinSQL tasks: a `folder` holding data/splits, a split folder, or a manifest .jsonl")
 	out := fs.String("out", "", "output `folder`")
@@ -81,8 +82,10 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	switch {
 	case *benchmark != "clinsql":
 		return usagef("--benchmark must be clinsql or ehrsql, not %q", *benchmark)
-	case *modelsFile == "" || *tasks == "" || (*out == "" && !*estimate):
-		return usagef("--models, --tasks and --out are required")
+	case (*modelsFile == "") == (*modelSpec == ""):
+		return usagef("give --models FILE or --model PROVIDER/NAME (try --model mock/demo: the built-in model, no API key)")
+	case *tasks == "" || (*out == "" && !*estimate):
+		return usagef("--tasks and --out are required")
 	case *conc <= 0 || *budget < 0:
 		return usagef("--concurrency must be positive, --budget not negative")
 	case *budget > 0 && *prices == "":
@@ -92,7 +95,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	models, err := refine.LoadModels(*modelsFile)
+	models, err := loadModels(env, *modelsFile, *modelSpec)
 	if err != nil {
 		return err
 	}
@@ -117,6 +120,18 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("%d tasks pending; run the same command again to resume", n)}
 	}
 	return nil
+}
+
+// loadModels is the models of a models file, or the one --model names.
+func loadModels(env *Env, file, spec string) ([]refine.Model, error) {
+	if file != "" {
+		return refine.LoadModels(file)
+	}
+	e, err := specEndpoint(env, spec)
+	if err != nil {
+		return nil, err
+	}
+	return []refine.Model{{Endpoint: e}}, nil
 }
 
 // selectModels keeps the models named in only (comma-separated).
@@ -173,6 +188,15 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	if !ok {
 		return nil, usagef("unknown engine %q (available: %s)", cfg.Engine, engineNames())
 	}
+	endpoints := make([]*llm.Endpoint, len(cfg.Models))
+	for i := range cfg.Models {
+		endpoints[i] = &cfg.Models[i].Endpoint
+	}
+	stopMock, err := startMock(tasks, endpoints...)
+	if err != nil {
+		return nil, err
+	}
+	defer stopMock()
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
