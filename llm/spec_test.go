@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -46,6 +47,24 @@ func TestModelSpec(t *testing.T) {
 			t.Errorf("%s: %v", tc.spec, err)
 		case tc.err == "" && !reflect.DeepEqual(e, tc.want):
 			t.Errorf("%s: %+v, want %+v", tc.spec, e, tc.want)
+		}
+	}
+}
+
+// A failure a rerun would repeat says what to fix, never only "run again".
+func TestAdvice(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&Error{Kind: KindBadRequest, Status: 404}, "does not know this model id"},
+		{&Error{Kind: KindAuth, Status: 401}, "API key is missing or refused"},
+		{&Error{Kind: KindQuota, Status: 429}, "quota is spent"},
+		{&Error{Kind: KindServer, Status: 503}, ""},
+		{context.Canceled, ""},
+	} {
+		if got := Advice(tc.err); (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%v: %q, want %q", tc.err, got, tc.want)
 		}
 	}
 }

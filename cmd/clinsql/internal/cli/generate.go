@@ -117,9 +117,25 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if n := res.Pending(); n > 0 {
-		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("%d tasks pending; run the same command again to resume", n)}
+		return &ExitError{Code: exitIncomplete, Err: pendingError(n, res)}
 	}
 	return nil
+}
+
+// pendingError says what to do about pending tasks: run again, or, when a
+// model was stopped (a wrong model id, a refused key), fix what stopped it
+// first, since running again unchanged fails the same way.
+func pendingError(n int, res *refine.Result) error {
+	var stopped []string
+	for _, m := range res.Models {
+		if m.Stopped != "" {
+			stopped = append(stopped, m.Model)
+		}
+	}
+	if len(stopped) == 0 {
+		return fmt.Errorf("%d tasks pending; run the same command again to resume", n)
+	}
+	return fmt.Errorf("%d tasks pending: %s stopped (why is printed above); fix that, then run the same command again (finished tasks are kept)", n, strings.Join(stopped, ", "))
 }
 
 // loadModels is the models of a models file, or the one --model names.

@@ -182,6 +182,9 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 	if *judgeSpec != "" {
 		file, ok := strings.CutPrefix(*judgeSpec, "replay:")
 		if !ok {
+			if _, err := llm.ParseModelSpec(*judgeSpec); err != nil {
+				return r, usagef("--judge %q: want replay:FILE (recorded decisions) or PROVIDER/NAME: %v", *judgeSpec, err)
+			}
 			r.Model = *judgeSpec
 			return r, nil
 		}

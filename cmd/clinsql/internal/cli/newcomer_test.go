@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/clinsql/clinsql/internal/fixtures"
+	"github.com/clinsql/clinsql/llm/llmtest"
 )
 
 // TestNewcomerTrial is the loop a newcomer without an API key or a YAML
@@ -63,5 +66,25 @@ func TestNewcomerTrial(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// A model id the endpoint does not know (HTTP 404, over the wire) stops
+// the model and says the id is wrong, not only "run again to resume".
+func TestWrongModelID(t *testing.T) {
+	db := buildMini(t)
+	root := t.TempDir()
+	if _, err := fixtures.WriteClinSQL(root); err != nil {
+		t.Fatal(err)
+	}
+	srv := llmtest.Start(t, llmtest.Fixed(llmtest.HTTPError(404, "model_not_found", "The model `gpt-4o-typo` does not exist")), llmtest.Options{APIKey: genKey})
+	var stdout, stderr bytes.Buffer
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string {
+		return map[string]string{"OPENAI_BASE_URL": srv.OpenAIBaseURL(), "OPENAI_API_KEY": genKey}[k]
+	}}
+	code := run(context.Background(), env, []string{"generate", "--model", "openai/gpt-4o-typo", "--tasks", root, "--db", db, "--out", t.TempDir(), "--quiet"})
+	all := stdout.String() + stderr.String()
+	if code != exitIncomplete || !strings.Contains(all, "does not know this model id") || !strings.Contains(all, "gpt-4o-typo stopped") || !strings.Contains(all, "fix that, then") {
+		t.Errorf("exit %d\n%s", code, all)
 	}
 }
