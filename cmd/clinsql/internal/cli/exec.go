@@ -51,6 +51,9 @@ func openDuckDB(ctx context.Context, cfg engineConfig) (executor.Executor, error
 	if cfg.DB == "" {
 		return nil, usagef("--db is required for the duckdb engine")
 	}
+	if err := checkDuckDBFile(cfg.DB); err != nil {
+		return nil, err
+	}
 	z, err := bqduck.ParseZeroDivision(cfg.ZeroDivision)
 	if err != nil {
 		return nil, usageError{err.Error()}
@@ -63,6 +66,15 @@ func openDuckDB(ctx context.Context, cfg engineConfig) (executor.Executor, error
 		return nil, &ExitError{Code: exitCodeOf(class), Err: err}
 	}
 	return eng, err
+}
+
+// checkDuckDBFile refuses a database file that is not there, saying how
+// to build one, before anything is written.
+func checkDuckDBFile(path string) error {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("database %s does not exist: build it with clinsql db build --mimic MIMIC_DIR --out %s (make demo builds the MIMIC-IV demo's as out/demo/mimic-iv-demo.duckdb)", path, path)
+	}
+	return nil
 }
 
 // engineFlags are the flags of every command that runs queries: the

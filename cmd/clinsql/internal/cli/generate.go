@@ -213,6 +213,11 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 		return nil, err
 	}
 	defer stopMock()
+	if cfg.EngineCfg.DB != "" {
+		if err := checkDuckDBFile(cfg.EngineCfg.DB); err != nil {
+			return nil, err // before OUT is made
+		}
+	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}

@@ -26,7 +26,12 @@ func TestNewcomerTrial(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "runs")
-	code, stdout, stderr := runCLI(t, "", "generate", "--model", "mock/demo", "--tasks", root, "--db", db, "--out", out, "--quiet")
+	// A database not built yet: said how to build it, nothing written.
+	code, stdout, stderr := runCLI(t, "", "generate", "--model", "mock/demo", "--tasks", root, "--db", db+".missing", "--out", out, "--quiet")
+	if _, err := os.Stat(out); code != 1 || !strings.Contains(stderr, "clinsql db build --mimic") || !strings.Contains(stderr, "make demo") || err == nil {
+		t.Errorf("missing database: exit %d, %q, out made: %v", code, stderr, err == nil)
+	}
+	code, stdout, stderr = runCLI(t, "", "generate", "--model", "mock/demo", "--tasks", root, "--db", db, "--out", out, "--quiet")
 	if code != 0 {
 		t.Fatalf("generate: exit %d\n%s\n%s", code, stdout, stderr)
 	}
