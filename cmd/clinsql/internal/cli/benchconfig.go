@@ -57,6 +57,7 @@ type benchConfig struct {
 	Report      string         `yaml:"report,omitempty"`
 	file        string         // the config's own path, for messages
 	judgeRaw    string         // Judge as written (replay:FILE is not a path)
+	judgeModel  string         // run --judge PROVIDER/NAME (no config file)
 	models      []refine.Model // loaded from Models
 }
 

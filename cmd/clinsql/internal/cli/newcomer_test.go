@@ -56,6 +56,14 @@ func TestNewcomerTrial(t *testing.T) {
 		t.Errorf("the mock's run holds %d SQL files, want 4", len(sqls))
 	}
 
+	// The same loop in one command, with a subset that travels.
+	trial := filepath.Join(t.TempDir(), "trial")
+	code, stdout, stderr = runCLI(t, "", "run", "--model", "mock/demo", "--judge", "mock/demo", "--tasks", root, "--db", db,
+		"--split", "validation", "--limit", "2", "--out", trial, "--quiet")
+	if _, err := os.Stat(filepath.Join(trial, "report", "report.html")); code != 0 || err != nil || !strings.Contains(stdout, "== report (1 models)") {
+		t.Fatalf("run: exit %d (%v)\n%s\n%s", code, err, stdout, stderr)
+	}
+
 	// What a newcomer gets wrong is answered with what to do.
 	for _, tc := range []struct {
 		args []string
@@ -66,6 +74,8 @@ func TestNewcomerTrial(t *testing.T) {
 		{[]string{"generate", "--model", "openai/gpt-4o", "--tasks", root, "--out", out}, "set OPENAI_API_KEY"},
 		{[]string{"generate", "--model", "claude/x", "--tasks", root, "--out", out}, `provider "claude" is not openai, azure or mock`},
 		{[]string{"judge", "--tasks", root, "--run", run}, "try --judge mock/demo"},
+		{[]string{"run"}, "try --model mock/demo --judge mock/demo"},
+		{[]string{"run", "--model", "mock/demo", "--tasks", root, "--out", out}, "--model needs --judge"},
 	} {
 		code, _, stderr := runCLI(t, "", tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
