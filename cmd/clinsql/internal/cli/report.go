@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/clinsql/clinsql/agreement/labelset"
 	"path/filepath"
 	"strings"
 
+	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/ehrsqlbench"
 	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/reports"
@@ -127,7 +129,7 @@ func parseReportFlags(env *Env, args []string) (reportRequest, error) {
 	fs.StringVar(&r.Marker, "abstain-marker", "null", "final SQL that means the model abstained, for RS(c)")
 	fs.Float64Var(&r.Threshold, "correct-at", 1, "execution `score` at which a task counts as correct for RS(c)")
 	fs.BoolVar(&r.IncludeIncomplete, "include-incomplete", false, "report partial or interrupted judge outputs, flagged in every table (refused otherwise)")
-	r.Filter = addTaskFilter(fs, true)
+	r.Filter = addTaskFilter(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return r, err
 	}
@@ -174,10 +176,10 @@ func reportRun(ctx context.Context, env *Env, r reportRequest) error {
 	if err != nil {
 		return err
 	}
-	if tasks, err = r.Filter.apply(tasks); err != nil {
+	tasks, subset, err := r.selectTasks(env, tasks)
+	if err != nil {
 		return err
 	}
-	subset := subsetNote(env, r.Filter, r.TasksDir, len(tasks))
 	// Two stages (reading and computing, then writing); on a terminal the
 	// line's clock shows the report is working.
 	bar := newBar(env, "report: stages", 2, false)
@@ -218,6 +220,24 @@ func reportRun(ctx context.Context, env *Env, r reportRequest) error {
 	rep.WriteBrief(env.Stdout)
 	fmt.Fprintf(env.Stdout, "\nwrote %d files to %s\nreport: %s\n", len(files), r.Out, files[len(files)-1])
 	return nil
+}
+
+// selectTasks is the report's task set: the subset its runs were judged
+// on (reports.RunsSubset), narrowed by the subset flags. Runs judged on
+// different subsets are refused unless the flags choose the tasks.
+func (r reportRequest) selectTasks(env *Env, tasks []*datasets.Task) ([]*datasets.Task, string, error) {
+	in, err := reports.RunsSubset(r.Runs)
+	var mismatch *reports.SubsetMismatchError
+	switch {
+	case errors.As(err, &mismatch) && r.Filter.given():
+		in = nil // the flags choose; each model must cover their tasks
+	case err != nil:
+		return nil, "", err
+	}
+	if in == nil {
+		return r.Filter.selectTasks(env, tasks, r.TasksDir, nil, "", "")
+	}
+	return r.Filter.selectTasks(env, tasks, r.TasksDir, in.Keys, in.Label, "--run "+in.Runs[0])
 }
 
 // writeEHRSQLOnly writes the report of EHRSQL runs alone: the section's
