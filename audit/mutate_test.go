@@ -110,7 +110,10 @@ func TestExpectColumns(t *testing.T) {
 		{"renamed", mort, "mortality_rate\n0.2\n", Rename, []bool{true}},
 		{"a row label could name it", mort, "metric,value\nhospital mortality,0.2\n", Rename, []bool{false}},
 		{"the leaf's example is generic", "Column exists (e.g., `col_1`)", "x\n1\n", Rename, []bool{false}},
-		{"metric_1_name is no generic name", "Column exists for the first metric's name (e.g., `metric_1_name`)", "metric_1_name\n1\n", Rename, []bool{true}},
+		{"lab_1_name is no generic name", "Column exists for the first lab test's name (e.g., `lab_1_name`)", "lab_1_name\n1\n", Rename, []bool{true}},
+		// A leaf that names only a role of the layout (a metric) is one
+		// the code refuses (codecheck), so no mutation can test it.
+		{"a leaf naming only a role", "Column exists for the first metric's name (e.g., `metric_1_name`)", "metric_1_name\n1\n", Rename, []bool{false}},
 		{"dropped: only the leaf's column", mort, "age_group,mortality_rate\na,0.2\n", Drop, []bool{false, true}},
 		{"dropped while a related column stays", mort, "mortality_count,mortality_rate\n3,0.2\n", Drop, []bool{false, false}},
 	} {
@@ -227,6 +230,12 @@ func TestLint(t *testing.T) {
 	}{
 		{"gold outside the band", "Acceptable Range: between 2 and 10 days", "median_days\n1\n", false, "no gold value lies in [2, 10] days"},
 		{"gold inside", "Acceptable Range: between 2 and 10 days", "median_days\n3\n", false, ""},
+		// A reader checks the value the leaf names: another column's value
+		// inside the band (here the cohort size, the row and column counts)
+		// does not make the gold satisfy it.
+		{"named gold column outside, another value inside", "`median_days` between 2 and 10 days", "median_days,n_patients\n1,5\n", false,
+			"no value of the gold column median_days lies in [2, 10] days"},
+		{"named gold column inside", "`median_days` between 2 and 10 days", "median_days,n_patients\n3,50\n", false, ""},
 		{"a cohort age range is no band", "Admissions for this cohort (female, 63-73, transfer) are moderate", "n\n50\n", false, ""},
 		{"generic gold names", "A column representing the mean ICU length of stay exists.", "cohort_size,result_metric_1\n10,2.5\n", true, "names its columns generically (result_metric_1)"},
 		{"specific gold names", "A column representing the mean ICU length of stay exists.", "cohort_size,mean_icu_los\n10,2.5\n", true, ""},

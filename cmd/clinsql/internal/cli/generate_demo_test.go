@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -174,7 +175,7 @@ func demoValidation(t *testing.T) (dir, db, data string, tasks []*datasets.Task)
 	db = demoDB(t)
 	data = shared.Path(t, "clinsql-data")
 	dir = t.TempDir()
-	tasks, err := loadGenerateTasks(&Env{}, data, "validation", 0, nil)
+	tasks, _, err := loadGenerateTasks(&Env{Stderr: io.Discard}, data, &taskFilter{sel: datasets.Selection{Split: "validation"}})
 	if err != nil {
 		t.Fatal(err)
 	}
