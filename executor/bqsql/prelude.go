@@ -119,29 +119,33 @@ CREATE OR REPLACE TEMP MACRO bq_greatest(l) AS CASE WHEN list_aggregate(l, 'coun
 CREATE OR REPLACE TEMP MACRO bq_least(l) AS CASE WHEN list_aggregate(l, 'count') < len(l) THEN NULL ELSE list_min(l) END;
 
 -- Strings.
+-- A function of a NULL argument is NULL before any check of the others
+-- ("If an operand is NULL, the result is NULL", BigQuery's function call
+-- rules, functions-and-operators reference): SUBSTR('abc', 1, NULL) is NULL,
+-- not the rest of the string, and LEFT(NULL, -1) is NULL, not an error.
 -- SUBSTR of BYTES counts bytes; DuckDB's substring takes no BLOB, so the
 -- bytes are cut from their hex text, two digits a byte (bq_bytes_substr,
 -- used where the bridge knows the argument is BYTES: one macro with BLOB
 -- and VARCHAR overloads could not bind an outer query's column). DuckDB
 -- refuses a length past 2^32; no value is that long, so it is capped.
-CREATE OR REPLACE TEMP MACRO bq_substr(s VARCHAR, p BIGINT) AS
-	substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END),
-	(s VARCHAR, p BIGINT, l BIGINT) AS CASE WHEN l < 0
+CREATE OR REPLACE TEMP MACRO bq_substr(s VARCHAR, p BIGINT) AS CASE WHEN p IS NULL THEN NULL ELSE
+	substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END) END,
+	(s VARCHAR, p BIGINT, l BIGINT) AS CASE WHEN s IS NULL OR p IS NULL OR l IS NULL THEN NULL WHEN l < 0
 	THEN CAST(CAST('Third argument in SUBSTR() cannot be negative' AS BIGINT) AS VARCHAR)
 	ELSE substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END, least(l, 2147483647)) END;
-CREATE OR REPLACE TEMP MACRO bq_bytes_substr(s BLOB, p BIGINT) AS
-	unhex(substring(hex(s), 2 * CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(octet_length(s) + p + 1, 1) END - 1)),
-	(s BLOB, p BIGINT, l BIGINT) AS CASE WHEN l < 0
+CREATE OR REPLACE TEMP MACRO bq_bytes_substr(s BLOB, p BIGINT) AS CASE WHEN p IS NULL THEN NULL ELSE
+	unhex(substring(hex(s), 2 * CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(octet_length(s) + p + 1, 1) END - 1)) END,
+	(s BLOB, p BIGINT, l BIGINT) AS CASE WHEN s IS NULL OR p IS NULL OR l IS NULL THEN NULL WHEN l < 0
 	THEN CAST(CAST('Third argument in SUBSTR() cannot be negative' AS BIGINT) AS BLOB)
 	ELSE unhex(substring(hex(s), 2 * CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(octet_length(s) + p + 1, 1) END - 1,
 		2 * least(l, 2147483647))) END;
-CREATE OR REPLACE TEMP MACRO bq_left(s VARCHAR, n BIGINT) AS CASE WHEN n < 0
+CREATE OR REPLACE TEMP MACRO bq_left(s VARCHAR, n BIGINT) AS CASE WHEN s IS NULL OR n IS NULL THEN NULL WHEN n < 0
 	THEN CAST(CAST('Second argument in LEFT() cannot be negative' AS BIGINT) AS VARCHAR) ELSE left(s, n) END;
-CREATE OR REPLACE TEMP MACRO bq_right(s VARCHAR, n BIGINT) AS CASE WHEN n < 0
+CREATE OR REPLACE TEMP MACRO bq_right(s VARCHAR, n BIGINT) AS CASE WHEN s IS NULL OR n IS NULL THEN NULL WHEN n < 0
 	THEN CAST(CAST('Second argument in RIGHT() cannot be negative' AS BIGINT) AS VARCHAR) ELSE right(s, n) END;
-CREATE OR REPLACE TEMP MACRO bq_lpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN n < 0
+CREATE OR REPLACE TEMP MACRO bq_lpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN s IS NULL OR n IS NULL OR p IS NULL THEN NULL WHEN n < 0
 	THEN CAST(CAST('Second argument in LPAD() cannot be negative' AS BIGINT) AS VARCHAR) ELSE lpad(s, CAST(n AS INTEGER), p) END;
-CREATE OR REPLACE TEMP MACRO bq_rpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN n < 0
+CREATE OR REPLACE TEMP MACRO bq_rpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN s IS NULL OR n IS NULL OR p IS NULL THEN NULL WHEN n < 0
 	THEN CAST(CAST('Second argument in RPAD() cannot be negative' AS BIGINT) AS VARCHAR) ELSE rpad(s, CAST(n AS INTEGER), p) END;
 CREATE OR REPLACE TEMP MACRO bq_split(s VARCHAR, d VARCHAR) AS CASE WHEN s IS NULL OR d IS NULL THEN NULL WHEN s = '' THEN [''] ELSE string_split(s, d) END;
 -- UNICODE('') is 0 in BigQuery, -1 in DuckDB.

@@ -485,6 +485,12 @@ func TestStringRules(t *testing.T) {
 		{name: "REGEXP_REPLACE replaces all", bq: `SELECT REGEXP_REPLACE('# Heading', r'^# ([a-zA-Z0-9\s]+$)', '<h1>\\1</h1>'), REGEXP_REPLACE('a-b-c', '-', '+')`, want: "<h1>Heading</h1> | a+b+c"},
 		{name: "SUBSTR", bq: `SELECT SUBSTR('apple', 2, 2), SUBSTR('apple', -2), SUBSTR('apple', 0, 2), SUBSTR('apple', -10, 2), SUBSTR('apple', 10), SUBSTRING('apple', 2)`, want: "pp | le | ap | ap |  | pple"},
 		{name: "SUBSTR negative length fails", bq: `SELECT SUBSTR(s, 1, -1) FROM UNNEST(['apple']) AS s`, err: errRuntime},
+		// A NULL argument makes the result NULL before any argument check
+		// (BigQuery's function call rules, functions-and-operators
+		// reference): no rest of the string for a NULL length, no error for
+		// a negative length beside a NULL.
+		{name: "SUBSTR, LEFT, LPAD of NULL arguments are NULL", bq: `SELECT SUBSTR('apple', 2, NULL), SUBSTR('apple', NULL), SUBSTR(NULL, 1), SUBSTR(CAST(NULL AS STRING), 1, -1), LEFT(NULL, -1), RIGHT('a', NULL), LPAD(NULL, -1), RPAD('a', NULL, 'x'), SUBSTR(b'abc', NULL), SUBSTR(b'abc', 1, NULL)`,
+			want: "NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL"},
 		{name: "SUBSTR of INT64 is rejected", bq: `SELECT SUBSTR(x, 1, 2) FROM UNNEST([12345]) AS x`, err: errRuntime},
 		{name: "CONCAT", bq: `SELECT CONCAT('The sky is ', 'blue'), CONCAT('a', NULL), CONCAT('x', 1), CONCAT('v', 2.5), 'a' || 'b'`, want: "The sky is blue | NULL | x1 | v2.5 | ab"},
 		{name: "string functions", bq: `SELECT LENGTH('абв'), STRPOS('foo@example.com', '@'), STARTS_WITH('bar', 'b'), ENDS_WITH('apple', 'e'), LEFT('apple', 3), RIGHT('apple', 3), REPLACE('apple pie', 'pie', 'cobbler'), TRIM('  apple  '), LOWER('ABC'), UPPER('abc')`,
