@@ -135,13 +135,10 @@ func init() {
 		"IEEE_DIVIDE": emit(2, 2, func(c *call) string {
 			return "(CAST(" + c.arg(0) + " AS DOUBLE) / CAST(" + c.arg(1) + " AS DOUBLE))"
 		}),
-		// The SAFE_ forms give NULL where the operator overflows: DuckDB's
-		// try() turns the overflow error into NULL. The operands are
-		// bracketed: SAFE_NEGATE(-x) must not become --x, a comment.
-		"SAFE_ADD":      emit(2, 2, func(c *call) string { return "try((" + c.arg(0) + ") + (" + c.arg(1) + "))" }),
-		"SAFE_SUBTRACT": emit(2, 2, func(c *call) string { return "try((" + c.arg(0) + ") - (" + c.arg(1) + "))" }),
-		"SAFE_MULTIPLY": emit(2, 2, func(c *call) string { return "try((" + c.arg(0) + ") * (" + c.arg(1) + "))" }),
-		"SAFE_NEGATE":   emit(1, 1, func(c *call) string { return "try(-(" + c.arg(0) + "))" }),
+		"SAFE_ADD":      emit(2, 2, func(c *call) string { return safeOperator(c, "+") }),
+		"SAFE_SUBTRACT": emit(2, 2, func(c *call) string { return safeOperator(c, "-") }),
+		"SAFE_MULTIPLY": emit(2, 2, func(c *call) string { return safeOperator(c, "*") }),
+		"SAFE_NEGATE":   emit(1, 1, func(c *call) string { return safeOperator(c, "-") }),
 		"GREATEST":      emit(1, -1, func(c *call) string { return nullStrict(c, "greatest") }),
 		"LEAST":         emit(1, -1, func(c *call) string { return nullStrict(c, "least") }),
 		"IS_INF":        fn(1, 1, "isinf"),
@@ -985,4 +982,21 @@ func mixedCivil(c *call) bool {
 	}
 	c.e.invalid(c.it, "No matching signature for function %s: arguments of type DATETIME and TIMESTAMP have no common supertype", c.name)
 	return true
+}
+
+// safeOperator renders SAFE_ADD, SAFE_SUBTRACT, SAFE_MULTIPLY and
+// SAFE_NEGATE, which are the operator but NULL where it overflows
+// (BigQuery's mathematical functions reference). DuckDB's try() turns the
+// overflow error into NULL, but it refuses an aggregate or window call
+// inside it ("aggregates are not allowed inside the TRY expression"), and
+// the operands are often aggregates (SAFE_MULTIPLY(SAFE_DIVIDE(SUM(x),
+// COUNT(*)), 100)). So the operands are evaluated outside, as one list
+// element, and try() applies the operator to them inside a lambda; each
+// operand is written once. The operands are bracketed: SAFE_NEGATE(-x)
+// must not become --x, a comment.
+func safeOperator(c *call, op string) string {
+	if len(c.args) == 1 {
+		return "list_transform([(" + c.arg(0) + ")], bq_p -> try(" + op + "bq_p))[1]"
+	}
+	return "list_transform([struct_pack(bq_a := (" + c.arg(0) + "), bq_b := (" + c.arg(1) + "))], bq_p -> try(bq_p.bq_a " + op + " bq_p.bq_b))[1]"
 }
