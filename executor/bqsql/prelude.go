@@ -676,7 +676,7 @@ func roundMacro(d int) string {
 // as side-effecting, which DuckDB then refuses to reference by alias), so
 // DuckDB reports "Could not convert string '<message>' to DOUBLE" or a
 // date-format complaint quoting it.
-var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: |Sequence step cannot be 0|Interval field )[^'"]*)['"]`)
+var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: |Sequence step cannot be 0|Interval field |An argument of \w+ failed on a row)[^'"]*)['"]`)
 
 // bridgeLimit finds a prelude macro's report that a value is past what the
 // bridge can compute faithfully: unsupported, not the query's fault.
