@@ -147,8 +147,8 @@ func init() {
 		"GENERATE_UUID": emit(0, 0, func(*call) string { return "CAST(uuid() AS VARCHAR)" }),
 
 		// Strings.
-		"LOWER":            fn(1, 1, "lower"),
-		"UPPER":            fn(1, 1, "upper"),
+		"LOWER":            emit(1, 1, func(c *call) string { return caseFn(c, "lower") }),
+		"UPPER":            emit(1, 1, func(c *call) string { return caseFn(c, "upper") }),
 		"LENGTH":           macro(1, 1, "bq_length"),
 		"CHAR_LENGTH":      fn(1, 1, "length"),
 		"CHARACTER_LENGTH": fn(1, 1, "length"),

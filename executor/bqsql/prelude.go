@@ -599,6 +599,7 @@ func buildMacros() string {
 	b.WriteString(staticMacros)
 	b.WriteString(civilMacros)
 	b.WriteString(bytesMacros)
+	b.WriteString(caseMacros())
 	b.WriteString(`CREATE OR REPLACE TEMP MACRO bq_interval_micros(x INTERVAL) AS
 	CAST(round(epoch(x - to_months(CAST(date_part('year', x) * 12 + date_part('month', x) AS INTEGER))) * 1000000) AS BIGINT);
 `)
