@@ -511,6 +511,11 @@ func TestStringRules(t *testing.T) {
 		{name: "FORMAT", bq: `SELECT FORMAT('%d', 10), FORMAT('%.2f', 3.14159), FORMAT('-%s-', 'abc'), FORMAT('%05d', 42)`, want: "10 | 3.14 | -abc- | 00042"},
 		{name: "FORMAT %t is unsupported", bq: `SELECT FORMAT('%t', 1)`, err: ErrUnsupported},
 		{name: "LIKE escapes with backslash", bq: `SELECT 'a_c' LIKE 'a\\_c', 'abc' LIKE 'a\\_c', 'a%' LIKE 'a\\%'`, want: "true | false | true"},
+		// GoogleSQL compliance like_any_string_invalid: a pattern ending
+		// in a lone backslash fails, whatever the operand.
+		{name: "LIKE pattern ending in a backslash", bq: `SELECT CAST(NULL AS STRING) LIKE 'a\\'`, err: ErrInvalid},
+		{name: "LIKE ANY pattern ending in a backslash", bq: `SELECT 'a' LIKE ANY ('b', 'a\\')`, err: ErrInvalid},
+		{name: "LIKE pattern ending in an escaped backslash", bq: `SELECT 'a\\' LIKE 'a\\\\'`, want: "true"},
 		{name: "LIKE ANY and ALL", bq: `SELECT 'I21.4' LIKE ANY ('I21%', 'I22%'), 'I25' LIKE ANY ('I21%', 'I22%'), 'abc' LIKE ALL ('a%', '%c'), 'x' NOT LIKE ANY ('x', 'y')`, want: "true | false | true | true"},
 		{name: "ILIKE is not BigQuery", bq: `SELECT 'a' ILIKE 'A'`, err: ErrInvalid},
 	})

@@ -84,6 +84,7 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	e.checkGroupingSets(items)
 	e.checkUnnestAggregates(items)
 	e.checkArrayEquality(items)
+	e.checkLikePatterns(items)
 	groupByAllKeys(items)
 	e.scan(items)
 	// Before output columns are named (AS f0_ is raw text to the type
@@ -659,6 +660,58 @@ func (e *emitter) like(w *writer, items []*item, i int) int {
 		return 2
 	}
 	return 1
+}
+
+// checkLikePatterns rejects a LIKE pattern literal that ends in a lone
+// backslash. BigQuery's LIKE escapes with the backslash and refuses such a
+// pattern ("LIKE pattern ends with a backslash"; GoogleSQL compliance
+// like_any_string_invalid), whatever the operand, NULL included, and a
+// constant pattern is compiled before any row is read; DuckDB fails only
+// when a value reaches the end of the pattern. Plain, quantified (ANY, SOME,
+// ALL over a list or UNNEST of an array literal) and BYTES patterns alike.
+func (e *emitter) checkLikePatterns(items []*item) {
+	for i, it := range items {
+		if it.group {
+			e.checkLikePatterns(it.kids)
+			continue
+		}
+		if !it.is("LIKE") {
+			continue
+		}
+		pats := []*item{at(items, i+1)}
+		if q := at(items, i+1); q.is("ANY") || q.is("SOME") || q.is("ALL") {
+			g := at(items, i+2)
+			if g.is("UNNEST") {
+				if u := at(items, i+3); u.isGroup("(") && len(u.kids) == 1 {
+					g = u.kids[0]
+				}
+			}
+			pats = nil
+			if g != nil && g.group {
+				for _, el := range splitTop(g.kids) {
+					if len(el) == 1 {
+						pats = append(pats, el[0])
+					}
+				}
+			}
+		}
+		for _, p := range pats {
+			if p == nil || p.synthetic() || p.group || (p.tok.Kind != String && p.tok.Kind != Bytes) {
+				continue
+			}
+			if v, err := p.tok.Value(); err == nil && endsInEscape(v) {
+				e.invalid(p, "LIKE pattern ends with a backslash")
+				return
+			}
+		}
+	}
+}
+
+// endsInEscape reports whether a LIKE pattern ends in an escaping
+// backslash (an odd number of them).
+func endsInEscape(p string) bool {
+	n := len(p) - len(strings.TrimRight(p, `\`))
+	return n%2 == 1
 }
 
 // typedConstructor translates STRUCT<a T, …>(v, …) and ARRAY<T>[v, …].
