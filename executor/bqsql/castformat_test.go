@@ -68,6 +68,24 @@ func TestCastFormatLimitsExplained(t *testing.T) {
 	}
 }
 
+// A value a Go function cannot convert (CAST … FORMAT of text that does not
+// match the format, an unknown time zone) is the query's error in BigQuery's
+// words: Explain recognises the mark the functions put on it, so the engine
+// charges the query, not itself (TestGoFunctionErrors in executor/duckdb).
+func TestGoFunctionErrorsExplained(t *testing.T) {
+	db := openDuck(t)
+	for _, c := range []struct{ bq, want string }{
+		{`SELECT CAST('abc' AS DATE FORMAT 'YYYY-MM-DD')`, "Failed to parse input string"},
+		{`SELECT CAST(b'\xff' AS STRING FORMAT 'UTF-8')`, "A string is not valid UTF-8."},
+		{`SELECT EXTRACT(HOUR FROM TIMESTAMP '2020-01-01 00:00:00+00' AT TIME ZONE 'Nowhere/Else')`, "Invalid time zone: Nowhere/Else"},
+	} {
+		msg, unsupported := explainedError(t, db, c.bq)
+		if unsupported || !strings.HasPrefix(msg, c.want) {
+			t.Errorf("%s: Explain = %q, %v; want the query's error %q", c.bq, msg, unsupported, c.want)
+		}
+	}
+}
+
 func TestFormatTimeElems(t *testing.T) {
 	ts := time.Date(987, 3, 4, 0, 5, 6, 789000000, time.UTC)
 	cases := []struct{ typ, f, want string }{

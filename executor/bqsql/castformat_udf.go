@@ -33,7 +33,16 @@ func (g goFunc) Config() duck.ScalarFuncConfig {
 }
 
 func (g goFunc) Executor() duck.ScalarFuncExecutor {
-	return duck.ScalarFuncExecutor{RowExecutor: g.fn}
+	return duck.ScalarFuncExecutor{RowExecutor: markErrors(g.fn)}
+}
+
+// markErrors marks the errors fn raises on a value as the query's (see
+// goFunctionMark).
+func markErrors(fn func([]driver.Value) (any, error)) func([]driver.Value) (any, error) {
+	return func(v []driver.Value) (any, error) {
+		r, err := fn(v)
+		return r, goFunctionError(err)
+	}
 }
 
 // safely runs a cast: SAFE_CAST gives NULL where CAST fails, except where

@@ -41,7 +41,7 @@ func (farmUDF) Config() duck.ScalarFuncConfig {
 }
 
 func (farmUDF) Executor() duck.ScalarFuncExecutor {
-	return duck.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
+	return duck.ScalarFuncExecutor{RowExecutor: markErrors(func(values []driver.Value) (any, error) {
 		switch v := values[0].(type) {
 		case string:
 			return farmFingerprint([]byte(v)), nil
@@ -49,7 +49,7 @@ func (farmUDF) Executor() duck.ScalarFuncExecutor {
 			return farmFingerprint(v), nil
 		}
 		return nil, fmt.Errorf("No matching signature for function FARM_FINGERPRINT: its argument must be STRING or BYTES, not %T", values[0])
-	}}
+	})}
 }
 
 func farmFingerprint(b []byte) int64 { return int64(farm.Fingerprint64(b)) }

@@ -733,6 +733,10 @@ func Explain(msg string) (out string, unsupported bool) {
 	if m := castFormatLimit.FindStringSubmatch(msg); m != nil {
 		return ErrUnsupported.Error() + ": " + m[1], true
 	}
+	if _, m, ok := strings.Cut(msg, goFunctionMark); ok {
+		// A Go function's error on a value, in BigQuery's words.
+		return firstLine(m), false
+	}
 	if castFormatNumber.MatchString(msg) {
 		return ErrUnsupported.Error() + ": CAST … FORMAT from a number to STRING is not supported", true
 	}

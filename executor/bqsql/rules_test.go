@@ -175,6 +175,13 @@ func TestDateDiffRules(t *testing.T) {
 
 func TestDateTimeRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
+		// EXTRACT … AT TIME ZONE takes the part of the timestamp's civil
+		// time in the zone (date and time functions reference); it takes a
+		// TIMESTAMP only.
+		{name: "EXTRACT AT TIME ZONE", bq: `SELECT EXTRACT(HOUR FROM TIMESTAMP '2020-01-01 00:00:00+00' AT TIME ZONE 'America/New_York'), EXTRACT(DATE FROM TIMESTAMP '2020-01-01 20:00:00+00' AT TIME ZONE 'Asia/Tokyo'), EXTRACT(DAYOFWEEK FROM TIMESTAMP '2020-01-01 00:00:00+00' AT TIME ZONE '-05'), EXTRACT(HOUR FROM TIMESTAMP '2020-01-01 00:00:00+00' AT TIME ZONE 'UTC')`,
+			want: "19 | 2020-01-02 | 3 | 0"},
+		{name: "EXTRACT AT TIME ZONE of a DATETIME", bq: `SELECT EXTRACT(HOUR FROM DATETIME '2020-01-01 00:00:00' AT TIME ZONE 'Asia/Tokyo')`, err: ErrInvalid},
+		{name: "EXTRACT AT an unknown TIME ZONE", bq: `SELECT EXTRACT(HOUR FROM TIMESTAMP '2020-01-01 00:00:00+00' AT TIME ZONE 'Nowhere/Else')`, err: errRuntime},
 		{name: "DATE_TRUNC month", bq: `SELECT DATE_TRUNC(DATE '2008-12-25', MONTH)`, want: "2008-12-01", types: "DATE"},
 		{name: "DATE_TRUNC weeks", bq: `SELECT DATE_TRUNC(DATE '2017-11-05', ISOWEEK), DATE_TRUNC(DATE '2017-11-05', WEEK(MONDAY)), DATE_TRUNC(DATE '2017-11-08', WEEK)`, want: "2017-10-30 | 2017-10-30 | 2017-11-05"},
 		{name: "DATE_TRUNC isoyear", bq: `SELECT DATE_TRUNC('2015-06-15', ISOYEAR)`, want: "2014-12-29"},

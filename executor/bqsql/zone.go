@@ -75,14 +75,14 @@ func (civilAtUDF) Config() duck.ScalarFuncConfig {
 }
 
 func (civilAtUDF) Executor() duck.ScalarFuncExecutor {
-	return duck.ScalarFuncExecutor{RowExecutor: func(values []driver.Value) (any, error) {
+	return duck.ScalarFuncExecutor{RowExecutor: markErrors(func(values []driver.Value) (any, error) {
 		ts, ok1 := values[0].(time.Time)
 		zone, ok2 := values[1].(string)
 		if !ok1 || !ok2 {
 			return nil, fmt.Errorf("No matching signature for a time zone conversion: got %T, %T", values[0], values[1])
 		}
 		return civilAt(ts, zone)
-	}}
+	})}
 }
 
 func registerZoneFunctions(conn *sql.Conn) error {

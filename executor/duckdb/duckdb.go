@@ -548,11 +548,23 @@ func (e *Engine) classify(parent, ctx context.Context, err error) error {
 	case ctx.Err() != nil:
 		return e.errorf(executor.ClassTimeout, err, "query exceeded the %s timeout and was interrupted", e.opts.Limits.Timeout)
 	case errors.As(err, &de) && strings.Contains(de.Msg, "database/sql/driver: "):
-		// The Go driver failed inside DuckDB's call into the result
-		// filter (a value it cannot represent, such as a STRUCT with an
-		// unnamed field): the engine's failure, not the query's, as it was
-		// before the filter wrapped every query.
+		// A Go function failed inside DuckDB. The dialect's own functions
+		// (Options.Register) fail on the query's values (an unparsable
+		// CAST … FORMAT input, an unknown time zone) in words its Explain
+		// recognises: then the class is the query's (run time), or
+		// unsupported where Explain says so. Otherwise it is the result
+		// filter failing on a value it cannot represent (a STRUCT with an
+		// unnamed field): the engine's failure, not the query's.
 		msg := de.Msg[strings.Index(de.Msg, "database/sql/driver: "):]
+		if e.opts.Explain != nil {
+			if out, unsupported := e.opts.Explain(msg); out != msg {
+				class := executor.ClassRuntime
+				if unsupported {
+					class = executor.ClassUnsupported
+				}
+				return e.errorf(class, err, "%s", out)
+			}
+		}
 		return e.errorf(executor.ClassInfra, err, "%s", msg)
 	case errors.As(err, &de):
 		msg, class := de.Msg, classOfDuckError(de.Type)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -822,6 +823,56 @@ func TestCapWrapperTransparent(t *testing.T) {
 		}
 		if c.first != nil && !reflect.DeepEqual(res.Rows[0][:len(c.first)], c.first) {
 			t.Errorf("%s: first row %v, want %v", c.sql, res.Rows[0], c.first)
+		}
+	}
+}
+
+// failUDF is a dialect's Go function that fails on every value with the
+// value as its message.
+type failUDF struct{}
+
+func (failUDF) Config() duck.ScalarFuncConfig {
+	v, _ := duck.NewTypeInfo(duck.TYPE_VARCHAR)
+	return duck.ScalarFuncConfig{InputTypeInfos: []duck.TypeInfo{v}, ResultTypeInfo: v}
+}
+
+func (failUDF) Executor() duck.ScalarFuncExecutor {
+	return duck.ScalarFuncExecutor{RowExecutor: func(v []driver.Value) (any, error) {
+		return nil, errors.New(v[0].(string))
+	}}
+}
+
+// A dialect's Go function failing on a value is the query's run-time error
+// where the dialect's Explain recognises the message (the bridge's CAST …
+// FORMAT of text it cannot parse), and its limit where Explain says so; a
+// message Explain leaves alone stays the engine's (infrastructure).
+func TestGoFunctionErrors(t *testing.T) {
+	e := openEngine(t, makeDB(t, fixture...), Options{
+		Register: func(ctx context.Context, conn *sql.Conn) error {
+			return duck.RegisterScalarUDF(conn, "fail", failUDF{})
+		},
+		Explain: func(msg string) (string, bool) {
+			if _, m, ok := strings.Cut(msg, "value: "); ok {
+				return m, false
+			}
+			if _, m, ok := strings.Cut(msg, "limit: "); ok {
+				return m, true
+			}
+			return msg, false
+		},
+	})
+	for _, c := range []struct {
+		arg   string
+		class executor.Class
+		msg   string
+	}{
+		{"value: Failed to parse input string", executor.ClassRuntime, "Failed to parse input string"},
+		{"limit: element Q is not supported", executor.ClassUnsupported, "element Q is not supported"},
+		{"something else", executor.ClassInfra, "something else"},
+	} {
+		_, err := e.Query(context.Background(), "SELECT fail('"+c.arg+"') AS x")
+		if got := classOf(t, err); got != c.class || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("fail(%q): %s %v, want %s with %q", c.arg, got, err, c.class, c.msg)
 		}
 	}
 }
