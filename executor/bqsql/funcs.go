@@ -111,8 +111,8 @@ func init() {
 		"SQRT":        fn(1, 1, "sqrt"),
 		"CBRT":        macro(1, 1, "bq_cbrt"),
 		"EXP":         fn(1, 1, "exp"),
-		"LN":          fn(1, 1, "ln"),
-		"LOG10":       fn(1, 1, "log10"),
+		"LN":          emit(1, 1, func(c *call) string { return "ln(bq_log_arg(" + c.arg(0) + "))" }),
+		"LOG10":       emit(1, 1, func(c *call) string { return "log10(bq_log_arg(" + c.arg(0) + "))" }),
 		"LOG":         emit(1, 2, logFn),
 		"POW":         fn(2, 2, "pow"),
 		"POWER":       fn(2, 2, "pow"),
@@ -282,9 +282,9 @@ func init() {
 
 func logFn(c *call) string {
 	if len(c.args) == 1 {
-		return "ln(" + c.arg(0) + ")"
+		return "ln(bq_log_arg(" + c.arg(0) + "))"
 	}
-	return "(ln(" + c.arg(0) + ") / ln(" + c.arg(1) + "))"
+	return "(ln(bq_log_arg(" + c.arg(0) + ")) / ln(" + c.arg(1) + "))"
 }
 
 func roundFn(c *call) string {

@@ -47,6 +47,11 @@ CREATE OR REPLACE TEMP MACRO bq_intdiv(a BIGINT, b BIGINT) AS CASE WHEN b = 0 AN
 	THEN CAST('division by zero: DIV(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')' AS BIGINT)
 	ELSE a // b END;
 
+-- The logarithm of -inf is NaN in BigQuery (its function tests run LN,
+-- LOG and LOG10 of -inf; only finite negative numbers and zero are errors);
+-- DuckDB's ln refuses every negative number.
+CREATE OR REPLACE TEMP MACRO bq_log_arg(x) AS CASE WHEN x = CAST('-inf' AS DOUBLE) THEN CAST('nan' AS DOUBLE) ELSE x END;
+
 -- (expr).* (withexpr.go): only a STRUCT has fields to spread; unnest would
 -- turn an array into rows instead.
 CREATE OR REPLACE TEMP MACRO bq_dot_star(s) AS CASE WHEN typeof(s) LIKE 'STRUCT(%' THEN s

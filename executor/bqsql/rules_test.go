@@ -417,6 +417,14 @@ func TestNameResolutionRules(t *testing.T) {
 
 func TestScalarRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
+		// BigQuery's function tests run the logarithms of -inf (NaN); a
+		// finite negative number or zero stays an error.
+		{name: "logarithms of -inf", bq: `SELECT LN(x), LOG(x), LOG10(x), LOG(x, 2) FROM UNNEST([CAST('-inf' AS FLOAT64)]) AS x`, want: "NaN | NaN | NaN | NaN"},
+		{name: "LN of a negative number fails", bq: `SELECT LN(x) FROM UNNEST([-1.0]) AS x`, err: errRuntime},
+		// The least INT64 is a literal: a minus and 9223372036854775808,
+		// which alone overflows (lexical structure reference).
+		{name: "least INT64 literal", bq: `SELECT -9223372036854775808, -9223372036854775807 - 1 = -9223372036854775808`, want: "-9223372036854775808 | true", types: "BIGINT | BOOLEAN"},
+		{name: "9223372036854775808 alone overflows", bq: `SELECT 1 -9223372036854775808`, err: ErrInvalid},
 		// SAFE. turns the function's errors into NULL: SQRT and LN of a
 		// negative, LOG with X <= 0, Y <= 0 or Y = 1.
 		{name: "SAFE math", bq: `SELECT SAFE.SQRT(-4), SAFE.LN(0), SAFE.LOG(-1, 2), SAFE.LOG(8, 1), SAFE.LOG(8, 2), SAFE.LOG10(100)`,

@@ -351,6 +351,9 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 		return e.ident(w, items, i)
 	}
 	// Punctuation.
+	if n := e.minInt64(w, items, i); n > 0 {
+		return n
+	}
 	switch it.tok.Text {
 	case "::":
 		e.invalid(it, `Syntax error: Expected end of input but got ":"`)
@@ -370,6 +373,22 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 	w.lead(it)
 	w.write(it.tok.Text)
 	return 1
+}
+
+// minInt64 translates the literal -9223372036854775808 at items[i]: the
+// least INT64 is written as a minus before an integer literal that alone
+// would overflow, and BigQuery reads the pair as one negative literal
+// (lexical structure reference: integer literals are the range of INT64);
+// 9223372036854775808 alone stays an invalid literal.
+func (e *emitter) minInt64(w *writer, items []*item, i int) int {
+	it, next := items[i], at(items, i+1)
+	if !it.isPunct("-") || endsOperand(at(items, i-1)) || next == nil || next.synthetic() || next.group ||
+		next.tok.Kind != Number || strings.TrimLeft(next.tok.Text, "0") != "9223372036854775808" {
+		return 0
+	}
+	w.lead(it)
+	w.write("CAST(-9223372036854775808 AS BIGINT)")
+	return 2
 }
 
 // ident translates an identifier or keyword at items[i].
