@@ -686,7 +686,7 @@ var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signatur
 
 // bridgeLimit finds a prelude macro's report that a value is past what the
 // bridge can compute faithfully: unsupported, not the query's fault.
-var bridgeLimit = regexp.MustCompile(`['"]((?:AVG|STDDEV\w*|VAR\w*) of (?:BIG)?NUMERIC values [^'"]* is not supported)['"]`)
+var bridgeLimit = regexp.MustCompile(`['"]((?:AVG|STDDEV\w*|VAR\w*) of (?:BIG)?NUMERIC values [^'"]* is not supported|TO_JSON_STRING of [^'"]* is not supported)['"]`)
 
 // castFormatLimit finds a CAST … FORMAT the Go functions do not implement
 // (an element such as IYYY, BASE8 of a partial group), and
@@ -726,6 +726,18 @@ var overloads = regexp.MustCompile(`Macro bq_([a-z]+)_([a-z]+)_[a-z0-9]+\(\) has
 // raised, if msg is such an error; for the bridge's own limits, a message
 // saying so and unsupported true; msg unchanged otherwise.
 func Explain(msg string) (out string, unsupported bool) {
+	if strings.Contains(msg, "database/sql/driver: ") {
+		// A Go function failed: one of the bridge's on a value (marked,
+		// or the bridge's CAST … FORMAT limit), or the engine's own result
+		// filter, which is no concern of the query's (left unchanged).
+		if m := castFormatLimit.FindStringSubmatch(msg); m != nil {
+			return ErrUnsupported.Error() + ": " + m[1], true
+		}
+		if _, m, ok := strings.Cut(msg, goFunctionMark); ok {
+			return firstLine(m), false
+		}
+		return msg, false
+	}
 	if m := raised.FindStringSubmatch(msg); m != nil {
 		return bigQueryTypes(m[1]), false
 	}
@@ -737,10 +749,6 @@ func Explain(msg string) (out string, unsupported bool) {
 	}
 	if m := castFormatLimit.FindStringSubmatch(msg); m != nil {
 		return ErrUnsupported.Error() + ": " + m[1], true
-	}
-	if _, m, ok := strings.Cut(msg, goFunctionMark); ok {
-		// A Go function's error on a value, in BigQuery's words.
-		return firstLine(m), false
 	}
 	if castFormatNumber.MatchString(msg) {
 		return ErrUnsupported.Error() + ": CAST … FORMAT from a number to STRING is not supported", true
@@ -803,7 +811,7 @@ func bigQueryWording(msg string) string {
 	msg = noMacro.ReplaceAllStringFunc(msg, func(m string) string {
 		return fmt.Sprintf("No matching signature for %s for the argument types given", functionName(noMacro.FindStringSubmatch(m)[1]))
 	})
-	return bigQueryTypes(msg)
+	return bigQueryMessage(msg)
 }
 
 // functionName names a DuckDB function or prelude macro as the BigQuery

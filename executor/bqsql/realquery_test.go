@@ -184,17 +184,17 @@ var (
 )
 
 // errorFamily is the first line of an error message with quoted text and
-// digits blanked, and every name the query itself wrote blanked unless it
-// is public vocabulary (a BigQuery keyword or function name, a MIMIC-IV
+// digits blanked, and every word of the query's names and literals blanked
+// unless it is public vocabulary (a BigQuery keyword or function name, a MIMIC-IV
 // table or column name): stable, and free of the query's text.
 func errorFamily(err error, sql string, cat Catalog) string {
 	msg := firstLine(err.Error())
 	msg = lineCol.ReplaceAllString(msg, "")
 	msg = quotedText.ReplaceAllString(msg, "…")
-	written := map[string]bool{} // the query's names, not its strings or comments
+	written := map[string]bool{} // the query's names and literals, not its comments
 	toks, _ := Tokenize(sql)
 	for _, t := range toks {
-		if t.Kind == Ident || t.Kind == QuotedIdent {
+		if t.Kind == Ident || t.Kind == QuotedIdent || t.Kind == String || t.Kind == Bytes {
 			for _, w := range wordRE.FindAllString(t.Text, -1) {
 				written[strings.ToLower(w)] = true
 			}
