@@ -14,6 +14,7 @@ require (
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/gocarina/gocsv v0.0.0-20240520201108-78e41c74b4b1
 	github.com/sashabaranov/go-openai v1.43.0
+	github.com/sqlc-dev/zetajones v0.2.0
 	golang.org/x/sync v0.25.0
 	golang.org/x/text v0.43.0
 	google.golang.org/api v0.304.0

@@ -3,6 +3,7 @@ package bqsql
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -62,6 +63,11 @@ func TestCastFormatLimitsExplained(t *testing.T) {
 		`SELECT CAST('2018' AS DATE FORMAT f) FROM UNNEST(['IYYY']) AS f`,
 		`SELECT CAST(b'ab' AS STRING FORMAT 'base8')`,
 	} {
+		// Refused when translated, where the bridge knows the types (the
+		// statement model types x), or by Explain when it runs.
+		if _, err := Translate(q); errors.Is(err, ErrUnsupported) {
+			continue
+		}
 		if msg, unsupported := explainedError(t, db, q); !unsupported || !strings.Contains(msg, "is not supported") {
 			t.Errorf("%s: Explain = %q, %v; want unsupported", q, msg, unsupported)
 		}

@@ -124,9 +124,9 @@ func init() {
 		"ATAN":        fn(1, 1, "atan"),
 		"ATAN2":       fn(2, 2, "atan2"),
 		"COT":         fn(1, 1, "cot"),
-		"FLOOR":       macro(1, 1, "bq_floor"),
-		"CEIL":        macro(1, 1, "bq_ceil"),
-		"CEILING":     macro(1, 1, "bq_ceil"),
+		"FLOOR":       emit(1, 1, func(c *call) string { return decimalOr(c, "floor", "bq_floor("+c.arg(0)+")") }),
+		"CEIL":        emit(1, 1, func(c *call) string { return decimalOr(c, "ceil", "bq_ceil("+c.arg(0)+")") }),
+		"CEILING":     emit(1, 1, func(c *call) string { return decimalOr(c, "ceil", "bq_ceil("+c.arg(0)+")") }),
 		"ROUND":       emit(1, 3, roundFn),
 		"TRUNC":       emit(1, 2, truncFn),
 		"MOD":         macro(2, 2, "bq_mod"),
@@ -174,19 +174,20 @@ func init() {
 			}
 			return "bq_instr(" + c.argsText() + ")"
 		}),
-		"LEFT":          macro(2, 2, "bq_left"),
-		"RIGHT":         macro(2, 2, "bq_right"),
-		"ASCII":         fn(1, 1, "ascii"),
-		"CHR":           fn(1, 1, "chr"),
-		"UNICODE":       macro(1, 1, "bq_unicode"),
-		"TRANSLATE":     fn(3, 3, "translate"),
-		"EDIT_DISTANCE": fn(2, 2, "levenshtein"),
-		"LPAD":          emit(2, 3, func(c *call) string { return padFn(c, "lpad") }),
-		"RPAD":          emit(2, 3, func(c *call) string { return padFn(c, "rpad") }),
-		"SUBSTR":        emit(2, 3, substr),
-		"SUBSTRING":     emit(2, 3, substr),
-		"CONCAT":        emit(1, -1, concatFn),
-		"FORMAT":        emit(1, -1, formatFn),
+		"LEFT":           macro(2, 2, "bq_left"),
+		"RIGHT":          macro(2, 2, "bq_right"),
+		"ASCII":          fn(1, 1, "ascii"),
+		"CHR":            fn(1, 1, "chr"),
+		"UNICODE":        macro(1, 1, "bq_unicode"),
+		"TRANSLATE":      fn(3, 3, "translate"),
+		"EDIT_DISTANCE":  fn(2, 2, "levenshtein"),
+		"LPAD":           emit(2, 3, func(c *call) string { return padFn(c, "lpad") }),
+		"RPAD":           emit(2, 3, func(c *call) string { return padFn(c, "rpad") }),
+		"SUBSTR":         emit(2, 3, substr),
+		"SUBSTRING":      emit(2, 3, substr),
+		"CONCAT":         emit(1, -1, concatFn),
+		"FORMAT":         emit(1, -1, formatFn),
+		"TO_JSON_STRING": emit(1, 2, toJSONString),
 		"SPLIT": emit(1, 2, func(c *call) string {
 			if len(c.args) == 1 {
 				return "bq_split(" + c.arg(0) + ", ',')"
@@ -301,14 +302,53 @@ func roundFn(c *call) string {
 		}
 		d = v
 	}
+	if dt := decimalType(c); dt != "" {
+		return decimalRound(c, "round", d, dt)
+	}
 	return roundMacro(int(d)) + "(" + c.arg(0) + ")"
 }
 
 func truncFn(c *call) string {
+	if d, ok := literalInt(argAt(c.args, 1)); len(c.args) == 1 || ok && d >= minRoundDigits && d <= maxRoundDigits {
+		if dt := decimalType(c); dt != "" {
+			return decimalRound(c, "trunc", d, dt)
+		}
+	}
 	if len(c.args) == 1 {
 		return "bq_trunc(" + c.arg(0) + ", 0)"
 	}
 	return "bq_trunc(" + c.argsText() + ")"
+}
+
+// decimalType is the DuckDB type of a NUMERIC or BIGNUMERIC first argument
+// (as the statement model or the bridge's typing knows it), or "".
+// ROUND, TRUNC, CEIL and FLOOR of NUMERIC return NUMERIC, computed exactly:
+// ROUND(NUMERIC '2.675', 2) is 2.68, half away from zero (mathematical
+// functions reference). Through FLOAT64 it came back as FLOAT64 and
+// rounded the binary value (2.67).
+func decimalType(c *call) string {
+	switch baseType(c.e.exprType(c.args[0])) {
+	case "NUMERIC":
+		return "DECIMAL(38, 9)"
+	case "BIGNUMERIC":
+		return "DECIMAL(38, 18)"
+	}
+	return ""
+}
+
+// decimalRound renders ROUND or TRUNC of a decimal to d digits, kept in
+// the argument's type.
+func decimalRound(c *call, fn string, d int64, duck string) string {
+	return "CAST(" + fn + "(" + c.arg(0) + ", " + strconv.FormatInt(d, 10) + ") AS " + duck + ")"
+}
+
+// decimalOr renders FLOOR or CEIL: DuckDB's, kept in the type, for a
+// decimal argument; otherwise other (the FLOAT64 macro).
+func decimalOr(c *call, fn, other string) string {
+	if dt := decimalType(c); dt != "" {
+		return "CAST(" + fn + "(" + c.arg(0) + ") AS " + dt + ")"
+	}
+	return other
 }
 
 func padFn(c *call, name string) string {

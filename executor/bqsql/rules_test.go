@@ -212,6 +212,12 @@ func TestDateTimeRules(t *testing.T) {
 			f AS (SELECT MIN(t.ts) AS first_t FROM t)
 			SELECT (SELECT DATE_TRUNC(f.first_t, MONTH) FROM (SELECT 1 AS one) AS o) FROM f`,
 			want: "2020-03-01 00:00:00", types: "TIMESTAMP"},
+		// An unqualified outer column, and one of an UNNEST value table or
+		// through a subquery: the statement model resolves it in the outer
+		// query (was unsupported: "cannot tell whether the column is a
+		// DATE or a DATETIME").
+		{name: "DATE_ADD on an unqualified outer column", bq: `SELECT (SELECT DATE_ADD(d, INTERVAL 1 DAY) FROM UNNEST([1])), (SELECT DATE_TRUNC(dt, MONTH) FROM UNNEST([1])) FROM UNNEST([DATE '2020-01-31']) AS d, (SELECT DATETIME '2020-01-31 10:00:00' AS dt)`,
+			want: "2020-02-01 | 2020-01-01 00:00:00", types: "DATE | TIMESTAMP"},
 		{name: "interval arithmetic", bq: `SELECT DATETIME '2020-01-01 00:00:00' + INTERVAL 36 HOUR`, want: "2020-01-02 12:00:00"},
 		// A fractional SECOND string is BigQuery's own literal (was
 		// unsupported); finer than a microsecond stays unsupported.
@@ -393,6 +399,13 @@ func TestAggregateRules(t *testing.T) {
 // GoogleSQL query syntax, GROUP BY); DuckDB binds the FROM column first.
 func TestNameResolutionRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
+		// A backticked identifier may hold any character (lexical
+		// structure reference, quoted identifiers): alone, a dashed one is
+		// an alias, column or CTE name, not a project (was "Not found:
+		// Project a-b").
+		{name: "a dashed backticked alias, column and CTE", bq: "WITH `my-cte` AS (SELECT 1 AS `a-b`) SELECT t.`a-b`, `a-b` + 1 AS `c-d` FROM `my-cte` AS t ORDER BY `c-d`",
+			want: "1 | 2"},
+		{name: "a dashed name that is no range variable before a dot is a project", bq: "SELECT * FROM `other-project.d.t`", err: ErrInvalid},
 		{name: "GROUP BY an alias that shadows a column", bq: `SELECT MOD(x, 2) AS x, COUNT(*) AS n FROM UNNEST([1, 2, 3]) AS x GROUP BY x ORDER BY x`,
 			want: "0 | 1\n1 | 2"},
 		{name: "ORDER BY expression on an implicit alias, the name in two joined tables",
@@ -417,6 +430,13 @@ func TestNameResolutionRules(t *testing.T) {
 
 func TestScalarRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
+		// ROUND, TRUNC, CEIL and FLOOR of NUMERIC are NUMERIC, computed
+		// exactly, ties away from zero (mathematical functions reference),
+		// also where the NUMERIC comes through a CTE (the statement model
+		// types it).
+		{name: "ROUND of NUMERIC", bq: `SELECT ROUND(NUMERIC '2.675', 2), ROUND(NUMERIC '1.005', 2), ROUND(CAST(x AS NUMERIC), 2), TRUNC(NUMERIC '2.679', 2), FLOOR(NUMERIC '-2.5'), CEIL(BIGNUMERIC '2.1'), ROUND(2.675, 2) FROM UNNEST([2.675]) AS x`,
+			want: "2.68 | 1.01 | 2.68 | 2.67 | -3 | 3 | 2.67", types: "DECIMAL(38,9) | DECIMAL(38,9) | DECIMAL(38,9) | DECIMAL(38,9) | DECIMAL(38,9) | DECIMAL(38,18) | DOUBLE"},
+		{name: "ROUND of a NUMERIC CTE column", bq: `WITH t AS (SELECT CAST(x AS NUMERIC) AS n FROM UNNEST([1.005]) AS x) SELECT ROUND(n, 2) FROM t`, want: "1.01", types: "DECIMAL(38,9)"},
 		// BigQuery's function tests run the logarithms of -inf (NaN); a
 		// finite negative number or zero stays an error.
 		{name: "logarithms of -inf", bq: `SELECT LN(x), LOG(x), LOG10(x), LOG(x, 2) FROM UNNEST([CAST('-inf' AS FLOAT64)]) AS x`, want: "NaN | NaN | NaN | NaN"},
@@ -651,5 +671,21 @@ func TestCatalogRules(t *testing.T) {
 		{name: "current time functions", bq: `SELECT CURRENT_DATE() > DATE '2020-01-01', CURRENT_DATETIME() > DATETIME '2020-01-01 00:00:00', CURRENT_TIMESTAMP() > TIMESTAMP '2020-01-01 00:00:00+00', CURRENT_TIME() IS NOT NULL`,
 			want: "true | true | true | true"},
 		{name: "RAND, GENERATE_UUID", bq: `SELECT RAND() >= 0 AND RAND() < 1, LENGTH(GENERATE_UUID())`, want: "true | 36"},
+	})
+}
+
+// TO_JSON_STRING writes BigQuery's JSON encodings (the examples of the JSON
+// functions reference's "JSON encodings" table), by the value's type.
+func TestToJSONStringRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "scalars", bq: `SELECT TO_JSON_STRING(9007199254740992), TO_JSON_STRING(9007199254740993), TO_JSON_STRING(NUMERIC '-1'), TO_JSON_STRING(NUMERIC '123.56'), TO_JSON_STRING(1.0), TO_JSON_STRING(CAST('inf' AS FLOAT64)), TO_JSON_STRING(CAST('-inf' AS FLOAT64)), TO_JSON_STRING(CAST('nan' AS FLOAT64))`,
+			want: `9007199254740992 | "9007199254740993" | -1 | "123.56" | 1 | "Infinity" | "-Infinity" | "NaN"`},
+		{name: "strings, bytes, dates", bq: `SELECT TO_JSON_STRING('"abc"'), TO_JSON_STRING(b'Google'), TO_JSON_STRING(DATE '2017-03-06'), TO_JSON_STRING(TIMESTAMP '2017-03-06 12:34:56.789012'), TO_JSON_STRING(DATETIME '2017-03-06 12:34:56.789012'), TO_JSON_STRING(TIME '12:34:56.789012'), TO_JSON_STRING(CAST(NULL AS STRING))`,
+			want: `"\"abc\"" | "R29vZ2xl" | "2017-03-06" | "2017-03-06T12:34:56.789012Z" | "2017-03-06T12:34:56.789012" | "12:34:56.789012" | null`},
+		{name: "arrays and structs", bq: `SELECT TO_JSON_STRING(['red', 'blue']), TO_JSON_STRING([1, 2, 3]), TO_JSON_STRING(STRUCT(12 AS purchases, TRUE AS inStock))`,
+			want: `["red","blue"] | [1,2,3] | {"purchases":12,"inStock":true}`},
+		{name: "a row and an aggregate of structs", bq: `SELECT TO_JSON_STRING(t), (SELECT TO_JSON_STRING(ARRAY_AGG(STRUCT(x AS v, x * 1.5 AS w) ORDER BY x)) FROM UNNEST([1, 2]) AS x) FROM (SELECT 1 AS x, 'a' AS y) AS t`,
+			want: `{"x":1,"y":"a"} | [{"v":1,"w":1.5},{"v":2,"w":3}]`},
+		{name: "pretty_print is unsupported", bq: `SELECT TO_JSON_STRING([1], true)`, err: ErrUnsupported},
 	})
 }

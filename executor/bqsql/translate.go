@@ -60,51 +60,105 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	if err != nil {
 		return "", nil, err
 	}
+	if stmts := statementSpans(toks); len(stmts) > 1 {
+		return t.script(ctx, sql, stmts, withBinds)
+	}
 	items, err := buildTree(sql, toks)
 	if err != nil {
 		return "", nil, err
 	}
-	items = distinctFrom(items)
-	if items, err = withExpressions(sql, items); err != nil {
-		return "", nil, err
+	e := &emitter{src: sql, cat: t.Catalog, ctx: ctx, tr: t, toks: toks, withBinds: withBinds}
+	for _, p := range passes {
+		if err := ctx.Err(); err != nil {
+			return "", nil, interrupted(err)
+		}
+		items = p.run(e, items)
+		if e.err != nil {
+			return "", nil, e.err
+		}
 	}
-	items = nestedWith(items)
-	items = outerAggregates(items)
-	if err := ctx.Err(); err != nil {
-		return "", nil, interrupted(err)
-	}
-	if withBinds {
-		binds = t.bindChecks(ctx, sql, items)
-	}
-	items = nanOrder(items)
-	e := &emitter{src: sql, cat: t.Catalog, ctx: ctx}
-	if err := reservedQualifier(sql, toks); err != nil {
-		return "", nil, err
-	}
-	e.checkGroupingSets(items)
-	e.checkUnnestAggregates(items)
-	e.checkArrayEquality(items)
-	e.checkLikePatterns(items)
-	groupByAllKeys(items)
-	e.scan(items)
-	// Before output columns are named (AS f0_ is raw text to the type
-	// rules).
-	e.checkSetOpTypes(items)
-	e.numericSetOpLiterals(items)
-	items = e.nameOutputColumns(items)
-	fromValueTables(items)
-	items = selectTuples(items)
-	items = selectAsStruct(items, true)
-	items = wrapSetOperationOrder(items)
-	e.outputNames = map[string]int{}
-	e.countOutputNames(items)
-	e.resolveOutputAliases(items)
-	e.markDeferredAggregates(items)
+	// Emission: each item translated once, rule by rule (one, funcs.go).
 	out := e.seq(items)
 	if e.err != nil {
 		return "", nil, e.err
 	}
-	return strings.TrimSpace(out), binds, nil
+	return strings.TrimSpace(out), e.binds, nil
+}
+
+// statementSpans splits a script at its top-level semicolons into the
+// byte spans of its statements (a trailing semicolon ends the last one; an
+// empty statement is kept, for the syntax error it is).
+func statementSpans(toks []Token) [][2]int {
+	var out [][2]int
+	depth, start, words := 0, 0, false
+	for _, t := range toks {
+		if t.Kind == Punct {
+			switch t.Text {
+			case "(", "[":
+				depth++
+			case ")", "]":
+				depth--
+			case ";":
+				if depth == 0 {
+					if !words {
+						// An empty statement: its semicolon alone, for
+						// the syntax error.
+						out = append(out, [2]int{t.Pos, t.Pos + 1})
+					} else {
+						out = append(out, [2]int{start, t.Pos})
+					}
+					start, words = t.Pos+1, false
+					continue
+				}
+			}
+		}
+		if t.Kind != Space && t.Kind != Comment {
+			words = true
+		}
+	}
+	if words {
+		end := 0
+		if n := len(toks); n > 0 {
+			end = toks[n-1].Pos + len(toks[n-1].Text)
+		}
+		out = append(out, [2]int{start, end})
+	}
+	return out
+}
+
+// script translates a multi-statement script of queries, which BigQuery
+// runs statement by statement, its result the last statement's (scripting
+// reference). The last statement is the query; the ones before it are
+// checks the engine binds first (as the unread CTEs of bindChecks), so
+// that an analysis error in any of them fails the script, as in BigQuery;
+// a run-time error in an earlier statement is not seen (README). Each
+// statement is translated in the script's own text with the others
+// blanked, so that positions in errors are the script's.
+func (t *Translator) script(ctx context.Context, sql string, stmts [][2]int, withBinds bool) (string, []string, error) {
+	var query string
+	var binds []string
+	for k, sp := range stmts {
+		if sp[1] == sp[0]+1 && sql[sp[0]] == ';' {
+			return "", nil, errAt(sql, sp[0], KindInvalid, `Syntax error: Unexpected ";"`)
+		}
+		b := []byte(sql)
+		for i := range b {
+			if (i < sp[0] || i >= sp[1]) && b[i] != '\n' {
+				b[i] = ' '
+			}
+		}
+		out, more, err := t.translate(ctx, string(b), withBinds)
+		if err != nil {
+			return "", nil, err
+		}
+		binds = append(binds, more...)
+		if k < len(stmts)-1 {
+			binds = append(binds, out)
+		} else {
+			query = out
+		}
+	}
+	return query, binds, nil
 }
 
 // reservedQualifier rejects a reserved keyword used as a qualifier (if.x,
@@ -151,9 +205,16 @@ func afterDot(toks []Token, i int) bool {
 // emitter holds the state of one translation. Rules record the first error
 // and keep going, so the code reads as straight-line rewriting.
 type emitter struct {
-	src string
-	cat Catalog
-	err *Error
+	src   string
+	cat   Catalog
+	model *model // the statement model, or nil
+	err   *Error
+	// tr, toks and withBinds are the translation's input and options;
+	// binds its checks (see bindChecks).
+	tr        *Translator
+	toks      []Token
+	withBinds bool
+	binds     []string
 	// ctx bounds the translation's time; ticks counts items translated,
 	// so that ctx is polled every few hundred items rather than each one.
 	ctx   context.Context
@@ -291,6 +352,11 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 		}
 		w.lead(it)
 		w.write(it.path.out)
+		if p := it.path; p.table && p.alias != p.parts[len(p.parts)-1] && !aliasFollows(items, i+1) {
+			// DuckDB would name the table after its last component; the
+			// BigQuery range variable is the whole dotted name.
+			w.write(" AS " + quoteIdent(p.alias))
+		}
 		return 1
 	case it.sub != nil:
 		w.lead(it)
@@ -389,6 +455,14 @@ func (e *emitter) minInt64(w *writer, items []*item, i int) int {
 	w.lead(it)
 	w.write("CAST(-9223372036854775808 AS BIGINT)")
 	return 2
+}
+
+// aliasFollows reports whether items[k] starts a FROM item's alias (AS,
+// or a name that is no keyword).
+func aliasFollows(items []*item, k int) bool {
+	a := at(items, k)
+	return a != nil && !a.group && !a.synthetic() &&
+		(a.is("AS") || (a.tok.Kind == Ident && !bqReserved[a.upper()]) || a.tok.Kind == QuotedIdent)
 }
 
 // ident translates an identifier or keyword at items[i].
