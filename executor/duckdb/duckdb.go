@@ -68,10 +68,12 @@ type Options struct {
 	Translate Translator
 	// Shape, when set with Translate, renders the submitted (untranslated)
 	// SQL in a form DuckDB's parser can read (identifiers quoted its way,
-	// literals blanked) so that a statement which is not one SELECT is
+	// literals blanked) so that a statement which is not a SELECT is
 	// refused as such before translation, rather than surfacing as whatever
-	// error its translation causes. A shape DuckDB cannot parse is ignored:
-	// the translated SQL is checked in any case.
+	// error its translation causes. Several SELECTs pass (a script the
+	// dialect runs as one query; Translate returns its statements, each
+	// checked again as exactly one SELECT). A shape DuckDB cannot parse is
+	// ignored: the translated SQL is checked in any case.
 	Shape func(sql string) string
 	// Settings is SQL (one or more SET statements) run once, on the first
 	// connection, before external access is switched off and the
@@ -277,7 +279,7 @@ func (e *Engine) query(parent context.Context, query string, translate bool) (*e
 	translated := query
 	if translate && e.opts.Translate != nil && e.opts.Shape != nil {
 		var ref *refusal
-		err := checkSelect(ctx, e.opts.Shape(query))
+		err := checkSelects(ctx, e.opts.Shape(query), true)
 		if errors.As(err, &ref) {
 			return nil, e.errorf(executor.ClassRefused, err, "%s", ref.msg)
 		}

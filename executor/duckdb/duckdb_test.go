@@ -578,6 +578,19 @@ func TestShapeRefusesBeforeTranslation(t *testing.T) {
 	if res, err := e2.Query(context.Background(), "anything"); err != nil || res.Rows[0][0] != int64(2) {
 		t.Errorf("shape parse failure blocked the query: %v %v", res, err)
 	}
+	// A script of SELECTs passes the shape check (the dialect runs it as
+	// one query); its translated statements are checked one by one.
+	last := func(_ context.Context, s string) (string, []string, error) {
+		stmts := strings.Split(s, ";")
+		return stmts[len(stmts)-1], stmts[:len(stmts)-1], nil
+	}
+	e3 := openEngine(t, makeDB(t, fixture...), Options{Translate: last, Shape: shape})
+	if res, err := e3.Query(context.Background(), "SELECT 1 AS x; SELECT 2 AS y"); err != nil || res.Rows[0][0] != int64(2) {
+		t.Errorf("script of SELECTs: %v %v", res, err)
+	}
+	if _, err := e3.Query(context.Background(), "SELECT 1 AS x; SELECT 2 AS y; DELETE FROM `mimiciv_3_1_hosp.patients`"); classOf(t, err) != executor.ClassRefused {
+		t.Errorf("script with a DELETE: %v", err)
+	}
 }
 
 // TestTimeoutCoversTranslation: the query's timeout runs from before the
