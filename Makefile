@@ -4,7 +4,7 @@ BIN      ?= bin/clinsql
 SHARED   ?= $(or $(CLINSQL_SHARED),$(abspath ../shared))
 OUT      ?= out
 
-.PHONY: build test lint vet fmtcheck demo bench fuzz conformance clean
+.PHONY: build test lint vet fmtcheck demo bench bench-scale fuzz conformance labelcards clean
 
 # clinsql version and every output record the build's VCS revision. Go
 # stamps it itself, except in a git worktree or with -buildvcs=false: then
@@ -44,11 +44,26 @@ demo: build
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 60m ./... | tee bench.txt
 
+# The embedded engine at scale on synthetic MIMIC-IV (cmd/benchscale):
+# 10k, 100k and full size (364,627 patients) when the disk holds them; build
+# time against DuckDB's plain load, peak memory, size, gold-query latency.
+# Not part of test or bench: hours at full size. SCALES=10000 for a quick run.
+SCALES ?= 10000,100000,full
+bench-scale: build
+	$(GO) run ./cmd/benchscale -bin $(BIN) -shared $(SHARED) -scales $(SCALES) -out $(OUT)/bench-scale.md $(if $(MODELS),-models $(MODELS))
+
 # The dialect bridge against Google's GoogleSQL compliance tests in
 # $(SHARED)/zetasql-compliance: prints the headline and compares the tables
 # with executor/bqsql/conformance/testdata (UPDATE=1 rewrites them).
 conformance:
 	CLINSQL_SHARED=$(SHARED) CLINSQL_REQUIRE_SHARED=1 $(GO) test -count 1 -timeout 30m -run '^TestConformance$$' -v ./executor/bqsql/conformance $(if $(UPDATE),-update)
+
+# The label cards of the committed draw (agreement/labelsample/draw), rendered
+# from $(SHARED) into LABELWORK/cards, outside the repository: they hold
+# licensed data and are never committed. See README, "Labelling leaves".
+LABELWORK ?= $(abspath ../labelwork)
+labelcards:
+	$(GO) run ./cmd/labelcards cards -shared $(SHARED) -out $(LABELWORK)/cards
 
 # Each fuzz target for FUZZTIME. Minimisation is off: on rubric trees it can
 # stall the engine for minutes while finding nothing new.

@@ -11,9 +11,8 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
-	"github.com/clinsql/clinsql/judge"
 	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/rubric"
 )
 
@@ -30,17 +29,17 @@ type Verdict struct {
 // undecided are absent from a variant's map.
 type Judge interface {
 	Name() string
-	Decide(ctx context.Context, vs []*Variant) ([]map[ledger.LeafKey]Verdict, error)
+	Decide(ctx context.Context, vs []*Variant) ([]map[judgefmt.LeafKey]Verdict, error)
 }
 
-// CodeJudge is the judge's code checks alone (judge.CheckLeaf).
+// CodeJudge is the judge's code checks alone (codecheck.CheckLeaf).
 type CodeJudge struct{}
 
 func (CodeJudge) Name() string { return "code" }
 
 // Decide runs the code checks on every leaf of both trees.
-func (CodeJudge) Decide(ctx context.Context, vs []*Variant) ([]map[ledger.LeafKey]Verdict, error) {
-	out := make([]map[ledger.LeafKey]Verdict, len(vs))
+func (CodeJudge) Decide(ctx context.Context, vs []*Variant) ([]map[judgefmt.LeafKey]Verdict, error) {
+	out := make([]map[judgefmt.LeafKey]Verdict, len(vs))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, v := range vs {
@@ -48,11 +47,11 @@ func (CodeJudge) Decide(ctx context.Context, vs []*Variant) ([]map[ledger.LeafKe
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			m := map[ledger.LeafKey]Verdict{}
+			m := map[judgefmt.LeafKey]Verdict{}
 			for _, tr := range trees(v.Task) {
 				for _, l := range tr.root.Leaves() {
-					if d := judge.CheckLeaf(tr.tree, l, v.Answer); d.Decided {
-						m[leafKey(v.Task, tr.tree, l)] = Verdict{Pass: d.Pass, Source: string(ledger.SourceCode), Explanation: d.Explanation}
+					if d := codecheck.CheckLeaf(tr.tree, l, v.Answer); d.Decided {
+						m[leafKey(v.Task, tr.tree, l)] = Verdict{Pass: d.Pass, Source: string(judgefmt.SourceCode), Explanation: d.Explanation}
 					}
 				}
 			}
@@ -190,19 +189,19 @@ func Run(ctx context.Context, tasks []*datasets.Task, opts Options) (*Report, er
 }
 
 // kindOf is a leaf's kind in either tree.
-func kindOf(tree ledger.Tree, l *rubric.Node) codecheck.LeafKind {
-	if tree == ledger.TreeSQL {
+func kindOf(tree judgefmt.Tree, l *rubric.Node) codecheck.LeafKind {
+	if tree == judgefmt.TreeSQL {
 		return codecheck.KindSQL
 	}
 	return codecheck.KindOf(l)
 }
 
 // Tally compares the verdicts with the expectations.
-func Tally(vs []*Variant, verdicts []map[ledger.LeafKey]Verdict) *Report {
+func Tally(vs []*Variant, verdicts []map[judgefmt.LeafKey]Verdict) *Report {
 	r := &Report{}
 	rows := map[rowKey]*Row{}
 	answers := map[string]int{}
-	lint := map[ledger.LeafKey]*Finding{}
+	lint := map[judgefmt.LeafKey]*Finding{}
 	for _, v := range vs {
 		if v.Mutation == Gold {
 			for _, f := range Lint(v.Task, v.Gold) {

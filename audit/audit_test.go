@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 )
 
 // verdictJudge decides every leaf with one verdict: a stand-in judge
@@ -14,10 +14,10 @@ type verdictJudge struct{ pass bool }
 
 func (verdictJudge) Name() string { return "constant" }
 
-func (j verdictJudge) Decide(_ context.Context, vs []*Variant) ([]map[ledger.LeafKey]Verdict, error) {
-	out := make([]map[ledger.LeafKey]Verdict, len(vs))
+func (j verdictJudge) Decide(_ context.Context, vs []*Variant) ([]map[judgefmt.LeafKey]Verdict, error) {
+	out := make([]map[judgefmt.LeafKey]Verdict, len(vs))
 	for i, v := range vs {
-		out[i] = map[ledger.LeafKey]Verdict{}
+		out[i] = map[judgefmt.LeafKey]Verdict{}
 		for _, tr := range trees(v.Task) {
 			for _, l := range tr.root.Leaves() {
 				out[i][leafKey(v.Task, tr.tree, l)] = Verdict{Pass: j.pass, Source: "llm"}

@@ -30,7 +30,8 @@
 // A leaf whose verdict cannot be derived with certainty is not testable
 // and is not counted. [Run] judges every answer with a [Judge] (the code
 // checks, [CodeJudge], or the judge engine with an LLM through
-// [EngineJudge]) and [Tally] compares: false fails on gold, classified by
+// judge.AuditJudge, which lives with the engine so that this package, and
+// the report that shows an audit, link no LLM client) and [Tally] compares: false fails on gold, classified by
 // the rubric lint ([Lint]) as a rubric/gold defect or a judge error, and
 // missed fails on mutations, per leaf kind and source.
 //

@@ -7,7 +7,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 )
 
 // Finding is a rubric-lint finding: a leaf the gold answer cannot satisfy
@@ -21,8 +21,8 @@ type Finding struct {
 	Problem     string `json:"problem"`
 }
 
-func (f *Finding) key() ledger.LeafKey {
-	return ledger.LeafKey{Task: f.Task, Tree: ledger.TreeResults, Leaf: f.Leaf}
+func (f *Finding) key() judgefmt.LeafKey {
+	return judgefmt.LeafKey{Task: f.Task, Tree: judgefmt.TreeResults, Leaf: f.Leaf}
 }
 
 // Lint checks a task's results rubric against its own gold result:
@@ -98,25 +98,6 @@ func sampleValues(t *codecheck.Table) string {
 	return strings.Join(vals, ", ")
 }
 
-// genericWords name no quantity: a column called result_metric_1 or
-// value_2 says nothing of what it holds.
-var genericWords = map[string]bool{"result": true, "metric": true, "value": true, "col": true, "column": true, "field": true,
-	"output": true, "stat": true, "measure": true, "var": true, "variable": true, "expr": true, "f": true, "c": true}
-
-// isGeneric reports a column name made of generic words and numbers only.
-func isGeneric(name string) bool {
-	if genericName.MatchString(name) {
-		return true
-	}
-	ws := codecheck.Tokens(name)
-	for _, w := range ws {
-		if !genericWords[w] && !isNumber(w) {
-			return false
-		}
-	}
-	return len(ws) > 0
-}
-
 // genericGoldNames finds a column leaf the gold can only meet with a
 // generic column name: the leaf asks for a named quantity (by example or
 // description), no gold column name shares a word with it, and some gold
@@ -125,7 +106,7 @@ func genericGoldNames(gold *codecheck.Table, req string) string {
 	var generic []string
 	named := map[string]bool{}
 	for _, c := range gold.Columns {
-		if isGeneric(c) {
+		if codecheck.GenericName(c) {
 			generic = append(generic, c)
 			continue
 		}
@@ -139,7 +120,7 @@ func genericGoldNames(gold *codecheck.Table, req string) string {
 	}
 	var specific []string
 	for _, id := range codecheck.Identifiers(req) {
-		if !isGeneric(id) {
+		if !codecheck.GenericName(id) {
 			specific = append(specific, id)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/pyfmt"
 	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/rubric"
 )
 
@@ -110,7 +110,7 @@ type Variant struct {
 	// column, the changed literal).
 	Param  string
 	Answer *codecheck.Answer
-	Expect map[ledger.LeafKey]Expect
+	Expect map[judgefmt.LeafKey]Expect
 	// Gold is the gold table (nil when unreadable), for reasons and lint.
 	Gold *codecheck.Table
 }
@@ -123,8 +123,8 @@ func (v *Variant) Name() string {
 	return v.Mutation + ":" + v.Param
 }
 
-func leafKey(t *datasets.Task, tree ledger.Tree, l *rubric.Node) ledger.LeafKey {
-	return ledger.LeafKey{Task: t.Key.String(), Tree: tree, Leaf: l.ID}
+func leafKey(t *datasets.Task, tree judgefmt.Tree, l *rubric.Node) judgefmt.LeafKey {
+	return judgefmt.LeafKey{Task: t.Key.String(), Tree: tree, Leaf: l.ID}
 }
 
 // goldAnswer is the gold SQL with its recorded result, as a successful run.
@@ -144,7 +144,7 @@ func GoldVariant(t *datasets.Task) (*Variant, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Variant{Task: t, Mutation: Gold, Answer: a, Gold: tb, Expect: map[ledger.LeafKey]Expect{}}
+	v := &Variant{Task: t, Mutation: Gold, Answer: a, Gold: tb, Expect: map[judgefmt.LeafKey]Expect{}}
 	for _, tr := range trees(t) {
 		for _, l := range tr.root.Leaves() {
 			v.Expect[leafKey(t, tr.tree, l)] = Expect{Pass: true, Reason: "the gold answer satisfies its own rubric"}
@@ -154,12 +154,12 @@ func GoldVariant(t *datasets.Task) (*Variant, error) {
 }
 
 type treeOf struct {
-	tree ledger.Tree
+	tree judgefmt.Tree
 	root *rubric.Node
 }
 
 func trees(t *datasets.Task) []treeOf {
-	return []treeOf{{ledger.TreeSQL, t.SQLRubric.Root}, {ledger.TreeResults, t.ResultsRubric.Root}}
+	return []treeOf{{judgefmt.TreeSQL, t.SQLRubric.Root}, {judgefmt.TreeResults, t.ResultsRubric.Root}}
 }
 
 // ResultVariants builds the result mutation m of a task's gold answer
@@ -175,7 +175,7 @@ func ResultVariants(t *datasets.Task, m string) ([]*Variant, error) {
 		if tb != nil {
 			b.RowCount = tb.TotalRows
 		}
-		return &Variant{Task: t, Mutation: m, Param: param, Answer: &b, Gold: gold, Expect: map[ledger.LeafKey]Expect{}}
+		return &Variant{Task: t, Mutation: m, Param: param, Answer: &b, Gold: gold, Expect: map[judgefmt.LeafKey]Expect{}}
 	}
 	var out []*Variant
 	switch m {
@@ -241,7 +241,7 @@ const maxDropped = 12
 
 func expectAllResults(v *Variant, why string) {
 	for _, l := range v.Task.ResultsRubric.Root.Leaves() {
-		v.Expect[leafKey(v.Task, ledger.TreeResults, l)] = Expect{Reason: "every results leaf fails without a result: " + why}
+		v.Expect[leafKey(v.Task, judgefmt.TreeResults, l)] = Expect{Reason: "every results leaf fails without a result: " + why}
 	}
 }
 
@@ -263,7 +263,7 @@ func expectValues(v *Variant, why string) {
 		if _, ok := anyInBand(tb, bands, rateLeaf(l)); ok {
 			continue
 		}
-		v.Expect[leafKey(v.Task, ledger.TreeResults, l)] = Expect{Reason: why + ": no value, column total, row or column count of the result, " +
+		v.Expect[leafKey(v.Task, judgefmt.TreeResults, l)] = Expect{Reason: why + ": no value, column total, row or column count of the result, " +
 			"read as it is (or, for a rate, as a fraction or a percentage), lies in " + bandList(bands)}
 	}
 }
@@ -337,10 +337,6 @@ func rateLeaf(l *rubric.Node) bool {
 	return false
 }
 
-// genericName matches the column names engines give unnamed expressions
-// and the names the rename mutation gives.
-var genericName = regexp.MustCompile(`(?i)^(?:col(?:umn)?|f|field|c|expr|_col)_?\d+_?$|^f\d+_$`)
-
 // columnWords are words of a column leaf that say nothing of the column.
 var columnWords = map[string]bool{"column": true, "col": true, "name": true, "exist": true, "present": true, "required": true,
 	"field": true, "output": true, "result": true, "value": true, "e": true, "g": true, "eg": true, "csv": true, "contain": true, "contains": true}
@@ -380,7 +376,7 @@ func expectColumns(v *Variant, dropped []string) {
 	}
 	colWords := map[string]bool{}
 	for _, c := range tb.Columns {
-		if !genericName.MatchString(c) {
+		if !codecheck.GenericName(c) {
 			for w := range contentWords(c) {
 				colWords[w] = true
 			}
@@ -393,7 +389,7 @@ func expectColumns(v *Variant, dropped []string) {
 		ids := codecheck.Identifiers(l.Requirements)
 		generic := false
 		for _, id := range ids {
-			generic = generic || genericName.MatchString(id)
+			generic = generic || codecheck.GenericName(id)
 		}
 		if generic {
 			continue
@@ -409,7 +405,7 @@ func expectColumns(v *Variant, dropped []string) {
 			}
 			why = "column " + dropped[0] + ", the leaf's example, dropped; no remaining column shares a word with the leaf"
 		}
-		v.Expect[leafKey(v.Task, ledger.TreeResults, l)] = Expect{Reason: why + " and no text value of the result does"}
+		v.Expect[leafKey(v.Task, judgefmt.TreeResults, l)] = Expect{Reason: why + " and no text value of the result does"}
 	}
 }
 
@@ -459,7 +455,7 @@ func expectNulls(v *Variant, nulled []int) {
 		if !all && (named == 0 || !ok) {
 			continue
 		}
-		v.Expect[leafKey(v.Task, ledger.TreeResults, l)] = Expect{Reason: "every value of the columns the leaf covers is NULL"}
+		v.Expect[leafKey(v.Task, judgefmt.TreeResults, l)] = Expect{Reason: "every value of the columns the leaf covers is NULL"}
 	}
 }
 

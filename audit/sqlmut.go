@@ -11,7 +11,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 )
 
 // SQL mutations change the gold SQL where the change maps to a leaf
@@ -203,10 +203,10 @@ func SQLVariant(ctx context.Context, t *datasets.Task, m string, ex executor.Exe
 		a.Executed, a.Table = true, codecheck.TableFromResult(res)
 		a.RowCount = a.Table.TotalRows
 	}
-	v := &Variant{Task: t, Mutation: m, Param: desc, Answer: a, Gold: gold, Expect: map[ledger.LeafKey]Expect{}}
+	v := &Variant{Task: t, Mutation: m, Param: desc, Answer: a, Gold: gold, Expect: map[judgefmt.LeafKey]Expect{}}
 	for _, l := range t.SQLRubric.Root.Leaves() {
 		if states(l.Requirements) {
-			v.Expect[leafKey(t, ledger.TreeSQL, l)] = Expect{Reason: desc + ", which the leaf states"}
+			v.Expect[leafKey(t, judgefmt.TreeSQL, l)] = Expect{Reason: desc + ", which the leaf states"}
 		}
 	}
 	return v, nil

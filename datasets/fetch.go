@@ -58,21 +58,7 @@ func FetchClinSQL(ctx context.Context, dir string, opt FetchOptions) (_ []*Task,
 	if opt.URL == "" {
 		opt.URL = ClinSQLArchiveURL
 	}
-	if opt.Client == nil {
-		opt.Client = http.DefaultClient
-	}
-	if opt.MaxBytes == 0 {
-		opt.MaxBytes = 1 << 30
-	}
-	if opt.MaxFileBytes == 0 {
-		opt.MaxFileBytes = 64 << 20
-	}
-	if opt.Retries == 0 {
-		opt.Retries = 3
-	}
-	if opt.Log == nil {
-		opt.Log = io.Discard
-	}
+	opt = opt.withDefaults()
 	dest := filepath.Join(dir, "data", "splits")
 	if _, err := os.Stat(dest); err == nil {
 		return nil, fmt.Errorf("%s already exists; remove it to fetch again", dest)
@@ -133,6 +119,50 @@ func FetchClinSQL(ctx context.Context, dir string, opt FetchOptions) (_ []*Task,
 	return tasks, nil
 }
 
+// withDefaults fills the options left zero.
+func (opt FetchOptions) withDefaults() FetchOptions {
+	if opt.Client == nil {
+		opt.Client = http.DefaultClient
+	}
+	if opt.MaxBytes == 0 {
+		opt.MaxBytes = 1 << 30
+	}
+	if opt.MaxFileBytes == 0 {
+		opt.MaxFileBytes = 64 << 20
+	}
+	if opt.Retries == 0 {
+		opt.Retries = 3
+	}
+	if opt.Log == nil {
+		opt.Log = io.Discard
+	}
+	return opt
+}
+
+// Download writes opt.URL into w as FetchClinSQL fetches its archive:
+// transient failures (network errors, 5xx, 429, a transfer shorter than
+// announced) are retried with w emptied first, the size is bounded by
+// opt.MaxBytes, and opt.SHA256, when set, must match. A status other than
+// 200 that is not retried is returned as a *StatusError.
+func Download(ctx context.Context, opt FetchOptions, w *os.File) error {
+	return download(ctx, opt.withDefaults(), w)
+}
+
+// StatusError is a download the server answered with another status than
+// 200 OK.
+type StatusError struct {
+	URL    string
+	Status string
+	Code   int
+}
+
+func (e *StatusError) Error() string { return fmt.Sprintf("download %s: %s", e.URL, e.Status) }
+
+// MissingDirs lists dir and those of its parents that do not exist yet,
+// deepest first: the folders MkdirAll(dir) would create, for a fetch that
+// fails to remove again.
+func MissingDirs(dir string) []string { return missingDirs(dir) }
+
 // missingDirs lists dir and those of its parents that do not exist yet,
 // deepest first: the folders MkdirAll(dir) would create.
 func missingDirs(dir string) []string {
@@ -187,7 +217,7 @@ func downloadOnce(ctx context.Context, opt FetchOptions, w io.Writer) (retry boo
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests,
-			fmt.Errorf("download %s: %s", opt.URL, resp.Status)
+			&StatusError{URL: opt.URL, Status: resp.Status, Code: resp.StatusCode}
 	}
 	h := sha256.New()
 	dst := io.MultiWriter(w, h)

@@ -64,29 +64,25 @@ func Calibrate(ctx context.Context, db reliability.Querier, split *ehrsql.Split,
 		if !st.Calibrated() {
 			continue
 		}
-		decs, err := decideAll(st, m, ids, records, Thresholds{})
-		if err != nil {
-			return nil, fmt.Errorf("calibration split %s: %w", split.Name, err)
-		}
 		if gold == nil {
+			var err error
 			if gold, err = GoldAnswers(ctx, db, split, ids); err != nil {
 				return nil, err
 			}
 		}
-		rep := score(gold, decs)
-		items := make([]calItem, len(ids))
-		for i, d := range decs {
-			r := rep.Items[i]
-			items[i] = calItem{base: d, answered: r.Outcome, answerable: r.Gold.Kind != reliability.KindAbstain}
+		items, err := baseItems(st, m, ids, records, gold)
+		if err != nil {
+			return nil, fmt.Errorf("calibration split %s: %w", split.Name, err)
 		}
 		cal.Strategies[st.String()] = search(st, items, m.Samples(), penalty)
 	}
 	return cal, nil
 }
 
-// search tries every useful threshold pair.
-func search(st Strategy, items []calItem, k int, penalty float64) *Calibrated {
-	var lps, agrs []float64
+// candidates are the thresholds worth trying for each of st's calibrated
+// steps on items: every distinct mean log-probability of an answer, and
+// every share of k samples.
+func candidates(st Strategy, items []calItem, k int) (lps, agrs []float64) {
 	if st.Has(StepLogprob) {
 		for _, it := range items {
 			if !it.base.Abstained && it.base.MeanLogprob != nil {
@@ -101,6 +97,56 @@ func search(st Strategy, items []calItem, k int, penalty float64) *Calibrated {
 			agrs = append(agrs, float64(i)/float64(k))
 		}
 	}
+	return lps, agrs
+}
+
+// sweepPoint is the outcome of items under one threshold of one step,
+// the strategy's other threshold held at its chosen value.
+type sweepPoint struct {
+	step      Step
+	threshold float64
+	counts    reliability.Counts
+	answered  int
+}
+
+// sweep moves each calibrated step's threshold over its candidates, the
+// other held at held's value.
+func sweep(items []calItem, held Thresholds, lps, agrs []float64) []sweepPoint {
+	var out []sweepPoint
+	for _, l := range lps {
+		th := held
+		th.Logprob = &l
+		c, n := tally(items, th)
+		out = append(out, sweepPoint{StepLogprob, l, c, n})
+	}
+	for _, a := range agrs {
+		th := held
+		th.Agreement = &a
+		c, n := tally(items, th)
+		out = append(out, sweepPoint{StepConsistency, a, c, n})
+	}
+	return out
+}
+
+// baseItems decides every item under no threshold and scores the
+// answers: what a threshold sweep needs of each item.
+func baseItems(st Strategy, m Model, ids []string, records map[string]map[string]*Record, gold map[string]reliability.Answer) ([]calItem, error) {
+	decs, err := decideAll(st, m, ids, records, Thresholds{})
+	if err != nil {
+		return nil, err
+	}
+	rep := score(gold, decs)
+	items := make([]calItem, len(ids))
+	for i, d := range decs {
+		r := rep.Items[i]
+		items[i] = calItem{base: d, answered: r.Outcome, answerable: r.Gold.Kind != reliability.KindAbstain}
+	}
+	return items, nil
+}
+
+// search tries every useful threshold pair.
+func search(st Strategy, items []calItem, k int, penalty float64) *Calibrated {
+	lps, agrs := candidates(st, items, k)
 	opt := func(xs []float64) []*float64 {
 		if len(xs) == 0 {
 			return []*float64{nil}
@@ -128,19 +174,17 @@ func search(st Strategy, items []calItem, k int, penalty float64) *Calibrated {
 		outcomes[i] = it.outcome(best)
 	}
 	c.Scores = reliability.Summarize(outcomes)
-	for _, l := range lps {
-		th := best
-		th.Logprob = &l
-		rs, cov := evaluate(items, th, penalty)
-		c.Curve = append(c.Curve, CurvePoint{Step: StepLogprob, Threshold: l, RS: rs, Coverage: cov})
-	}
-	for _, a := range agrs {
-		th := best
-		th.Agreement = &a
-		rs, cov := evaluate(items, th, penalty)
-		c.Curve = append(c.Curve, CurvePoint{Step: StepConsistency, Threshold: a, RS: rs, Coverage: cov})
+	for _, p := range sweep(items, best, lps, agrs) {
+		c.Curve = append(c.Curve, CurvePoint{Step: p.step, Threshold: p.threshold, RS: reliability.RS(p.counts, penalty), Coverage: share(p.answered, len(items))})
 	}
 	return c
+}
+
+func share(n, of int) float64 {
+	if of == 0 {
+		return 0
+	}
+	return float64(n) / float64(of)
 }
 
 // abstains reports whether the thresholds make the item abstain.
@@ -169,16 +213,21 @@ func (it calItem) outcome(th Thresholds) reliability.Outcome {
 
 // evaluate is RS(penalty) x 100 and the coverage of thresholds th.
 func evaluate(items []calItem, th Thresholds, penalty float64) (rs, coverage float64) {
-	var c reliability.Counts
-	answered := 0
+	if len(items) == 0 {
+		return 0, 0
+	}
+	c, answered := tally(items, th)
+	return reliability.RS(c, penalty), share(answered, len(items))
+}
+
+// tally counts the items' outcomes under thresholds th, and those
+// answered.
+func tally(items []calItem, th Thresholds) (c reliability.Counts, answered int) {
 	for _, it := range items {
 		if !it.abstains(th) {
 			answered++
 		}
 		c.Add(it.outcome(th))
 	}
-	if len(items) == 0 {
-		return 0, 0
-	}
-	return reliability.RS(c, penalty), float64(answered) / float64(len(items))
+	return c, answered
 }

@@ -36,6 +36,15 @@ type Decision struct {
 	// Answer is what the prediction gives on the database (recorded at
 	// generation, with the official post-processing and normalisation).
 	Answer reliability.Answer `json:"answer"`
+	// Question and Gold are the item's question and gold label (SQL, or
+	// "null" for an unanswerable item); Outcome and Score are the official
+	// scoring of Prediction against Gold: correct, wrong, error,
+	// abstained_answerable, answered_unanswerable or abstained_unanswerable,
+	// and +1, 0 or -1. Evaluate writes them in decisions.json.
+	Question string              `json:"question,omitempty"`
+	Gold     string              `json:"gold,omitempty"`
+	Outcome  reliability.Outcome `json:"outcome,omitempty"`
+	Score    *int                `json:"score,omitempty"`
 }
 
 // candidate picks the answer among the samples: the first sample, or with

@@ -3,6 +3,7 @@ package ehrsqlbench
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/clinsql/clinsql/datasets/ehrsql"
 	"github.com/clinsql/clinsql/reliability"
@@ -107,6 +108,22 @@ type Result struct {
 	Intervals map[string][2]float64 `json:"intervals"`
 	// Abstentions counts the items each step abstained on.
 	Abstentions map[Step]int `json:"abstentions"`
+	// Curve is the risk-coverage curve on this split of a strategy with a
+	// threshold: the official outcome counts at every threshold of each
+	// calibrated step (the other held at its chosen value). It describes
+	// the thresholds' trade-off where they are applied; it chooses
+	// nothing (the thresholds come from the calibration split alone).
+	Curve []EvalPoint `json:"curve,omitempty"`
+}
+
+// EvalPoint is one threshold's outcome on the evaluation split: coverage
+// is Answered / Counts' total, risk the penalised share of the answered,
+// RS(c) reliability.RS(Counts, c).
+type EvalPoint struct {
+	Step      Step               `json:"step"`
+	Threshold float64            `json:"threshold"`
+	Answered  int                `json:"answered"`
+	Counts    reliability.Counts `json:"counts"`
 }
 
 // Evaluate applies each of m's strategies to the split, with the
@@ -149,10 +166,35 @@ func Evaluate(ctx context.Context, db reliability.Querier, l Layout, split *ehrs
 		if err := l.WritePrediction(m.Name, split.Name, name, ids, pred); err != nil {
 			return nil, err
 		}
+		rep := score(gold, decs)
+		// decisions.json says what each prediction was scored, beside the
+		// question and the gold label it was scored against.
+		for i := range decs {
+			o := rep.Items[i].Outcome
+			sc := o.Score()
+			decs[i].Outcome, decs[i].Score = o, &sc
+			decs[i].Gold = split.Labels.Values[decs[i].ID]
+			if r := records[m.Name][decs[i].ID]; r != nil {
+				decs[i].Question = r.Question
+			}
+		}
 		if err := writeJSON(l.Decisions(m.Name, split.Name, name), decs); err != nil {
 			return nil, err
 		}
-		rep := score(gold, decs)
+		if st.Calibrated() {
+			items, err := baseItems(st, m, ids, records, gold)
+			if err != nil {
+				return nil, err
+			}
+			lps, agrs := candidates(st, items, m.Samples())
+			// The chosen thresholds are points of the curve too: they
+			// come from the calibration split, and need not be values
+			// this split has.
+			lps, agrs = withValue(lps, res.Thresholds.Logprob), withValue(agrs, res.Thresholds.Agreement)
+			for _, p := range sweep(items, res.Thresholds, lps, agrs) {
+				res.Curve = append(res.Curve, EvalPoint{Step: p.step, Threshold: p.threshold, Answered: p.answered, Counts: p.counts})
+			}
+		}
 		res.Scores = rep.Scores
 		if len(ids) > 0 {
 			res.Coverage = float64(answered) / float64(len(ids))
@@ -187,4 +229,14 @@ func intervals(bs reports.Bootstrap, label string, rep *reliability.Report) map[
 		out[names[j]] = [2]float64{100 * iv.Lo, 100 * iv.Hi}
 	}
 	return out
+}
+
+// withValue adds *v to the sorted xs (nil: xs as it is).
+func withValue(xs []float64, v *float64) []float64 {
+	if v == nil {
+		return xs
+	}
+	xs = append(xs, *v)
+	slices.Sort(xs)
+	return slices.Compact(xs)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/datasets/ehrsql"
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/internal/textclip"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
 	"github.com/clinsql/clinsql/reliability"
@@ -331,7 +332,7 @@ func answer(ctx context.Context, m Model, client refine.Completer, exec executor
 	}
 	for i := range k {
 		s := &refine.Solver{
-			Model: m.Model, LLM: client, Exec: exec, Prompts: prompts, Abstains: Abstains,
+			Model: m.Model, LLM: client, Exec: exec, Prompts: prompts, Abstains: Abstains, MaxSQLBytes: maxSQLBytes,
 			Tune: func(r *llm.Request) {
 				r.Logprobs = logprobs
 				if i > 0 {
@@ -352,8 +353,20 @@ func answer(ctx context.Context, m Model, client refine.Completer, exec executor
 	return rec, ""
 }
 
+// Bounds on the text an item record keeps, encoded (textclip.JSON): a
+// record holds up to MaxK samples of up to refine.MaxRounds+1 attempts,
+// and stays far below maxRecordBytes (at most about 5 MiB) whatever the
+// model wrote. maxSQLBytes bounds the query run: the longest gold query of
+// EHRSQL 2024 is 2,030 bytes.
+const (
+	maxSQLBytes         = 64 << 10
+	keptSampleSQLBytes  = 128 << 10
+	keptAttemptSQLBytes = 8 << 10
+	keptErrorBytes      = 4 << 10
+)
+
 func sampleOf(i int, r *refine.Record) Sample {
-	s := Sample{Index: i, Status: r.Status, Attempts: r.Attempts}
+	s := Sample{Index: i, Status: r.Status, Attempts: refine.KeptAttempts(r.Attempts, keptAttemptSQLBytes, keptErrorBytes)}
 	f := r.FinalAttempt()
 	switch {
 	case f == nil:
@@ -361,10 +374,10 @@ func sampleOf(i int, r *refine.Record) Sample {
 	case f.Status == refine.AttemptAbstained:
 		s.SQL, s.Answer = ehrsql.Null, reliability.Answer{Kind: reliability.KindAbstain}
 	case r.Result != nil:
-		s.SQL, s.Answer = f.SQL, reliability.Normalize(r.Result)
+		s.SQL, s.Answer = textclip.JSON(f.SQL, keptSampleSQLBytes), reliability.Normalize(r.Result)
 	default:
-		s.SQL = f.SQL
-		msg := f.Error
+		s.SQL = textclip.JSON(f.SQL, keptSampleSQLBytes)
+		msg := textclip.JSON(f.Error, keptErrorBytes)
 		if msg == "" {
 			msg = "no query in the reply"
 		}

@@ -3,6 +3,7 @@ package ehrsqlbench_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
@@ -21,6 +22,7 @@ import (
 	"github.com/clinsql/clinsql/executor/sqlite/sqlitetest"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/reports"
 )
 
@@ -271,6 +273,8 @@ func TestHandmadeStrategies(t *testing.T) {
 		if !(iv[0] <= r.Scores.RS10 && r.Scores.RS10 <= iv[1]) {
 			t.Errorf("%s: RS(10) %v outside its interval %v", r.Strategy, r.Scores.RS10, iv)
 		}
+		checkDecisions(t, out, eval, r)
+		checkCurve(t, r)
 	}
 	if len(got) != len(wantEval) {
 		t.Errorf("strategies scored: %v", got)
@@ -291,11 +295,36 @@ func TestHandmadeStrategies(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "testdata/handmade_report.md", readFile(t, filepath.Join(repDir, "ehrsql.md")))
-	svg := string(readFile(t, filepath.Join(repDir, "ehrsql_risk_coverage_a.svg")))
-	for _, want := range []string{"model+logprob: logprob threshold", "chosen -1", "model+consistency: consistency threshold", "chosen 0.6667"} {
-		if !strings.Contains(svg, want) {
-			t.Errorf("risk-coverage chart lacks %q", want)
+	// report.html's section: every result with its decisions, the charts
+	// as figures.
+	sec, err := ehrsqlbench.Section([]*ehrsqlbench.RunReport{run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sec.Results {
+		if len(r.Items) != len(evalItems) || r.ItemsNote != "" {
+			t.Errorf("%s %s: %d decisions (%s), want %d", r.Model, r.Strategy, len(r.Items), r.ItemsNote, len(evalItems))
 		}
+	}
+	if _, err := reports.NewEHRSQLReport(sec).Write(repDir); err != nil {
+		t.Fatal(err)
+	}
+	for file, wants := range map[string][]string{
+		"ehrsql_a_risk-coverage.svg":           {"coverage: questions answered (%)", "risk: penalised / answered (%)", "RS(10) x100", "model+logprob", "model+consistency", "(chosen)"},
+		"ehrsql_a_calibration_logprob.svg":     {"threshold: mean token log-probability of the answer", "model+logprob", "(chosen)"},
+		"ehrsql_a_calibration_consistency.svg": {"threshold: share of the samples that agree", "model+consistency", "(chosen)"},
+		"ehrsql_rs10.svg":                      {"RS(10) x100 per model and strategy", "a · model+logprob"},
+	} {
+		svg := string(readFile(t, filepath.Join(repDir, reports.FiguresDir, file)))
+		for _, want := range wants {
+			// html/template writes + as &#43; (valid XML too).
+			if want = strings.ReplaceAll(want, "+", "&#43;"); !strings.Contains(svg, want) {
+				t.Errorf("%s lacks %q", file, want)
+			}
+		}
+	}
+	if html := string(readFile(t, filepath.Join(repDir, reports.ReportHTML))); !strings.Contains(html, `href="#ehrsql/a/model&#43;logprob"`) {
+		t.Errorf("report.html lacks the strategy's drill-down link")
 	}
 
 	// A second run makes no call and writes the same files.
@@ -455,6 +484,63 @@ func TestModelsFile(t *testing.T) {
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v\nlacks %q", err, want)
+		}
+	}
+}
+
+// checkDecisions: decisions.json says, for every item, its question and
+// gold label and how the official scoring scored the prediction; the
+// outcomes add up to the result's counts.
+func checkDecisions(t *testing.T, out string, split *ehrsql.Split, r *ehrsqlbench.Result) {
+	t.Helper()
+	var decs []ehrsqlbench.Decision
+	if err := json.Unmarshal(readFile(t, ehrsqlbench.Layout{Root: out}.Decisions(r.Model, r.Split, r.Strategy)), &decs); err != nil {
+		t.Fatal(err)
+	}
+	var c reliability.Counts
+	for _, d := range decs {
+		if d.Outcome == "" || d.Score == nil || *d.Score != d.Outcome.Score() || d.Question == "" || d.Gold != split.Labels.Values[d.ID] {
+			t.Errorf("%s %s: decision %+v lacks its scoring, question or gold", r.Strategy, d.ID, d)
+			continue
+		}
+		if d.Abstained != (d.Outcome == reliability.AbstainedAnswerable || d.Outcome == reliability.AbstainedUnanswerable) {
+			t.Errorf("%s %s: abstained %v, outcome %s", r.Strategy, d.ID, d.Abstained, d.Outcome)
+		}
+		c.Add(d.Outcome)
+	}
+	if c != r.Scores.Counts {
+		t.Errorf("%s: decisions' outcomes %+v, the result's %+v", r.Strategy, c, r.Scores.Counts)
+	}
+}
+
+// checkCurve: a strategy with a threshold has a risk-coverage curve on the
+// evaluation split whose point at the chosen threshold is the result
+// itself (the same counts, so the same RS(c) by the official formula).
+func checkCurve(t *testing.T, r *ehrsqlbench.Result) {
+	t.Helper()
+	if (len(r.Curve) > 0) != (r.Thresholds.Logprob != nil || r.Thresholds.Agreement != nil) {
+		t.Errorf("%s: %d curve points with thresholds %+v", r.Strategy, len(r.Curve), r.Thresholds)
+	}
+	for _, step := range []ehrsqlbench.Step{ehrsqlbench.StepLogprob, ehrsqlbench.StepConsistency} {
+		chosen := r.Thresholds.Logprob
+		if step == ehrsqlbench.StepConsistency {
+			chosen = r.Thresholds.Agreement
+		}
+		if chosen == nil {
+			continue
+		}
+		found := false
+		for _, p := range r.Curve {
+			if p.Step != step || p.Threshold != *chosen {
+				continue
+			}
+			found = true
+			if p.Counts != r.Scores.Counts || reliability.RS(p.Counts, 10) != r.Scores.RS10 || !near(float64(p.Answered)/float64(r.Scores.N), r.Coverage) {
+				t.Errorf("%s: curve at the chosen %s threshold %v: %+v (%d answered), the result %+v (coverage %v)", r.Strategy, step, *chosen, p.Counts, p.Answered, r.Scores.Counts, r.Coverage)
+			}
+		}
+		if !found {
+			t.Errorf("%s: no curve point at the chosen %s threshold %v", r.Strategy, step, *chosen)
 		}
 	}
 }

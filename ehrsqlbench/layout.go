@@ -70,11 +70,15 @@ const maxRecordBytes = runfolder.MaxSummaryBytes
 // two runs never write one folder.
 func (l Layout) Lock() (*runfolder.Lock, error) { return runfolder.LockExclusive(l.Root) }
 
-// ReadRecord reads an item record; ok is false when there is none.
+// ReadRecord reads an item record; ok is false when there is none, and
+// also when it is over maxRecordBytes: an older clinsql kept a model's
+// reply whole, however long (126 MB), and such an item is answered again
+// (the reply comes from the cache, now cut to size) rather than leave the
+// run folder unreadable.
 func (l Layout) ReadRecord(model, split, id string) (*Record, bool, error) {
 	path := l.item(model, split, id)
 	b, err := readBounded(path, maxRecordBytes)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, runfolder.ErrTooLarge) {
 		return nil, false, nil
 	}
 	if err != nil {

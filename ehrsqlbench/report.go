@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
-	"html"
 	"maps"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/clinsql/clinsql/internal/atomicfile"
+	"github.com/clinsql/clinsql/reports"
 )
 
 // RunReport is what a run folder holds for the report: its results and
@@ -64,12 +63,10 @@ func checkName(name string) error {
 	return nil
 }
 
-// WriteReport writes the EHRSQL section of a report into out:
-// ehrsql.md and ehrsql.csv (RS(0), RS(5), RS(10), RS(N) per model x
-// strategy with 95% bootstrap intervals, coverage and thresholds), and per
-// model with a calibrated strategy ehrsql_risk_coverage_<model>.svg (RS(c)
-// and coverage on the calibration split against each threshold). It
-// returns the files written.
+// WriteReport writes the EHRSQL section's tables into out: ehrsql.md and
+// ehrsql.csv (RS(0), RS(5), RS(10), RS(N) per model x strategy with 95%
+// bootstrap intervals, coverage and thresholds). The charts and the
+// drill-down are report.html's (Section). It returns the files written.
 func WriteReport(out string, runs []*RunReport) ([]string, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
@@ -92,15 +89,71 @@ func WriteReport(out string, runs []*RunReport) ([]string, error) {
 	if err := write("ehrsql.csv", reportCSV(results)); err != nil {
 		return nil, err
 	}
-	for _, c := range cals {
-		if len(c.Strategies) == 0 {
-			continue
+	return files, nil
+}
+
+// Section reads the runs' EHRSQL section for a report (report.html and
+// its figures): each model x strategy's scores, curve and decisions, and
+// each model's calibration.
+func Section(runs []*RunReport) (*reports.EHRSQL, error) {
+	sec := &reports.EHRSQL{Penalty: DefaultPenalty}
+	for _, run := range runs {
+		sec.Runs = append(sec.Runs, run.Dir)
+		l := Layout{Root: run.Dir}
+		for _, r := range run.Results {
+			res := &reports.EHRSQLResult{Model: r.Model, Strategy: r.Strategy, Split: r.Split, Coverage: r.Coverage, Scores: r.Scores,
+				Intervals: r.Intervals, Thresholds: thresholdsOf(r.Thresholds), Chosen: chosen(r.Thresholds), CalibrationSplit: r.CalibrationSplit}
+			for _, p := range r.Curve {
+				res.Curve = append(res.Curve, reports.EHRSQLPoint{Step: string(p.Step), Threshold: p.Threshold, Answered: p.Answered, Counts: p.Counts})
+			}
+			var decs []Decision
+			ok, err := readJSON(l.Decisions(r.Model, r.Split, r.Strategy), &decs)
+			switch {
+			case err != nil:
+				return nil, err
+			case !ok:
+				res.ItemsNote = l.Decisions(r.Model, r.Split, r.Strategy) + " is missing"
+			default:
+				for _, d := range decs {
+					if d.Outcome == "" {
+						res.Items, res.ItemsNote = nil, "its decisions.json was written before clinsql recorded each decision's outcome: run the same clinsql generate --benchmark ehrsql again (the answers come from the cache) to record them"
+						break
+					}
+					res.Items = append(res.Items, reports.EHRSQLItem{ID: d.ID, Question: d.Question, Gold: d.Gold, Prediction: d.Prediction,
+						Abstained: d.Abstained, Step: string(d.Step), Reason: d.Reason, Outcome: d.Outcome})
+				}
+			}
+			sec.Results = append(sec.Results, res)
 		}
-		if err := write("ehrsql_risk_coverage_"+c.Model+".svg", riskCoverageSVG(c)); err != nil {
-			return nil, err
+		for _, c := range run.Calibrations {
+			if c.Penalty > 0 {
+				sec.Penalty = c.Penalty
+			}
+			rc := &reports.EHRSQLCalibration{Model: c.Model, Split: c.Split, Items: c.Items, Penalty: c.Penalty}
+			for _, n := range c.names() {
+				s := c.Strategies[n]
+				cs := reports.EHRSQLCalibrated{Strategy: n, Chosen: chosen(s.Thresholds), RS: rsAt(s, c.Penalty)}
+				for _, p := range s.Curve {
+					cs.Curve = append(cs.Curve, reports.EHRSQLCalPoint{Step: string(p.Step), Threshold: p.Threshold, RS: p.RS, Coverage: p.Coverage})
+				}
+				rc.Strategies = append(rc.Strategies, cs)
+			}
+			sec.Calibrations = append(sec.Calibrations, rc)
 		}
 	}
-	return files, nil
+	return sec, nil
+}
+
+// chosen gives the thresholds by step name.
+func chosen(th Thresholds) map[string]float64 {
+	out := map[string]float64{}
+	if th.Logprob != nil {
+		out[string(StepLogprob)] = *th.Logprob
+	}
+	if th.Agreement != nil {
+		out[string(StepConsistency)] = *th.Agreement
+	}
+	return out
 }
 
 func ci(r *Result, key string) string {
@@ -201,80 +254,6 @@ func reportCSV(results []*Result) []byte {
 		w.Write(row)
 	}
 	w.Flush()
-	return b.Bytes()
-}
-
-// riskCoverageSVG draws, per calibrated threshold, RS(c) (solid) and
-// coverage (dashed) on the calibration split against the threshold, one
-// panel per strategy and step, the chosen threshold marked.
-func riskCoverageSVG(c *Calibration) []byte {
-	type panel struct {
-		title  string
-		points []CurvePoint
-		chosen *float64
-	}
-	var panels []panel
-	for _, n := range c.names() {
-		s := c.Strategies[n]
-		for _, step := range []Step{StepLogprob, StepConsistency} {
-			var pts []CurvePoint
-			for _, p := range s.Curve {
-				if p.Step == step {
-					pts = append(pts, p)
-				}
-			}
-			if len(pts) == 0 {
-				continue
-			}
-			chosen := s.Thresholds.Logprob
-			if step == StepConsistency {
-				chosen = s.Thresholds.Agreement
-			}
-			panels = append(panels, panel{fmt.Sprintf("%s: %s threshold", n, step), pts, chosen})
-		}
-	}
-	const w, ph, left, top, plotW, plotH = 640.0, 220.0, 60.0, 30.0, 520.0, 150.0
-	height := 30 + ph*float64(len(panels))
-	var b bytes.Buffer
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="11">`+"\n", w, height)
-	fmt.Fprintf(&b, `<text x="10" y="18" font-size="13">%s: RS(%g) (solid) and coverage (dashed) on %s against the threshold</text>`+"\n",
-		html.EscapeString(c.Model), c.Penalty, html.EscapeString(c.Split))
-	for i, p := range panels {
-		y0 := 30 + ph*float64(i)
-		xmin, xmax := p.points[0].Threshold, p.points[len(p.points)-1].Threshold
-		rmin, rmax := math.Inf(1), math.Inf(-1)
-		for _, q := range p.points {
-			rmin, rmax = min(rmin, q.RS), max(rmax, q.RS)
-		}
-		rmax = max(rmax, 100)
-		if xmax == xmin {
-			xmax = xmin + 1
-		}
-		if rmax == rmin {
-			rmin = rmax - 1
-		}
-		x := func(v float64) float64 { return left + (v-xmin)/(xmax-xmin)*plotW }
-		yr := func(v float64) float64 { return y0 + top + (rmax-v)/(rmax-rmin)*plotH }
-		yc := func(v float64) float64 { return y0 + top + (1-v)*plotH }
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="12">%s</text>`+"\n", left, y0+18, html.EscapeString(p.title))
-		fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#999"/>`+"\n", left, y0+top, plotW, plotH)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="end">%.0f</text><text x="%.1f" y="%.1f" text-anchor="end">%.0f</text>`+"\n",
-			left-4, y0+top+10, rmax, left-4, y0+top+plotH, rmin)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f">%.3g</text><text x="%.1f" y="%.1f" text-anchor="end">%.3g</text>`+"\n",
-			left, y0+top+plotH+14, xmin, left+plotW, y0+top+plotH+14, xmax)
-		var rs, cov []string
-		for _, q := range p.points {
-			rs = append(rs, fmt.Sprintf("%.1f,%.1f", x(q.Threshold), yr(q.RS)))
-			cov = append(cov, fmt.Sprintf("%.1f,%.1f", x(q.Threshold), yc(q.Coverage)))
-		}
-		fmt.Fprintf(&b, `<polyline fill="none" stroke="#1f77b4" stroke-width="1.5" points="%s"/>`+"\n", strings.Join(rs, " "))
-		fmt.Fprintf(&b, `<polyline fill="none" stroke="#ff7f0e" stroke-width="1.5" stroke-dasharray="4 3" points="%s"/>`+"\n", strings.Join(cov, " "))
-		if p.chosen != nil {
-			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#2ca02c"/><text x="%.1f" y="%.1f" fill="#2ca02c">chosen %.4g</text>`+"\n",
-				x(*p.chosen), y0+top, x(*p.chosen), y0+top+plotH, x(*p.chosen)+3, y0+top+12, *p.chosen)
-		}
-	}
-	b.WriteString("</svg>\n")
 	return b.Bytes()
 }
 

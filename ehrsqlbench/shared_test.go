@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clinsql/clinsql/datasets/ehrsql"
 	"github.com/clinsql/clinsql/ehrsqlbench"
@@ -120,5 +121,29 @@ func TestGoldModelScores100OnValid(t *testing.T) {
 		if !strings.Contains(p, want) {
 			t.Errorf("prompt lacks %q:\n%s", want, p)
 		}
+	}
+}
+
+// TestCheckDatabaseShared: the shared mimic_iv.sqlite reproduces every
+// published valid answer; a database missing a table does not.
+func TestCheckDatabaseShared(t *testing.T) {
+	dir := shared.Path(t, "ehrsql-2024")
+	valid, err := ehrsql.LoadSplit(filepath.Join(dir, "valid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite.Open(filepath.Join(dir, "mimic_iv", "mimic_iv.sqlite"), sqlite.Options{Limits: executor.Limits{Timeout: time.Minute, MaxRows: 1_000_000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := ehrsqlbench.CheckDatabase(context.Background(), db, valid); err != nil {
+		t.Fatal(err)
+	}
+	// A handmade database without the published data: refused by name.
+	h := newHandmade(t, 0, nil)
+	err = ehrsqlbench.CheckDatabase(context.Background(), h.db, valid)
+	if err == nil || !strings.Contains(err.Error(), "does not reproduce the published answers") {
+		t.Errorf("a database without the data: %v", err)
 	}
 }

@@ -234,7 +234,15 @@ func (k *Keeper) Keep(row []any) bool {
 	if k.Full() {
 		return false
 	}
-	n := RowBytes(row)
+	return k.KeepSize(RowBytes(row))
+}
+
+// KeepSize is Keep for a row of n bytes (as RowBytes counts them), for
+// engines that can size a row before they copy its values.
+func (k *Keeper) KeepSize(n int64) bool {
+	if k.Full() {
+		return false
+	}
 	if k.bytes+n > k.maxBytes {
 		k.full, k.byBytes = true, true
 		return false

@@ -7,7 +7,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -16,7 +16,7 @@ import (
 type LeafRequest struct {
 	Task   *datasets.Task
 	Answer *codecheck.Answer
-	Tree   ledger.Tree
+	Tree   judgefmt.Tree
 	Leaf   *rubric.Node
 	// ReferenceGuided adds the gold SQL and gold result to an LLM prompt.
 	ReferenceGuided bool
@@ -34,7 +34,7 @@ type Decision struct {
 	// ErrorKind classifies an Invalid verdict (see Record.ErrorKind).
 	ErrorKind string
 	Samples   int
-	Votes     *ledger.Votes
+	Votes     *judgefmt.Votes
 	CallStats
 }
 
@@ -46,17 +46,29 @@ type CallStats struct {
 	Calls, CacheHits, Attempts int
 	Usage                      llm.Usage
 	// PerCall is each call's usage when there was more than one.
-	PerCall []llm.Usage
+	PerCall []judgefmt.Usage
 	CostUSD float64
-	Latency time.Duration
+	// ReplyCostUSD is what the replies cost when they were bought, by
+	// this run or an earlier one (llm.Response.ReplyCostUSD): CostUSD
+	// plus the price of the replies read from the cache.
+	ReplyCostUSD float64
+	Latency      time.Duration
+	// Prompt and Replies are what a model backend sent (every sample
+	// draws the same prompt) and each call's reply or error: the engine
+	// keeps them in the transcript beside the ledger. Empty for backends
+	// that call no model.
+	Prompt  []llm.Message
+	Replies []judgefmt.Reply
 }
 
-// addCall counts one completion: its HTTP attempts, tokens and cost.
-func (c *CallStats) addCall(attempts int, u llm.Usage, usd float64, cached bool) {
+// addCall counts one completion: its HTTP attempts, tokens and cost, and
+// what its reply cost when it was bought.
+func (c *CallStats) addCall(attempts int, u llm.Usage, usd, bought float64, cached bool) {
 	c.Attempts += attempts
 	c.Usage = c.Usage.Add(u)
-	c.PerCall = append(c.PerCall, u)
+	c.PerCall = append(c.PerCall, judgefmt.Usage(u))
 	c.CostUSD += usd
+	c.ReplyCostUSD += bought
 	if cached {
 		c.CacheHits++
 	}
@@ -77,7 +89,7 @@ type Backend interface {
 	// Name identifies the backend in the ledger and the summaries.
 	Name() string
 	// Source is SourceLLM or SourceReplay.
-	Source() ledger.Source
+	Source() judgefmt.Source
 	// Decide returns the leaf's decision. A failure of this leaf (the
 	// judge erred after its retries, its reply could not be read) is a
 	// Decision with an Invalid verdict, not an error. An error means the

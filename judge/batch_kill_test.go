@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
@@ -20,12 +21,12 @@ import (
 
 // batchKillJudge is killJudge in batch mode; step, if set, is the
 // client's BatchOptions.Step.
-func batchKillJudge(t testing.TB, url, dir string, step func(string) error) (*LLMJudge, Options) {
-	j, _ := killClient(t, url, dir, func(ep *llm.Endpoint) {
+func batchKillJudge(t testing.TB, url, dir string, step func(string) error) (*LLMJudge, Options, *llm.Meter) {
+	j, m := killClient(t, url, dir, func(ep *llm.Endpoint) {
 		ep.Mode = llm.ModeBatch
 		ep.Batch = llm.BatchLimits{MaxRequests: 25, Poll: time.Millisecond, Collect: 20 * time.Millisecond}
 	}, &llm.BatchOptions{Dir: dir, Step: step})
-	return j, Options{Mode: rubric.Strict, Backend: j, Skipping: true, Group: GroupTree}
+	return j, Options{Mode: rubric.Strict, Backend: j, Skipping: true, Group: GroupTree}, m
 }
 
 // TestBatchKillChild is the child of TestBatchKillResume: it judges in
@@ -39,7 +40,7 @@ func TestBatchKillChild(t *testing.T) {
 	at := os.Getenv("JUDGE_BATCH_KILL_STEP")
 	n, _ := strconv.Atoi(os.Getenv("JUDGE_BATCH_KILL_N"))
 	seen := 0
-	_, opts := batchKillJudge(t, os.Getenv("JUDGE_BATCH_KILL_URL"), dir, func(step string) error {
+	_, opts, _ := batchKillJudge(t, os.Getenv("JUDGE_BATCH_KILL_URL"), dir, func(step string) error {
 		if step != at {
 			return nil
 		}
@@ -61,7 +62,12 @@ func TestBatchKillChild(t *testing.T) {
 // its second batch, resumes in this process, and checks that every leaf is
 // decided exactly once, that no request is submitted in two batches or
 // answered twice by the provider, and that the scores equal an
-// uninterrupted online run's.
+// uninterrupted online run's. The money converges too: once the resumed
+// run has read every batch, the folder's spending record equals what the
+// provider billed (no reservation of the killed run left counting, those
+// booked but never recorded in a batch included), and judge_summary.json
+// reports the replies' cost at the bill although the killed run bought
+// some of them and the resumed run read them from the cache.
 func TestBatchKillResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns child processes")
@@ -72,7 +78,7 @@ func TestBatchKillResume(t *testing.T) {
 	_, refOpts, _ := killJudge(t, ref.OpenAIBaseURL(), t.TempDir(), GroupTree)
 	fresh := mustRun(t, items, openLedger(t, t.TempDir(), refOpts), refOpts)
 
-	for _, step := range []string{"upload", "uploaded", "create", "created", "poll", "downloaded", "resolved"} {
+	for _, step := range []string{"prepare", "upload", "uploaded", "create", "created", "poll", "downloaded", "resolved"} {
 		t.Run(step, func(t *testing.T) {
 			srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
 			dir := t.TempDir()
@@ -84,7 +90,7 @@ func TestBatchKillResume(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			deadline := time.Now().Add(60 * time.Second)
+			deadline := time.Now().Add(10 * time.Minute) // a guard against a hang, not a measure
 			for {
 				if _, err := os.Stat(filepath.Join(dir, "at-step")); err == nil {
 					break
@@ -99,20 +105,20 @@ func TestBatchKillResume(t *testing.T) {
 				t.Fatal(err)
 			}
 			_ = cmd.Wait()
-			before, err := ledger.ReadLedger(filepath.Join(dir, ledger.LedgerFile))
+			before, err := judgefmt.ReadLedger(filepath.Join(dir, judgefmt.LedgerFile))
 			if err != nil {
 				t.Fatal(err)
 			}
 			batchesAtKill := srv.BatchesCreated()
 
-			_, opts := batchKillJudge(t, srv.OpenAIBaseURL(), dir, nil)
+			_, opts, meter := batchKillJudge(t, srv.OpenAIBaseURL(), dir, nil)
 			l := openLedger(t, dir, opts)
 			o := mustRun(t, items, l, opts)
 			if !o.Complete() {
 				t.Fatalf("resume incomplete: %v", o.Stopped)
 			}
 			l.Close()
-			checkDecidedOnce(t, filepath.Join(dir, ledger.LedgerFile), total)
+			checkDecidedOnce(t, filepath.Join(dir, judgefmt.LedgerFile), total)
 			for id, n := range srv.Submitted() {
 				if n != 1 {
 					t.Errorf("request %s submitted in %d batches", id[:12], n)
@@ -130,8 +136,26 @@ func TestBatchKillResume(t *testing.T) {
 			if a, b := Score(o, "m").Summary.Scores, Score(fresh, "m").Summary.Scores; fmt.Sprint(a) != fmt.Sprint(b) {
 				t.Errorf("resumed scores differ from an uninterrupted online run")
 			}
-			t.Logf("killed at %s of batch 2: %d leaves recorded, %d batches created; resumed: %d batches in all, %d requests",
-				step, len(before.Records), batchesAtKill, srv.BatchesCreated(), len(srv.Submitted()))
+			p, c := srv.Billed()
+			billed, _ := killPrices.BatchCost("judge-test", llm.Usage{PromptTokens: p, CompletionTokens: c})
+			sum := Score(o, "m").Summary
+			meter.Close()
+			after, err := llm.OpenMeter(dir, killPrices, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := after.Resumed()
+			after.Close()
+			t.Logf("killed at %s of batch 2: %d leaves recorded, %d batches created; resumed: %d batches in all, %d requests; "+
+				"billed $%.6f; summary: cost $%.6f, replies $%.6f, spending %+v; folder record $%.6f, %d open",
+				step, len(before.Records), batchesAtKill, srv.BatchesCreated(), len(srv.Submitted()),
+				billed, sum.CostUSD, sum.RepliesCostUSD, sum.Spending, st.SpentUSD, st.Unreconciled)
+			if st.Unreconciled != 0 || math.Abs(st.SpentUSD-billed) > 1e-9 {
+				t.Errorf("folder record $%.6f with %d reservations open; the provider billed $%.6f", st.SpentUSD, st.Unreconciled, billed)
+			}
+			if math.Abs(sum.RepliesCostUSD-billed) > 1e-9 || sum.Spending == nil || sum.Spending.FolderUSD < billed-1e-9 {
+				t.Errorf("judge_summary: replies cost $%.6f, spending %+v; the provider billed $%.6f", sum.RepliesCostUSD, sum.Spending, billed)
+			}
 		})
 	}
 }
@@ -159,10 +183,14 @@ func TestBatchLeafGrouping(t *testing.T) {
 	}
 	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
 	dir := t.TempDir()
+	// The batch is sent once it holds 80 requests, never after a quiet
+	// time (a loaded machine may make the leaves ready slowly): a judge
+	// that held leaves back would leave it short, and the batch wait (a
+	// guard, not a measure) would stop the run incomplete.
 	j, _ := killClient(t, srv.OpenAIBaseURL(), dir, func(ep *llm.Endpoint) {
 		ep.Mode = llm.ModeBatch
-		ep.Batch = llm.BatchLimits{Poll: time.Millisecond, Collect: 50 * time.Millisecond}
-	}, &llm.BatchOptions{Dir: dir})
+		ep.Batch = llm.BatchLimits{MaxRequests: 80, Poll: time.Millisecond, Collect: time.Hour}
+	}, &llm.BatchOptions{Dir: dir, Wait: 5 * time.Minute})
 	opts := Options{Mode: rubric.Strict, Backend: j, Group: GroupLeaf}
 	o := mustRun(t, items, openLedger(t, dir, opts), opts)
 	if !o.Complete() {
@@ -170,5 +198,43 @@ func TestBatchLeafGrouping(t *testing.T) {
 	}
 	if got := srv.BatchSizes(); len(got) != 1 || got[0] != 80 {
 		t.Errorf("batch sizes %v, want one batch of the 80 leaves", got)
+	}
+}
+
+// TestBatchConflictingVerdicts: a provider whose result files hold, for
+// every request of the first batch, a second line with every verdict
+// flipped, placed first. No verdict is taken from lines that disagree: the
+// requests are judged again in a later batch, and the scores equal an
+// online run's (taking the first line scored the flipped verdicts).
+func TestBatchConflictingVerdicts(t *testing.T) {
+	items := killItems(t)
+	ref := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
+	_, refOpts, _ := killJudge(t, ref.OpenAIBaseURL(), t.TempDir(), GroupTree)
+	online := Score(mustRun(t, items, openLedger(t, t.TempDir(), refOpts), refOpts), "m").Summary
+
+	flip := strings.NewReplacer(`"verdict":"pass"`, `"verdict":"fail"`, `"verdict":"fail"`, `"verdict":"pass"`)
+	flipFirst := func(lines []llmtest.ResultLine) []llmtest.ResultLine {
+		var out []llmtest.ResultLine
+		for _, l := range lines {
+			out = append(out, l.WithContent(flip.Replace(l.Content())), l)
+		}
+		return out
+	}
+	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{Batches: func(i, n int) llmtest.BatchScript {
+		if i == 0 {
+			return llmtest.BatchScript{Results: flipFirst}
+		}
+		return llmtest.BatchScript{}
+	}})
+	dir := t.TempDir()
+	_, opts, _ := batchKillJudge(t, srv.OpenAIBaseURL(), dir, nil)
+	o := mustRun(t, items, openLedger(t, dir, opts), opts)
+	if !o.Complete() {
+		t.Fatalf("incomplete: %v", o.Stopped)
+	}
+	got := Score(o, "m").Summary
+	t.Logf("online: %+v; batch with conflicting lines in its first batch: %+v (%d batches)", online.Splits, got.Splits, srv.BatchesCreated())
+	if fmt.Sprint(got.Scores) != fmt.Sprint(online.Scores) {
+		t.Errorf("scores differ from the online run's: %+v, want %+v", got.Splits, online.Splits)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/internal/shared"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
@@ -36,7 +36,7 @@ func TestBatchJudge190(t *testing.T) {
 	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
 	prices := llm.Prices{"judge-test": {Prompt: 0.15, Completion: 0.60}}
 	opts := Options{Mode: rubric.Strict, CodeChecks: true, Skipping: true, Group: GroupTree}
-	judgeIn := func(mode llm.Mode) (*Outcome, *ledger.LedgerContents, *llm.Meter, *llmtest.Server) {
+	judgeIn := func(mode llm.Mode) (*Outcome, *judgefmt.LedgerContents, *llm.Meter, *llmtest.Server) {
 		dir := t.TempDir()
 		meter := llm.NewMeter(prices, 0)
 		c, err := llm.New(testEndpoint(srv, func(ep *llm.Endpoint) {
@@ -64,7 +64,7 @@ func TestBatchJudge190(t *testing.T) {
 		if !out.Complete() {
 			t.Fatalf("mode %s: incomplete: %v", mode, out.Stopped)
 		}
-		contents, err := ledger.ReadLedger(filepath.Join(dir, ledger.LedgerFile))
+		contents, err := judgefmt.ReadLedger(filepath.Join(dir, judgefmt.LedgerFile))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,15 +80,15 @@ func TestBatchJudge190(t *testing.T) {
 		t.Errorf("%d requests online, %d in batches", onlineCalls, batchCalls)
 	}
 	// Every leaf decided once in each ledger, with the same record.
-	norm := func(c *ledger.LedgerContents) (map[ledger.LeafKey]ledger.Record, float64) {
-		out := map[ledger.LeafKey]ledger.Record{}
+	norm := func(c *judgefmt.LedgerContents) (map[judgefmt.LeafKey]judgefmt.Record, float64) {
+		out := map[judgefmt.LeafKey]judgefmt.Record{}
 		var usd float64
 		for _, r := range c.Records {
 			if _, dup := out[r.Key()]; dup {
 				t.Errorf("%s decided twice", r.Key())
 			}
 			usd += r.CostUSD
-			r.LatencyMS, r.Time, r.CostUSD = 0, time.Time{}, 0
+			r.LatencyMS, r.Time, r.CostUSD, r.ReplyCostUSD = 0, time.Time{}, 0, 0
 			out[r.Key()] = r
 		}
 		return out, usd

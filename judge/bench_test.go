@@ -3,6 +3,7 @@ package judge
 import (
 	"context"
 	"fmt"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -89,7 +90,7 @@ func benchJudge190(b *testing.B, g groupOpt) {
 	opts := Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true, Group: g.mode, GroupGated: g.gated}
 	var wall time.Duration
 	var calls, prompt, completion int
-	var s *Summary
+	var s *judgefmt.Summary
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()

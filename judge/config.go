@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/codecheck"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -149,7 +150,7 @@ type Prompter interface {
 // EstimateRun counts what a run would do: leaves the ledger lacks, those
 // code decides, the backend calls for the rest under opts.Group, and their
 // prompt tokens (p may be nil for a backend without prompts).
-func EstimateRun(items []Item, led *ledger.Ledger, opts Options, p Prompter, samples, maxTokens int) Estimate {
+func EstimateRun(items []Item, led *judgefmt.Ledger, opts Options, p Prompter, samples, maxTokens int) Estimate {
 	var e Estimate
 	if samples < 1 {
 		samples = 1
@@ -162,9 +163,9 @@ func EstimateRun(items []Item, led *ledger.Ledger, opts Options, p Prompter, sam
 	for _, it := range items {
 		key := it.Task.Key.String()
 		for _, t := range []struct {
-			tree ledger.Tree
+			tree judgefmt.Tree
 			root *rubric.Node
-		}{{ledger.TreeSQL, it.Task.SQLRubric.Root}, {ledger.TreeResults, it.Task.ResultsRubric.Root}} {
+		}{{judgefmt.TreeSQL, it.Task.SQLRubric.Root}, {judgefmt.TreeResults, it.Task.ResultsRubric.Root}} {
 			pl := newPlan(t.root, opts.Mode)
 			// wave numbers the backend calls a leaf waits for (1 = the
 			// first); 0 for a leaf already decided or decided by code.
@@ -177,13 +178,13 @@ func EstimateRun(items []Item, led *ledger.Ledger, opts Options, p Prompter, sam
 			groups := map[unitWave][]*rubric.Node{}
 			for _, l := range pl.leaves {
 				if led != nil {
-					r := led.Get(ledger.LeafKey{Task: key, Tree: t.tree, Leaf: l.ID})
+					r := led.Get(judgefmt.LeafKey{Task: key, Tree: t.tree, Leaf: l.ID})
 					if r != nil && !(opts.RetryInvalid && r.Verdict == rubric.Invalid) {
 						continue
 					}
 				}
 				e.Leaves++
-				if opts.CodeChecks && CheckLeaf(t.tree, l, it.Answer).Decided {
+				if opts.CodeChecks && codecheck.CheckLeaf(t.tree, l, it.Answer).Decided {
 					e.CodeLeaves++
 					continue
 				}

@@ -7,15 +7,15 @@
 // execution_summary.json and result_<id>.csv per task) with their tasks;
 // codecheck.LoadAnswer reads one answer: the final SQL, whether it ran, its error,
 // and its result table. [Run] then judges every task, appending one
-// ledger.Record per leaf to an append-only ledger.Ledger as soon as the leaf is
+// judgefmt.Record per leaf to an append-only judgefmt.Ledger as soon as the leaf is
 // decided. [Score] evaluates the decisions with package rubric, and
 // [Scored.WriteFiles] writes detailed_grading.json, the reference's three
 // scoring summaries (through package scoring) and judge_summary.json.
 //
 // Within a task, leaves are decided in three ways, recorded in
-// ledger.Record.Source:
+// judgefmt.Record.Source:
 //
-//   - code: [CheckLeaf] (package codecheck) decides the results-rubric leaves that code can
+//   - code: codecheck.CheckLeaf decides the results-rubric leaves that code can
 //     decide with confidence, and explains each decision with its evidence
 //     (the column, the values, the band). See "Code checks" below.
 //   - a [Backend]: an [LLMJudge] over any OpenAI-compatible or Azure
@@ -39,7 +39,7 @@
 //
 // # Code checks
 //
-// Package codecheck holds the code checks ([CheckLeaf] calls
+// Package codecheck holds the code checks (codecheck.CheckLeaf calls
 // codecheck.Check for results leaves and codecheck.CheckSQL for SQL
 // leaves): which leaves code decides, and how; see its documentation.
 //
@@ -121,7 +121,7 @@
 // when every leaf of the group is settled.
 //
 // The ledger keeps one record per leaf. The records of a group carry its
-// id (ledger.Record.Group, a hash of the task, tree and leaf ids) and size, and
+// id (judgefmt.Record.Group, a hash of the task, tree and leaf ids) and size, and
 // are written with one write. The call's calls, cache hits, attempts and
 // per-call usage are on the group's first record; its tokens and dollars
 // are split evenly among the records, the remainder to the first ones, so
@@ -135,12 +135,12 @@
 //
 // # Ledger, resume and cost
 //
-// Each decision is appended to the ledger (package ledger) as soon as its
+// Each decision is appended to the ledger (package judgefmt) as soon as its
 // leaf is decided, so a process killed at any point leaves whole lines.
 // Together with the llm cache, which stores each reply before the leaf is
 // recorded, a resumed run repeats no finished call and loses no decision;
 // a finished run makes no call. A ledger can only be resumed with the
-// settings that started it (ledger.LedgerHeader). Each record carries its
+// settings that started it (judgefmt.LedgerHeader). Each record carries its
 // tokens and dollars; the summary totals them per task and for the run. A
 // budget cap (llm.Meter; the command line opens it on the output folder,
 // so the cap holds over every run into it) stops the run cleanly between

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
@@ -42,7 +42,7 @@ func TestEndpointDown(t *testing.T) {
 					if r.Verdict == rubric.Invalid {
 						invalid++
 					}
-					if r.Verdict == rubric.Pass && r.Source == ledger.SourceLLM {
+					if r.Verdict == rubric.Pass && r.Source == judgefmt.SourceLLM {
 						t.Errorf("a down endpoint passed a leaf: %s", describe(r))
 					}
 				}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/rubric"
 )
 
@@ -66,20 +66,6 @@ type Options struct {
 	Progress func(recorded int)
 }
 
-// RunCounts is what one invocation did (as opposed to what the ledger
-// holds from every invocation).
-type RunCounts struct {
-	Recorded         int     `json:"leaves_recorded"`
-	Resumed          int     `json:"leaves_resumed"`
-	LLMCalls         int     `json:"llm_calls"`
-	CacheHits        int     `json:"cache_hits"`
-	HTTPAttempts     int     `json:"http_attempts"`
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
-	WallSeconds      float64 `json:"wall_seconds"`
-}
-
 // ItemResult is one judged task.
 type ItemResult struct {
 	Item
@@ -87,7 +73,7 @@ type ItemResult struct {
 	// leaves left undecided by a stopped run or a missing backend).
 	SQL, Results rubric.Decisions
 	// Records holds the last ledger record of every decided leaf.
-	Records map[ledger.LeafKey]*ledger.Record
+	Records map[judgefmt.LeafKey]*judgefmt.Record
 }
 
 // Outcome is the result of Run.
@@ -96,7 +82,7 @@ type Outcome struct {
 	// Stopped is why the run ended before every leaf was decided (the
 	// budget, an interrupt); nil when it finished.
 	Stopped error
-	This    RunCounts
+	This    judgefmt.RunCounts
 	Opts    Options
 	Judge   string
 }
@@ -123,14 +109,14 @@ func (o *Outcome) Complete() bool {
 
 type engine struct {
 	opts   Options
-	ledger *ledger.Ledger
+	ledger *judgefmt.Ledger
 	judge  string
 
 	stopOnce sync.Once
 	stop     atomic.Pointer[error]
 
 	mu    sync.Mutex
-	count RunCounts
+	count judgefmt.RunCounts
 }
 
 // Run judges every leaf of every item's two rubric trees that the ledger
@@ -144,7 +130,7 @@ type engine struct {
 // (the budget is spent, ctx ended) stops the run cleanly: calls in flight
 // finish and are recorded, nothing new starts, and Outcome.Stopped says
 // why. Only a ledger write failure is returned as an error.
-func Run(ctx context.Context, items []Item, led *ledger.Ledger, opts Options) (*Outcome, error) {
+func Run(ctx context.Context, items []Item, led *judgefmt.Ledger, opts Options) (*Outcome, error) {
 	if opts.Mode == "" {
 		opts.Mode = rubric.Strict
 	}
@@ -229,7 +215,7 @@ func (e *engine) halt(err error) {
 
 // treeState is one rubric tree of a task being judged.
 type treeState struct {
-	tree ledger.Tree
+	tree judgefmt.Tree
 	root *rubric.Node
 	plan *plan
 	d    rubric.Decisions
@@ -237,22 +223,22 @@ type treeState struct {
 
 func (e *engine) trees(it Item) []*treeState {
 	return []*treeState{
-		{tree: ledger.TreeSQL, root: it.Task.SQLRubric.Root, d: rubric.Decisions{}},
-		{tree: ledger.TreeResults, root: it.Task.ResultsRubric.Root, d: rubric.Decisions{}},
+		{tree: judgefmt.TreeSQL, root: it.Task.SQLRubric.Root, d: rubric.Decisions{}},
+		{tree: judgefmt.TreeResults, root: it.Task.ResultsRubric.Root, d: rubric.Decisions{}},
 	}
 }
 
 func (e *engine) fromLedger(it Item) *ItemResult {
-	r := &ItemResult{Item: it, Records: map[ledger.LeafKey]*ledger.Record{}}
+	r := &ItemResult{Item: it, Records: map[judgefmt.LeafKey]*judgefmt.Record{}}
 	for _, ts := range e.trees(it) {
 		for _, l := range ts.root.Leaves() {
-			k := ledger.LeafKey{Task: it.Task.Key.String(), Tree: ts.tree, Leaf: l.ID}
+			k := judgefmt.LeafKey{Task: it.Task.Key.String(), Tree: ts.tree, Leaf: l.ID}
 			if rec := e.ledger.Get(k); rec != nil {
 				ts.d[l.ID] = rubric.Verdict{Status: rec.Verdict, Score: rec.Score}
 				r.Records[k] = rec
 			}
 		}
-		if ts.tree == ledger.TreeSQL {
+		if ts.tree == judgefmt.TreeSQL {
 			r.SQL = ts.d
 		} else {
 			r.Results = ts.d
@@ -297,12 +283,12 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 	for _, ts := range trees {
 		ts.plan = newPlan(ts.root, e.opts.Mode)
 		for _, l := range ts.plan.leaves {
-			rec := e.ledger.Get(ledger.LeafKey{Task: key, Tree: ts.tree, Leaf: l.ID})
+			rec := e.ledger.Get(judgefmt.LeafKey{Task: key, Tree: ts.tree, Leaf: l.ID})
 			if rec == nil || (e.opts.RetryInvalid && rec.Verdict == rubric.Invalid) {
 				continue
 			}
 			ts.d[l.ID] = rubric.Verdict{Status: rec.Verdict, Score: rec.Score}
-			e.add(func(c *RunCounts) { c.Resumed++ })
+			e.add(func(c *judgefmt.RunCounts) { c.Resumed++ })
 		}
 	}
 	// Code checks are free: all of them first, so their verdicts can make
@@ -313,7 +299,7 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 				if ts.d[l.ID].Status != rubric.Missing {
 					continue
 				}
-				cd := CheckLeaf(ts.tree, l, it.Answer)
+				cd := codecheck.CheckLeaf(ts.tree, l, it.Answer)
 				if !cd.Decided {
 					continue
 				}
@@ -321,7 +307,7 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 				if cd.Pass {
 					v = rubric.Verdict{Status: rubric.Pass, Score: 1}
 				}
-				rec := ledger.Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: v.Status, Score: v.Score, Source: ledger.SourceCode,
+				rec := judgefmt.Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: v.Status, Score: v.Score, Source: judgefmt.SourceCode,
 					Kind: cd.Kind, Explanation: cd.Explanation, Evidence: cd.Evidence, Judge: "code", ReferenceGuided: e.opts.ReferenceGuided}
 				if err := e.record(ts, rec); err != nil {
 					return nil, err
@@ -421,7 +407,7 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 			}
 			e.halt(fmt.Errorf("%s %s:%s: %w", key, r.ts.tree, what, r.err))
 			calls, hits := r.calls()
-			e.add(func(c *RunCounts) { c.LLMCalls += calls - hits; c.CacheHits += hits })
+			e.add(func(c *judgefmt.RunCounts) { c.LLMCalls += calls - hits; c.CacheHits += hits })
 			continue
 		}
 		if ledgerErr != nil {
@@ -432,6 +418,9 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 			err = e.recordGroup(key, r.ts, r.group, r.gd)
 		} else {
 			err = e.record(r.ts, e.backendRecord(key, r.ts, r.leaf, r.d))
+			if err == nil {
+				err = e.transcript(key, r.ts, "", []*rubric.Node{r.leaf}, r.d.CallStats)
+			}
 		}
 		if err == nil {
 			// Every leaf of the call is recorded before the next ones are
@@ -448,10 +437,10 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 	if ledgerErr != nil {
 		return nil, ledgerErr
 	}
-	res := &ItemResult{Item: it, SQL: trees[0].d, Results: trees[1].d, Records: map[ledger.LeafKey]*ledger.Record{}}
+	res := &ItemResult{Item: it, SQL: trees[0].d, Results: trees[1].d, Records: map[judgefmt.LeafKey]*judgefmt.Record{}}
 	for _, ts := range trees {
 		for _, l := range ts.plan.leaves {
-			k := ledger.LeafKey{Task: key, Tree: ts.tree, Leaf: l.ID}
+			k := judgefmt.LeafKey{Task: key, Tree: ts.tree, Leaf: l.ID}
 			if rec := e.ledger.Get(k); rec != nil {
 				res.Records[k] = rec
 			}
@@ -460,18 +449,18 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 	return res, nil
 }
 
-func (e *engine) backendRecord(key string, ts *treeState, l *rubric.Node, d Decision) ledger.Record {
-	return ledger.Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: d.Verdict.Status, Score: d.Verdict.Score,
+func (e *engine) backendRecord(key string, ts *treeState, l *rubric.Node, d Decision) judgefmt.Record {
+	return judgefmt.Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: d.Verdict.Status, Score: d.Verdict.Score,
 		Source: e.opts.Backend.Source(), Kind: leafKind(ts.tree, l), Explanation: d.Explanation, ErrorKind: d.ErrorKind,
 		Judge: e.judge, ReferenceGuided: e.opts.ReferenceGuided, Samples: d.Samples, Votes: d.Votes,
 		Calls: d.Calls, CacheHits: d.CacheHits, Attempts: d.Attempts,
-		PromptTokens: d.Usage.PromptTokens, CompletionTokens: d.Usage.CompletionTokens, CostUSD: d.CostUSD,
+		PromptTokens: d.Usage.PromptTokens, CompletionTokens: d.Usage.CompletionTokens, CostUSD: d.CostUSD, ReplyCostUSD: d.ReplyCostUSD,
 		PerCall: d.PerCall, LatencyMS: d.Latency.Milliseconds()}
 }
 
 func (e *engine) skip(key string, ts *treeState, l, by *rubric.Node) error {
 	why := fmt.Sprintf("skipped: cannot change the score, %s", gateReason(l, by, ts.d, e.opts.Mode))
-	rec := ledger.Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: rubric.Skipped, Source: ledger.SourceSkip,
+	rec := judgefmt.Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: rubric.Skipped, Source: judgefmt.SourceSkip,
 		Kind: leafKind(ts.tree, l), Explanation: why, BlockedBy: by.ID, ReferenceGuided: e.opts.ReferenceGuided}
 	return e.record(ts, rec)
 }
@@ -490,11 +479,11 @@ func gateReason(l, by *rubric.Node, d rubric.Decisions, mode rubric.Mode) string
 	return fmt.Sprintf("the critical requirement %q %s", by.ID, what)
 }
 
-func (e *engine) record(ts *treeState, rec ledger.Record) error {
+func (e *engine) record(ts *treeState, rec judgefmt.Record) error {
 	if err := e.ledger.Append(rec); err != nil {
 		return err
 	}
-	e.decided(ts, []ledger.Record{rec})
+	e.decided(ts, []judgefmt.Record{rec})
 	return nil
 }
 
@@ -502,7 +491,7 @@ func (e *engine) record(ts *treeState, rec ledger.Record) error {
 // process killed while recording leaves the group whole or (a torn last
 // line) its first records only; the rest is judged again on resume.
 func (e *engine) recordGroup(key string, ts *treeState, req *GroupRequest, gd GroupDecision) error {
-	recs := make([]ledger.Record, len(req.Leaves))
+	recs := make([]judgefmt.Record, len(req.Leaves))
 	for i, l := range req.Leaves {
 		recs[i] = e.backendRecord(key, ts, l, gd.Leaves[i])
 	}
@@ -511,15 +500,32 @@ func (e *engine) recordGroup(key string, ts *treeState, req *GroupRequest, gd Gr
 		return err
 	}
 	e.decided(ts, recs)
-	return nil
+	return e.transcript(key, ts, req.ID, req.Leaves, gd.CallStats)
+}
+
+// transcript keeps a model backend's prompt and replies for a call beside
+// the ledger, after its records: the verdicts never wait on it.
+func (e *engine) transcript(key string, ts *treeState, group string, leaves []*rubric.Node, cs CallStats) error {
+	if len(cs.Prompt) == 0 {
+		return nil
+	}
+	ids := make([]string, len(leaves))
+	for i, l := range leaves {
+		ids[i] = l.ID
+	}
+	msgs := make([]judgefmt.Message, len(cs.Prompt))
+	for i, m := range cs.Prompt {
+		msgs[i] = judgefmt.Message{Role: m.Role, Content: m.Content}
+	}
+	return e.ledger.AppendExchange(judgefmt.Exchange{Task: key, Tree: ts.tree, Group: group, Leaves: ids, Messages: msgs, Replies: cs.Replies})
 }
 
 // decided applies recorded decisions to the tree and the counts.
-func (e *engine) decided(ts *treeState, recs []ledger.Record) {
+func (e *engine) decided(ts *treeState, recs []judgefmt.Record) {
 	var n int
 	for _, rec := range recs {
 		ts.d[rec.Leaf] = rubric.Verdict{Status: rec.Verdict, Score: rec.Score}
-		e.add(func(c *RunCounts) {
+		e.add(func(c *judgefmt.RunCounts) {
 			c.Recorded++
 			c.LLMCalls += rec.Calls - rec.CacheHits
 			c.CacheHits += rec.CacheHits
@@ -535,28 +541,18 @@ func (e *engine) decided(ts *treeState, recs []ledger.Record) {
 	}
 }
 
-func (e *engine) add(f func(*RunCounts)) {
+func (e *engine) add(f func(*judgefmt.RunCounts)) {
 	e.mu.Lock()
 	f(&e.count)
 	e.mu.Unlock()
 }
 
 // leafKind is the check kind of a leaf of either tree.
-func leafKind(t ledger.Tree, l *rubric.Node) codecheck.LeafKind {
-	if t == ledger.TreeSQL {
+func leafKind(t judgefmt.Tree, l *rubric.Node) codecheck.LeafKind {
+	if t == judgefmt.TreeSQL {
 		return codecheck.KindSQL
 	}
 	return codecheck.KindOf(l)
-}
-
-// CheckLeaf is the code check of a leaf of either tree:
-// [codecheck.Check] for results leaves, [codecheck.CheckSQL] for SQL
-// leaves.
-func CheckLeaf(t ledger.Tree, l *rubric.Node, a *codecheck.Answer) codecheck.CodeDecision {
-	if t == ledger.TreeResults {
-		return codecheck.Check(l, a)
-	}
-	return codecheck.CheckSQL(a)
 }
 
 // ErrNoBackend is the stop reason of a run without a backend that has

@@ -12,7 +12,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
@@ -36,11 +36,11 @@ func TestRunEndToEnd(t *testing.T) {
 				t.Fatalf("incomplete: %v", o.Stopped)
 			}
 			l.Close()
-			c, err := ledger.ReadLedger(filepath.Join(out, ledger.LedgerFile))
+			c, err := judgefmt.ReadLedger(filepath.Join(out, judgefmt.LedgerFile))
 			if err != nil {
 				t.Fatal(err)
 			}
-			seen := map[ledger.LeafKey]int{}
+			seen := map[judgefmt.LeafKey]int{}
 			for _, r := range c.Records {
 				seen[r.Key()]++
 			}
@@ -58,7 +58,7 @@ func TestRunEndToEnd(t *testing.T) {
 			// Every backend leaf carries the backend's verdict for its key.
 			for _, it := range o.Items {
 				for k, r := range it.Records {
-					if r.Source == ledger.SourceLLM && r.Verdict != keyVerdict(k) {
+					if r.Source == judgefmt.SourceLLM && r.Verdict != keyVerdict(k) {
 						t.Errorf("%s: recorded %s, the backend said %s", describe(r), r.Verdict, keyVerdict(k))
 					}
 				}
@@ -66,8 +66,8 @@ func TestRunEndToEnd(t *testing.T) {
 			// The failed Lab task: every results leaf is decided by code.
 			lab := itemIn(t, items, "Laboratory_Results_Analysis")
 			for _, leaf := range lab.Task.ResultsRubric.Root.Leaves() {
-				r := l.Get(ledger.LeafKey{Task: lab.Task.Key.String(), Tree: ledger.TreeResults, Leaf: leaf.ID})
-				if r.Source != ledger.SourceCode && r.Source != ledger.SourceSkip {
+				r := l.Get(judgefmt.LeafKey{Task: lab.Task.Key.String(), Tree: judgefmt.TreeResults, Leaf: leaf.ID})
+				if r.Source != judgefmt.SourceCode && r.Source != judgefmt.SourceSkip {
 					t.Errorf("failed query, results leaf judged by %s: %s", r.Source, describe(r))
 				}
 				if r.Verdict == rubric.Pass {
@@ -77,8 +77,8 @@ func TestRunEndToEnd(t *testing.T) {
 			if err := sc.WriteFiles(out, o); err != nil {
 				t.Fatal(err)
 			}
-			for _, f := range []string{GradingFile, SummaryFile, scoring.ScoringFile, scoring.DifficultyFile, scoring.ScenarioFile} {
-				if _, err := os.Stat(filepath.Join(out, "validation", f)); f != SummaryFile && err != nil {
+			for _, f := range []string{judgefmt.GradingFile, judgefmt.SummaryFile, scoring.ScoringFile, scoring.DifficultyFile, scoring.ScenarioFile} {
+				if _, err := os.Stat(filepath.Join(out, "validation", f)); f != judgefmt.SummaryFile && err != nil {
 					t.Errorf("missing %s: %v", f, err)
 				}
 			}
@@ -89,7 +89,7 @@ func TestRunEndToEnd(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, split := range []string{"validation", "test"} {
-				g, err := scoring.ReadGrading(filepath.Join(out, split, GradingFile))
+				g, err := scoring.ReadGrading(filepath.Join(out, split, judgefmt.GradingFile))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -153,8 +153,8 @@ func rerun(t *testing.T, g GroupMode) {
 	// A ledger refuses other settings.
 	other := opts
 	other.Mode = rubric.Reference
-	h := ledger.LedgerHeader{Mode: other.Mode, Judge: b.Name(), CodeChecks: true, Skipping: true, Samples: 1, Group: string(g)}
-	if _, err := ledger.OpenLedger(filepath.Join(dir, ledger.LedgerFile), h); err == nil || !strings.Contains(err.Error(), "mode strict, not reference") {
+	h := judgefmt.LedgerHeader{Mode: other.Mode, Judge: b.Name(), CodeChecks: true, Skipping: true, Samples: 1, Group: string(g)}
+	if _, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), h); err == nil || !strings.Contains(err.Error(), "mode strict, not reference") {
 		t.Errorf("ledger opened with another mode: %v", err)
 	}
 }
@@ -185,7 +185,7 @@ func budgetStop(t *testing.T, g GroupMode) {
 			if r.Verdict == rubric.Invalid {
 				t.Errorf("budget refusal recorded: %s", describe(r))
 			}
-			if r.Source == ledger.SourceLLM {
+			if r.Source == judgefmt.SourceLLM {
 				decided++
 			}
 		}
@@ -225,8 +225,8 @@ func randomTree(r *rand.Rand, id *int, depth int) string {
 
 // randomVerdict decides leaves at random (seeded per key), with some
 // invalid verdicts.
-func randomVerdict(seed uint64) func(ledger.LeafKey) rubric.Status {
-	return func(k ledger.LeafKey) rubric.Status {
+func randomVerdict(seed uint64) func(judgefmt.LeafKey) rubric.Status {
+	return func(k judgefmt.LeafKey) rubric.Status {
 		h := seed
 		for _, c := range k.Task + string(k.Tree) + k.Leaf {
 			h = h*1099511628211 + uint64(c)

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -21,7 +21,7 @@ import (
 // checked against what the backend saw.
 type keyBackend struct {
 	// verdict decides a leaf; nil is keyVerdict.
-	verdict func(ledger.LeafKey) rubric.Status
+	verdict func(judgefmt.LeafKey) rubric.Status
 	// latency is each call's duration (ctx ends it early).
 	latency time.Duration
 	// budget, when positive, is the number of calls answered; every call
@@ -29,7 +29,7 @@ type keyBackend struct {
 	budget int
 
 	mu          sync.Mutex
-	calls       [][]ledger.LeafKey
+	calls       [][]judgefmt.LeafKey
 	inFlight    int
 	maxInFlight int
 }
@@ -38,7 +38,7 @@ var errBudget = errors.New("fake backend: budget spent")
 
 // keyVerdict fails about a third of the leaves, chosen by a hash of the
 // key.
-func keyVerdict(k ledger.LeafKey) rubric.Status {
+func keyVerdict(k judgefmt.LeafKey) rubric.Status {
 	h := fnv.New32a()
 	h.Write([]byte(k.Task + "\x00" + string(k.Tree) + "\x00" + k.Leaf))
 	if h.Sum32()%3 == 0 {
@@ -52,8 +52,8 @@ func fakeUsage(n int) llm.Usage {
 	return llm.Usage{PromptTokens: 100 + 20*n, CompletionTokens: 10 * n}
 }
 
-func (b *keyBackend) Name() string          { return "fake:by-key" }
-func (b *keyBackend) Source() ledger.Source { return ledger.SourceLLM }
+func (b *keyBackend) Name() string            { return "fake:by-key" }
+func (b *keyBackend) Source() judgefmt.Source { return judgefmt.SourceLLM }
 
 // Calls is the number of calls answered.
 func (b *keyBackend) Calls() int {
@@ -71,7 +71,7 @@ func (b *keyBackend) MaxInFlight() int {
 
 // call runs one call of the leaves keys: it waits the latency, refuses it
 // beyond the budget, and otherwise records it and returns the verdicts.
-func (b *keyBackend) call(ctx context.Context, keys []ledger.LeafKey) ([]Decision, CallStats, error) {
+func (b *keyBackend) call(ctx context.Context, keys []judgefmt.LeafKey) ([]Decision, CallStats, error) {
 	b.mu.Lock()
 	if b.budget > 0 && len(b.calls) >= b.budget {
 		b.mu.Unlock()
@@ -114,8 +114,8 @@ func (b *keyBackend) call(ctx context.Context, keys []ledger.LeafKey) ([]Decisio
 }
 
 func (b *keyBackend) Decide(ctx context.Context, req *LeafRequest) (Decision, error) {
-	k := ledger.LeafKey{Task: req.Task.Key.String(), Tree: req.Tree, Leaf: req.Leaf.ID}
-	ds, cs, err := b.call(ctx, []ledger.LeafKey{k})
+	k := judgefmt.LeafKey{Task: req.Task.Key.String(), Tree: req.Tree, Leaf: req.Leaf.ID}
+	ds, cs, err := b.call(ctx, []judgefmt.LeafKey{k})
 	if err != nil {
 		return Decision{}, err
 	}
@@ -125,9 +125,9 @@ func (b *keyBackend) Decide(ctx context.Context, req *LeafRequest) (Decision, er
 }
 
 func (b *keyBackend) DecideGroup(ctx context.Context, req *GroupRequest) (GroupDecision, error) {
-	keys := make([]ledger.LeafKey, len(req.Leaves))
+	keys := make([]judgefmt.LeafKey, len(req.Leaves))
 	for i, l := range req.Leaves {
-		keys[i] = ledger.LeafKey{Task: req.Task.Key.String(), Tree: req.Tree, Leaf: l.ID}
+		keys[i] = judgefmt.LeafKey{Task: req.Task.Key.String(), Tree: req.Tree, Leaf: l.ID}
 	}
 	ds, cs, err := b.call(ctx, keys)
 	if err != nil {

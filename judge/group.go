@@ -9,7 +9,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/rubric"
 )
 
@@ -89,7 +89,7 @@ type GroupRequest struct {
 	ID     string
 	Task   *datasets.Task
 	Answer *codecheck.Answer
-	Tree   ledger.Tree
+	Tree   judgefmt.Tree
 	// Leaves are in file order; their ids are distinct (rubric.Parse
 	// rejects duplicate ids within a tree).
 	Leaves []*rubric.Node
@@ -115,7 +115,7 @@ func (r *GroupRequest) Tag() string {
 // that the same group gets the same id in every run. Only a group judged
 // again with RetryInvalid shares its id with an earlier one; its records
 // then supersede the earlier ones, leaf for leaf.
-func groupID(task string, t ledger.Tree, leaves []*rubric.Node) string {
+func groupID(task string, t judgefmt.Tree, leaves []*rubric.Node) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s", task, t)
 	for _, l := range leaves {
@@ -163,19 +163,21 @@ func share(total, n, i int) int {
 // sums over records (per task, per run, in reports) equal what the calls
 // consumed, and summing the records of one group id rebuilds its call.
 // Every leaf carries the group's latency: each waited for the whole call.
-func groupRecords(recs []ledger.Record, id string, gd GroupDecision) {
+func groupRecords(recs []judgefmt.Record, id string, gd GroupDecision) {
 	n := len(recs)
 	each := gd.CostUSD / float64(n)
+	bought := gd.ReplyCostUSD / float64(n)
 	for i := range recs {
 		r := &recs[i]
 		r.Group, r.GroupSize = id, n
 		r.PromptTokens = share(gd.Usage.PromptTokens, n, i)
 		r.CompletionTokens = share(gd.Usage.CompletionTokens, n, i)
-		r.CostUSD = each
+		r.CostUSD, r.ReplyCostUSD = each, bought
 		r.LatencyMS = gd.Latency.Milliseconds()
 		if i == 0 {
 			r.Calls, r.CacheHits, r.Attempts, r.PerCall = gd.Calls, gd.CacheHits, gd.Attempts, gd.PerCall
 			r.CostUSD = gd.CostUSD - each*float64(n-1)
+			r.ReplyCostUSD = gd.ReplyCostUSD - bought*float64(n-1)
 		}
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/internal/released"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/internal/released"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -41,21 +41,21 @@ const completionPerVerdict = 75
 func callTokens(o *Outcome) (prompt, completion, wasted, calls int) {
 	for _, it := range o.Items {
 		type call struct {
-			tree      ledger.Tree
+			tree      judgefmt.Tree
 			uncounted map[string]bool
 			leaves    []*rubric.Node
 		}
 		var list []*call
 		groups := map[string]*call{}
 		for _, t := range []struct {
-			tree      ledger.Tree
+			tree      judgefmt.Tree
 			root      *rubric.Node
 			uncounted map[string]bool
-		}{{ledger.TreeSQL, it.Task.SQLRubric.Root, uncountedLeaves(rubric.Evaluate(it.Task.SQLRubric.Root, it.SQL, o.Opts.Mode))},
-			{ledger.TreeResults, it.Task.ResultsRubric.Root, uncountedLeaves(rubric.Evaluate(it.Task.ResultsRubric.Root, it.Results, o.Opts.Mode))}} {
+		}{{judgefmt.TreeSQL, it.Task.SQLRubric.Root, uncountedLeaves(rubric.Evaluate(it.Task.SQLRubric.Root, it.SQL, o.Opts.Mode))},
+			{judgefmt.TreeResults, it.Task.ResultsRubric.Root, uncountedLeaves(rubric.Evaluate(it.Task.ResultsRubric.Root, it.Results, o.Opts.Mode))}} {
 			for _, l := range t.root.Leaves() {
-				r := it.Records[ledger.LeafKey{Task: it.Task.Key.String(), Tree: t.tree, Leaf: l.ID}]
-				if r == nil || (r.Source != ledger.SourceReplay && r.Source != ledger.SourceLLM) {
+				r := it.Records[judgefmt.LeafKey{Task: it.Task.Key.String(), Tree: t.tree, Leaf: l.ID}]
+				if r == nil || (r.Source != judgefmt.SourceReplay && r.Source != judgefmt.SourceLLM) {
 					continue
 				}
 				c := groups[r.Group]

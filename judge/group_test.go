@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
@@ -60,7 +60,7 @@ func TestParseGroupVerdicts(t *testing.T) {
 func groupOf(t *testing.T, items []Item, ids ...string) *GroupRequest {
 	t.Helper()
 	it := itemIn(t, items, "Diagnostic_Procedures")
-	req := &GroupRequest{ID: "g", Task: it.Task, Answer: it.Answer, Tree: ledger.TreeSQL}
+	req := &GroupRequest{ID: "g", Task: it.Task, Answer: it.Answer, Tree: judgefmt.TreeSQL}
 	for _, id := range ids {
 		l := it.Task.SQLRubric.Root.Find(id)
 		if l == nil {
@@ -240,10 +240,10 @@ func TestGroupVote(t *testing.T) {
 		t.Errorf("%d calls, %d requests; want 3 (the age leaf needs the third sample)", gd.Calls, srv.Calls())
 	}
 	g, a := gd.Leaves[0], gd.Leaves[1]
-	if g.Verdict.Status != rubric.Pass || g.Samples != 2 || *g.Votes != (ledger.Votes{Pass: 2}) {
+	if g.Verdict.Status != rubric.Pass || g.Samples != 2 || *g.Votes != (judgefmt.Votes{Pass: 2}) {
 		t.Errorf("gender: %s after %d samples, votes %+v; want pass after 2 (its third vote not counted)", g.Verdict.Status, g.Samples, g.Votes)
 	}
-	if a.Verdict.Status != rubric.Pass || a.Samples != 3 || *a.Votes != (ledger.Votes{Pass: 2, Fail: 1}) || !strings.Contains(a.Explanation, "[vote: pass 2, fail 1") {
+	if a.Verdict.Status != rubric.Pass || a.Samples != 3 || *a.Votes != (judgefmt.Votes{Pass: 2, Fail: 1}) || !strings.Contains(a.Explanation, "[vote: pass 2, fail 1") {
 		t.Errorf("age: %s after %d samples, votes %+v (%s)", a.Verdict.Status, a.Samples, a.Votes, a.Explanation)
 	}
 	// Through the engine, grouped, the flip rate is reported.
@@ -280,7 +280,7 @@ func TestGroupVote(t *testing.T) {
 		t.Fatalf("%v, %d calls", err, gd.Calls)
 	}
 	for _, d := range gd.Leaves {
-		if d.Verdict.Status != rubric.Invalid || d.ErrorKind != "no_majority" || *d.Votes != (ledger.Votes{Invalid: 2}) {
+		if d.Verdict.Status != rubric.Invalid || d.ErrorKind != "no_majority" || *d.Votes != (judgefmt.Votes{Invalid: 2}) {
 			t.Errorf("prose samples: %s %q %+v", d.Verdict.Status, d.ErrorKind, d.Votes)
 		}
 	}
@@ -305,7 +305,7 @@ func TestGroupedRun(t *testing.T) {
 				t.Fatalf("incomplete: %v", o.Stopped)
 			}
 			l.Close()
-			c, err := ledger.ReadLedger(filepath.Join(dir, ledger.LedgerFile))
+			c, err := judgefmt.ReadLedger(filepath.Join(dir, judgefmt.LedgerFile))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -320,7 +320,7 @@ func TestGroupedRun(t *testing.T) {
 			calls := map[string]*call{}
 			llmLeaves, single := 0, 0
 			for _, r := range c.Records {
-				if r.Source != ledger.SourceLLM {
+				if r.Source != judgefmt.SourceLLM {
 					continue
 				}
 				llmLeaves++
@@ -353,7 +353,7 @@ func TestGroupedRun(t *testing.T) {
 				biggest = max(biggest, g.size)
 			}
 			s := Score(o, "m").Summary
-			if s.LLMCalls != b.Calls() || s.BackendCalls != b.Calls() || s.Group != gr.mode.orLeaf() {
+			if s.LLMCalls != b.Calls() || s.BackendCalls != b.Calls() || s.Group != string(gr.mode.orLeaf()) {
 				t.Errorf("summary: llm_calls %d backend_calls %d group %s; the backend answered %d", s.LLMCalls, s.BackendCalls, s.Group, b.Calls())
 			}
 			t.Logf("%s: %d LLM leaves in %d calls (largest group %d)", gr, llmLeaves, b.Calls(), biggest)
@@ -424,9 +424,9 @@ func TestGroupOptions(t *testing.T) {
 // TestGroupShares: a group's tokens and dollars are shared so that the
 // records add up to the call; calls go to the first record.
 func TestGroupShares(t *testing.T) {
-	recs := make([]ledger.Record, 3)
+	recs := make([]judgefmt.Record, 3)
 	groupRecords(recs, "g1", GroupDecision{CallStats: CallStats{Calls: 2, CacheHits: 1, Attempts: 3, Usage: llm.Usage{PromptTokens: 1000, CompletionTokens: 200},
-		CostUSD: 0.01, Latency: 1500 * time.Millisecond, PerCall: []llm.Usage{{PromptTokens: 500}, {PromptTokens: 500}}}})
+		CostUSD: 0.01, Latency: 1500 * time.Millisecond, PerCall: []judgefmt.Usage{{PromptTokens: 500}, {PromptTokens: 500}}}})
 	var p, c, calls int
 	var usd float64
 	for i, r := range recs {

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -71,7 +71,7 @@ func BuildGroupPrompt(req *GroupRequest, o PromptOptions) []llm.Message {
 	var b strings.Builder
 	writeAnswer(&b, req.Task, req.Answer, req.Tree, req.ReferenceGuided, o)
 	target := "the query result"
-	if req.Tree == ledger.TreeSQL {
+	if req.Tree == judgefmt.TreeSQL {
 		target = "the SQL query"
 	}
 	fmt.Fprintf(&b, "\n## Evaluation target\n%s\n", target)

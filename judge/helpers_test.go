@@ -13,7 +13,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/fixtures"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/runfolder"
@@ -159,9 +159,9 @@ func newTestJudge(t testing.TB, srv *llmtest.Server, mod func(*llm.Endpoint), op
 }
 
 // openLedger opens a ledger in dir with the settings of opts.
-func openLedger(t testing.TB, dir string, opts Options) *ledger.Ledger {
+func openLedger(t testing.TB, dir string, opts Options) *judgefmt.Ledger {
 	t.Helper()
-	h := ledger.LedgerHeader{Mode: opts.Mode, CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, ReferenceGuided: opts.ReferenceGuided, Samples: 1,
+	h := judgefmt.LedgerHeader{Mode: opts.Mode, CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, ReferenceGuided: opts.ReferenceGuided, Samples: 1,
 		Group: string(opts.Group), GroupGated: opts.GroupGated}
 	if opts.Backend != nil {
 		h.Judge = opts.Backend.Name()
@@ -169,7 +169,7 @@ func openLedger(t testing.TB, dir string, opts Options) *ledger.Ledger {
 			h.Samples = s.Samples()
 		}
 	}
-	l, err := ledger.OpenLedger(filepath.Join(dir, ledger.LedgerFile), h)
+	l, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func leafCount(items []Item) int {
 	return n
 }
 
-func mustRun(t testing.TB, items []Item, l *ledger.Ledger, opts Options) *Outcome {
+func mustRun(t testing.TB, items []Item, l *judgefmt.Ledger, opts Options) *Outcome {
 	t.Helper()
 	o, err := Run(context.Background(), items, l, opts)
 	if err != nil {
@@ -195,7 +195,7 @@ func mustRun(t testing.TB, items []Item, l *ledger.Ledger, opts Options) *Outcom
 	return o
 }
 
-func describe(r *ledger.Record) string {
+func describe(r *judgefmt.Record) string {
 	return fmt.Sprintf("%s %s:%s %s by %s (%s)", r.Task, r.Tree, r.Leaf, r.Verdict, r.Source, r.Explanation)
 }
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
@@ -146,8 +146,8 @@ func killResume(t *testing.T, group GroupMode) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	ledgerPath := filepath.Join(dir, ledger.LedgerFile)
-	deadline := time.Now().Add(60 * time.Second)
+	ledgerPath := filepath.Join(dir, judgefmt.LedgerFile)
+	deadline := time.Now().Add(10 * time.Minute) // a guard against a hang, not a measure
 	for {
 		b, _ := os.ReadFile(ledgerPath)
 		if n := bytes.Count(b, []byte("\n")); n > total/3 {
@@ -166,7 +166,7 @@ func killResume(t *testing.T, group GroupMode) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.Success() || ee.ProcessState.String() != "signal: killed" {
 		t.Fatalf("child ended with %v, want killed:\n%s", err, out.String())
 	}
-	before, err := ledger.ReadLedger(ledgerPath)
+	before, err := judgefmt.ReadLedger(ledgerPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func killResume(t *testing.T, group GroupMode) {
 	after := checkDecidedOnce(t, ledgerPath, total)
 	llmLeaves, grouped := 0, 0
 	for _, r := range after.Records {
-		if r.Source == ledger.SourceLLM {
+		if r.Source == judgefmt.SourceLLM {
 			llmLeaves++
 			if r.GroupSize > 1 {
 				grouped++
@@ -228,13 +228,13 @@ func killResume(t *testing.T, group GroupMode) {
 
 // checkDecidedOnce reads the ledger and checks that each of the total
 // leaves has exactly one record.
-func checkDecidedOnce(t *testing.T, path string, total int) *ledger.LedgerContents {
+func checkDecidedOnce(t *testing.T, path string, total int) *judgefmt.LedgerContents {
 	t.Helper()
-	after, err := ledger.ReadLedger(path)
+	after, err := judgefmt.ReadLedger(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	count := map[ledger.LeafKey]int{}
+	count := map[judgefmt.LeafKey]int{}
 	for _, r := range after.Records {
 		count[r.Key()]++
 	}

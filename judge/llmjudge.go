@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -133,10 +133,14 @@ func (j *LLMJudge) Name() string {
 }
 
 // Source is SourceLLM.
-func (j *LLMJudge) Source() ledger.Source { return ledger.SourceLLM }
+func (j *LLMJudge) Source() judgefmt.Source { return judgefmt.SourceLLM }
 
 // Samples is k.
 func (j *LLMJudge) Samples() int { return j.samples }
+
+// MaxTokens is the endpoint's max_tokens per leaf (a group of n leaves may
+// use n times it).
+func (j *LLMJudge) MaxTokens() int { return j.c.Endpoint().Sampling.MaxTokens }
 
 // Concurrency is the endpoint's limit on calls in flight; in batch mode,
 // a batch's requests: every task is judged at once, so that each batch
@@ -194,16 +198,20 @@ func (j *LLMJudge) Decide(ctx context.Context, req *LeafRequest) (Decision, erro
 func (j *LLMJudge) complete(ctx context.Context, r llm.Request, stats *CallStats) (llm.Response, *llm.Error, error) {
 	resp, err := j.c.Complete(ctx, r)
 	stats.Calls++
+	stats.Prompt = r.Messages
 	if err != nil {
 		le, stop := j.failed(err)
 		if stop != nil {
 			return llm.Response{}, nil, stop
 		}
-		stats.addCall(le.Attempts, le.Usage, j.cost(le.Usage), false)
+		usd := j.cost(le.Usage)
+		stats.addCall(le.Attempts, le.Usage, usd, usd, false)
+		stats.Replies = append(stats.Replies, judgefmt.Reply{Error: le.Error()})
 		return llm.Response{}, le, nil
 	}
 	j.down.Store(0)
-	stats.addCall(resp.Attempts, resp.Usage, resp.CostUSD, resp.FromCache)
+	stats.addCall(resp.Attempts, resp.Usage, resp.CostUSD, resp.ReplyCostUSD, resp.FromCache)
+	stats.Replies = append(stats.Replies, judgefmt.Reply{Text: resp.Text, FromCache: resp.FromCache})
 	return resp, nil, nil
 }
 
@@ -252,6 +260,21 @@ func (e *EndpointDownError) Unwrap() error { return e.Last }
 
 // cost prices the tokens of a failed call (successful calls are priced by
 // the client's meter).
+// Spending is what the judge's meter records, once the run's calls have
+// ended: what this process's calls were charged (every attempt, failed
+// ones and replies never recorded included) and the output folder's
+// total over every run into it (unsettled reservations at their worst
+// case: never less than the provider billed). ok is false without a
+// meter.
+func (j *LLMJudge) Spending() (thisRun, folder float64, ok bool) {
+	mc, is := j.c.(interface{ Meter() *llm.Meter })
+	if !is || mc.Meter() == nil {
+		return 0, 0, false
+	}
+	m := mc.Meter()
+	return m.SpentThisRun(), m.Spent(), true
+}
+
 func (j *LLMJudge) cost(u llm.Usage) float64 {
 	c, _ := j.prices.Cost(j.c.Endpoint().Model, u)
 	return c
@@ -259,7 +282,7 @@ func (j *LLMJudge) cost(u llm.Usage) float64 {
 
 // tally is one leaf's votes over the samples drawn for it.
 type tally struct {
-	v       ledger.Votes
+	v       judgefmt.Votes
 	reasons [2][]string // fail, pass
 	lastErr *llm.Error
 	done    bool

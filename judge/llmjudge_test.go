@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
@@ -54,7 +54,7 @@ func TestLLMFaults(t *testing.T) {
 	_, _, items := fixtureRun(t)
 	it := itemIn(t, items, "Diagnostic_Procedures")
 	leaf := it.Task.SQLRubric.Root.Find("gender-selection")
-	req := &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: ledger.TreeSQL, Leaf: leaf}
+	req := &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: judgefmt.TreeSQL, Leaf: leaf}
 	good := llmtest.JSON(map[string]string{"reasoning": "filters p.gender = 'F'", "verdict": "pass"})
 	prose := llmtest.Text("Score: 1\nExplanation: the filter is right")
 	for _, tc := range []struct {
@@ -132,7 +132,7 @@ func TestLLMRequest(t *testing.T) {
 	it := itemIn(t, items, "Vital_Signs_Monitoring")
 	leaf := it.Task.ResultsRubric.Root.Find("share-acceptable")
 	for _, guided := range []bool{false, true} {
-		if _, err := j.Decide(context.Background(), &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: ledger.TreeResults, Leaf: leaf, ReferenceGuided: guided}); err != nil {
+		if _, err := j.Decide(context.Background(), &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: judgefmt.TreeResults, Leaf: leaf, ReferenceGuided: guided}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -220,14 +220,14 @@ func TestVote(t *testing.T) {
 		leaf    string
 		status  rubric.Status
 		samples int
-		votes   ledger.Votes
+		votes   judgefmt.Votes
 	}{
-		{leafPass.ID, rubric.Pass, 2, ledger.Votes{Pass: 2}},          // early stop
-		{leafFlip.ID, rubric.Pass, 3, ledger.Votes{Pass: 2, Fail: 1}}, // a flip
-		{leafBad.ID, rubric.Invalid, 2, ledger.Votes{Invalid: 2}},     // no majority possible after 2
+		{leafPass.ID, rubric.Pass, 2, judgefmt.Votes{Pass: 2}},          // early stop
+		{leafFlip.ID, rubric.Pass, 3, judgefmt.Votes{Pass: 2, Fail: 1}}, // a flip
+		{leafBad.ID, rubric.Invalid, 2, judgefmt.Votes{Invalid: 2}},     // no majority possible after 2
 	} {
 		leaf := it.Task.SQLRubric.Root.Find(tc.leaf)
-		d, err := j.Decide(context.Background(), &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: ledger.TreeSQL, Leaf: leaf})
+		d, err := j.Decide(context.Background(), &LeafRequest{Task: it.Task, Answer: it.Answer, Tree: judgefmt.TreeSQL, Leaf: leaf})
 		if err != nil {
 			t.Fatal(err)
 		}

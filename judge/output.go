@@ -1,7 +1,6 @@
 package judge
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
@@ -9,176 +8,26 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/internal/buildinfo"
-	"github.com/clinsql/clinsql/internal/pyjson"
-	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
 )
 
-// Output file names besides the ledger and the scoring summaries.
-const (
-	GradingFile = "detailed_grading.json"
-	SummaryFile = "judge_summary.json"
-)
-
-// Counts tallies leaves by who decided them.
-type Counts struct {
-	Total     int `json:"total"`
-	Code      int `json:"code"`
-	LLM       int `json:"llm"`
-	Replay    int `json:"replay"`
-	Skipped   int `json:"skipped"`
-	Invalid   int `json:"invalid"`
-	Undecided int `json:"undecided"`
-}
-
-func (c *Counts) add(r *ledger.Record) {
-	c.Total++
-	if r == nil {
-		c.Undecided++
-		return
-	}
-	switch r.Source {
-	case ledger.SourceCode:
-		c.Code++
-	case ledger.SourceLLM:
-		c.LLM++
-	case ledger.SourceReplay:
-		c.Replay++
-	case ledger.SourceSkip:
-		c.Skipped++
-	}
-	if r.Verdict == rubric.Invalid {
-		c.Invalid++
-	}
-}
-
-// TaskCost is one task's judging cost, over every run of the ledger.
-type TaskCost struct {
-	Task             string  `json:"task"`
-	Leaves           int     `json:"leaves"`
-	BackendLeaves    int     `json:"backend_leaves"`
-	BackendCalls     int     `json:"backend_calls"`
-	LLMCalls         int     `json:"llm_calls"`
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
-	SQLScore         float64 `json:"sql_score"`
-	ResultsScore     float64 `json:"results_score"`
-	InvalidLeaves    int     `json:"invalid_leaves"`
-	// Excluded: the task is left out of the scores (see Summary.Excluded).
-	Excluded bool `json:"excluded,omitempty"`
-}
-
-// SplitScores are a split's averages.
-type SplitScores struct {
-	Tasks               int     `json:"tasks"`
-	AverageSQLScore     float64 `json:"average_sql_score"`
-	AverageResultsScore float64 `json:"average_results_score"`
-	TasksWithInvalid    int     `json:"tasks_with_invalid_leaves"`
-}
-
-// Summary is judge_summary.json. Leaf counts and costs cover every record
-// in the ledger (all invocations that built it); ThisRun is the last
-// invocation alone.
-type Summary struct {
-	Model           string      `json:"model"`
-	Mode            rubric.Mode `json:"mode"`
-	Judge           string      `json:"judge"`
-	ReferenceGuided bool        `json:"reference_guided"`
-	CodeChecks      bool        `json:"code_checks"`
-	Skipping        bool        `json:"skipping"`
-	Samples         int         `json:"samples"`
-	Group           GroupMode   `json:"group"`
-	GroupGated      bool        `json:"group_gated"`
-	Complete        bool        `json:"complete"`
-	// Completeness is "complete", "subset" (part of the run's tasks, on
-	// purpose: Subset says which), "partial" (the run lacks answers and was
-	// judged with --allow-partial: Missing lists them) or "interrupted"
-	// (leaves left undecided: StoppedBy says why). Only complete outputs
-	// are ranked by clinsql report unless asked otherwise.
-	Completeness string   `json:"completeness"`
-	Missing      []string `json:"missing_tasks,omitempty"`
-	// Subset describes the task filter of a judge run over part of the
-	// run's tasks (--task, --domain, ...): its completeness is "subset".
-	Subset    string `json:"subset,omitempty"`
-	StoppedBy string `json:"stopped_by,omitempty"`
-	Tasks     int    `json:"tasks"`
-	// Run, TasksSHA256 and Backend are what the scores are bound to (see
-	// LedgerHeader); Producer the clinsql build that wrote the file.
-	Run         *runfolder.Identity `json:"run,omitempty"`
-	TasksSHA256 string              `json:"tasks_sha256,omitempty"`
-	Backend     string              `json:"backend,omitempty"`
-	Producer    buildinfo.Stamp     `json:"producer"`
-
-	LeavesTotal     int `json:"leaves_total"`
-	LeavesCode      int `json:"leaves_code"`
-	LeavesLLM       int `json:"leaves_llm"`
-	LeavesReplay    int `json:"leaves_replay"`
-	LeavesSkipped   int `json:"leaves_skipped"`
-	LeavesInvalid   int `json:"leaves_invalid"`
-	LeavesUndecided int `json:"leaves_undecided"`
-
-	// LLMCalls counts chat completions sent to the endpoint (cache hits
-	// are not calls); BackendLeavesPerTask is the number of leaves a
-	// backend (LLM or replay) decided, per task.
-	LLMCalls             int     `json:"llm_calls"`
-	CacheHits            int     `json:"cache_hits"`
-	PromptTokens         int     `json:"prompt_tokens"`
-	CompletionTokens     int     `json:"completion_tokens"`
-	CostUSD              float64 `json:"cost_usd"`
-	LLMCallsPerTask      float64 `json:"llm_calls_per_task"`
-	BackendLeavesPerTask float64 `json:"backend_leaves_per_task"`
-	// BackendCalls counts the requests that decided the backend leaves:
-	// one per leaf judged alone, one per group. It is what an LLM judge
-	// with one sample and no cache would call, and what a replay of
-	// recorded decisions simulates.
-	BackendCalls        int     `json:"backend_calls"`
-	BackendCallsPerTask float64 `json:"backend_calls_per_task"`
-	// BackendLeavesUncounted are backend leaves whose verdict the score
-	// does not use (after a failed sequential sibling, beside a failed
-	// critical one: see rubric.Score.Counted): paid for, not counted. Gate
-	// skipping keeps them few; gated grouping (GroupGated) adds the leaves
-	// judged beside a gate that then failed.
-	BackendLeavesUncounted int `json:"backend_leaves_uncounted"`
-	// FlipRate is the share of leaves decided by a k-sample vote whose
-	// samples disagreed (k > 1 only).
-	FlipRate   *float64       `json:"flip_rate,omitempty"`
-	ErrorKinds map[string]int `json:"error_kinds,omitempty"`
-
-	ByTree map[ledger.Tree]Counts        `json:"by_tree"`
-	ByKind map[codecheck.LeafKind]Counts `json:"by_kind"`
-	Splits map[string]SplitScores        `json:"splits"`
-	// Excluded lists the tasks judged but left out of the scores: in
-	// reference mode, the tasks a replayed recording lacks. The published
-	// scorer dropped those from its denominator (the 12 early-graded
-	// models lack validation/Vital_Signs_Monitoring/easy_level_queries/012,
-	// whose rubric copy failed to load), so reference mode does too;
-	// strict mode keeps them, scored.
-	Excluded []string `json:"excluded_tasks,omitempty"`
-	// Detail is per task, in key order.
-	Detail []TaskCost `json:"tasks_detail"`
-	This   RunCounts  `json:"this_run"`
-	// Scores are the task scores (SQL, results), for callers.
-	Scores map[datasets.Key][2]float64 `json:"-"`
-}
-
 // Scored is a judged run scored: per split, the reference scorer's shapes.
 type Scored struct {
 	Splits  map[string]*scoring.Rescored
-	Summary *Summary
+	Summary *judgefmt.Summary
 }
 
 // Score evaluates every item's trees in the outcome's mode and tallies the
 // summary. model names the run in the output files.
 func Score(o *Outcome, model string) *Scored {
 	mode := o.Opts.Mode
-	s := &Summary{Model: model, Mode: mode, Judge: o.Judge, ReferenceGuided: o.Opts.ReferenceGuided,
+	s := &judgefmt.Summary{Model: model, Mode: mode, Judge: o.Judge, ReferenceGuided: o.Opts.ReferenceGuided,
 		CodeChecks: o.Opts.CodeChecks, Skipping: o.Opts.Skipping, Samples: 1, Complete: o.Complete(),
-		Group: o.Opts.Group.orLeaf(), GroupGated: o.Opts.GroupGated,
-		ByTree: map[ledger.Tree]Counts{}, ByKind: map[codecheck.LeafKind]Counts{}, Splits: map[string]SplitScores{},
+		Group: string(o.Opts.Group.orLeaf()), GroupGated: o.Opts.GroupGated,
+		ByTree: map[judgefmt.Tree]judgefmt.Counts{}, ByKind: map[judgefmt.LeafKind]judgefmt.Counts{}, Splits: map[string]judgefmt.SplitScores{},
 		ErrorKinds: map[string]int{}, This: o.This, Scores: map[datasets.Key][2]float64{}}
 	if sp, ok := o.Opts.Backend.(interface{ Samples() int }); ok {
 		s.Samples = sp.Samples()
@@ -211,7 +60,7 @@ func Score(o *Outcome, model string) *Scored {
 				ts.SamplePath, order[ts] = recPath, i
 			}
 		}
-		tc := TaskCost{Task: key.String(), SQLScore: ts.SQL.Value, ResultsScore: ts.Results.Value, InvalidLeaves: ts.Invalid()}
+		tc := judgefmt.TaskCost{Task: key.String(), SQLScore: ts.SQL.Value, ResultsScore: ts.Results.Value, InvalidLeaves: ts.Invalid()}
 		switch {
 		case mode == rubric.Reference && !ts.Graded:
 			tc.Excluded = true
@@ -227,26 +76,26 @@ func Score(o *Outcome, model string) *Scored {
 		}
 		groups := map[string]bool{}
 		for _, t := range []struct {
-			tree      ledger.Tree
+			tree      judgefmt.Tree
 			root      *rubric.Node
 			uncounted map[string]bool
-		}{{ledger.TreeSQL, it.Task.SQLRubric.Root, uncountedLeaves(ts.SQL)}, {ledger.TreeResults, it.Task.ResultsRubric.Root, uncountedLeaves(ts.Results)}} {
+		}{{judgefmt.TreeSQL, it.Task.SQLRubric.Root, uncountedLeaves(ts.SQL)}, {judgefmt.TreeResults, it.Task.ResultsRubric.Root, uncountedLeaves(ts.Results)}} {
 			bt := s.ByTree[t.tree]
 			for _, l := range t.root.Leaves() {
-				r := it.Records[ledger.LeafKey{Task: key.String(), Tree: t.tree, Leaf: l.ID}]
-				bt.add(r)
+				r := it.Records[judgefmt.LeafKey{Task: key.String(), Tree: t.tree, Leaf: l.ID}]
+				bt.Add(r)
 				k := leafKind(t.tree, l)
 				if r != nil {
 					k = r.Kind
 				}
 				bk := s.ByKind[k]
-				bk.add(r)
+				bk.Add(r)
 				s.ByKind[k] = bk
 				tc.Leaves++
 				if r == nil {
 					continue
 				}
-				if r.Source == ledger.SourceLLM || r.Source == ledger.SourceReplay {
+				if r.Source == judgefmt.SourceLLM || r.Source == judgefmt.SourceReplay {
 					tc.BackendLeaves++
 					switch {
 					case r.Group == "":
@@ -263,6 +112,7 @@ func Score(o *Outcome, model string) *Scored {
 				tc.PromptTokens += r.PromptTokens
 				tc.CompletionTokens += r.CompletionTokens
 				tc.CostUSD += r.CostUSD
+				s.RepliesCostUSD += max(r.ReplyCostUSD, r.CostUSD)
 				s.CacheHits += r.CacheHits
 				if r.ErrorKind != "" {
 					s.ErrorKinds[r.ErrorKind]++
@@ -302,6 +152,13 @@ func Score(o *Outcome, model string) *Scored {
 		f := float64(flipped) / float64(voted)
 		s.FlipRate = &f
 	}
+	if sp, ok := o.Opts.Backend.(interface {
+		Spending() (thisRun, folder float64, ok bool)
+	}); ok {
+		if run, folder, ok := sp.Spending(); ok {
+			s.Spending = &judgefmt.Spending{ThisRunUSD: run, FolderUSD: folder}
+		}
+	}
 	if len(s.ErrorKinds) == 0 {
 		s.ErrorKinds = nil
 	}
@@ -312,7 +169,7 @@ func Score(o *Outcome, model string) *Scored {
 			sort.SliceStable(r.Tasks, func(i, j int) bool { return order[r.Tasks[i]] < order[r.Tasks[j]] })
 		}
 		b := scoring.Summarise(r.Tasks)
-		s.Splits[name] = SplitScores{Tasks: b.All.N, AverageSQLScore: scoring.Round6(b.All.SQL),
+		s.Splits[name] = judgefmt.SplitScores{Tasks: b.All.N, AverageSQLScore: scoring.Round6(b.All.SQL),
 			AverageResultsScore: scoring.Round6(b.All.Results), TasksWithInvalid: b.All.InvalidTasks}
 	}
 	return out
@@ -382,9 +239,9 @@ func (sc *Scored) WriteFiles(dir string, o *Outcome) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	byKey := map[datasets.Key]*ItemResult{}
+	byKey := map[datasets.Key]judgefmt.Graded{}
 	for _, it := range o.Items {
-		byKey[it.Task.Key] = it
+		byKey[it.Task.Key] = judgefmt.Graded{Task: it.Task, Records: it.Records}
 	}
 	for name, r := range sc.Splits {
 		r.Completeness = sc.Summary.Completeness
@@ -395,102 +252,13 @@ func (sc *Scored) WriteFiles(dir string, o *Outcome) error {
 		if err := r.WriteFiles(sub); err != nil {
 			return err
 		}
-		b, err := gradingJSON(r, byKey, sc.Summary)
+		b, err := judgefmt.MarshalGrading(r, byKey, sc.Summary)
 		if err != nil {
 			return err
 		}
-		if err := atomicfile.Write(filepath.Join(sub, GradingFile), b); err != nil {
+		if err := atomicfile.Write(filepath.Join(sub, judgefmt.GradingFile), b); err != nil {
 			return err
 		}
 	}
-	b, err := json.MarshalIndent(sc.Summary, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(dir, SummaryFile), append(b, '\n'))
-}
-
-// gradingJSON renders detailed_grading.json in the reference shape, leaves
-// only (the early-graded variant), each entry with the reference's fields
-// (score, explanation, critical, weight) plus verdict and source. Skipped
-// leaves are written with score 0 and an explanation saying why, invalid
-// ones with an explanation starting "Error:" (so that clinsql rescore
-// classifies them as judge errors), undecided ones not at all: rescoring
-// the file gives the same scores as the judge.
-func gradingJSON(r *scoring.Rescored, items map[datasets.Key]*ItemResult, s *Summary) ([]byte, error) {
-	b := scoring.Summarise(r.Tasks)
-	diff := pyjson.Object{}
-	for _, d := range datasets.Difficulties {
-		if a, ok := b.ByDifficulty[d]; ok {
-			diff = append(diff, pyjson.Member{Key: d, Value: pyjson.Object{
-				{Key: "total_samples", Value: a.N},
-				{Key: "average_sql_score", Value: scoring.Round6(a.SQL)},
-				{Key: "average_results_score", Value: scoring.Round6(a.Results)},
-			}})
-		}
-	}
-	summary := pyjson.Object{
-		{Key: "experiment_model", Value: r.Model},
-		{Key: "split", Value: r.Split},
-		{Key: "category", Value: "all_categories"},
-		{Key: "difficulty", Value: "all"},
-		{Key: "total_samples", Value: b.All.N},
-		{Key: "average_sql_score", Value: scoring.Round6(b.All.SQL)},
-		{Key: "average_results_score", Value: scoring.Round6(b.All.Results)},
-		{Key: "difficulty_breakdown", Value: diff},
-		{Key: "scoring_mode", Value: string(r.Mode)},
-		{Key: "completeness", Value: s.Completeness},
-		{Key: "producer", Value: s.Producer},
-		{Key: "judge", Value: pyjson.Object{
-			{Key: "name", Value: s.Judge},
-			{Key: "reference_guided", Value: s.ReferenceGuided},
-			{Key: "code_checks", Value: s.CodeChecks},
-			{Key: "skipping", Value: s.Skipping},
-			{Key: "samples", Value: s.Samples},
-			{Key: "complete", Value: s.Complete},
-			{Key: "completeness", Value: s.Completeness},
-		}},
-	}
-	var evals []any
-	for _, ts := range r.Tasks {
-		it := items[ts.Key]
-		key := ts.Key.String()
-		evals = append(evals, pyjson.Object{
-			{Key: "sample_path", Value: ts.SamplePath},
-			{Key: "sql_score", Value: ts.SQL.Value},
-			{Key: "results_score", Value: ts.Results.Value},
-			{Key: "sql_evaluations", Value: leafEntries(it.Task.SQLRubric.Root, it.Records, key, ledger.TreeSQL)},
-			{Key: "results_evaluations", Value: leafEntries(it.Task.ResultsRubric.Root, it.Records, key, ledger.TreeResults)},
-		})
-	}
-	return pyjson.Marshal(pyjson.Object{{Key: "summary", Value: summary}, {Key: "detailed_evaluations", Value: evals}})
-}
-
-func leafEntries(root *rubric.Node, recs map[ledger.LeafKey]*ledger.Record, key string, t ledger.Tree) pyjson.Object {
-	o := pyjson.Object{}
-	for _, l := range root.Leaves() {
-		r := recs[ledger.LeafKey{Task: key, Tree: t, Leaf: l.ID}]
-		if r == nil {
-			continue
-		}
-		expl := r.Explanation
-		score := r.Score
-		switch r.Verdict {
-		case rubric.Skipped:
-			score = 0
-		case rubric.Invalid:
-			if len(expl) < 6 || expl[:6] != "Error:" {
-				expl = "Error: " + expl
-			}
-		}
-		o = append(o, pyjson.Member{Key: l.ID, Value: pyjson.Object{
-			{Key: "score", Value: score},
-			{Key: "explanation", Value: expl},
-			{Key: "critical", Value: l.Critical},
-			{Key: "weight", Value: l.Weight},
-			{Key: "verdict", Value: r.Verdict.String()},
-			{Key: "source", Value: string(r.Source)},
-		}})
-	}
-	return o
+	return judgefmt.WriteSummary(dir, sc.Summary)
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/textclip"
 	"github.com/clinsql/clinsql/judge/codecheck"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 )
 
@@ -88,7 +88,7 @@ func BuildPrompt(req *LeafRequest, o PromptOptions) []llm.Message {
 		}
 	}
 	target := "the query result"
-	if req.Tree == ledger.TreeSQL {
+	if req.Tree == judgefmt.TreeSQL {
 		target = "the SQL query"
 	}
 	fmt.Fprintf(&b, "\n## Evaluation target\n%s\n", target)
@@ -102,7 +102,7 @@ func BuildPrompt(req *LeafRequest, o PromptOptions) []llm.Message {
 // preview of the result (fewer rows for the SQL tree, where the result is
 // context only) and, reference-guided, the gold SQL and result. Each
 // section starts with a blank line.
-func writeAnswer(b *strings.Builder, task *datasets.Task, a *codecheck.Answer, tree ledger.Tree, guided bool, o PromptOptions) {
+func writeAnswer(b *strings.Builder, task *datasets.Task, a *codecheck.Answer, tree judgefmt.Tree, guided bool, o PromptOptions) {
 	b.WriteString("\n## Question\n")
 	b.WriteString(strings.TrimSpace(task.Question))
 	b.WriteString("\n")
@@ -121,7 +121,7 @@ func writeAnswer(b *strings.Builder, task *datasets.Task, a *codecheck.Answer, t
 	b.WriteString("\n")
 	if a.HasResult() && a.Table != nil {
 		rows := o.MaxRows
-		if tree == ledger.TreeSQL {
+		if tree == judgefmt.TreeSQL {
 			rows = o.SQLRows
 		}
 		b.WriteString("\n## Candidate result\n")

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/clinsql/clinsql/internal/released"
+	"github.com/clinsql/clinsql/judge/internal/released"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
 )

@@ -3,7 +3,7 @@ package judge
 import (
 	"testing"
 
-	"github.com/clinsql/clinsql/internal/released"
+	"github.com/clinsql/clinsql/judge/internal/released"
 )
 
 // replayedModels is the released models a replay test runs: all of them,

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
 )
@@ -88,7 +88,7 @@ func (r *Replay) Identity() string {
 // Has reports whether the recording holds the task's decisions.
 
 // Source is SourceReplay.
-func (r *Replay) Source() ledger.Source { return ledger.SourceReplay }
+func (r *Replay) Source() judgefmt.Source { return judgefmt.SourceReplay }
 
 // Has reports whether the recording holds the task.
 func (r *Replay) Has(k datasets.Key) bool {
@@ -109,7 +109,7 @@ func (r *Replay) Recorded(k datasets.Key) (samplePath string, index int, ok bool
 func (r *Replay) Decide(_ context.Context, req *LeafRequest) (Decision, error) {
 	e, ok := r.evals[req.Task.Key]
 	recs := e.SQLEvaluations
-	if req.Tree == ledger.TreeResults {
+	if req.Tree == judgefmt.TreeResults {
 		recs = e.ResultsEvaluations
 	}
 	rec, found := recs[req.Leaf.ID]
@@ -121,7 +121,7 @@ func (r *Replay) Decide(_ context.Context, req *LeafRequest) (Decision, error) {
 		return Decision{Verdict: rubric.Verdict{Status: rubric.Invalid}, ErrorKind: "not_recorded",
 			Explanation: fmt.Sprintf("Error: the recording has no decision for this %s", what)}, nil
 	}
-	if req.Tree == ledger.TreeResults && r.sameResult != nil && !r.sameResult[req.Task.Key] {
+	if req.Tree == judgefmt.TreeResults && r.sameResult != nil && !r.sameResult[req.Task.Key] {
 		return Decision{Verdict: rubric.Verdict{Status: rubric.Invalid}, ErrorKind: ErrorKindOtherResult,
 			Explanation: fmt.Sprintf("Error: the recorded decision judged the result the recorded run's engine returned; "+
 				"this run re-executed the query on %s and its result differs, so the decision is not replayed (judge the run with --judge-config)", r.engine)}, nil

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/internal/released"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/internal/released"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/rubric"
 )
 
@@ -27,7 +27,7 @@ func runReplay(t testing.TB, tasks map[datasets.Key]*datasets.Task, m *released.
 		t.Fatal(err)
 	}
 	opts.Backend = rp
-	l, err := ledger.OpenLedger(filepath.Join(t.TempDir(), ledger.LedgerFile), ledger.LedgerHeader{Mode: opts.Mode, Judge: rp.Name(),
+	l, err := judgefmt.OpenLedger(filepath.Join(t.TempDir(), judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: opts.Mode, Judge: rp.Name(),
 		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1, Group: string(opts.Group), GroupGated: opts.GroupGated})
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +55,7 @@ func TestReplaySkipping(t *testing.T) {
 	for _, mode := range []rubric.Mode{rubric.Reference, rubric.Strict} {
 		var leaves, skipped, mismatches, published, pubMismatch int
 		var backendLeaves, allTasks, codeLeaves, codeSkipped int
-		byTree := map[ledger.Tree]Counts{}
+		byTree := map[judgefmt.Tree]judgefmt.Counts{}
 		for _, m := range models {
 			full := runReplay(t, tasks, m, Options{Mode: mode})
 			skip := runReplay(t, tasks, m, Options{Mode: mode, Skipping: true})
@@ -101,7 +101,7 @@ func TestReplaySkipping(t *testing.T) {
 		}
 		t.Logf("%s mode, code checks + skipping + replay: per task %.2f backend (LLM) leaves, %.2f code, %.2f skipped (%d tasks)",
 			mode, float64(backendLeaves)/float64(allTasks), float64(codeLeaves)/float64(allTasks), float64(codeSkipped)/float64(allTasks), allTasks)
-		for _, tr := range []ledger.Tree{ledger.TreeSQL, ledger.TreeResults} {
+		for _, tr := range []judgefmt.Tree{judgefmt.TreeSQL, judgefmt.TreeResults} {
 			c := byTree[tr]
 			n := float64(allTasks)
 			t.Logf("  %s leaves per task: %.2f, code %.2f, backend %.2f, skipped %.2f; code share of decided-not-skipped %.1f%%",

@@ -13,11 +13,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/clinsql/clinsql/internal/safefile"
 )
 
 // BatchOptions configure a client whose endpoint is in mode batch.
@@ -34,8 +37,9 @@ type BatchOptions struct {
 	// states. It must be quick.
 	Progress func(BatchProgress)
 	// Step, if set, is called at each point where a killed process would
-	// leave the folder in a different state: "upload" (the batch's
-	// requests are recorded, the file not uploaded), "uploaded" (uploaded,
+	// leave the folder in a different state: "prepare" (the batch's
+	// requests are booked in the spending file, the batch not recorded),
+	// "upload" (the batch's requests are recorded, the file not uploaded), "uploaded" (uploaded,
 	// not recorded), "create" (the upload recorded, the batch not
 	// created), "created" (created, not recorded), "poll" (recorded, not
 	// polled), "download" (its final state recorded, the results not
@@ -84,6 +88,11 @@ type journalRec struct {
 	Output   string       `json:"output_file_id,omitempty"`
 	Errors   string       `json:"error_file_id,omitempty"`
 	Why      string       `json:"why,omitempty"`
+	// Meter (op "open", written when a client opens the journal) is the
+	// token of the meter whose reservations the client's batches book:
+	// proof that a reservation of that meter which no batch lists was
+	// booked for this journal and never recorded (see replay).
+	Meter string `json:"meter,omitempty"`
 }
 
 type journalReq struct {
@@ -173,8 +182,10 @@ type batcher struct {
 	opts   BatchOptions
 	lim    BatchLimits
 	url    string // the url of each input line and the batch's endpoint
+	dir    *safefile.Dir
 	jf     *os.File
 	jpath  string
+	jname  string // the journal as the meter's reservations name it (Meter.journalName)
 	token  string
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -197,17 +208,22 @@ type batcher struct {
 }
 
 func openBatcher(c *Client, opts BatchOptions) (*batcher, error) {
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+	dir, err := safefile.MkdirAll(opts.Dir)
+	if err != nil {
 		return nil, err
 	}
-	b := &batcher{c: c, opts: opts, lim: c.ep.Batch, jpath: filepath.Join(opts.Dir, BatchJournalName(c.ep)),
+	b := &batcher{c: c, opts: opts, lim: c.ep.Batch, dir: dir, jpath: filepath.Join(opts.Dir, BatchJournalName(c.ep)),
 		token: newToken(), kick: make(chan struct{}, 1), done: make(chan struct{}),
 		byKey: map[string]*breq{}, attempts: map[string]int{}, finished: map[string]cachedReply{}}
 	b.url = "/v1/chat/completions"
 	if c.ep.Kind == KindAzure {
 		b.url = "/chat/completions"
 	}
+	if c.meter != nil {
+		b.jname = c.meter.journalName(b.jpath)
+	}
 	if err := b.openJournal(); err != nil {
+		dir.Close()
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -216,11 +232,12 @@ func openBatcher(c *Client, opts BatchOptions) (*batcher, error) {
 	return b, nil
 }
 
-// openJournal opens and locks the journal, replays it and drops a torn
-// last line (a write the killed process did not finish: the step after it
-// never happened).
+// openJournal opens and locks the journal (with package safefile: a link
+// or a FIFO in its place is refused), replays it and drops a torn last
+// line (a write the killed process did not finish: the step after it
+// never happened), saying so in the log.
 func (b *batcher) openJournal() error {
-	f, err := os.OpenFile(b.jpath, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := b.dir.OpenFile(BatchJournalName(b.c.ep), os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
@@ -235,6 +252,8 @@ func (b *batcher) openJournal() error {
 	if err == nil {
 		var end int64
 		if end, err = f.Seek(0, io.SeekEnd); err == nil && end > valid {
+			b.c.log.Warn("llm batch journal: its last line is cut short (a write a crash interrupted) and was dropped: the step it recorded is taken as not done",
+				"journal", b.jpath, "at_byte", valid, "bytes", end-valid)
 			err = f.Truncate(valid)
 		}
 	}
@@ -243,11 +262,20 @@ func (b *batcher) openJournal() error {
 		return err
 	}
 	b.jf = f
+	if m := b.c.meter; m != nil {
+		if err := b.write(journalRec{Op: "open", Meter: m.token}); err != nil {
+			f.Close()
+			b.jf = nil
+			return err
+		}
+	}
 	return nil
 }
 
 func (b *batcher) replay(r io.Reader) (int64, error) {
 	open := map[string]*bbatch{}
+	prepared := map[string]bool{} // reservations some batch of the journal lists
+	meters := map[string]bool{}   // meters of the clients that opened the journal
 	var order []string
 	br := bufio.NewReaderSize(r, 64<<10)
 	var valid int64
@@ -265,6 +293,13 @@ func (b *batcher) replay(r io.Reader) (int64, error) {
 		if err := dec.Decode(&rec); err != nil {
 			return valid, fmt.Errorf("%s: line %d: %v", b.jpath, line, err)
 		}
+		if rec.Op == "open" {
+			if rec.Meter != "" {
+				meters[rec.Meter] = true
+			}
+			valid += int64(len(raw))
+			continue
+		}
 		bt := open[rec.Batch]
 		if rec.Op != "prepare" && bt == nil {
 			return valid, fmt.Errorf("%s: line %d: %s of batch %q, which was not prepared", b.jpath, line, rec.Op, rec.Batch)
@@ -277,6 +312,9 @@ func (b *batcher) replay(r io.Reader) (int64, error) {
 			bt = &bbatch{local: rec.Batch, reqs: map[string]*breq{}}
 			for _, q := range rec.Requests {
 				bt.reqs[q.ID] = &breq{key: q.ID, tag: q.Tag, sent: q.Attempt, orphan: q.Reservation}
+				if q.Reservation != "" {
+					prepared[q.Reservation] = true
+				}
 			}
 			open[rec.Batch] = bt
 			order = append(order, rec.Batch)
@@ -326,11 +364,28 @@ func (b *batcher) replay(r io.Reader) (int64, error) {
 		b.prog.InProgress++
 		b.prog.Requests += len(bt.reqs)
 	}
+	if m := b.c.meter; m != nil {
+		// A process killed after booking a batch's requests and before
+		// recording the batch left reservations no batch lists: it never
+		// uploaded them (the upload follows the record), so the provider
+		// billed nothing. Without this they would count in full for ever.
+		// Only a meter the journal says opened it: if the journal was
+		// deleted, its batches are unknown, and their reservations stay.
+		unprepared := func(id string) bool {
+			token, _, _ := strings.Cut(id, "-")
+			return meters[token] && !prepared[id]
+		}
+		if n, usd := m.releaseUnprepared(b.jname, unprepared); n > 0 {
+			b.c.log.Info("llm batch: released the reservations of requests a killed process booked but never recorded in a batch (never sent)",
+				"endpoint", b.c.ep.Name, "requests", n, "usd", usd, "journal", b.jpath)
+		}
+	}
 	return valid, nil
 }
 
 // readLine reads one '\n'-terminated line of at most limit bytes; a last
-// line without its newline is io.EOF (torn).
+// line without its newline comes with io.EOF (a journal's is torn, a
+// result file's may be whole).
 func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 	var out []byte
 	for {
@@ -345,7 +400,7 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		default:
-			return nil, err
+			return out, err
 		}
 	}
 }
@@ -375,6 +430,7 @@ func (b *batcher) close() {
 	if b.jf != nil {
 		b.jf.Close()
 		b.jf = nil
+		b.dir.Close()
 	}
 }
 
@@ -411,7 +467,8 @@ func (b *batcher) complete(ctx context.Context, tag, key string, oreq openai.Cha
 	}
 	if hit, ok := b.finished[key]; ok && validate(hit.Text, hit.Logprobs) == nil {
 		b.mu.Unlock()
-		return Response{Text: hit.Text, FinishReason: hit.FinishReason, FromCache: true, Latency: time.Since(start), CacheKey: key, Logprobs: deref(hit.Logprobs)}, nil
+		return Response{Text: hit.Text, FinishReason: hit.FinishReason, FromCache: true, ReplyCostUSD: b.c.boughtFor(hit),
+			Latency: time.Since(start), CacheKey: key, Logprobs: deref(hit.Logprobs)}, nil
 	}
 	if b.first.IsZero() {
 		b.first = time.Now()
@@ -657,14 +714,14 @@ func (b *batcher) submit(ctx context.Context) {
 			// The worst case is booked when the request is submitted; a
 			// resumed folder's spending counts (OpenMeter).
 			if m := b.c.meter; m != nil {
-				r, err := m.book(ctx, b.c.ep.Name, b.c.ep.Model, q.worst, true, false)
+				r, err := m.book(ctx, b.c.ep.Name, b.c.ep.Model, q.worst, b.jname, false)
 				if errors.Is(err, errNoRoom) {
 					full = true // room comes back as results are settled
 					rest = append(rest, q)
 					continue
 				}
 				if err != nil {
-					b.resolveLocked(q, outcome{kind: KindBudget, msg: err.Error()})
+					b.resolveLocked(q, outcome{kind: KindBudget, msg: err.Error(), live: liveText(err)})
 					continue
 				}
 				q.res = r
@@ -702,6 +759,9 @@ func (b *batcher) submit(ctx context.Context) {
 
 // send records, uploads and creates one batch.
 func (b *batcher) send(ctx context.Context, bt *bbatch, rec journalRec, data []byte) bool {
+	if !b.step("prepare") {
+		return false
+	}
 	if err := b.write(rec); err != nil {
 		b.die(err)
 		return false
@@ -927,33 +987,23 @@ func (b *batcher) poll(ctx context.Context, bt *bbatch) bool {
 	if !b.step("download") {
 		return false
 	}
-	var results []resultLine
+	// Each file is spooled to disk and checked whole before any line is
+	// used: a file that does not parse was garbled on the way (a proxy's
+	// error page, a cut-off body), and reading what parses and sending
+	// the rest again would pay twice for requests that ran. It is
+	// downloaded again, under the down rule.
+	x := newResultIndex()
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
 	for _, id := range []*string{resp.OutputFileID, resp.ErrorFileID} {
 		if id == nil || *id == "" {
 			continue
 		}
-		// A file that does not parse was garbled on the way (a proxy's
-		// error page, a cut-off body): reading what parses and sending the
-		// rest again would pay twice for requests that ran. It is
-		// downloaded again, under the down rule.
-		var lines []resultLine
-		unparsable := false
-		_, err := b.c.control(ctx, "download batch results", maxBatchFileBytes, func(ctx context.Context) error {
-			raw, err := b.c.api.GetFileContent(ctx, *id)
-			if err != nil {
-				return err
-			}
-			defer raw.Close()
-			body, err := io.ReadAll(raw) // already in memory (doer)
-			if err != nil {
-				return err
-			}
-			if lines, err = parseResults(body); err != nil {
-				unparsable = true
-				return fmt.Errorf("result file %s unreadable: %w", *id, err)
-			}
-			return nil
-		})
+		f, unparsable, err := b.download(ctx, *id, bt, x)
 		if err != nil {
 			if ctx.Err() != nil {
 				return false
@@ -971,34 +1021,59 @@ func (b *batcher) poll(ctx context.Context, bt *bbatch) bool {
 			}
 			return true
 		}
-		results = append(results, lines...)
+		files = append(files, f)
 	}
 	if !b.step("downloaded") {
 		return false
 	}
-	batchWhy := batchFailure(resp)
-	b.mu.Lock()
-	seen := map[string]bool{}
+	if x.unmatched > 0 {
+		b.c.log.Warn("llm batch: result lines name requests the batch did not hold; the requests without a line are charged at their reservation",
+			"endpoint", b.c.ep.Name, "batch", bt.id, "lines", x.unmatched, "their_prompt_tokens", x.unmatchedUsage.PromptTokens,
+			"their_completion_tokens", x.unmatchedUsage.CompletionTokens)
+	}
 	first := true
-	for _, l := range results {
-		q := bt.reqs[l.CustomID]
-		if q == nil || seen[l.CustomID] {
-			continue // not ours, or a duplicate line: the first one counts
-		}
-		seen[l.CustomID] = true
-		b.resolveLocked(q, b.read(l, q))
-		if first {
-			first = false
-			b.mu.Unlock()
-			if !b.step("resolved") {
-				return false
+	for _, f := range files {
+		err := scanResults(f, func(_ int, l resultLine) error {
+			q, e := bt.reqs[l.CustomID], x.byID[l.CustomID]
+			if q == nil || e == nil || e.done {
+				return nil // not ours, or read already
 			}
-			b.mu.Lock()
+			e.done = true
+			b.mu.Lock() // q's caller fills in its validation
+			var o outcome
+			if e.conflict {
+				o = e.conflicting(resp.ID, l.CustomID)
+				b.c.log.Warn("llm batch: conflicting result lines for one request; none is used", "endpoint", b.c.ep.Name,
+					"batch", resp.ID, "tag", q.tag, "lines", e.lines)
+			} else {
+				o = b.read(l, q)
+				if len(e.bodies) > 1 && o.billing != usageNone {
+					o.usage = e.usage // the same answer run more than once: each run is billed
+				}
+			}
+			b.resolveLocked(q, o)
+			b.mu.Unlock()
+			if first {
+				first = false
+				if !b.step("resolved") {
+					return errStepAbandoned
+				}
+			}
+			return nil
+		})
+		if errors.Is(err, errStepAbandoned) {
+			return false
+		}
+		if err != nil {
+			b.die(fmt.Errorf("batch %s: reading its spooled results: %w", bt.id, err))
+			return false
 		}
 	}
+	missing := missingResult(resp, x.unmatched, len(x.byID))
+	b.mu.Lock()
 	for k, q := range bt.reqs {
-		if !seen[k] {
-			b.resolveLocked(q, batchWhy)
+		if e := x.byID[k]; e == nil || !e.done {
+			b.resolveLocked(q, missing)
 		}
 	}
 	b.removeBatch(bt)
@@ -1020,8 +1095,9 @@ func deref0(s *string) string {
 	return *s
 }
 
-// batchFailure is the outcome of a request a finished batch has no line
-// for: the batch failed, expired or was cancelled before it ran.
+// batchFailure is the outcome of the requests of a batch that failed: its
+// input was refused (or the provider's queue of tokens was full) and
+// nothing ran, so nothing was billed.
 func batchFailure(resp openai.BatchResponse) outcome {
 	msg := "batch " + resp.ID + " " + resp.Status + " without a result for the request"
 	kind := KindServer
@@ -1037,21 +1113,6 @@ func batchFailure(resp openai.BatchResponse) outcome {
 		}
 	}
 	return outcome{kind: kind, msg: msg, billing: usageNone}
-}
-
-func parseResults(body []byte) ([]resultLine, error) {
-	var out []resultLine
-	for i, raw := range bytes.Split(body, []byte("\n")) {
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
-		var l resultLine
-		if err := json.Unmarshal(raw, &l); err != nil {
-			return out, fmt.Errorf("line %d: %v", i+1, err)
-		}
-		out = append(out, l)
-	}
-	return out, nil
 }
 
 // read classifies one result line exactly as an online reply: the status,
@@ -1095,13 +1156,13 @@ func (b *batcher) resolveLocked(q *breq, o outcome) {
 	c := b.c
 	q.batch = nil
 	if q.res != nil {
-		c.meter.settle(q.res, c.ep.Model, o.usage, o.billing)
+		c.meter.settle(q.res, o.usage, o.billing)
 		q.res = nil
 	}
 	b.settleOrphan(q, o)
 	q.used = q.used.Add(o.usage)
 	if o.kind == "" {
-		reply := cachedReply{Text: o.text, FinishReason: o.finish, Usage: o.usage, Logprobs: o.logprobs}
+		reply := cachedReply{Text: o.text, FinishReason: o.finish, Usage: o.usage, Logprobs: o.logprobs, Batch: true}
 		if c.cache != nil {
 			if err := c.cache.put(q.key, reply); err != nil {
 				c.log.Warn("llm cache write failed", "endpoint", c.ep.Name, "error", err)
@@ -1117,9 +1178,9 @@ func (b *batcher) resolveLocked(q *breq, o outcome) {
 			b.finished[q.key] = reply
 		}
 		for i, ch := range q.waiters {
-			r := Response{Text: o.text, FinishReason: o.finish, Usage: q.used, CostUSD: cost, Attempts: q.sent, CacheKey: q.key, Logprobs: deref(o.logprobs)}
+			r := Response{Text: o.text, FinishReason: o.finish, Usage: q.used, CostUSD: cost, ReplyCostUSD: cost, Attempts: q.sent, CacheKey: q.key, Logprobs: deref(o.logprobs)}
 			if i > 0 {
-				r.Usage, r.CostUSD = Usage{}, 0 // the first caller carries the call
+				r.Usage, r.CostUSD, r.ReplyCostUSD = Usage{}, 0, 0 // the first caller carries the call
 			}
 			ch <- batchResult{resp: r}
 		}
@@ -1157,7 +1218,7 @@ func (b *batcher) resolveLocked(q *breq, o outcome) {
 	}
 	for _, ch := range q.waiters {
 		ch <- batchResult{err: &Error{Kind: o.kind, Endpoint: c.ep.Name, Tag: q.tag, Status: o.status, Attempts: q.sent,
-			Usage: q.used, Message: c.redact.apply(o.msg), Transport: o.transport}}
+			Usage: q.used, Message: c.redact.apply(o.msg), Transport: o.transport, live: o.live}}
 	}
 	q.waiters = nil
 	delete(b.byKey, q.key)
@@ -1249,7 +1310,7 @@ func (c *Client) controlN(ctx context.Context, what string, limit int64, attempt
 			o.retryAfter = retryAfter(ex.header, time.Now())
 		case ex.sendErr != nil:
 			o.kind, o.msg = KindNetwork, "reply cut off: "+ex.sendErr.Error()
-		case limit > 0 && int64(len(ex.body)) > limit || limit == 0 && len(ex.body) > maxReplyBytes:
+		case limit > 0 && (int64(len(ex.body)) > limit || ex.streamed > limit) || limit == 0 && len(ex.body) > maxReplyBytes:
 			o.kind, o.msg, o.transport = KindMalformed, "reply larger than its limit", true
 		case err != nil:
 			o.kind, o.msg, o.transport = KindMalformed, err.Error(), true

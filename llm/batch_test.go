@@ -83,9 +83,13 @@ func TestBatchMatchesOnline(t *testing.T) {
 	run := func(mode llm.Mode, cache *llm.Cache) ([]result, []llmtest.Call, *llm.Meter) {
 		before := len(srv.Requests())
 		m := llm.NewMeter(testPrices, 0)
-		ep := batchEndpoint(srv, func(ep *llm.Endpoint) { ep.Mode = mode })
+		// The batch goes out when all 30 callers wait (Client.Expect),
+		// never after a quiet time: a loaded machine may start them slowly.
+		ep := batchEndpoint(srv, func(ep *llm.Endpoint) { ep.Mode = mode; ep.Batch.Collect = time.Hour })
 		c := newClient(t, ep, llm.Options{Cache: cache, Meter: m, Batch: &llm.BatchOptions{Dir: t.TempDir()}})
+		c.Expect(len(ps))
 		res := askAll(c, ps, nil)
+		c.Expect(-len(ps))
 		return res, srv.Requests()[before:], m
 	}
 	onCache, _ := llm.OpenCache(t.TempDir())
@@ -312,7 +316,7 @@ var errKilled = errors.New("killed")
 // reply.
 func TestBatchKill(t *testing.T) {
 	const n = 12
-	for _, step := range []string{"upload", "uploaded", "create", "created", "poll", "download", "downloaded", "resolved"} {
+	for _, step := range []string{"prepare", "upload", "uploaded", "create", "created", "poll", "download", "downloaded", "resolved"} {
 		t.Run(step, func(t *testing.T) {
 			srv := llmtest.Start(t, answer, llmtest.Options{})
 			dir := t.TempDir()
@@ -387,7 +391,7 @@ func TestBatchKill(t *testing.T) {
 			if spent := m2.Spent(); spent < billed-1e-12 {
 				t.Errorf("folder spent $%.6f, provider billed $%.6f", spent, billed)
 			}
-			if step != "upload" && step != "uploaded" && st.Unreconciled == 0 {
+			if step != "prepare" && step != "upload" && step != "uploaded" && st.Unreconciled == 0 {
 				t.Errorf("no reservation of the killed run's batch is left counted")
 			}
 			// Once the resumed run has read every result, the killed run's
@@ -614,7 +618,7 @@ func TestBatchExpect(t *testing.T) {
 				t.Fatal(r.err)
 			}
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(5 * time.Minute): // a guard against a hang, not a measure
 		t.Fatal("not sent once every unit waited")
 	}
 	if got := srv.BatchSizes(); !slices.Equal(got, []int{5}) {

@@ -1,8 +1,12 @@
 package llm_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -52,5 +56,51 @@ func BenchmarkThroughput(b *testing.B) {
 	b.ReportMetric(float64(calls), "calls/op")
 	if srv.MaxInFlight() > concurrency {
 		b.Errorf("max in flight %d above the limit %d", srv.MaxInFlight(), concurrency)
+	}
+}
+
+// BenchmarkOpenSpending opens the spending record a run of 300,000 calls
+// left (about 100 MB): the first start after it reads it once and
+// compacts it; the start after that reads a summary line. It reports both
+// times and the sizes.
+func BenchmarkOpenSpending(b *testing.B) {
+	const calls = 300_000
+	for range b.N {
+		b.StopTimer()
+		dir := b.TempDir()
+		f, err := os.Create(filepath.Join(dir, llm.SpendingFile))
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := bufio.NewWriterSize(f, 1<<20)
+		for i := range calls {
+			fmt.Fprintf(w, `{"op":"reserve","id":"0123456789ab-%d","time":"2026-01-01T00:00:00Z","endpoint":"judge","model":"gpt-4.1","prompt_tokens":1234,"completion_tokens":512,"worst_usd":0.0065,"usd":0.0065}`+"\n", i)
+			fmt.Fprintf(w, `{"op":"settle","id":"0123456789ab-%d","time":"2026-01-01T00:00:01Z","prompt_tokens":1000,"completion_tokens":40,"usd":0.0021,"usage":"reported"}`+"\n", i)
+		}
+		if err := w.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		size, _ := f.Seek(0, io.SeekCurrent)
+		f.Close()
+		prices := llm.Prices{"gpt-4.1": {Prompt: 2, Completion: 8}}
+		b.StartTimer()
+		start := time.Now()
+		m, err := llm.OpenMeter(dir, prices, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		first := time.Since(start)
+		m.Close()
+		fi, _ := os.Stat(filepath.Join(dir, llm.SpendingFile))
+		start = time.Now()
+		if m, err = llm.OpenMeter(dir, prices, 0); err != nil {
+			b.Fatal(err)
+		}
+		second := time.Since(start)
+		m.Close()
+		b.ReportMetric(float64(size)/1e6, "MB-before")
+		b.ReportMetric(first.Seconds(), "s-first-open")
+		b.ReportMetric(float64(fi.Size()), "bytes-after")
+		b.ReportMetric(second.Seconds(), "s-next-open")
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/clinsql/clinsql/internal/safefile"
 )
 
 // Cache is a content-addressed store of successful replies on disk: one JSON
@@ -22,9 +24,19 @@ import (
 // decode, or whose checksum or key does not match, is ignored as a miss and
 // replaced by the next successful call. Entries never expire: the cache is
 // what makes a re-run reproducible and free.
+//
+// Entries are read and written with package safefile: inside the cache
+// folder, never through a symbolic link, regular files only (a FIFO in
+// place of an entry is a miss at once, never a wait), at most
+// maxCacheEntryBytes read.
 type Cache struct {
 	dir string
 }
+
+// maxCacheEntryBytes bounds a cache entry: a reply is at most
+// maxReplyBytes, and its JSON encoding escapes some characters; a reply
+// whose entry would be larger is not cached.
+const maxCacheEntryBytes = 2*maxReplyBytes + 1<<20
 
 // OpenCache creates dir if needed and returns the cache stored there.
 func OpenCache(dir string) (*Cache, error) {
@@ -43,10 +55,16 @@ func OpenCache(dir string) (*Cache, error) {
 // while a younger one may be another process's write in progress.
 const staleTemp = 10 * time.Minute
 
-// reclaimTemps removes the temporary files (".tmp-*") in the cache's
-// folders last modified before cutoff.
+// reclaimTemps removes the temporary files (".tmp-*", and the
+// ".<entry>.tmp-*" of safefile) in the cache's folders last modified
+// before cutoff.
 func reclaimTemps(dir string, cutoff time.Time) {
-	subs, err := os.ReadDir(dir)
+	d, err := safefile.OpenDir(dir)
+	if err != nil {
+		return
+	}
+	defer d.Close()
+	subs, err := d.ReadDir(".")
 	if err != nil {
 		return
 	}
@@ -54,16 +72,16 @@ func reclaimTemps(dir string, cutoff time.Time) {
 		if !sub.IsDir() {
 			continue
 		}
-		files, err := os.ReadDir(filepath.Join(dir, sub.Name()))
+		files, err := d.ReadDir(sub.Name())
 		if err != nil {
 			continue
 		}
 		for _, f := range files {
-			if !strings.HasPrefix(f.Name(), ".tmp-") || !f.Type().IsRegular() {
+			if !strings.HasPrefix(f.Name(), ".") || !strings.Contains(f.Name(), safefile.TempMark) || !f.Type().IsRegular() {
 				continue
 			}
 			if info, err := f.Info(); err == nil && info.ModTime().Before(cutoff) {
-				os.Remove(filepath.Join(dir, sub.Name(), f.Name()))
+				d.Remove(filepath.Join(sub.Name(), f.Name()))
 			}
 		}
 	}
@@ -82,6 +100,9 @@ type cachedReply struct {
 	// Logprobs, when the request asked for them (omitted otherwise, so
 	// entries written before they existed keep their checksums).
 	Logprobs *Logprobs `json:"logprobs,omitempty"`
+	// Batch: the reply was bought through the batch API, at its price
+	// (omitted otherwise, as Logprobs).
+	Batch bool `json:"batch,omitempty"`
 }
 
 type cacheFile struct {
@@ -98,13 +119,14 @@ func replySum(r cachedReply) string {
 	return hex.EncodeToString(s[:])
 }
 
-func (c *Cache) path(key string) string {
-	return filepath.Join(c.dir, key[:2], key+".json")
+// name is key's entry, relative to the cache folder.
+func (c *Cache) name(key string) string {
+	return filepath.Join(key[:2], key+".json")
 }
 
 // get returns the entry for key; any defect makes it a miss.
 func (c *Cache) get(key string) (cachedReply, bool) {
-	data, err := os.ReadFile(c.path(key))
+	data, err := safefile.ReadFile(c.dir, c.name(key), maxCacheEntryBytes)
 	if err != nil {
 		return cachedReply{}, false
 	}
@@ -118,35 +140,25 @@ func (c *Cache) get(key string) (cachedReply, bool) {
 	return f.Reply, true
 }
 
-// put stores r under key atomically.
+// put stores r under key atomically (temporary file, sync, rename: see
+// safefile.Dir.WriteFile).
 func (c *Cache) put(key string, r cachedReply) error {
-	dir := filepath.Join(c.dir, key[:2])
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	data, err := json.Marshal(cacheFile{Version: cacheVersion, Key: key, Sum: replySum(r), Created: time.Now().UTC(), Reply: r})
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".tmp-"+key[:8]+"-*")
+	if len(data) > maxCacheEntryBytes {
+		return fmt.Errorf("the entry is %d bytes, more than a cache entry may hold (%d)", len(data), maxCacheEntryBytes)
+	}
+	d, err := safefile.OpenDir(c.dir)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
+	defer d.Close()
+	if err := d.MkdirAll(key[:2], 0o755); err != nil {
 		return err
 	}
-	// Sync before rename: after a power loss the name must not point at
-	// unwritten blocks.
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), c.path(key))
+	return d.WriteFile(c.name(key), data, 0o644)
 }
 
 // Len counts the entries (including ones that would be rejected as corrupt).

@@ -73,12 +73,19 @@ type Response struct {
 	// Usage is what this call consumed over all its attempts (zero when it
 	// was served from the cache); CostUSD prices it when the client has a
 	// [Meter] with a price for the model.
-	Usage     Usage
-	CostUSD   float64
-	Latency   time.Duration // wall time of Complete, waits and retries included
-	FromCache bool
-	Attempts  int    // HTTP attempts made (0 when served from the cache)
-	CacheKey  string // hex SHA-256 identifying the call
+	Usage   Usage
+	CostUSD float64
+	// ReplyCostUSD is what the reply cost when it was bought: CostUSD for
+	// a call made now; for a reply served from the cache, the usage its
+	// entry records at the price it was bought at (online or in a batch),
+	// whichever run paid for it. A run that reports only CostUSD reports
+	// less than was billed for the replies it used when an earlier run
+	// bought them and was killed before recording them.
+	ReplyCostUSD float64
+	Latency      time.Duration // wall time of Complete, waits and retries included
+	FromCache    bool
+	Attempts     int    // HTTP attempts made (0 when served from the cache)
+	CacheKey     string // hex SHA-256 identifying the call
 	// Logprobs summarises the completion tokens' log-probabilities
 	// (choices[0].logprobs.content[].logprob), when the request asked.
 	Logprobs Logprobs
@@ -482,7 +489,7 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 			if c.meter != nil {
 				c.meter.count(c.ep.Name, c.ep.Model, Tally{Calls: 1, CacheHits: 1}, Usage{})
 			}
-			return Response{Text: hit.Text, FinishReason: hit.FinishReason, FromCache: true,
+			return Response{Text: hit.Text, FinishReason: hit.FinishReason, FromCache: true, ReplyCostUSD: c.boughtFor(hit),
 				Latency: time.Since(start), CacheKey: key, Logprobs: deref(hit.Logprobs)}, nil
 		}
 	}
@@ -560,7 +567,7 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 			c.meter.count(c.ep.Name, c.ep.Model, Tally{Failures: 1, Attempts: attempts}, used)
 		}
 		e := &Error{Kind: last.kind, Endpoint: c.ep.Name, Tag: r.Tag, Status: last.status, Attempts: attempts,
-			Usage: used, Message: c.redact.apply(last.msg), Transport: last.transport}
+			Usage: used, Message: c.redact.apply(last.msg), Transport: last.transport, live: last.live}
 		c.log.LogAttrs(ctx, slog.LevelDebug, "llm call failed",
 			slog.String("endpoint", c.ep.Name), slog.String("tag", r.Tag), slog.Int("sample", r.Sample),
 			slog.String("kind", string(e.Kind)), slog.Int("attempts", attempts), slog.String("error", e.Message))
@@ -572,7 +579,7 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	if c.meter != nil {
 		cost = c.meter.count(c.ep.Name, c.ep.Model, Tally{Calls: 1, Attempts: attempts}, used)
 	}
-	resp := Response{Text: last.text, FinishReason: last.finish, Usage: used, CostUSD: cost,
+	resp := Response{Text: last.text, FinishReason: last.finish, Usage: used, CostUSD: cost, ReplyCostUSD: cost,
 		Latency: time.Since(start), Attempts: attempts, CacheKey: key, Logprobs: deref(last.logprobs)}
 	c.log.LogAttrs(ctx, slog.LevelDebug, "llm call",
 		slog.String("endpoint", c.ep.Name), slog.String("tag", r.Tag), slog.Int("sample", r.Sample),
@@ -580,6 +587,19 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 		slog.Int("prompt_tokens", used.PromptTokens), slog.Int("completion_tokens", used.CompletionTokens))
 	return resp, nil
 }
+
+// boughtFor prices a cached reply as it was bought (0 without a meter or
+// a price).
+func (c *Client) boughtFor(r cachedReply) float64 {
+	if c.meter == nil {
+		return 0
+	}
+	usd, _ := c.meter.prices.costIn(c.ep.Model, r.Usage, r.Batch)
+	return usd
+}
+
+// Meter returns the client's meter (nil without one).
+func (c *Client) Meter() *Meter { return c.meter }
 
 func deref(l *Logprobs) Logprobs {
 	if l == nil {
@@ -607,6 +627,8 @@ type outcome struct {
 	transport bool
 	// started is when the request was sent (zero if it never was).
 	started time.Time
+	// live renders a budget stop's message when it is read (Error.live).
+	live fmt.Stringer
 }
 
 // A successful reply is given to persist before the endpoint's slot is
@@ -642,9 +664,9 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 			if ctx.Err() != nil {
 				return outcome{kind: KindCanceled, msg: err.Error(), cause: ctx.Err()}
 			}
-			return outcome{kind: KindBudget, msg: err.Error()}
+			return outcome{kind: KindBudget, msg: err.Error(), live: liveText(err)}
 		}
-		defer func() { c.meter.settle(res, c.ep.Model, o.usage, o.billing) }()
+		defer func() { c.meter.settle(res, o.usage, o.billing) }()
 	}
 	started := c.now()
 	actx, cancel := context.WithTimeout(ctx, c.health.attemptTimeout(started, c.ep.Limits.Timeout, c.ep.Retry.DownAfter))

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -181,16 +182,25 @@ func (t *Tally) add(o Tally) {
 // After the attempt the reservation is replaced by its real cost: the
 // reported usage; nothing for an error status or a request never written;
 // the full reservation when the request went out but no usable reply came
-// back (a timeout, a dropped connection: the provider may have billed it).
+// back (a timeout, a dropped connection: the provider may have billed it),
+// or the usage known if it costs more.
 //
 // A reply whose reported usage costs more than its reservation (a provider
 // exceeding max_tokens) is recorded, and stops a capped meter as above; the
-// folder's later reservations are scaled by the overrun. Calls run
-// concurrently only while the remaining budget covers every call in flight
-// at [OverrunHeadroom] times its reservation; in the last stretch they go
-// one at a time (reserve waits). So a provider billing up to
-// OverrunHeadroom times the reservation overshoots the cap by at most one
-// call's cost.
+// folder's later reservations are scaled by the overrun. Under a cap,
+// calls run concurrently only while the remaining budget covers every call
+// in flight at [OverrunHeadroom] times its reservation (in the last
+// stretch they go one at a time: reserve waits), and only as far as the
+// model has earned it: a model may have one online call in flight more
+// than the folder has seen calls of it settled within their reservation
+// (at the usage reported, or at the reservation when the reply had none) (1, 2, 3, ... as replies come back, at once for a folder
+// with a history). So a provider that over-reports usage, by any factor,
+// is caught on the first call, alone, and the cap is passed by at most
+// that one call's cost; a provider billing up to OverrunHeadroom times
+// the reservation overshoots by at most one call at any time. Batch
+// requests are booked together (a batch is one submission) under the
+// headroom rule only: a provider over-reporting a batch's usage by more
+// than OverrunHeadroom times passes the cap by that batch.
 //
 // A meter from [NewMeter] counts in memory, for one process. One from
 // [OpenMeter] records every reservation in a folder's [SpendingFile],
@@ -204,13 +214,17 @@ type Meter struct {
 	mu       sync.Mutex
 	changed  chan struct{} // closed and replaced when spent or reserved change
 	spent    float64       // the folder's total: settled attempts, unsettled reservations of dead processes
+	thisRun  float64       // charged to this process's attempts
 	reserved float64       // this process's attempts in flight
 	inFlight int
+	flying   map[string]int     // per model: online attempts in flight
 	factor   map[string]float64 // per model: reservations are scaled by its worst overrun seen (absent: 1)
+	trusted  map[string]int     // per model: attempts charged within their reservation (Meter.settle)
 	stop     error              // set: no attempt is admitted any more
 	by       map[string]*Tally
 
 	journal *spendFile // nil: in memory only
+	dir     string     // the folder of the spending file (absolute)
 	resumed FolderSpending
 	orphans map[string]*reservation // reservations of dead processes, not yet settled
 	token   string
@@ -229,6 +243,7 @@ const OverrunHeadroom = 4
 // spend of this process. See [OpenMeter] for a cap on a folder.
 func NewMeter(prices Prices, budgetUSD float64) *Meter {
 	return &Meter{prices: prices, budget: budgetUSD, by: map[string]*Tally{}, factor: map[string]float64{},
+		trusted: map[string]int{}, flying: map[string]int{},
 		changed: make(chan struct{}), token: newToken(), resumed: FolderSpending{Overrun: 1}}
 }
 
@@ -248,6 +263,15 @@ func (m *Meter) Spent() float64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.spent
+}
+
+// SpentThisRun returns what this process's settled attempts were charged
+// (calls in flight not included): what it added to the folder's spending,
+// before any earlier run's reservation it settled.
+func (m *Meter) SpentThisRun() float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.thisRun
 }
 
 // Stopped returns why the meter admits no more calls, or nil.
@@ -283,15 +307,40 @@ type reservation struct {
 	id         string
 	usd, worst float64 // reserved; the worst case at list prices
 	batch      bool    // priced at the batch share
+	model      string
 	// orphan: booked by a process that died before settling it; counted
-	// in spent, not in reserved.
-	orphan bool
+	// in spent, not in reserved. Its endpoint and batch journal say who
+	// may settle it.
+	orphan            bool
+	endpoint, journal string
 }
 
-// budgetError says why an attempt was not admitted.
-type budgetError struct{ msg string }
+// budgetError says why attempts are no longer admitted. Its text gives
+// the folder's spending when it is read, not when the meter stopped: calls
+// in flight then settle later, and the message states the total they
+// reached (a run reports it after its calls ended).
+type budgetError struct {
+	m   *Meter // nil: msg says it all
+	msg string
+}
 
-func (e *budgetError) Error() string { return e.msg }
+func (e *budgetError) Error() string {
+	if e.m == nil {
+		return e.msg
+	}
+	e.m.mu.Lock()
+	spent, flying, budget := e.m.spent, e.m.reserved, e.m.budget
+	e.m.mu.Unlock()
+	s := fmt.Sprintf("%s; spent $%.4f of $%.4f", e.msg, spent, budget)
+	if flying > 0 {
+		s += fmt.Sprintf(", calls still in flight reserved $%.4f more", flying)
+	}
+	return s
+}
+
+// String is Error: a budget stop's text is read through it when an *Error
+// carries it (Error.live).
+func (e *budgetError) String() string { return e.Error() }
 
 // broadcast wakes reservations waiting for room; under m.mu.
 func (m *Meter) broadcast() {
@@ -299,22 +348,25 @@ func (m *Meter) broadcast() {
 	m.changed = make(chan struct{})
 }
 
-// reserve books an attempt's worst case before it is sent, waiting while
-// calls in flight leave too little headroom (see [Meter]). It fails with a
-// *budgetError once the budget cannot take the attempt, or when ctx ends.
+// reserve books an online attempt's worst case before it is sent, waiting
+// while calls in flight leave too little headroom or the model has not
+// earned more concurrency (see [Meter]). It fails with a *budgetError once
+// the budget cannot take the attempt, or when ctx ends.
 func (m *Meter) reserve(ctx context.Context, endpoint, model string, est Usage) (*reservation, error) {
-	return m.book(ctx, endpoint, model, est, false, true)
+	return m.book(ctx, endpoint, model, est, "", true)
 }
 
 // errNoRoom is book's answer, without wait, when the attempt must wait for
 // calls in flight to settle.
 var errNoRoom = errors.New("llm: no room under the budget until calls in flight settle")
 
-// book is reserve for an online attempt or (batch) a batch request; without
-// wait it returns errNoRoom instead of waiting for headroom (a batch
-// submitter cannot wait: the reservations it would wait for are settled by
-// its own polling).
-func (m *Meter) book(ctx context.Context, endpoint, model string, est Usage, batch, wait bool) (*reservation, error) {
+// book is reserve for an online attempt or (journal set) a request of a
+// batch recorded in that journal (its path relative to the meter's
+// folder); without wait it returns errNoRoom instead of waiting for
+// headroom (a batch submitter cannot wait: the reservations it would wait
+// for are settled by its own polling).
+func (m *Meter) book(ctx context.Context, endpoint, model string, est Usage, journal string, wait bool) (*reservation, error) {
+	batch := journal != ""
 	worst, _ := m.prices.costIn(model, est, batch)
 	for {
 		m.mu.Lock()
@@ -329,12 +381,14 @@ func (m *Meter) book(ctx context.Context, endpoint, model string, est Usage, bat
 				// Spending only grows: this attempt will never fit. Refuse
 				// every later one too, so a run does not sneak small calls
 				// in after a big one was turned away.
-				m.stop = &budgetError{fmt.Sprintf("budget of $%.4f reached (spent $%.4f, in flight $%.4f, this call up to $%.4f)", m.budget, m.spent, m.reserved, usd)}
+				m.stop = &budgetError{m: m, msg: fmt.Sprintf("budget of $%.4f reached (a call of up to $%.4f would pass it)", m.budget, usd)}
 				m.broadcast()
 				m.mu.Unlock()
 				return nil, m.stop
 			}
-			if m.inFlight > 0 && m.spent+OverrunHeadroom*(m.reserved+usd) > m.budget {
+			crowded := m.inFlight > 0 && m.spent+OverrunHeadroom*(m.reserved+usd) > m.budget
+			unproven := !batch && m.flying[model] > m.trusted[model]
+			if crowded || unproven {
 				if !wait {
 					m.mu.Unlock()
 					return nil, errNoRoom
@@ -350,16 +404,22 @@ func (m *Meter) book(ctx context.Context, endpoint, model string, est Usage, bat
 			}
 		}
 		m.seq++
-		r := &reservation{id: fmt.Sprintf("%s-%d", m.token, m.seq), usd: usd, worst: worst, batch: batch}
+		r := &reservation{id: fmt.Sprintf("%s-%d", m.token, m.seq), usd: usd, worst: worst, batch: batch, model: model}
 		m.reserved += usd
 		m.inFlight++
+		if !batch {
+			m.flying[model]++
+		}
 		j := m.journal
 		if j != nil {
 			if err := j.append(spendRecord{Op: "reserve", ID: r.id, Time: time.Now().UTC(), Endpoint: endpoint, Model: model,
-				PromptTokens: est.PromptTokens, CompletionTokens: est.CompletionTokens, WorstUSD: worst, USD: usd, Batch: batch}); err != nil {
+				PromptTokens: est.PromptTokens, CompletionTokens: est.CompletionTokens, WorstUSD: worst, USD: usd, Batch: batch, Journal: journal}); err != nil {
 				m.reserved -= usd
 				m.inFlight--
-				m.stop = &budgetError{err.Error()}
+				if !batch {
+					m.flying[model]--
+				}
+				m.stop = &budgetError{msg: err.Error()}
 				m.broadcast()
 				m.mu.Unlock()
 				return nil, m.stop
@@ -370,10 +430,10 @@ func (m *Meter) book(ctx context.Context, endpoint, model string, est Usage, bat
 		// request is not sent before its reservation is on disk.
 		if j != nil {
 			if err := j.sync(); err != nil {
-				m.settle(r, model, Usage{}, usageNone)
+				m.settle(r, Usage{}, usageNone)
 				m.mu.Lock()
 				if m.stop == nil {
-					m.stop = &budgetError{err.Error()}
+					m.stop = &budgetError{msg: err.Error()}
 					m.broadcast()
 				}
 				m.mu.Unlock()
@@ -385,16 +445,19 @@ func (m *Meter) book(ctx context.Context, endpoint, model string, est Usage, bat
 }
 
 // settle replaces a reservation with what the attempt cost: used as
-// reported (usageReported), nothing (usageNone) or the reservation itself
-// (usageUnknown). It returns the charge. A reported cost above the
-// reservation scales later reservations and stops a capped meter.
-func (m *Meter) settle(r *reservation, model string, used Usage, how string) float64 {
+// reported (usageReported), nothing (usageNone), or the reservation itself
+// (usageUnknown: sent without a usable reply; the usage known, when it
+// costs more, as for conflicting batch results). It returns the charge. A
+// reported cost above the reservation scales later reservations and stops
+// a capped meter.
+func (m *Meter) settle(r *reservation, used Usage, how string) float64 {
 	usd := 0.0
 	switch how {
 	case usageReported:
-		usd, _ = m.prices.costIn(model, used, r.batch)
+		usd, _ = m.prices.costIn(r.model, used, r.batch)
 	case usageUnknown:
-		usd = r.usd
+		known, _ := m.prices.costIn(r.model, used, r.batch)
+		usd = max(r.usd, known)
 	}
 	overrun := how == usageReported && usd > r.usd*(1+1e-9)
 	m.mu.Lock()
@@ -404,29 +467,39 @@ func (m *Meter) settle(r *reservation, model string, used Usage, how string) flo
 	} else {
 		m.reserved -= r.usd
 		m.inFlight--
+		if !r.batch {
+			m.flying[r.model]--
+		}
 		if m.inFlight == 0 || m.reserved < 1e-12 {
 			m.reserved = 0 // no float dust left behind
 		}
+		m.thisRun += usd
 	}
 	m.spent += usd
+	if how != usageNone && usd <= r.usd*(1+1e-9) {
+		// Charged within its reservation: a reply whose usage is unknown
+		// counts too (a server that reports none must not stay one call
+		// at a time; it is charged the worst case).
+		m.trusted[r.model]++
+	}
 	if overrun {
 		if r.worst > 0 {
-			m.factor[model] = max(m.factor[model], usd/r.worst)
+			m.factor[r.model] = max(m.factor[r.model], usd/r.worst)
 		}
 		if m.budget > 0 && m.stop == nil {
-			m.stop = &budgetError{fmt.Sprintf("the provider reported usage costing $%.4f for a call reserved at $%.4f (more than the token cap sent); stopped, spent $%.4f of $%.4f; running again reserves %.2fx the worst case", usd, r.usd, m.spent, m.budget, max(1, m.factor[model]))}
+			m.stop = &budgetError{m: m, msg: fmt.Sprintf("the provider reported usage costing $%.4f for a call reserved at $%.4f (more than the token cap sent); stopped (running again reserves %.2fx the worst case)", usd, r.usd, max(1, m.factor[r.model]))}
 		}
 	}
 	if m.journal != nil {
 		rec := spendRecord{Op: "settle", ID: r.id, Time: time.Now().UTC(), USD: usd, Usage: how, Overrun: overrun}
-		if how == usageReported {
+		if how != usageNone {
 			rec.PromptTokens, rec.CompletionTokens = used.PromptTokens, used.CompletionTokens
 		}
 		// Not synced: a settle line lost in a crash leaves its reservation
 		// counting in full, which errs on the safe side. A failed write
 		// stops further calls, whose spending could not be recorded either.
 		if err := m.journal.append(rec); err != nil && m.stop == nil {
-			m.stop = &budgetError{err.Error()}
+			m.stop = &budgetError{msg: err.Error()}
 		}
 	}
 	m.broadcast()
@@ -442,11 +515,49 @@ func (m *Meter) settleOrphan(id string, used Usage, how string) {
 	m.mu.Lock()
 	r := m.orphans[id]
 	delete(m.orphans, id)
-	model := m.resumed.models[id]
 	m.mu.Unlock()
 	if r != nil {
-		m.settle(r, model, used, how)
+		m.settle(r, used, how)
 	}
+}
+
+// journalName is how the meter's reservations name the batch journal at
+// path: relative to the meter's folder when it is inside it (the folder
+// may move), else absolute.
+func (m *Meter) journalName(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	if m.dir != "" {
+		if rel, err := filepath.Rel(m.dir, abs); err == nil && filepath.IsLocal(rel) {
+			return rel
+		}
+	}
+	return abs
+}
+
+// releaseUnprepared settles at nothing every batch reservation of a dead
+// process that names journal and that the journal says was never in a
+// batch (unprepared(id)): the process died after booking the requests and
+// before recording their batch, and a batch is uploaded only after it is
+// recorded (fsynced), so nothing was sent. It returns how many were
+// released and what they had reserved.
+func (m *Meter) releaseUnprepared(journal string, unprepared func(id string) bool) (n int, usd float64) {
+	m.mu.Lock()
+	var free []*reservation
+	for id, r := range m.orphans {
+		if r.batch && r.journal == journal && unprepared(id) {
+			free = append(free, r)
+			delete(m.orphans, id)
+		}
+	}
+	m.mu.Unlock()
+	for _, r := range free {
+		m.settle(r, Usage{}, usageNone)
+		usd += r.usd
+	}
+	return len(free), usd
 }
 
 // count adds a call's outcome to its endpoint's tally and returns the cost

@@ -101,8 +101,13 @@
 // timeouts, retries, limits, the endpoint's name and the key are not in it.
 // Errors are never cached. Writes are atomic (temporary file, fsync,
 // rename), so a process killed at any point leaves whole entries only;
-// damaged entries are ignored and rewritten. Re-running identical requests
-// makes no HTTP call.
+// damaged entries are ignored and rewritten. Entries are read with package
+// internal/safefile: a symbolic link, a FIFO or an entry over its size
+// bound is a miss, at once. Re-running identical requests makes no HTTP
+// call. A reply read from the cache costs nothing now; its
+// [Response].ReplyCostUSD says what it cost when it was bought (online, or
+// at the batch price), so a caller can report the cost of the replies it
+// used whichever run paid for them.
 //
 // # Cost
 //
@@ -114,14 +119,22 @@
 // fails with [KindBudget] before anything is sent, and so does every call
 // after it (cache hits are still served), so a capped run stops cleanly
 // between calls. Usage reported above the reservation stops a capped meter
-// too, and scales later reservations.
+// too, and scales later reservations. Under a cap a model's calls run
+// concurrently only as far as earlier ones settled within their
+// reservation, so a provider over-reporting usage is caught on its first
+// call (see [Meter]). A budget stop's message states the folder's
+// spending when it is read.
 //
 // [OpenMeter] keeps the spending of a folder in its [SpendingFile], an
 // append-only JSONL of reservations (fsynced before the request is sent)
 // and settlements, locked against a second process. A meter opened on it
 // starts from the folder's total, so the cap holds over every run into the
 // folder, and a process killed mid-call leaves its reservations counted in
-// full: the record never says less than the provider may have billed.
+// full: the record never says less than the provider may have billed. The
+// file is opened with internal/safefile (no links, regular files only);
+// past 1 MiB it is compacted (its settled lines replaced by one summary
+// line) when a meter opens or closes it; a last line cut short is dropped
+// and reported ([FolderSpending].Recovered).
 //
 // # Batch mode
 //
@@ -140,9 +153,17 @@
 // providers' 50,000 and 200 MB), uploaded and created with metadata naming
 // the local batch. The batch is polled every batch.poll; when it is
 // completed, expired, failed or cancelled its output and error files are
-// read, and each line goes through the same classification, validation,
-// cache and meter as an online reply, so a batch reply serves a later
-// online run and the reverse. Per-request errors and requests an expired,
+// spooled to disk (Dir, a file with no name) and read one line at a time,
+// and each line goes through the same classification, validation, cache
+// and meter as an online reply, so a batch reply serves a later online run
+// and the reverse. Lines for one custom_id that give the same answer are
+// one reply; lines that disagree give none (the request fails as
+// malformed: retried, then an error saying so). A request a finished
+// batch has no line for (its custom_id altered, its line dropped) was sent
+// and may have run: it is charged at its reservation and retried as a bad
+// reply is; only a batch that failed (nothing ran), or an expired or
+// cancelled one whose lines account for every request it reports run,
+// settles the requests without a line at nothing. Per-request errors and requests an expired,
 // cancelled or token-limited batch did not run go back to the queue under
 // retry.max_attempts (counting batches, over every process) with the online
 // rules: rate limits, server errors and bad replies are retried, requests
@@ -188,9 +209,13 @@
 // full until a later client reads its result: the journal records each
 // request's reservation id, and the reader settles it as the online rule
 // settles the same outcome (the reported usage at the batch price, nothing
-// for an error line or a request its batch did not run, the reservation
-// for a reply without usage), once; a batch never uploaded was never
-// created, and its reservations are settled at nothing.
+// for an error line, the reservation for a reply without usage or a
+// request without a line), once; a batch never uploaded was never
+// created, and its reservations are settled at nothing. A process killed
+// after booking a batch's requests and before recording the batch leaves
+// reservations no batch lists: each reservation names its journal, the
+// journal records the meter of every client that opened it ("open"
+// lines), and a later client releases such reservations (never sent).
 //
 // # Testing
 //

@@ -87,6 +87,11 @@ type Error struct {
 	// front of it) is broken, as a reset connection does: see EndpointDown.
 	Transport bool
 	cause     error // only context errors, so errors.Is works without leaking text
+	// live, when set, gives the message when it is read rather than
+	// Message, written when the call failed: a budget stop states the
+	// folder's spending as it stands (calls in flight at the stop settle
+	// after it).
+	live fmt.Stringer
 }
 
 // EndpointDown reports whether this failure counts toward the endpoint-down
@@ -109,11 +114,25 @@ func (e *Error) Error() string {
 			b.WriteString("s")
 		}
 	}
-	if e.Message != "" {
+	msg := e.Message
+	if e.live != nil {
+		msg = e.live.String()
+	}
+	if msg != "" {
 		b.WriteString(": ")
-		b.WriteString(e.Message)
+		b.WriteString(msg)
 	}
 	return b.String()
+}
+
+// liveText is err's text as it stands when read, for a budget stop
+// (see Error.live); nil for any other error.
+func liveText(err error) fmt.Stringer {
+	var be *budgetError
+	if errors.As(err, &be) && be.m != nil {
+		return be
+	}
+	return nil
 }
 
 func (e *Error) Unwrap() error { return e.cause }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
@@ -334,3 +335,46 @@ func TestCacheReclaimsTemps(t *testing.T) {
 		}
 	}
 }
+
+// TestSpendingCompactedOnClose: a run that appended past the bound leaves
+// the file compacted when its meter closes, every figure kept.
+func TestSpendingCompactedOnClose(t *testing.T) {
+	defer func(v int64) { compactAbove = v }(compactAbove)
+	compactAbove = 4 << 10
+	dir := t.TempDir()
+	prices := Prices{"m": {Prompt: 1, Completion: 10}}
+	m, err := OpenMeter(dir, prices, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 40 {
+		r, err := m.reserve(context.Background(), "e", "m", Usage{PromptTokens: 10, CompletionTokens: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.settle(r, Usage{PromptTokens: 10, CompletionTokens: 50}, usageReported)
+	}
+	open, err := m.reserve(context.Background(), "e", "m", Usage{PromptTokens: 10, CompletionTokens: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spent := m.Spent() + open.usd
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(filepath.Join(dir, SpendingFile))
+	if fi.Size() > 1<<10 {
+		t.Errorf("%d bytes after Close: not compacted", fi.Size())
+	}
+	m, err = OpenMeter(dir, prices, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	st := m.Resumed()
+	if !near(m.Spent(), spent) || st.Attempts != 40 || st.Runs != 1 || st.Unreconciled != 1 || m.trusted["m"] != 40 {
+		t.Errorf("after compaction on close: spent $%.6f (want $%.6f), %+v", m.Spent(), spent, st)
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }

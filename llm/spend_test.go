@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -329,5 +330,141 @@ func TestReserveWaits(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Errorf("the waiting call: %v", err)
+	}
+}
+
+// TestOverReportedUsage: a provider reporting 20 times the token cap it
+// was sent, to 8 workers under a cap. The first call of the model goes
+// alone (no call of it has yet settled within its reservation), so the
+// overrun stops the meter before any other call is sent: the cap is
+// passed by at most that call (it was passed by every call in flight).
+// A provider that turns to over-reporting after honest replies still
+// passes the cap by the calls in flight at the turn (a documented limit);
+// either way the stop message, read once the run ended, states the
+// folder's total.
+func TestOverReportedUsage(t *testing.T) {
+	honest := llmtest.Text("ok")
+	honest.CompletionTokens = 100 // the whole cap: each call costs its reservation
+	for _, tc := range []struct {
+		name    string
+		h       llmtest.Handler
+		bounded bool // by the cap plus one call
+	}{
+		{"from the first call", llmtest.Inflate(llmtest.Fixed(llmtest.Text("ok")), 20), true},
+		{"after 30 honest calls", func() llmtest.Handler {
+			var n atomic.Int64
+			inflated := llmtest.Inflate(llmtest.Fixed(llmtest.Text("ok")), 20)
+			return func(c *llmtest.Call) llmtest.Reply {
+				if n.Add(1) <= 30 {
+					return honest
+				}
+				return inflated(c)
+			}
+		}(), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const budget = 0.1
+			srv := llmtest.Start(t, tc.h, llmtest.Options{Latency: 20 * time.Millisecond})
+			meter, err := llm.OpenMeter(t.TempDir(), spendPrices, budget)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer meter.Close()
+			c := newClient(t, endpoint(srv, func(e *llm.Endpoint) { e.Sampling.MaxTokens = 100; e.Limits.Concurrency = 8 }), llm.Options{Meter: meter})
+			var mu sync.Mutex
+			var stopped error
+			one := 0.0
+			var wg sync.WaitGroup
+			for w := range 8 {
+				wg.Go(func() {
+					for i := 0; ; i++ {
+						resp, err := c.Complete(context.Background(), ask(fmt.Sprintf("worker %d question %d", w, i)))
+						mu.Lock()
+						one = max(one, resp.CostUSD)
+						if err != nil && stopped == nil {
+							stopped = err
+						}
+						mu.Unlock()
+						if err != nil {
+							if llm.KindOf(err) != llm.KindBudget {
+								t.Error(err)
+							}
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			billed := billedUSD(srv)
+			t.Logf("%d calls, billed $%.4f on a cap of $%.2f (one call up to $%.4f); %v", srv.Calls(), billed, budget, one, stopped)
+			if tc.bounded && billed > budget+one+1e-12 {
+				t.Errorf("billed $%.4f: the cap $%.2f passed by more than one call ($%.4f)", billed, budget, one)
+			}
+			if spent := meter.Spent(); spent < billed-1e-12 || stopped == nil || !strings.Contains(stopped.Error(), fmt.Sprintf("spent $%.4f of $%.4f", spent, budget)) {
+				t.Errorf("recorded $%.4f; stop message %q does not state it", spent, stopped)
+			}
+		})
+	}
+}
+
+// TestSpendingCompacted: a spending file past its size bound is compacted
+// when a meter opens it: one summary line stands for its settled lines,
+// its open reservations stay (a later run settles them), and the totals,
+// the runs, the overrun a model showed and what it earned are unchanged,
+// so the next start reads a few lines instead of every run's.
+func TestSpendingCompacted(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, llm.SpendingFile)
+	var b strings.Builder
+	b.WriteString(`{"op":"open","time":"2026-01-01T00:00:00Z","pid":1,"usd":0}` + "\n")
+	const n = 8000 // about 2 MB
+	for i := range n {
+		fmt.Fprintf(&b, `{"op":"reserve","id":"aa-%d","time":"2026-01-01T00:00:00Z","endpoint":"fake","model":"gpt-test","prompt_tokens":10,"completion_tokens":100,"worst_usd":0.001,"usd":0.001}`+"\n", i)
+		usd, over := "0.0005", ""
+		if i == 7 {
+			usd, over = "0.003", `,"overrun":true`
+		}
+		fmt.Fprintf(&b, `{"op":"settle","id":"aa-%d","time":"2026-01-01T00:00:01Z","prompt_tokens":10,"completion_tokens":40,"usd":%s,"usage":"reported"%s}`+"\n", i, usd, over)
+	}
+	// A call in flight when that run was killed.
+	b.WriteString(`{"op":"reserve","id":"aa-open","time":"2026-01-01T00:00:02Z","endpoint":"fake","model":"gpt-test","worst_usd":0.001,"usd":0.001}` + "\n")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := 0.0005*(n-1) + 0.003 + 0.001
+	open := func() llm.FolderSpending {
+		t.Helper()
+		m, err := llm.OpenMeter(dir, spendPrices, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := m.Resumed()
+		if !near(m.Spent(), want) {
+			t.Errorf("spent $%.6f, want $%.6f", m.Spent(), want)
+		}
+		m.Close()
+		return st
+	}
+	st := open()
+	fi, _ := os.Stat(path)
+	t.Logf("%d bytes: compacted %d lines to %d bytes; %+v", b.Len(), st.Compacted, fi.Size(), st)
+	if st.Compacted != 2*n+2 || fi.Size() > 1000 {
+		t.Errorf("compacted %d lines to %d bytes", st.Compacted, fi.Size())
+	}
+	if st.Runs != 1 || st.Attempts != n || st.Unreconciled != 1 || st.Overrun != 3 {
+		t.Errorf("after compaction %+v", st)
+	}
+	again := open()
+	if again.Compacted != 0 || again.Runs != 2 || again.Attempts != n || again.Unreconciled != 1 || again.Overrun != 3 {
+		t.Errorf("reopened: %+v", again)
+	}
+	// A second process is refused while the meter holds the compacted file.
+	m, err := llm.OpenMeter(dir, spendPrices, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if _, err := llm.OpenMeter(dir, spendPrices, 0); err == nil || !strings.Contains(err.Error(), "in use by another process") {
+		t.Errorf("second meter on a compacted folder: %v", err)
 	}
 }

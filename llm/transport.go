@@ -41,6 +41,11 @@ type exchange struct {
 	// limit bounds the reply body (0: maxReplyBytes); batch result files
 	// are larger than any one reply.
 	limit int64
+	// sink, if set, receives a 2xx reply's body (at most limit+1 bytes)
+	// as it arrives instead of body: a batch result file is written to
+	// disk, never held in memory. streamed counts the bytes written.
+	sink     io.Writer
+	streamed int64
 }
 
 type exchangeKey struct{}
@@ -83,8 +88,22 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 	if limit == 0 {
 		limit = maxReplyBytes
 	}
+	ex.status, ex.header = resp.StatusCode, resp.Header
+	if ex.sink != nil && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+		n, err := io.Copy(ex.sink, io.LimitReader(resp.Body, limit+1))
+		ex.streamed = n
+		if err != nil {
+			ex.sendErr = err
+			return nil, err
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(nil))
+		return resp, nil
+	}
+	if ex.sink != nil {
+		limit = maxReplyBytes // an error page, not the file
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	ex.status, ex.header, ex.body = resp.StatusCode, resp.Header, body
+	ex.body = body
 	if err != nil {
 		ex.sendErr = err
 		return nil, err

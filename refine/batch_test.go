@@ -3,6 +3,7 @@ package refine
 import (
 	"context"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,10 +13,14 @@ import (
 	"github.com/clinsql/clinsql/llm/llmtest"
 )
 
-// countingExec records the most queries it ran at once.
+// countingExec records the most queries it ran at once. The first query
+// waits until a second one runs beside it, so queries overlap whenever the
+// engine lets them, however loaded the machine (no span of wall time).
 type countingExec struct {
 	executor.Executor
 	in, max atomic.Int64
+	once    sync.Once
+	paired  chan struct{}
 }
 
 func (c *countingExec) Query(ctx context.Context, sql string) (*executor.Result, error) {
@@ -23,7 +28,14 @@ func (c *countingExec) Query(ctx context.Context, sql string) (*executor.Result,
 	defer c.in.Add(-1)
 	for m := c.max.Load(); n > m && !c.max.CompareAndSwap(m, n); m = c.max.Load() {
 	}
-	time.Sleep(2 * time.Millisecond) // long enough for queries to overlap
+	if n >= 2 {
+		c.once.Do(func() { close(c.paired) })
+	}
+	select {
+	case <-c.paired:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	return c.Executor.Query(ctx, sql)
 }
 
@@ -37,7 +49,7 @@ func TestGenerateBatchRounds(t *testing.T) {
 	m := testModel("model-a", srv)
 	m.Mode = llm.ModeBatch
 	m.Batch = llm.BatchLimits{Poll: time.Millisecond, Collect: time.Hour} // sent when every task waits, not after a quiet time
-	ex := &countingExec{Executor: miniEngine(t)}
+	ex := &countingExec{Executor: miniEngine(t), paired: make(chan struct{})}
 	res, err := Generate(context.Background(), Options{Out: t.TempDir(), Tasks: tasks, Models: []Model{m}, Executor: ex,
 		LLM: llm.Options{Getenv: getenv, Sleep: noSleep}, Concurrency: 3})
 	if err != nil {

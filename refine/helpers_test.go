@@ -31,6 +31,8 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The engine's worker is this test binary started again.
+	duckdb.ServeIfWorker()
 	if os.Getenv(helperEnv) != "" {
 		os.Exit(helperMain())
 	}

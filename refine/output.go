@@ -13,6 +13,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/internal/atomicfile"
+	"github.com/clinsql/clinsql/internal/textclip"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/runfolder"
 )
@@ -101,6 +102,30 @@ func engineSemantics(ex executor.Executor) string {
 	return ""
 }
 
+// Bounds on the text a summary keeps, encoded (textclip.JSON), so that an
+// execution_summary.json stays far below what its readers take
+// (runfolder.MaxSummaryBytes, 16 MiB) whatever the model wrote: the final
+// query whole up to keptFinalSQLBytes (a query within DefaultMaxSQLBytes
+// takes at most that unless it is mostly characters JSON escapes), every
+// attempt's query up to keptSQLBytes, every message up to keptErrorBytes.
+// With MaxRounds the worst case is about 3 MiB.
+const (
+	keptFinalSQLBytes = 2 << 20
+	keptSQLBytes      = 32 << 10
+)
+
+// KeptAttempts returns the attempts as a record file keeps them: each
+// query and message cut to sqlBytes and errBytes encoded bytes.
+func KeptAttempts(as []Attempt, sqlBytes, errBytes int) []Attempt {
+	out := make([]Attempt, len(as))
+	for i, a := range as {
+		a.SQL = textclip.JSON(a.SQL, sqlBytes)
+		a.Error = textclip.JSON(a.Error, errBytes)
+		out[i] = a
+	}
+	return out
+}
+
 // Summary builds the task's execution_summary.json from its record.
 func Summary(rec *Record, t *datasets.Task, s Settings, runID string) *TaskSummary {
 	ts := &TaskSummary{ExecutionSummary: runfolder.ExecutionSummary{
@@ -120,7 +145,7 @@ func Summary(rec *Record, t *datasets.Task, s Settings, runID string) *TaskSumma
 	u, usd, hits := rec.Usage()
 	d := &TaskDetail{
 		Status: rec.Status, SuccessAttempt: rec.SuccessAttempt, Stopped: rec.Stopped,
-		Attempts: rec.Attempts, DurationMS: ms(rec.Duration), FinishedAt: time.Now().UTC(), RunID: runID, Settings: s,
+		Attempts: KeptAttempts(rec.Attempts, keptSQLBytes, keptErrorBytes), DurationMS: ms(rec.Duration), FinishedAt: time.Now().UTC(), RunID: runID, Settings: s,
 		Usage: UsageJSON{Calls: len(rec.Attempts), CacheHits: hits, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, CostUSD: usd},
 	}
 	if d.Attempts == nil {
@@ -131,7 +156,7 @@ func Summary(rec *Record, t *datasets.Task, s Settings, runID string) *TaskSumma
 	}
 	if f := rec.FinalAttempt(); f != nil {
 		d.FinalAttempt = f.Attempt
-		ts.FinalSQL = f.SQL
+		ts.FinalSQL = textclip.JSON(f.SQL, keptFinalSQLBytes)
 		ts.RowCount = f.RowCount
 		ts.ExecutionSuccess = f.Status == AttemptOK || f.Status == AttemptEmpty
 		if !ts.ExecutionSuccess {
@@ -189,8 +214,8 @@ func WriteTask(run string, t *datasets.Task, rec *Record, sum *TaskSummary) erro
 	if err := atomicfile.Write(filepath.Join(dir, runfolder.QuestionFile(t.ID)), []byte(t.Question)); err != nil {
 		return err
 	}
-	if sum.FinalSQL != "" {
-		if err := atomicfile.Write(sqlPath, []byte(sum.FinalSQL)); err != nil {
+	if text := finalSQL(rec, sum); text != "" {
+		if err := atomicfile.Write(sqlPath, []byte(text)); err != nil {
 			return err
 		}
 	}
@@ -210,13 +235,26 @@ func WriteTask(run string, t *datasets.Task, rec *Record, sum *TaskSummary) erro
 	return atomicfile.Write(sumPath, append(b, '\n'))
 }
 
-// ReadTask reads a task's execution_summary.json from a run folder. ok is
-// false when the task has none (not done yet); a file that cannot be read
-// is an error naming it.
+// finalSQL is the final query as sql_<id>.sql holds it: whole (within
+// DefaultMaxSQLBytes), where the summary may have cut it.
+func finalSQL(rec *Record, sum *TaskSummary) string {
+	if f := rec.FinalAttempt(); f != nil && f.SQL != "" && sum.FinalSQL != "" {
+		return f.SQL
+	}
+	return sum.FinalSQL
+}
+
+// ReadTask reads a task's execution_summary.json from a run folder, as
+// runfolder reads it (no links, at most runfolder.MaxSummaryBytes). ok is
+// false when the task has none (not done yet), and also when its summary is
+// over the limit: an older clinsql kept a model's reply whole, however
+// long, and such a task is answered again (the reply comes from the cache,
+// now cut to size) rather than leave the run folder unreadable. Any other
+// file that cannot be read is an error naming it.
 func ReadTask(run string, k datasets.Key) (sum *TaskSummary, ok bool, err error) {
 	path := filepath.Join(runfolder.TaskDir(run, k), runfolder.ExecutionSummaryFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	b, err := runfolder.ReadFile(path, runfolder.MaxSummaryBytes)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, runfolder.ErrTooLarge) {
 		return nil, false, nil
 	}
 	if err != nil {

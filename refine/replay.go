@@ -184,9 +184,12 @@ func replayTask(ctx context.Context, s *Solver, t *datasets.Task, out *runfolder
 		rec.Final, rec.Status = 0, StatusNoSQL
 		return rec
 	}
-	res, err := s.runAttempt(ctx, &a)
-	if err != nil {
-		return rec.engineFailed(ctx, a)
+	var res *executor.Result
+	if !s.tooLarge(&a) {
+		var err error
+		if res, err = s.runAttempt(ctx, &a); err != nil {
+			return rec.engineFailed(ctx, a)
+		}
 	}
 	rec.Attempts, rec.Final = []Attempt{a}, 0
 	rec.SuccessAttempt = firstSuccess(rec.Attempts)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/internal/textclip"
 	"github.com/clinsql/clinsql/llm"
 )
 
@@ -96,7 +97,16 @@ type LLMCall struct {
 	// Logprobs summarises the reply's token log-probabilities when the
 	// call asked for them (Solver.Tune).
 	Logprobs *llm.Logprobs `json:"logprobs,omitempty"`
+	// Reply is the model's reply as received (its reasoning and the query
+	// the SQL was extracted from), cut at MaxReplyRunes characters: the
+	// transcript a report shows beside the SQL. Runs written before it
+	// was recorded lack it.
+	Reply string `json:"reply,omitempty"`
 }
+
+// MaxReplyRunes bounds the reply an attempt records: a reasoning model's
+// reply can be long, and the summary is read back by every report.
+const MaxReplyRunes = 32 << 10
 
 // Record is one task's outcome.
 type Record struct {
@@ -171,7 +181,41 @@ type Solver struct {
 	// mode has every task in flight at once (each batch then holds every
 	// request that is ready), so the engine is bounded here instead.
 	ExecGate *semaphore.Weighted
+	// MaxSQLBytes bounds an extracted query (default DefaultMaxSQLBytes):
+	// a longer one is not run, and fails as the model's error. A reply is
+	// as long as the model makes it (one of 20 MB became the query, and its
+	// run folder past what the readers take, issue 25).
+	MaxSQLBytes int
 }
+
+// DefaultMaxSQLBytes is BigQuery's maximum query length: 1,024K
+// characters, comments and white space included (BigQuery's quotas and
+// limits, "Maximum query length"; its error reads "The query is too large.
+// The maximum standard SQL query length is 1024.00K characters"), counted
+// here in bytes, which are never fewer.
+const DefaultMaxSQLBytes = 1 << 20
+
+// Bounds on what a fix prompt repeats of an earlier attempt: its query and
+// the engine's message, cut with a note. A query of a few KB is long; the
+// model still sees where its own went wrong.
+const (
+	shownSQLRunes   = 16 << 10
+	shownErrorRunes = 4 << 10
+)
+
+// shownOf is what a fix prompt shows of an attempt.
+func shownOf(sql, outcome, msg string) Shown {
+	if n := len(sql); n > shownSQLRunes {
+		if cut := textclip.Runes(sql, shownSQLRunes); len(cut) < n {
+			sql = cut + fmt.Sprintf("\n-- (the query goes on: %d bytes in all, the rest not shown)", n)
+		}
+	}
+	return Shown{SQL: sql, Outcome: outcome, Error: textclip.Runes(msg, shownErrorRunes)}
+}
+
+// keptErrorBytes bounds an engine's message as an attempt records it
+// (encoded, see textclip.JSON).
+const keptErrorBytes = 8 << 10
 
 // PromptSource writes a task's prompts; *Prompter is one.
 type PromptSource interface {
@@ -245,6 +289,7 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 				PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
 				CostUSD: resp.CostUSD, LatencyMS: ms(resp.Latency), FromCache: resp.FromCache,
 				HTTPAttempts: resp.Attempts, FinishReason: resp.FinishReason,
+				Reply: textclip.Runes(resp.Text, MaxReplyRunes),
 			},
 		}
 		if lreq.Logprobs {
@@ -260,15 +305,20 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 		}
 		x, err := Extract(resp.Text)
 		if err != nil {
-			a.Status, a.Error = AttemptNoSQL, err.Error()
+			a.Status, a.Error = AttemptNoSQL, textclip.JSON(err.Error(), keptErrorBytes)
 			if resp.FinishReason == "length" {
 				a.Error += " (the reply was cut at the token limit)"
 			}
 			rec.Attempts = append(rec.Attempts, a)
-			shown = append(shown, Shown{Outcome: outcomeNoSQL, Error: a.Error})
+			shown = append(shown, shownOf("", outcomeNoSQL, a.Error))
 			continue
 		}
 		a.SQL, a.Extraction = x.SQL, x.Method
+		if s.tooLarge(&a) {
+			rec.Attempts = append(rec.Attempts, a)
+			shown = append(shown, shownOf(a.SQL, outcomeError, a.Error))
+			continue
+		}
 		res, err := s.runAttempt(ctx, &a)
 		if err != nil {
 			return rec.engineFailed(ctx, a)
@@ -282,12 +332,12 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 			rec.SuccessAttempt = firstSuccess(rec.Attempts)
 			return rec
 		case AttemptError:
-			shown = append(shown, Shown{SQL: x.SQL, Outcome: outcomeError, Error: a.Error})
+			shown = append(shown, shownOf(x.SQL, outcomeError, a.Error))
 			continue
 		}
 		results[len(rec.Attempts)-1] = res
 		if a.Status == AttemptEmpty {
-			shown = append(shown, Shown{SQL: x.SQL, Outcome: outcomeEmpty})
+			shown = append(shown, shownOf(x.SQL, outcomeEmpty, ""))
 			if s.Model.RefineOnEmpty {
 				continue
 			}
@@ -361,7 +411,7 @@ func (s *Solver) runAttempt(ctx context.Context, a *Attempt) (*executor.Result, 
 	a.ExecRetries, a.ExecMS = tries, ms(took)
 	if err != nil {
 		class := executor.ClassOf(err)
-		a.ErrorClass, a.Error = class, message(err)
+		a.ErrorClass, a.Error = class, textclip.JSON(message(err), keptErrorBytes)
 		switch {
 		case class == executor.ClassUnsupported:
 			a.Status = AttemptUnsupported
@@ -387,6 +437,24 @@ func (s *Solver) runAttempt(ctx context.Context, a *Attempt) (*executor.Result, 
 		a.Status = AttemptEmpty
 	}
 	return res, nil
+}
+
+// tooLarge fails an attempt whose query is over MaxSQLBytes, as BigQuery
+// refuses a query over its maximum length, before anything runs it; the
+// attempt keeps the query's head only.
+func (s *Solver) tooLarge(a *Attempt) bool {
+	max := s.MaxSQLBytes
+	if max <= 0 {
+		max = DefaultMaxSQLBytes
+	}
+	n := len(a.SQL)
+	if n <= max {
+		return false
+	}
+	a.SQL = textclip.JSON(a.SQL, keptSQLBytes)
+	a.Status, a.ErrorClass = AttemptError, executor.ClassSyntax
+	a.Error = fmt.Sprintf("The query is too large (%d bytes). The maximum query length is %d bytes, including comments and white space characters.", n, max)
+	return true
 }
 
 func (s *Solver) execute(ctx context.Context, sql string) (*executor.Result, int, time.Duration, error) {

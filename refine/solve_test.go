@@ -44,6 +44,10 @@ func TestFixAfterFailure(t *testing.T) {
 	if a1.LLM.PromptTokens == 0 || a1.LLM.HTTPAttempts != 1 {
 		t.Errorf("attempt 1 usage not recorded: %+v", a1.LLM)
 	}
+	// Each attempt keeps the reply it came from: the report's transcript.
+	if a1.LLM.Reply != cot(badSQL) || a2.LLM.Reply != cot(okSQL) {
+		t.Errorf("replies recorded %q, %q", a1.LLM.Reply, a2.LLM.Reply)
+	}
 
 	// The outputs are the reference layout, readable by runfolder.Load.
 	run := t.TempDir()

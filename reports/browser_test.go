@@ -241,3 +241,14 @@ func TestHTMLReportInChromium(t *testing.T) {
 		t.Errorf("JS errors: %v", *jsErrors)
 	}
 }
+
+// evalJS evaluates js in the tab and fails the test on an error, naming
+// the page's own JS errors.
+func evalJS[T any](t *testing.T, ctx context.Context, jsErrors *[]string, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("%s: %v (JS errors %v)", js, err, *jsErrors)
+	}
+	return v
+}

@@ -39,11 +39,22 @@
 //     others (code, LLM, replay, or the recorded reference judge), tokens
 //     and cost where the judge recorded them.
 //
+// With an [EHRSQL] section (read by ehrsqlbench.Section), the report also
+// shows the EHRSQL 2024 results: RS(c) per model x strategy, risk and RS(c)
+// against coverage, the calibration sweep and every question's decision;
+// the section may stand alone ([NewEHRSQLReport]).
+//
 // [Report.Write] writes Markdown, CSV (gocsv), JSON (the reference's
-// summary shapes per model plus report.json) and one self-contained HTML
-// file. In the HTML, everything that came from a model or a judge reaches
-// the page through html/template's contextual escaping: the static tables
-// and SVG charts are template output, and the drill-down data is a JSON
-// value in a script context that the page's script turns into text nodes
-// only, never markup.
+// summary shapes per model plus report.json), LaTeX (leaderboard.tex),
+// every chart as its own SVG under figures/, and one self-contained HTML
+// file. A task page there shows the transcript: each attempt's SQL, reply,
+// error fed back, tokens, cost and latency (clinsql's record in
+// execution_summary.json), and each judge call's prompt and replies (the
+// judge's transcript.jsonl). The bulky data is gzip-compressed JSON in
+// base64, one part per model, decompressed in the browser when a page
+// needs it. In the HTML, everything that came from a model or a judge
+// reaches the page through html/template's contextual escaping: the static
+// tables and SVG charts are template output, and the drill-down data is a
+// JSON value in a script context that the page's script turns into text
+// nodes only, never markup.
 package reports

@@ -2,6 +2,9 @@ package reports
 
 import (
 	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/rubric"
@@ -84,7 +87,7 @@ func health(m *Model, tasks map[datasets.Key]*datasets.Task) HealthRow {
 		h.Judge = "clinsql judge"
 	}
 	if j := m.Judge; j != nil {
-		h.Judge = fmt.Sprintf("%s (%s mode)", j.Judge, j.Mode)
+		h.Judge = fmt.Sprintf("%s (%s mode)", judgeLabel(j.Judge, j.Backend), j.Mode)
 		complete := j.Complete
 		h.Complete = &complete
 	}
@@ -151,4 +154,39 @@ func health(m *Model, tasks map[datasets.Key]*datasets.Task) HealthRow {
 		h.ErrorKinds = nil
 	}
 	return h
+}
+
+// judgeLabel names a clinsql judge backend for a reader: a replay by the
+// model and digest of the decisions it replays (its Backend identity), not
+// by the grading file's path on the machine that judged; other backends
+// by their name.
+func judgeLabel(name, backend string) string {
+	file, ok := strings.CutPrefix(name, "replay:")
+	if !ok {
+		return name
+	}
+	if rest, ok := strings.CutPrefix(backend, "replay:sha256:"); ok {
+		sha, quoted, _ := strings.Cut(rest, " model ")
+		if q, err := strconv.QuotedPrefix(quoted); err == nil {
+			model, _ := strconv.Unquote(q)
+			label := fmt.Sprintf("replay of %q's recorded decisions (%s, sha256 %.12s)", model, filepath.Base(file), sha)
+			if extra := strings.TrimSpace(quoted[len(q):]); extra != "" {
+				label += ", " + extra
+			}
+			return label
+		}
+	}
+	// Without the identity, the file's last folders say whose decisions
+	// they are (<model>/<split>/detailed_grading.json).
+	parts := strings.Split(filepath.ToSlash(file), "/")
+	return "replay:" + strings.Join(parts[max(0, len(parts)-3):], "/")
+}
+
+// backend is the identity of the judge backend of that name, from the
+// model's judge summary ("" when it names another).
+func (m *Model) backend(name string) string {
+	if m.Judge != nil && m.Judge.Judge == name {
+		return m.Judge.Backend
+	}
+	return ""
 }

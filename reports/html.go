@@ -27,17 +27,21 @@ var assets embed.FS
 
 var pageTemplate = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
 	"f1": func(x float64) string { return fmt.Sprintf("%.1f", x) },
+	// svgTall is a figure file's height: the chart and its title line.
+	"svgTall": func(h float64) float64 { return h + 26 },
 }).ParseFS(assets, "assets/*.tmpl"))
 
 // Bounds on what the drill-down embeds per task, so that a report over
 // many models stays a file a browser opens quickly.
 const (
-	maxSQLBytes     = 20000
-	maxPreviewCols  = 20
-	maxCellRunes    = 200
-	maxExplanation  = 4000
-	maxErrorRunes   = 600
-	scoreDecimals   = 1e4
+	maxSQLBytes    = 20000
+	maxPreviewCols = 20
+	maxCellRunes   = 200
+	maxExplanation = 4000
+	maxErrorRunes  = 600
+	scoreDecimals  = 1e4
+	// goldSource is where every ClinSQL gold result was computed.
+	goldSource      = "MIMIC-IV v3.1 on BigQuery (the whole database), as the dataset publishes it"
 	placeholderNote = "placeholder CSV (header \"result\", one empty row): the reference writes it when the SQL failed or returned no rows"
 )
 
@@ -45,7 +49,10 @@ const (
 // judge is a plain string here; html/template escapes it for its context.
 type htmlPage struct {
 	Title string
-	Setup string
+	// ClinSQL: the report has ClinSQL models (an EHRSQL section may stand
+	// alone).
+	ClinSQL bool
+	Setup   string
 	// HasRS shows the reliability columns (some model abstained somewhere).
 	HasRS bool
 	// Caveats say what makes the scores not comparable with others (a
@@ -56,6 +63,7 @@ type htmlPage struct {
 	Refine   htmlRefine
 	Health   []htmlHealth
 	Audit    *htmlAudit
+	EHRSQL   *htmlEHRSQL
 	Warnings []string
 	// Data feeds the drill-down; html/template encodes it as JSON inside
 	// the script, escaping <, > and & so no string can end the script.
@@ -72,6 +80,12 @@ type htmlPage struct {
 type htmlBlobs struct {
 	Tasks  string   `json:"tasks"`
 	Models []string `json:"models"`
+	// Calls holds each model's judge transcript (hCalls), "" for a model
+	// without one: decompressed only when one of its task pages opens.
+	Calls []string `json:"calls"`
+	// EHRSQL holds each EHRSQL model x split's questions and decisions
+	// (hEHRItems), decompressed when a strategy's page opens.
+	EHRSQL []string `json:"ehrsql"`
 }
 
 // pack encodes v as JSON, gzips it and returns it in base64.
@@ -92,8 +106,11 @@ type htmlSplit struct {
 	ModeName  string
 	OtherName string
 	Rows      []htmlLBRow
-	Charts    []svgChart
-	Compare   []htmlCompare
+	// Charts are the overall execution and SQL score panels; ByDifficulty
+	// the same per difficulty.
+	Charts       []svgChart
+	ByDifficulty []svgChart
+	Compare      []htmlCompare
 }
 
 type htmlCell struct {
@@ -169,6 +186,14 @@ type htmlData struct {
 	Labels hLabels     `json:"labels"`
 	Splits []string    `json:"splits"`
 	Boards [][]hSumRow `json:"boards"` // per model: split totals in both modes
+	// Order lists, per split, the models' indexes in rank order: the
+	// order of the columns where models stand side by side.
+	Order map[string][]int `json:"order"`
+	// GoldSource says where the gold results come from, shown beside a
+	// result computed elsewhere.
+	GoldSource string `json:"goldsrc"`
+	// EHRSQL summarises the EHRSQL section's results for its drill-down.
+	EHRSQL []hEHRSQL `json:"ehrsql"`
 }
 
 type hLabels struct {
@@ -217,28 +242,29 @@ type hModel struct {
 	Badge  string `json:"badge,omitempty"`
 	Caveat string `json:"caveat,omitempty"`
 	// NTasks is len(Tasks); the tasks themselves are packed in
-	// htmlBlobs.Models.
+	// htmlBlobs.Models, the judge's calls in htmlBlobs.Calls.
 	NTasks int      `json:"ntasks"`
 	Tasks  []hMTask `json:"-"`
+	Calls  *hCalls  `json:"-"`
+	// Rank is the model's place in the first split's ranking (0-based),
+	// the order of the columns where models stand side by side.
+	Rank int `json:"rank"`
 }
 
 type hMTask struct {
-	T        int             `json:"t"` // index into htmlData.Tasks
-	Scores   [2][2]*float64  `json:"s"` // [mode: main, other][SQL, Exec]; null when the mode does not score the task
-	Invalid  int             `json:"inv"`
-	Graded   bool            `json:"graded"`
-	Status   string          `json:"status"`
-	SQL      string          `json:"sql,omitempty"`
-	Attempts []hAttempt      `json:"att,omitempty"`
+	T        int            `json:"t"` // index into htmlData.Tasks
+	Scores   [2][2]*float64 `json:"s"` // [mode: main, other][SQL, Exec]; null when the mode does not score the task
+	Invalid  int            `json:"inv"`
+	Graded   bool           `json:"graded"`
+	Status   string         `json:"status"`
+	SQL      string         `json:"sql,omitempty"`
+	Attempts []hAttempt     `json:"att,omitempty"`
+	// Detailed: the attempts carry clinsql's record (SQL, reply, tokens);
+	// Class the final attempt's error class, "" when it ran or is unknown.
+	Detailed bool            `json:"det,omitempty"`
+	Class    string          `json:"cls,omitempty"`
 	Preview  *hPreview       `json:"prev,omitempty"`
 	Nodes    [2][]hNodeScore `json:"nodes"`
-}
-
-type hAttempt struct {
-	N    int    `json:"n"`
-	OK   bool   `json:"ok"`
-	Rows int    `json:"rows"`
-	Err  string `json:"err,omitempty"`
 }
 
 type hPreview struct {
@@ -259,11 +285,18 @@ type hNodeScore struct {
 	// Use is the judge's calls, tokens and cost for the leaf.
 	Use string   `json:"u,omitempty"`
 	Rec *float64 `json:"rec,omitempty"`
+	// Judge names clinsql judge's backend; Group the call that decided
+	// the leaf with others (hCall.Group).
+	Judge string `json:"j,omitempty"`
+	Group string `json:"g,omitempty"`
 }
 
 // WriteHTML writes the self-contained HTML report.
 func (r *Report) WriteHTML(w io.Writer) error {
-	p := htmlPage{Title: "ClinSQL report", Setup: r.setup(), HasRS: r.hasReliability(), Caveats: r.caveats()}
+	p := htmlPage{Title: "ClinSQL report", ClinSQL: len(r.Models) > 0, Setup: r.setup(), HasRS: r.hasReliability(), Caveats: r.caveats()}
+	if !p.ClinSQL {
+		p.Title = "EHRSQL 2024 report"
+	}
 	index := map[string]int{}
 	for i, m := range r.Models {
 		index[m.Name] = i
@@ -271,7 +304,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	for _, split := range r.Splits {
 		p.Splits = append(p.Splits, r.htmlSplit(split, index))
 	}
-	p.Taxonomy = r.htmlTaxonomy()
+	if r.Taxonomy != nil {
+		p.Taxonomy = r.htmlTaxonomy()
+	}
 	p.Refine = r.htmlRefine()
 	for _, h := range r.Health {
 		hh := htmlHealth{Model: h.Model, Judge: h.Judge, Calls: "–", Tasks: h.Tasks, Leaves: h.Leaves, Passed: h.Passed, Failed: h.Failed, Invalid: h.Invalid,
@@ -290,10 +325,22 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		p.Health = append(p.Health, hh)
 	}
 	p.Audit = r.htmlAudit()
+	var ehrItems []hEHRItems
 	for _, wr := range r.Warnings {
 		p.Warnings = append(p.Warnings, wr.Error())
 	}
 	p.Data = r.htmlData()
+	if r.EHRSQL != nil {
+		p.EHRSQL, p.Data.EHRSQL, ehrItems = r.EHRSQL.html()
+	}
+	p.Blobs.EHRSQL = []string{}
+	for _, it := range ehrItems {
+		b, err := pack(it)
+		if err != nil {
+			return err
+		}
+		p.Blobs.EHRSQL = append(p.Blobs.EHRSQL, b)
+	}
 	var err error
 	if p.Blobs.Tasks, err = pack(p.Data.Tasks); err != nil {
 		return err
@@ -304,6 +351,13 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			return err
 		}
 		p.Blobs.Models = append(p.Blobs.Models, b)
+		c := ""
+		if m.Calls != nil {
+			if c, err = pack(m.Calls); err != nil {
+				return err
+			}
+		}
+		p.Blobs.Calls = append(p.Blobs.Calls, c)
 	}
 	return pageTemplate.Execute(w, p)
 }
@@ -315,7 +369,7 @@ func (r *Report) htmlSplit(split string, index map[string]int) htmlSplit {
 		b := r.Board(r.Mode, name)
 		all := b.Cell(split, All, All)
 		row := htmlLBRow{Rank: i + 1, Model: name, Index: index[name], Badge: r.badgeOf(name), N: fmt.Sprintf("%d (%s)", all.N, nByDifficulty(b, split)),
-			Invalid: fmt.Sprintf("%d (%d)", all.InvalidLeaves, all.InvalidTasks), RS0: rsText(all.RS, 0), RS10: rsText(all.RS, 10)}
+			Invalid: invalidText(all), RS0: rsText(all.RS, 0), RS10: rsText(all.RS, 10)}
 		for _, f := range []func(*Cell) Interval{func(c *Cell) Interval { return c.SQL }, func(c *Cell) Interval { return c.Exec }} {
 			for _, d := range diffs {
 				if c := b.Cell(split, All, d); c != nil {
@@ -334,7 +388,13 @@ func (r *Report) htmlSplit(split string, index map[string]int) htmlSplit {
 		}
 		s.Rows = append(s.Rows, row)
 	}
-	s.Charts = r.difficultyCharts(split)
+	for _, f := range r.leaderboardPanels(split) {
+		if strings.Contains(f.File, "_"+fileSlug(All)+".svg") {
+			s.Charts = append(s.Charts, f.Chart)
+		} else {
+			s.ByDifficulty = append(s.ByDifficulty, f.Chart)
+		}
+	}
 	for _, c := range r.Comparisons {
 		if c.Split == split {
 			s.Compare = append(s.Compare, htmlCompare{A: c.A, B: c.B, Difficulty: c.Difficulty, N: c.N,
@@ -368,7 +428,9 @@ func (r *Report) htmlTaxonomy() htmlTaxonomy {
 			}
 		}
 	}
-	h.Charts = r.taxonomyCharts()
+	for _, f := range r.taxonomyPanels() {
+		h.Charts = append(h.Charts, f.Chart)
+	}
 	return h
 }
 
@@ -422,8 +484,23 @@ func (r *Report) htmlData() htmlData {
 			Trees:   [2][]hNode{flatten(t.SQLRubric.Root), flatten(t.ResultsRubric.Root)},
 			GoldSQL: truncRunes(t.GoldSQL, maxSQLBytes), Gold: gold})
 	}
+	rank := map[string]int{}
+	for i, name := range r.orderedModels() {
+		rank[name] = i
+	}
+	mIndex := map[string]int{}
+	for i, m := range r.Models {
+		mIndex[m.Name] = i
+	}
+	d.Order = map[string][]int{}
+	for _, rk := range r.Rankings {
+		for _, name := range rk.Models {
+			d.Order[rk.Split] = append(d.Order[rk.Split], mIndex[name])
+		}
+	}
+	d.GoldSource = goldSource
 	for _, m := range r.Models {
-		hm := hModel{Name: m.Name, Grading: strings.Join(m.Gradings, ", "), Run: m.Run}
+		hm := hModel{Name: m.Name, Grading: strings.Join(m.Gradings, ", "), Run: m.Run, Rank: rank[m.Name]}
 		if m.Database != nil {
 			hm.Badge, hm.Caveat = m.Database.Badge, m.Database.Caveat
 		}
@@ -450,12 +527,20 @@ func (r *Report) htmlData() htmlData {
 			}
 		}
 		d.Boards = append(d.Boards, rows)
+		systems := map[string]int{}
+		var sysOrder []string
+		calls := &hCalls{}
 		for _, k := range keys {
 			st := m.strict[k]
 			if st == nil {
 				continue // not among the model's splits
 			}
 			hm.Tasks = append(hm.Tasks, r.htmlModelTask(m, k, tIndex[k]))
+			calls.Tasks = append(calls.Tasks, m.calls(k, systems, &sysOrder))
+		}
+		if len(sysOrder) > 0 || len(m.Exchanges) > 0 {
+			calls.Systems = sysOrder
+			hm.Calls = calls
 		}
 		hm.NTasks = len(hm.Tasks)
 		d.Models = append(d.Models, hm)
@@ -489,19 +574,13 @@ func (r *Report) htmlModelTask(m *Model, k datasets.Key, ti int) hMTask {
 	st := m.strict[k]
 	mt := hMTask{T: ti, Scores: [2][2]*float64{scorePair(main), scorePair(other)}, Invalid: st.Invalid(), Graded: st.Graded}
 	if o := m.Outputs[k]; o != nil {
-		mt.SQL = o.Summary.FinalSQL
-		if len(mt.SQL) > maxSQLBytes {
-			mt.SQL = truncRunes(mt.SQL, maxSQLBytes) + "\n-- (cut for the report)"
-		}
-		for i, a := range o.Summary.RefinementAttempts {
-			ha := hAttempt{N: a.Attempt, OK: a.Success, Rows: int(a.RowCount)}
-			if ha.N == 0 {
-				ha.N = i + 1
+		mt.SQL = clipSQL(o.Summary.FinalSQL)
+		mt.Attempts, mt.Detailed = attempts(o)
+		if n := len(mt.Attempts); n > 0 && !o.Summary.ExecutionSuccess {
+			mt.Class = mt.Attempts[n-1].Class
+			if mt.Class == "" {
+				mt.Class = "unclassified"
 			}
-			if a.Error != nil {
-				ha.Err = truncRunes(*a.Error, maxErrorRunes)
-			}
-			mt.Attempts = append(mt.Attempts, ha)
 		}
 		mt.Preview = preview(o, r.PreviewRows)
 	}
@@ -529,12 +608,18 @@ func (r *Report) htmlModelTask(m *Model, k datasets.Key, ti int) hMTask {
 					ns.Expl = truncRunes(dc.Explanation, maxExplanation)
 					rec := dc.Score
 					ns.Rec = &rec
-					if dc.Calls > 0 || dc.PromptTokens > 0 || dc.CostUSD > 0 {
-						ns.Use = fmt.Sprintf("%d calls, %d + %d tokens, $%.4f", dc.Calls, dc.PromptTokens, dc.CompletionTokens, dc.CostUSD)
+					switch {
+					case dc.Group != "" && (dc.PromptTokens > 0 || dc.CostUSD > 0):
+						// A group's call is on its first record; each leaf
+						// carries its share of the tokens.
+						ns.Use = fmt.Sprintf("decided in a call with other leaves; this leaf's share: %d + %d tokens, $%.4f", dc.PromptTokens, dc.CompletionTokens, dc.CostUSD)
+					case dc.Calls > 0 || dc.PromptTokens > 0 || dc.CostUSD > 0:
+						ns.Use = fmt.Sprintf("%d %s, %d + %d tokens, $%.4f", dc.Calls, plural(dc.Calls, "call", "calls"), dc.PromptTokens, dc.CompletionTokens, dc.CostUSD)
 					}
 					if dc.ErrorKind != "" {
 						ns.Use = strings.TrimPrefix(ns.Use+"; error: "+dc.ErrorKind, "; ")
 					}
+					ns.Judge, ns.Group = judgeLabel(dc.Judge, m.backend(dc.Judge)), dc.Group
 				}
 			}
 			mt.Nodes[i] = append(mt.Nodes[i], ns)

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -14,8 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/judge"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
@@ -65,20 +63,25 @@ type Decision struct {
 	Calls                          int
 	PromptTokens, CompletionTokens int
 	CostUSD                        float64
+	LatencyMS                      int64
+	// Judge names the backend that decided ("llm:<endpoint>/<model>",
+	// "replay:<file>", "code"); Group the grouped call it was decided in
+	// ("" alone); both from the judge's ledger.
+	Judge, Group string
 }
 
 // Paths inside a run folder. clinsql judge writes into judge/ the ledger,
 // judge_summary.json and, per split, detailed_grading.json (in judge/ for
 // a one-split run, else in judge/<split>/).
 const (
-	GradingFile      = judge.GradingFile
-	JudgeSummaryFile = judge.SummaryFile
-	LedgerFile       = ledger.LedgerFile
+	GradingFile      = judgefmt.GradingFile
+	JudgeSummaryFile = judgefmt.SummaryFile
+	LedgerFile       = judgefmt.LedgerFile
 )
 
 // JudgeSummary is a run's judge/judge_summary.json, as clinsql judge
 // writes it.
-type JudgeSummary = judge.Summary
+type JudgeSummary = judgefmt.Summary
 
 // Model is one model's scored results with everything the report shows
 // about them.
@@ -100,10 +103,14 @@ type Model struct {
 	Judge *JudgeSummary
 	// Decisions holds every recorded leaf decision by task.
 	Decisions map[datasets.Key]map[LeafKey]*Decision
+	// Exchanges are a model judge's calls per task (prompt and replies,
+	// from judge/transcript.jsonl), in tree and leaf order; none for
+	// recorded decisions, code and replay.
+	Exchanges map[datasets.Key][]*judgefmt.Exchange
 	// Warnings did not stop the report.
 	Warnings []error
 	// Completeness is "complete", or "partial" or "interrupted" when the
-	// judge output says so (see judge.Summary.Completeness).
+	// judge output says so (see judgefmt.Summary.Completeness).
 	Completeness string
 	// Manifest is the run folder's manifest, nil without one (released
 	// runs); Database what the report says about the data it ran on.
@@ -145,8 +152,10 @@ type source struct {
 	bench    *runfolder.BenchmarkSummary
 	judge    *JudgeSummary
 	// ledger holds the last ledger record of every leaf, nil without one.
-	ledger map[ledger.LeafKey]*ledger.Record
-	warns  []error
+	ledger map[judgefmt.LeafKey]*judgefmt.Record
+	// exchanges are the judge's transcript, nil without one.
+	exchanges map[judgefmt.ExchangeKey]*judgefmt.Exchange
+	warns     []error
 }
 
 // loadSources reads every input. Runs whose judge/ folder holds no
@@ -278,7 +287,7 @@ func loadRun(dir string) (*source, error) {
 	}
 	lpath := filepath.Join(dir, runfolder.JudgeDir, LedgerFile)
 	if _, err := os.Stat(lpath); err == nil {
-		l, err := ledger.ReadLedger(lpath)
+		l, err := judgefmt.ReadLedger(lpath)
 		if err != nil {
 			return nil, err
 		}
@@ -286,14 +295,22 @@ func loadRun(dir string) (*source, error) {
 			s.warns = append(s.warns, fmt.Errorf("%s: last line incomplete (a judge run was killed while writing); ignored", lpath))
 		}
 		s.ledger = l.Last()
+		tpath := filepath.Join(dir, runfolder.JudgeDir, judgefmt.TranscriptFile)
+		xs, bad, err := judgefmt.ReadTranscript(tpath)
+		switch {
+		case err != nil:
+			s.warns = append(s.warns, fmt.Errorf("%s: %v (the judge's prompts and replies are not shown)", tpath, err))
+		case bad > 0:
+			s.warns = append(s.warns, fmt.Errorf("%s: %d lines are not exchanges (a judge run was killed while writing); skipped", tpath, bad))
+		}
+		s.exchanges = xs
 	}
 	jpath := filepath.Join(dir, runfolder.JudgeDir, JudgeSummaryFile)
 	if b, err := runfolder.ReadFile(jpath, runfolder.MaxJudgeFileBytes); err == nil {
-		var js JudgeSummary
-		if err := json.Unmarshal(b, &js); err != nil {
+		if js, err := judgefmt.DecodeSummary(b); err != nil {
 			s.warns = append(s.warns, fmt.Errorf("%s: %v", jpath, err))
 		} else {
-			s.judge = &js
+			s.judge = js
 		}
 	}
 	return s, nil
@@ -513,9 +530,10 @@ func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task,
 		}
 		d := &Decision{Source: string(r.Source), Explanation: r.Explanation, Score: r.Score, Status: r.Verdict,
 			Kind: scoring.KindDecided, ErrorKind: r.ErrorKind, Calls: r.Calls,
-			PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, CostUSD: r.CostUSD}
+			PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, CostUSD: r.CostUSD,
+			LatencyMS: r.LatencyMS, Judge: r.Judge, Group: r.Group}
 		switch {
-		case r.Source == ledger.SourceSkip || r.Verdict == rubric.Skipped:
+		case r.Source == judgefmt.SourceSkip || r.Verdict == rubric.Skipped:
 			d.Source, d.Status = "", rubric.Skipped
 		case r.Verdict != rubric.Invalid:
 		case r.ErrorKind == "malformed_reply" || r.ErrorKind == "no_majority" || r.ErrorKind == scoring.KindUnparsed:
@@ -532,6 +550,33 @@ func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task,
 	}
 	if bad > 0 && !subset {
 		warns = append(warns, fmt.Errorf("%s: %d ledger records name tasks that are not among the tasks", filepath.Join(s.run, runfolder.JudgeDir, LedgerFile), bad))
+	}
+	// The transcript: each task's calls in tree order, then by their
+	// first leaf's place in the rubric.
+	for _, x := range s.exchanges {
+		k, err := datasets.ParseKey(x.Task)
+		if err != nil || byKey[k] == nil {
+			continue
+		}
+		if m.Exchanges == nil {
+			m.Exchanges = map[datasets.Key][]*judgefmt.Exchange{}
+		}
+		m.Exchanges[k] = append(m.Exchanges[k], x)
+	}
+	for k, xs := range m.Exchanges {
+		order := map[LeafKey]int{}
+		for i, l := range byKey[k].SQLRubric.Root.Leaves() {
+			order[LeafKey{TreeSQL, l.ID}] = i
+		}
+		for i, l := range byKey[k].ResultsRubric.Root.Leaves() {
+			order[LeafKey{TreeResults, l.ID}] = i
+		}
+		sort.SliceStable(xs, func(i, j int) bool {
+			if xs[i].Tree != xs[j].Tree {
+				return xs[i].Tree == judgefmt.TreeSQL
+			}
+			return order[LeafKey{Tree(xs[i].Tree), xs[i].Leaves[0]}] < order[LeafKey{Tree(xs[j].Tree), xs[j].Leaves[0]}]
+		})
 	}
 	return warns
 }

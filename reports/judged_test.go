@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/judge"
-	"github.com/clinsql/clinsql/judge/ledger"
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
@@ -19,7 +19,7 @@ import (
 // judge's engine as `clinsql judge` does (code checks, gate-aware skipping,
 // the replay backend over the model's recorded decisions), writing the
 // ledger and the outputs into <run>/judge/.
-func judgeFixtureRun(t *testing.T, fs *fixtureSet, run, grading string, mode rubric.Mode) *judge.Summary {
+func judgeFixtureRun(t *testing.T, fs *fixtureSet, run, grading string, mode rubric.Mode) *judgefmt.Summary {
 	t.Helper()
 	outs, err := runfolder.LoadOutputs(run)
 	must(t, err)
@@ -35,7 +35,7 @@ func judgeFixtureRun(t *testing.T, fs *fixtureSet, run, grading string, mode rub
 	must(t, err)
 	dir := filepath.Join(run, runfolder.JudgeDir)
 	must(t, os.MkdirAll(dir, 0o755))
-	l, err := ledger.OpenLedger(filepath.Join(dir, ledger.LedgerFile), ledger.LedgerHeader{Mode: mode, Judge: rp.Name(), CodeChecks: true, Skipping: true, Samples: 1})
+	l, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: mode, Judge: rp.Name(), CodeChecks: true, Skipping: true, Samples: 1})
 	must(t, err)
 	o, err := judge.Run(context.Background(), items, l, judge.Options{Mode: mode, Backend: rp, CodeChecks: true, Skipping: true})
 	must(t, err)

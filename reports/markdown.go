@@ -163,7 +163,7 @@ func (r *Report) table4(w io.Writer, split string, mode rubric.Mode) {
 		if rs {
 			row = append(row, rsText(all.RS, 0), rsText(all.RS, 10))
 		}
-		row = append(row, fmt.Sprintf("%d (%d)", all.InvalidLeaves, all.InvalidTasks))
+		row = append(row, invalidText(all))
 		rows = append(rows, row)
 	}
 	mdTable(w, header, "rlrrrrrrrrrrrr", rows)
@@ -272,7 +272,7 @@ func (r *Report) besideTable(w io.Writer, split string) {
 			row = append(row, fmt.Sprint(c.N), pct(c.SQL.Mean), ci(c.SQL), pct(c.Exec.Mean), ci(c.Exec))
 		}
 		if strict != nil {
-			row = append(row, fmt.Sprint(strict.Ungraded), fmt.Sprintf("%d (%d)", strict.InvalidLeaves, strict.InvalidTasks))
+			row = append(row, fmt.Sprint(strict.Ungraded), invalidText(strict))
 		} else {
 			row = append(row, "", "")
 		}

@@ -71,6 +71,9 @@ type Report struct {
 	Health      []HealthRow
 	// Audit is a judge audit to show beside the models (clinsql audit).
 	Audit *audit.Report
+	// EHRSQL is the EHRSQL 2024 section (ehrsqlbench.Section), nil
+	// without one.
+	EHRSQL *EHRSQL
 	// Warnings are problems that did not stop the report, each naming its
 	// file.
 	Warnings []error

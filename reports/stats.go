@@ -92,6 +92,41 @@ func (b Bootstrap) Means(label string, cols ...[]float64) []Interval {
 	return out
 }
 
+// Ratio returns sum(num)/sum(den) over the tasks (rows) with the
+// percentile interval of that ratio over resamples of the tasks: the
+// interval of a rate whose units (leaves) come clustered in tasks.
+// Resamples whose denominator is 0 are left out.
+func (b Bootstrap) Ratio(label string, num, den []float64) Interval {
+	var sn, sd float64
+	for i := range num {
+		sn += num[i]
+		sd += den[i]
+	}
+	out := Interval{Mean: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+	if sd == 0 {
+		return out
+	}
+	out.Mean = sn / sd
+	n := len(num)
+	r := b.rng(label)
+	dist := make([]float64, 0, b.resamples())
+	for rep := 0; rep < b.resamples(); rep++ {
+		var a, d float64
+		for range n {
+			j := r.IntN(n)
+			a += num[j]
+			d += den[j]
+		}
+		if d > 0 {
+			dist = append(dist, a/d)
+		}
+	}
+	sort.Float64s(dist)
+	alpha := (1 - b.level()) / 2
+	out.Lo, out.Hi = quantile(dist, alpha), quantile(dist, 1-alpha)
+	return out
+}
+
 // Paired returns the mean difference a-b over paired tasks with its
 // percentile interval, resampling pairs.
 func (b Bootstrap) Paired(label string, a, bb []float64) Interval {

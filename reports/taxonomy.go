@@ -138,6 +138,9 @@ type TaxonomyRow struct {
 	// Skipped were not judged (after a failed gate); Missing have no
 	// decision at all.
 	Leaves, Passed, Failed, Invalid, Skipped, Missing int
+	// failed and decided are per graded task (the failure rate's
+	// bootstrap resamples tasks).
+	failed, decided []float64
 }
 
 // FailRate is Failed over the leaves with a valid verdict.
@@ -217,6 +220,10 @@ func taxonomy(models []*Model, tasks map[datasets.Key]*datasets.Task) *Taxonomy 
 				continue // no decisions at all: nothing to classify
 			}
 			dec := m.Decisions[t.Key]
+			for _, b := range Buckets {
+				rows[b].failed = append(rows[b].failed, 0)
+				rows[b].decided = append(rows[b].decided, 0)
+			}
 			for _, l := range leaves[t.Key] {
 				row := rows[l.bucket]
 				row.Leaves++
@@ -228,8 +235,11 @@ func taxonomy(models []*Model, tasks map[datasets.Key]*datasets.Task) *Taxonomy 
 				switch st {
 				case rubric.Pass:
 					row.Passed++
+					row.decided[len(row.decided)-1]++
 				case rubric.Fail:
 					row.Failed++
+					row.decided[len(row.decided)-1]++
+					row.failed[len(row.failed)-1]++
 				case rubric.Invalid:
 					row.Invalid++
 				case rubric.Skipped:

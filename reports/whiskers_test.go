@@ -11,7 +11,8 @@ import (
 func TestScoreChartsHaveWhiskers(t *testing.T) {
 	r := buildFixtureReport(t, writeFixtureSet(t), Options{})
 	for _, split := range r.Splits {
-		for _, c := range r.difficultyCharts(split) {
+		for _, f := range r.leaderboardPanels(split) {
+			c := f.Chart
 			bars, withCI, whiskers := 0, 0, 0
 			for _, rect := range c.Rects {
 				if strings.Contains(rect.Title, ": ") { // a bar, not a legend swatch

@@ -18,21 +18,22 @@ import (
 
 // Files written by Write, relative to its folder.
 const (
-	LeaderboardMD   = "leaderboard.md"
-	LeaderboardCSV  = "leaderboard.csv"
-	ScenariosMD     = "scenarios.md"
-	ScenariosCSV    = "scenarios.csv"
-	ComparisonsCSV  = "comparisons.csv"
-	TaxonomyMD      = "taxonomy.md"
-	TaxonomyCSV     = "taxonomy.csv"
-	TaxonomyLeaves  = "taxonomy_leaves.csv"
-	TaxonomyRules   = "taxonomy_rules.csv"
-	RefinementMD    = "refinement.md"
-	RefinementCSV   = "refinement.csv"
-	HealthCSV       = "health.csv"
-	TasksCSV        = "tasks.csv"
-	ReportJSON      = "report.json"
-	ReportHTML      = "report.html"
+	LeaderboardMD  = "leaderboard.md"
+	LeaderboardCSV = "leaderboard.csv"
+	ScenariosMD    = "scenarios.md"
+	ScenariosCSV   = "scenarios.csv"
+	ComparisonsCSV = "comparisons.csv"
+	TaxonomyMD     = "taxonomy.md"
+	TaxonomyCSV    = "taxonomy.csv"
+	TaxonomyLeaves = "taxonomy_leaves.csv"
+	TaxonomyRules  = "taxonomy_rules.csv"
+	RefinementMD   = "refinement.md"
+	RefinementCSV  = "refinement.csv"
+	HealthCSV      = "health.csv"
+	TasksCSV       = "tasks.csv"
+	ReportJSON     = "report.json"
+	ReportHTML     = "report.html"
+	// FiguresDir (figures/) holds every chart as an SVG file.
 	ModelSummaryDir = "models"
 )
 
@@ -59,6 +60,18 @@ func (r *Report) Write(dir string) ([]string, error) {
 	md := func(f func(io.Writer)) func(io.Writer) error {
 		return func(w io.Writer) error { f(w); return nil }
 	}
+	if len(r.Models) == 0 {
+		// An EHRSQL section alone: its figures and the page.
+		if err := os.MkdirAll(filepath.Join(dir, FiguresDir), 0o755); err != nil {
+			return nil, err
+		}
+		files, err := r.writeFigures(filepath.Join(dir, FiguresDir))
+		if err != nil {
+			return files, err
+		}
+		err = put(ReportHTML, r.WriteHTML)
+		return append(files, written...), err
+	}
 	tx, leaves, rules := r.taxonomyRows()
 	steps := []struct {
 		name   string
@@ -78,6 +91,7 @@ func (r *Report) Write(dir string) ([]string, error) {
 		{HealthCSV, func(w io.Writer) error { return writeCSV(w, r.healthRows()) }},
 		{TasksCSV, func(w io.Writer) error { return writeCSV(w, r.taskRows()) }},
 		{ReportJSON, r.WriteJSON},
+		{LeaderboardTeX, md(r.WriteLeaderboardLaTeX)},
 	}
 	for _, s := range steps {
 		if err := put(s.name, s.render); err != nil {
@@ -85,6 +99,14 @@ func (r *Report) Write(dir string) ([]string, error) {
 		}
 	}
 	files, err := r.writeModelSummaries(filepath.Join(dir, ModelSummaryDir))
+	written = append(written, files...)
+	if err != nil {
+		return written, err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, FiguresDir), 0o755); err != nil {
+		return written, err
+	}
+	files, err = r.writeFigures(filepath.Join(dir, FiguresDir))
 	written = append(written, files...)
 	if err != nil {
 		return written, err

@@ -147,6 +147,9 @@ func readOutput(key datasets.Key, dir string) (*Output, error) {
 		return o, nil
 	}
 	b, err := ReadFile(sumPath, MaxSummaryBytes)
+	if errors.Is(err, ErrTooLarge) {
+		return nil, fmt.Errorf("%w (an older clinsql kept a model's reply whole, however long: run the command that wrote this run folder again, clinsql generate or clinsql exec --run, which answers the task again and rewrites the file)", err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -155,10 +158,7 @@ func readOutput(key datasets.Key, dir string) (*Output, error) {
 	// the engine's caps (the reference shape cannot).
 	var doc struct {
 		ExecutionSummary
-		Clinsql *struct {
-			Truncated            bool   `json:"truncated"`
-			RecordedResultSHA256 string `json:"recorded_result_sha256"`
-		} `json:"clinsql"`
+		Clinsql json.RawMessage `json:"clinsql"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		// Named in the reference shape's terms (row_count, not
@@ -169,8 +169,16 @@ func readOutput(key datasets.Key, dir string) (*Output, error) {
 		return nil, fmt.Errorf("%s: %s", sumPath, datasets.DescribeJSONError(err))
 	}
 	o.Summary = doc.ExecutionSummary
-	if doc.Clinsql != nil {
-		o.Truncated, o.RecordedResultSHA256 = doc.Clinsql.Truncated, doc.Clinsql.RecordedResultSHA256
+	if len(doc.Clinsql) > 0 && string(doc.Clinsql) != "null" {
+		var c struct {
+			Truncated            bool   `json:"truncated"`
+			RecordedResultSHA256 string `json:"recorded_result_sha256"`
+		}
+		if err := json.Unmarshal(doc.Clinsql, &c); err != nil {
+			return nil, fmt.Errorf("%s: clinsql: %s", sumPath, datasets.DescribeJSONError(err))
+		}
+		o.Truncated, o.RecordedResultSHA256 = c.Truncated, c.RecordedResultSHA256
+		o.Detail = doc.Clinsql
 	}
 	return o, nil
 }

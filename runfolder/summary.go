@@ -66,6 +66,11 @@ type Output struct {
 	// answer had no result file. Decisions recorded about the recorded
 	// result apply to this answer only when its result is the same bytes.
 	RecordedResultSHA256 string
+	// Detail is clinsql's own section of execution_summary.json ("clinsql",
+	// refine.TaskDetail: every attempt's request, SQL, reply, error, tokens
+	// and timing) as read, for the readers that show it; nil in runs
+	// written by other tools (the released runs).
+	Detail json.RawMessage
 
 	// resultSum caches ResultSHA256: the run's identity and the judge's
 	// replay rule both need it, and the file is read once.

@@ -4,7 +4,13 @@ package main
 import (
 	"os"
 
-	"github.com/clinsql/clinsql/internal/cli"
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cli"
+	"github.com/clinsql/clinsql/executor/duckdb"
 )
 
-func main() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	// The duckdb engine runs queries in a worker process: this binary
+	// started again, which serves and exits here.
+	duckdb.ServeIfWorker()
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

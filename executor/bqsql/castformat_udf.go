@@ -1,7 +1,6 @@
 package bqsql
 
 import (
-	"database/sql"
 	"database/sql/driver"
 	"encoding/base32"
 	"encoding/base64"
@@ -11,39 +10,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	duck "github.com/duckdb/duckdb-go/v2"
 )
-
-// goFunc is a Go scalar function over fixed DuckDB types.
-type goFunc struct {
-	in  []duck.Type
-	out duck.Type
-	fn  func(v []driver.Value) (any, error)
-}
-
-func (g goFunc) Config() duck.ScalarFuncConfig {
-	var cfg duck.ScalarFuncConfig
-	for _, t := range g.in {
-		ti, _ := duck.NewTypeInfo(t)
-		cfg.InputTypeInfos = append(cfg.InputTypeInfos, ti)
-	}
-	cfg.ResultTypeInfo, _ = duck.NewTypeInfo(g.out)
-	return cfg
-}
-
-func (g goFunc) Executor() duck.ScalarFuncExecutor {
-	return duck.ScalarFuncExecutor{RowExecutor: markErrors(g.fn)}
-}
-
-// markErrors marks the errors fn raises on a value as the query's (see
-// goFunctionMark).
-func markErrors(fn func([]driver.Value) (any, error)) func([]driver.Value) (any, error) {
-	return func(v []driver.Value) (any, error) {
-		r, err := fn(v)
-		return r, goFunctionError(err)
-	}
-}
 
 // safely runs a cast: SAFE_CAST gives NULL where CAST fails, except where
 // the bridge's own limit, not the value, is the cause.
@@ -58,10 +25,13 @@ func safely(safe bool, v any, err error) (any, error) {
 	return v, nil
 }
 
-func registerCastFormat(conn *sql.Conn) error {
-	V, B, TZ := duck.TYPE_VARCHAR, duck.TYPE_BOOLEAN, duck.TYPE_TIMESTAMP_TZ
-	toString := func(src duck.Type, typ string) goFunc {
-		return goFunc{in: []duck.Type{src, V, V, B}, out: V, fn: func(v []driver.Value) (any, error) {
+// castFormatFunctions are the Go functions CAST … FORMAT becomes: to
+// STRING from each source type (one overloaded name), to BYTES, and a
+// parse function per date/time type.
+func castFormatFunctions() []Function {
+	const V, B, TZ = "VARCHAR", "BOOLEAN", "TIMESTAMPTZ"
+	toString := func(src, typ string) Function {
+		return Function{Name: castToStringFunc, Params: []string{src, V, V, B}, Result: V, Eval: func(v []driver.Value) (any, error) {
 			f, zone, safe := v[1].(string), v[2].(string), v[3].(bool)
 			if b, ok := v[0].([]byte); ok {
 				s, err := bytesToString(b, f)
@@ -81,23 +51,17 @@ func registerCastFormat(conn *sql.Conn) error {
 			return safely(safe, s, err)
 		}}
 	}
-	if err := duck.RegisterScalarUDFSet(conn, castToStringFunc,
-		toString(duck.TYPE_DATE, "DATE"), toString(duck.TYPE_TIMESTAMP, "DATETIME"),
-		toString(TZ, "TIMESTAMP"), toString(duck.TYPE_TIME, "TIME"), toString(duck.TYPE_BLOB, "BYTES")); err != nil {
-		return err
-	}
-	err := duck.RegisterScalarUDF(conn, castToBytesFunc, goFunc{in: []duck.Type{V, V, B}, out: duck.TYPE_BLOB,
-		fn: func(v []driver.Value) (any, error) {
+	fns := []Function{
+		toString("DATE", "DATE"), toString("TIMESTAMP", "DATETIME"), toString(TZ, "TIMESTAMP"), toString("TIME", "TIME"), toString("BLOB", "BYTES"),
+		{Name: castToBytesFunc, Params: []string{V, V, B}, Result: "BLOB", Eval: func(v []driver.Value) (any, error) {
 			b, err := stringToBytes(v[0].(string), v[1].(string))
 			return safely(v[2].(bool), b, err)
-		}})
-	if err != nil {
-		return err
+		}},
 	}
-	parse := map[string]duck.Type{"DATE": duck.TYPE_DATE, "DATETIME": duck.TYPE_TIMESTAMP, "TIME": duck.TYPE_TIME, "TIMESTAMP": TZ}
-	for typ, out := range parse {
-		typ := typ
-		fn := func(v []driver.Value) (any, error) {
+	// Parse functions, in a fixed order (DATE, DATETIME, TIME, TIMESTAMP).
+	for _, p := range []struct{ typ, out string }{{"DATE", "DATE"}, {"DATETIME", "TIMESTAMP"}, {"TIME", "TIME"}, {"TIMESTAMP", TZ}} {
+		typ := p.typ
+		fns = append(fns, Function{Name: castParseFunc + strings.ToLower(typ), Params: []string{V, V, V, TZ, B}, Result: p.out, Eval: func(v []driver.Value) (any, error) {
 			s, f, zone, now, safe := v[0].(string), v[1].(string), v[2].(string), v[3].(time.Time), v[4].(bool)
 			r, err := parseTimeElems(s, f, typ, now)
 			if err != nil {
@@ -116,12 +80,9 @@ func registerCastFormat(conn *sql.Conn) error {
 				return time.Date(r.year, time.Month(r.month), r.day, r.hour, r.min, r.sec, r.nanos, loc).UTC(), nil
 			}
 			return time.Date(r.year, time.Month(r.month), r.day, r.hour, r.min, r.sec, r.nanos, time.UTC), nil
-		}
-		if err := duck.RegisterScalarUDF(conn, castParseFunc+strings.ToLower(typ), goFunc{in: []duck.Type{V, V, V, TZ, B}, out: out, fn: fn}); err != nil {
-			return err
-		}
+		}})
 	}
-	return nil
+	return fns
 }
 
 // bytesFormat is a BYTES<->STRING format: its name upper-cased, or an

@@ -80,7 +80,7 @@ func TestEveryReferencedMacroExists(t *testing.T) {
 		}
 		for _, m := range macroRef.FindAllStringSubmatch(string(src), -1) {
 			name := m[1] + m[2]
-			if seen[name] || tableAliases[name] || slices.Contains(goFunctions, name) { // Go functions (RegisterFunctions)
+			if seen[name] || tableAliases[name] || slices.Contains(goFunctions, name) { // Go functions (Functions)
 				continue
 			}
 			seen[name] = true

@@ -1,9 +1,8 @@
-package bqsql
+package bqsql_test
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,22 +11,23 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/bqduck"
+	"github.com/clinsql/clinsql/executor/bqsql"
 	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/internal/shared"
 )
 
 // The acceptance figures run on the embedded engine as users get it: the
-// MIMIC-IV demo built by executor/mimic (`clinsql db build`) and queried
-// through executor/duckdb with this package's translator, settings and
-// prelude (the wiring of internal/cli). The database is built once per test
-// process in a temporary folder.
+// MIMIC-IV demo built by executor/mimic (`clinsql db build`) and opened by
+// executor/bqduck (this package's translator, settings, prelude and Go
+// functions on executor/duckdb), as clinsql opens it. The database is built
+// once per test process in a temporary folder.
 
 var demo struct {
 	once   sync.Once
 	dir    string
-	engine *duckdb.Engine
-	cat    Catalog
+	engine *bqduck.Engine
 	build  time.Duration
 	err    error
 }
@@ -37,6 +37,8 @@ var demo struct {
 const queryTimeout = 30 * time.Second
 
 func TestMain(m *testing.M) {
+	// The engine's worker is this test binary started again.
+	duckdb.ServeIfWorker()
 	code := m.Run()
 	if demo.engine != nil {
 		demo.engine.Close()
@@ -47,16 +49,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// demoEngine returns the process-wide engine over the demo database and its
-// catalog, skipping the test when ../shared is absent.
-func demoEngine(tb testing.TB) (*duckdb.Engine, Catalog) {
+// demoEngine returns the process-wide engine over the demo database,
+// skipping the test when ../shared is absent.
+func demoEngine(tb testing.TB) *bqduck.Engine {
 	tb.Helper()
 	dir := shared.Path(tb, "mimic-iv-demo")
 	demo.once.Do(func() { demo.err = openDemo(dir) })
 	if demo.err != nil {
 		tb.Fatalf("demo database: %v", demo.err)
 	}
-	return demo.engine, demo.cat
+	return demo.engine
 }
 
 func openDemo(mimicDir string) error {
@@ -72,55 +74,15 @@ func openDemo(mimicDir string) error {
 		return err
 	}
 	demo.build = time.Since(start)
-	tr := &Translator{}
-	eng, err := duckdb.Open(out, duckdb.Options{
-		Limits:    executor.Limits{Timeout: queryTimeout, MaxRows: 10000},
-		MaxConns:  2,
-		Threads:   1,
-		Translate: tr.TranslateCheckedContext,
-		Settings:  Settings,
-		Prelude:   Macros,
-		Register:  RegisterFunctions,
-		Explain:   Explain,
-		// As clinsql's default (--zero-division auto) on a sample: a
-		// division by zero gives NULL with a warning; the benchmarks
-		// report both this and BigQuery's strict outcome.
-		Relax: RelaxDivision,
-	})
+	// As clinsql's default (--zero-division auto) on a sample: a division
+	// by zero gives NULL with a warning; the benchmarks report both this
+	// and BigQuery's strict outcome.
+	eng, err := bqduck.Open(ctx, bqduck.Options{DB: out, Limits: executor.Limits{Timeout: queryTimeout, MaxRows: 10000}, Conns: 2, Threads: 1})
 	if err != nil {
 		return err
 	}
 	demo.engine = eng
-	cat, err := engineCatalog(ctx, eng)
-	if err != nil {
-		return err
-	}
-	tr.Catalog = cat
-	demo.cat = cat
 	return nil
-}
-
-// engineCatalog reads the catalog through the engine (one engine per file
-// per process, so LoadCatalog's own connection is not available).
-func engineCatalog(ctx context.Context, eng *duckdb.Engine) (Catalog, error) {
-	res, err := eng.QueryNative(ctx, `SELECT table_schema, table_name, column_name, data_type
-		FROM information_schema.columns
-		WHERE table_schema IN ('mimiciv_3_1_hosp', 'mimiciv_3_1_icu', 'mimiciv_3_1_derived')`)
-	if err != nil {
-		return nil, fmt.Errorf("read catalog: %w", err)
-	}
-	cat := Catalog{}
-	for _, r := range res.Rows {
-		schema, table, column, typ := r[0].(string), r[1].(string), r[2].(string), r[3].(string)
-		if cat[schema] == nil {
-			cat[schema] = map[string]map[string]string{}
-		}
-		if cat[schema][table] == nil {
-			cat[schema][table] = map[string]string{}
-		}
-		cat[schema][table][strings.ToLower(column)] = BigQueryType(typ)
-	}
-	return cat, nil
 }
 
 // runResult is the outcome of one query on the embedded engine.
@@ -139,16 +101,16 @@ func (r runResult) stage() string {
 	switch {
 	case r.Err == nil:
 		return "ran"
-	case errors.Is(r.Err, ErrInvalid):
+	case errors.Is(r.Err, bqsql.ErrInvalid):
 		return "rejected by translator"
-	case errors.Is(r.Err, ErrUnsupported):
+	case errors.Is(r.Err, bqsql.ErrUnsupported):
 		return "unsupported"
 	}
 	return string(r.Class)
 }
 
 // runQuery runs one BigQuery query on the engine.
-func runQuery(ctx context.Context, eng *duckdb.Engine, sql string) runResult {
+func runQuery(ctx context.Context, eng *bqduck.Engine, sql string) runResult {
 	start := time.Now()
 	res, err := eng.Query(ctx, sql)
 	out := runResult{Err: err, Elapsed: time.Since(start)}
@@ -159,4 +121,18 @@ func runQuery(ctx context.Context, eng *duckdb.Engine, sql string) runResult {
 	out.Rows = res.TotalRows
 	out.Warned = len(res.Warnings) > 0
 	return out
+}
+
+func readFile(tb testing.TB, path string) string {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }

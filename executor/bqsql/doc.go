@@ -25,6 +25,11 @@
 //   - Translate does not decide whether a statement is safe to run: the
 //     engine still lets DuckDB's parser check that there is exactly one
 //     read-only statement.
+//   - Translated SQL calls Go functions beside the macros ([Functions]:
+//     FARM_FINGERPRINT, BigQuery's time zones, CAST … FORMAT). The package
+//     describes them as plain Go and links no database engine: the engine
+//     registers them (executor/bqduck, the one place that assembles the
+//     embedded engine from this package and executor/duckdb).
 //
 // How it works: Tokenize splits the input into lossless tokens (every
 // quoting form, raw and bytes literals, comments, backticked paths);

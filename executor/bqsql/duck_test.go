@@ -4,10 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"os"
 	"testing"
 
 	"github.com/duckdb/duckdb-go/v2"
+
+	engine "github.com/clinsql/clinsql/executor/duckdb"
 )
 
 // openDuck opens an in-memory DuckDB whose every connection runs Prelude,
@@ -35,10 +36,19 @@ func openDuckShared() *sql.DB {
 		panic(err)
 	}
 	defer c.Close()
-	if err := RegisterFunctions(ctx, c); err != nil {
+	if err := engine.RegisterFunctions(ctx, c, duckFunctions()); err != nil {
 		panic(err)
 	}
 	return db
+}
+
+// duckFunctions are Functions as the DuckDB engine registers them.
+func duckFunctions() []engine.Function {
+	var out []engine.Function
+	for _, f := range Functions() {
+		out = append(out, engine.Function(f))
+	}
+	return out
 }
 
 // queryRows runs translated SQL and returns all rows as strings (NULL as
@@ -80,13 +90,4 @@ func TestPreludeRuns(t *testing.T) {
 	if _, err := queryRows(context.Background(), db, "SELECT bq_div(1, 2)"); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func readFile(tb testing.TB, path string) string {
-	tb.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return string(b)
 }

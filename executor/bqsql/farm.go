@@ -1,13 +1,10 @@
 package bqsql
 
 import (
-	"context"
-	"database/sql"
 	"database/sql/driver"
 	"fmt"
 
 	farm "github.com/dgryski/go-farm"
-	duck "github.com/duckdb/duckdb-go/v2"
 )
 
 // farmFunc is the Go function FARM_FINGERPRINT becomes: BigQuery's
@@ -15,41 +12,60 @@ import (
 // or of the BYTES, as an INT64 (two's complement).
 const farmFunc = "bq_farm_fingerprint"
 
-// goFunctions are the names of the Go functions RegisterFunctions
-// registers (translated SQL calls them beside the prelude's macros).
+// goFunctions are the names of the Go functions [Functions] lists
+// (translated SQL calls them beside the prelude's macros).
 var goFunctions = []string{farmFunc, civilAtFunc, castToStringFunc, castToBytesFunc,
 	castParseFunc + "date", castParseFunc + "datetime", castParseFunc + "time", castParseFunc + "timestamp"}
 
-// RegisterFunctions registers the bridge's Go functions on a DuckDB
-// connection (database-wide): duckdb.Options.Register for the bridge.
-func RegisterFunctions(ctx context.Context, conn *sql.Conn) error {
-	if err := duck.RegisterScalarUDF(conn, farmFunc, farmUDF{}); err != nil {
-		return err
-	}
-	if err := registerZoneFunctions(conn); err != nil {
-		return err
-	}
-	return registerCastFormat(conn)
+// A Function is a Go function that translated SQL calls by name, beside
+// the macros of [Prelude]: a BigQuery function no SQL macro computes
+// (FARM_FINGERPRINT, BigQuery's time zone names, CAST … FORMAT). The
+// package only describes it, so translation links no database engine: the
+// engine that runs translated SQL registers every one of [Functions] before
+// the first query (executor/bqduck, through the DuckDB engine's scalar
+// functions). Functions of one name are overloads.
+type Function struct {
+	Name string
+	// Params and Result are DuckDB type names: VARCHAR, BOOLEAN, BIGINT,
+	// BLOB, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, or ANY (a parameter of any
+	// type).
+	Params []string
+	Result string
+	// Eval computes one row's value. It is not called for a row with a
+	// NULL argument: the result is NULL, as for BigQuery's functions.
+	Eval func(args []driver.Value) (any, error)
 }
 
-type farmUDF struct{}
-
-func (farmUDF) Config() duck.ScalarFuncConfig {
-	anyType, _ := duck.NewTypeInfo(duck.TYPE_ANY)
-	intType, _ := duck.NewTypeInfo(duck.TYPE_BIGINT)
-	return duck.ScalarFuncConfig{InputTypeInfos: []duck.TypeInfo{anyType}, ResultTypeInfo: intType}
+// Functions lists the bridge's Go functions, overloads side by side.
+func Functions() []Function {
+	fns := []Function{
+		{Name: farmFunc, Params: []string{"ANY"}, Result: "BIGINT", Eval: farmEval},
+		{Name: civilAtFunc, Params: []string{"TIMESTAMPTZ", "VARCHAR"}, Result: "TIMESTAMP", Eval: civilAtEval},
+	}
+	fns = append(fns, castFormatFunctions()...)
+	for i := range fns {
+		fns[i].Eval = markErrors(fns[i].Eval)
+	}
+	return fns
 }
 
-func (farmUDF) Executor() duck.ScalarFuncExecutor {
-	return duck.ScalarFuncExecutor{RowExecutor: markErrors(func(values []driver.Value) (any, error) {
-		switch v := values[0].(type) {
-		case string:
-			return farmFingerprint([]byte(v)), nil
-		case []byte:
-			return farmFingerprint(v), nil
-		}
-		return nil, fmt.Errorf("No matching signature for function FARM_FINGERPRINT: its argument must be STRING or BYTES, not %T", values[0])
-	})}
+// markErrors marks the errors fn raises on a value as the query's (see
+// goFunctionMark), for the engine to class by Explain.
+func markErrors(fn func([]driver.Value) (any, error)) func([]driver.Value) (any, error) {
+	return func(v []driver.Value) (any, error) {
+		r, err := fn(v)
+		return r, goFunctionError(err)
+	}
+}
+
+func farmEval(values []driver.Value) (any, error) {
+	switch v := values[0].(type) {
+	case string:
+		return farmFingerprint([]byte(v)), nil
+	case []byte:
+		return farmFingerprint(v), nil
+	}
+	return nil, fmt.Errorf("No matching signature for function FARM_FINGERPRINT: its argument must be STRING or BYTES, not %T", values[0])
 }
 
 func farmFingerprint(b []byte) int64 { return int64(farm.Fingerprint64(b)) }

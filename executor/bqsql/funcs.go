@@ -159,7 +159,7 @@ func init() {
 		"RTRIM":            emit(1, 2, trimFn),
 		"REPLACE":          fn(3, 3, "replace"),
 		"REVERSE":          fn(1, 1, "reverse"),
-		"REPEAT":           fn(2, 2, "repeat"),
+		"REPEAT":           macro(2, 2, "bq_repeat"),
 		"STARTS_WITH":      fn(2, 2, "starts_with"),
 		"ENDS_WITH":        fn(2, 2, "ends_with"),
 		"STRPOS":           macro(2, 2, "bq_strpos"),
@@ -220,14 +220,8 @@ func init() {
 			}
 			return out
 		}),
-		"ARRAY_INCLUDES": fn(2, 2, "list_contains"),
-		"GENERATE_ARRAY": emit(2, 3, func(c *call) string {
-			if len(c.args) == 3 {
-				// A zero step is BigQuery's error.
-				return "generate_series(" + c.arg(0) + ", " + c.arg(1) + ", bq_nonzero_step(" + c.arg(2) + "))"
-			}
-			return "generate_series(" + c.argsText() + ")"
-		}),
+		"ARRAY_INCLUDES":      fn(2, 2, "list_contains"),
+		"GENERATE_ARRAY":      emit(2, 3, generateArray),
 		"GENERATE_DATE_ARRAY": emit(2, 3, generateDateArray),
 		"ARRAY":               emit(0, -1, func(c *call) string { return "ARRAY(" + c.e.text(c.group.kids) + ")" }),
 		"STRUCT":              emit(0, -1, structFn),
@@ -408,6 +402,7 @@ func formatFn(c *call) string {
 		c.e.unsupported(c.it, "FORMAT with a non-literal format string is not supported")
 		return ""
 	}
+	tooWide := ""
 	for i := 0; i < len(lit); i++ {
 		if lit[i] != '%' {
 			continue
@@ -415,6 +410,9 @@ func formatFn(c *call) string {
 		j := i + 1
 		for j < len(lit) && strings.IndexByte("-+ #0123456789.", lit[j]) >= 0 {
 			j++
+		}
+		if tooWide == "" {
+			tooWide = formatWidth(lit[i+1 : j])
 		}
 		if j >= len(lit) {
 			c.e.invalid(c.it, "Invalid format specifier at end of FORMAT string")
@@ -431,6 +429,9 @@ func formatFn(c *call) string {
 			return ""
 		}
 		i = j
+	}
+	if tooWide != "" {
+		return "CAST(error(" + duckString(tooWide) + ") AS VARCHAR)"
 	}
 	rest := make([]string, 0, len(c.args))
 	rest = append(rest, duckString(lit))

@@ -1,4 +1,4 @@
-package bqsql
+package bqsql_test
 
 import (
 	"context"
@@ -45,7 +45,7 @@ func (f goldFailure) String() string {
 // failures, the tasks that ran only with a division by zero given NULL, and
 // the time per query.
 func goldRun(tb testing.TB) (n int, failures []goldFailure, warned []string, perQuery time.Duration) {
-	eng, _ := demoEngine(tb)
+	eng := demoEngine(tb)
 	files := goldFiles(tb)
 	start := time.Now()
 	for _, f := range files {
@@ -109,7 +109,7 @@ func BenchmarkGoldQueries(b *testing.B) {
 // tie under ORDER BY included. Each query runs twice, on whichever of the
 // engine's connections is free.
 func TestGoldQueriesDeterministic(t *testing.T) {
-	eng, _ := demoEngine(t)
+	eng := demoEngine(t)
 	ctx := context.Background()
 	for _, f := range goldFiles(t) {
 		q := readFile(t, f)

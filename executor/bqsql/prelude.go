@@ -149,9 +149,11 @@ CREATE OR REPLACE TEMP MACRO bq_left(s VARCHAR, n BIGINT) AS CASE WHEN s IS NULL
 CREATE OR REPLACE TEMP MACRO bq_right(s VARCHAR, n BIGINT) AS CASE WHEN s IS NULL OR n IS NULL THEN NULL WHEN n < 0
 	THEN CAST(CAST('Second argument in RIGHT() cannot be negative' AS BIGINT) AS VARCHAR) ELSE right(s, n) END;
 CREATE OR REPLACE TEMP MACRO bq_lpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN s IS NULL OR n IS NULL OR p IS NULL THEN NULL WHEN n < 0
-	THEN CAST(CAST('Second argument in LPAD() cannot be negative' AS BIGINT) AS VARCHAR) ELSE lpad(s, CAST(n AS INTEGER), p) END;
+	THEN CAST(CAST('Second argument in LPAD() cannot be negative' AS BIGINT) AS VARCHAR)
+	WHEN n > 1048576 THEN CAST(error('Output of LPAD/RPAD exceeds max allowed output size of 1MB') AS VARCHAR) ELSE lpad(s, CAST(n AS INTEGER), p) END;
 CREATE OR REPLACE TEMP MACRO bq_rpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN s IS NULL OR n IS NULL OR p IS NULL THEN NULL WHEN n < 0
-	THEN CAST(CAST('Second argument in RPAD() cannot be negative' AS BIGINT) AS VARCHAR) ELSE rpad(s, CAST(n AS INTEGER), p) END;
+	THEN CAST(CAST('Second argument in RPAD() cannot be negative' AS BIGINT) AS VARCHAR)
+	WHEN n > 1048576 THEN CAST(error('Output of LPAD/RPAD exceeds max allowed output size of 1MB') AS VARCHAR) ELSE rpad(s, CAST(n AS INTEGER), p) END;
 CREATE OR REPLACE TEMP MACRO bq_split(s VARCHAR, d VARCHAR) AS CASE WHEN s IS NULL OR d IS NULL THEN NULL WHEN s = '' THEN [''] ELSE string_split(s, d) END;
 -- UNICODE('') is 0 in BigQuery, -1 in DuckDB.
 CREATE OR REPLACE TEMP MACRO bq_unicode(s VARCHAR) AS CASE WHEN s = '' THEN 0 ELSE unicode(s) END;
@@ -605,6 +607,7 @@ func buildMacros() string {
 	b.WriteString(civilMacros)
 	b.WriteString(bytesMacros)
 	b.WriteString(caseMacros())
+	b.WriteString(boundsMacros)
 	b.WriteString(`CREATE OR REPLACE TEMP MACRO bq_interval_micros(x INTERVAL) AS
 	CAST(round(epoch(x - to_months(CAST(date_part('year', x) * 12 + date_part('month', x) AS INTEGER))) * 1000000) AS BIGINT);
 `)
@@ -737,6 +740,9 @@ func Explain(msg string) (out string, unsupported bool) {
 			return firstLine(m), false
 		}
 		return msg, false
+	}
+	if out, unsupported, ok := explainBounds(msg); ok {
+		return out, unsupported
 	}
 	if m := raised.FindStringSubmatch(msg); m != nil {
 		return bigQueryTypes(m[1]), false

@@ -1,4 +1,4 @@
-package bqsql
+package bqsql_test
 
 import (
 	"bufio"
@@ -21,6 +21,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/bqduck"
+	"github.com/clinsql/clinsql/executor/bqsql"
+	"github.com/clinsql/clinsql/executor/mimic"
 	goldenfile "github.com/clinsql/clinsql/internal/golden"
 	"github.com/clinsql/clinsql/internal/shared"
 )
@@ -101,7 +104,7 @@ func realQueries(tb testing.TB) []realQuery {
 }
 
 // realOutcome renders what the engine did with a query, one line.
-func realOutcome(ctx context.Context, run func(context.Context, string) (*executor.Result, error), sql string, cat Catalog) string {
+func realOutcome(ctx context.Context, run func(context.Context, string) (*executor.Result, error), sql string, cat bqsql.Catalog) string {
 	res, err := run(ctx, sql)
 	if err != nil {
 		class := executor.ClassOf(err)
@@ -164,9 +167,9 @@ func realOutcome(ctx context.Context, run func(context.Context, string) (*execut
 // BigQuery documents as changing between runs (RAND, GENERATE_UUID, the
 // CURRENT_ date and time functions), or "".
 func volatileCall(sql string) string {
-	toks, _ := Tokenize(sql)
+	toks, _ := bqsql.Tokenize(sql)
 	for _, t := range toks {
-		if t.Kind != Ident {
+		if t.Kind != bqsql.Ident {
 			continue
 		}
 		switch up := strings.ToUpper(t.Text); up {
@@ -187,14 +190,14 @@ var (
 // digits blanked, and every word of the query's names and literals blanked
 // unless it is public vocabulary (a BigQuery keyword or function name, a MIMIC-IV
 // table or column name): stable, and free of the query's text.
-func errorFamily(err error, sql string, cat Catalog) string {
+func errorFamily(err error, sql string, cat bqsql.Catalog) string {
 	msg := firstLine(err.Error())
 	msg = lineCol.ReplaceAllString(msg, "")
 	msg = quotedText.ReplaceAllString(msg, "…")
 	written := map[string]bool{} // the query's names and literals, not its comments
-	toks, _ := Tokenize(sql)
+	toks, _ := bqsql.Tokenize(sql)
 	for _, t := range toks {
-		if t.Kind == Ident || t.Kind == QuotedIdent || t.Kind == String || t.Kind == Bytes {
+		if t.Kind == bqsql.Ident || t.Kind == bqsql.QuotedIdent || t.Kind == bqsql.String || t.Kind == bqsql.Bytes {
 			for _, w := range wordRE.FindAllString(t.Text, -1) {
 				written[strings.ToLower(w)] = true
 			}
@@ -216,11 +219,11 @@ func errorFamily(err error, sql string, cat Catalog) string {
 // TestRealQueries runs every real query on the demo database and compares
 // the outcomes with testdata/realquery.golden.
 func TestRealQueries(t *testing.T) {
-	if raceEnabled {
+	if bqsql.RaceEnabled {
 		t.Skip("the real-query golden runs without the race detector (make test's second pass)")
 	}
 	qs := realQueries(t)
-	eng, cat := demoEngine(t)
+	eng, cat := demoEngine(t), bqduck.CatalogOf(mimic.V31)
 	got := make([]string, len(qs))
 	start := time.Now()
 	g, ctx := errgroup.WithContext(context.Background())
@@ -283,9 +286,9 @@ func TestRealQueries(t *testing.T) {
 
 // publicWord reports whether a word is BigQuery's or MIMIC-IV's vocabulary
 // rather than a name the query made up.
-func publicWord(w string, cat Catalog) bool {
+func publicWord(w string, cat bqsql.Catalog) bool {
 	up := strings.ToUpper(w)
-	if bqReserved[up] || bqFunctions[up] || hasSignature(up) {
+	if bqsql.PublicVocabulary(up) {
 		return true
 	}
 	low := strings.ToLower(w)
@@ -325,9 +328,4 @@ func readRealGolden(path string) (map[string]realGoldenLine, error) {
 		out[f[0]] = realGoldenLine{bq: strings.TrimPrefix(f[1], "bq="), outcome: f[2]}
 	}
 	return out, sc.Err()
-}
-
-func hasSignature(name string) bool {
-	_, ok := signatures[name]
-	return ok
 }

@@ -1,4 +1,4 @@
-package bqsql
+package bqsql_test
 
 import (
 	"context"
@@ -149,7 +149,7 @@ func ourFamily(res runResult) string {
 // machine has two cores; the engine holds two connections) and tallies
 // agreement with BigQuery.
 func replay(ctx context.Context, tb testing.TB, recs []recorded) *agreement {
-	eng, _ := demoEngine(tb)
+	eng := demoEngine(tb)
 	results := make([]runResult, len(recs))
 	start := time.Now()
 	g, gctx := errgroup.WithContext(ctx)

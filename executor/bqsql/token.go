@@ -57,19 +57,32 @@ type Token struct {
 	Pos  int // byte offset of Text in the input
 }
 
-// Tokenize splits BigQuery Standard SQL into tokens. It never fails: text it
-// cannot lex becomes an Invalid token (an unterminated literal or comment runs
-// to the end of the input), and the first such problem is also returned as an
-// *Error so callers can report it the way BigQuery would.
+// Tokenize splits BigQuery Standard SQL into tokens. Text it cannot lex
+// becomes an Invalid token (an unterminated literal or comment runs to the
+// end of the input), and the first such problem is also returned as an
+// *Error so callers can report it the way BigQuery would. Brackets nested
+// deeper than maxNesting stop it: it returns the tokens so far and an
+// unsupported *Error (see buildTree).
 func Tokenize(src string) ([]Token, error) {
 	var (
 		toks  []Token
 		first error
+		depth int
 	)
 	for i := 0; i < len(src); {
 		n, kind, msg := lexOne(src, i)
 		if n <= 0 { // defensive: always make progress
 			n, kind, msg = 1, Invalid, "Illegal input character"
+		}
+		if kind == Punct {
+			switch src[i] {
+			case '(', '[':
+				if depth++; depth > maxNesting {
+					return toks, errNesting()
+				}
+			case ')', ']':
+				depth = max(depth-1, 0)
+			}
 		}
 		toks = append(toks, Token{Kind: kind, Text: src[i : i+n], Pos: i})
 		if kind == Invalid && first == nil {

@@ -68,6 +68,9 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 		return "", nil, err
 	}
 	e := &emitter{src: sql, cat: t.Catalog, ctx: ctx, tr: t, toks: toks, withBinds: withBinds}
+	// ctx is polled between passes (the emitter also polls it inside its
+	// walk): nesting is bounded (maxNesting), so no one pass runs long on
+	// a query of the size model replies are capped at.
 	for _, p := range passes {
 		if err := ctx.Err(); err != nil {
 			return "", nil, interrupted(err)

@@ -1,6 +1,9 @@
 package bqsql
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // item is one node of the bracket tree the rewrite rules work on: a token, a
 // bracketed group with its contents, or a synthetic node produced by a
@@ -100,8 +103,21 @@ func (it *item) end() int {
 	return it.tok.Pos + len(it.tok.Text)
 }
 
+// maxNesting bounds how deep brackets nest. BigQuery documents no bound;
+// the embedded engine has one: DuckDB refuses an expression nested deeper
+// than its max_expression_depth, 1000 by default, and the translation's
+// passes walk the tree once per level (100,000 nested brackets took 7
+// minutes, issue 25). Deeper nesting is unsupported, not the query's
+// fault.
+const maxNesting = 1000
+
+func errNesting() *Error {
+	return &Error{Kind: KindUnsupported, Msg: fmt.Sprintf("brackets nested more than %d deep (the embedded engine's limit: DuckDB's max_expression_depth)", maxNesting)}
+}
+
 // buildTree groups tokens by brackets. Unbalanced brackets are a syntax error
-// in BigQuery, reported with BigQuery's wording.
+// in BigQuery, reported with BigQuery's wording; brackets nested deeper than
+// maxNesting are unsupported.
 func buildTree(src string, toks []Token) ([]*item, error) {
 	type frame struct {
 		open  *item
@@ -128,6 +144,9 @@ func buildTree(src string, toks []Token) ([]*item, error) {
 		if t.Kind == Punct {
 			switch t.Text {
 			case "(", "[":
+				if len(stack) > maxNesting {
+					return nil, errNesting()
+				}
 				it.group = true
 				stack = append(stack, frame{open: it})
 				continue

@@ -1,7 +1,6 @@
 package bqsql
 
 import (
-	"database/sql"
 	"database/sql/driver"
 	"fmt"
 	"regexp"
@@ -9,8 +8,6 @@ import (
 	"strings"
 	"time"
 	_ "time/tzdata" // time zone names resolve the same on every machine, with or without a system zoneinfo
-
-	duck "github.com/duckdb/duckdb-go/v2"
 )
 
 // civilAtFunc is the Go function that gives the civil date and time (a
@@ -65,28 +62,14 @@ func civilAt(ts time.Time, zone string) (time.Time, error) {
 	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC), nil
 }
 
-type civilAtUDF struct{}
-
-func (civilAtUDF) Config() duck.ScalarFuncConfig {
-	tsType, _ := duck.NewTypeInfo(duck.TYPE_TIMESTAMP_TZ)
-	strType, _ := duck.NewTypeInfo(duck.TYPE_VARCHAR)
-	civilType, _ := duck.NewTypeInfo(duck.TYPE_TIMESTAMP)
-	return duck.ScalarFuncConfig{InputTypeInfos: []duck.TypeInfo{tsType, strType}, ResultTypeInfo: civilType}
-}
-
-func (civilAtUDF) Executor() duck.ScalarFuncExecutor {
-	return duck.ScalarFuncExecutor{RowExecutor: markErrors(func(values []driver.Value) (any, error) {
-		ts, ok1 := values[0].(time.Time)
-		zone, ok2 := values[1].(string)
-		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("No matching signature for a time zone conversion: got %T, %T", values[0], values[1])
-		}
-		return civilAt(ts, zone)
-	})}
-}
-
-func registerZoneFunctions(conn *sql.Conn) error {
-	return duck.RegisterScalarUDF(conn, civilAtFunc, civilAtUDF{})
+// civilAtEval is civilAt as a Go function (Functions).
+func civilAtEval(values []driver.Value) (any, error) {
+	ts, ok1 := values[0].(time.Time)
+	zone, ok2 := values[1].(string)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("No matching signature for a time zone conversion: got %T, %T", values[0], values[1])
+	}
+	return civilAt(ts, zone)
 }
 
 // currentInZone renders CURRENT_DATE/DATETIME/TIME(tz): the query's

@@ -2,7 +2,6 @@ package duckdb
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"strconv"
 	"sync"
@@ -69,30 +68,8 @@ func (keepUDF) Executor() duck.ScalarFuncExecutor {
 	}}
 }
 
-// registerKeep makes clinsql_keep known to the database (functions are
-// registered database-wide, through any one connection).
-func (e *Engine) registerKeep(ctx context.Context) error {
-	conn, err := e.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	return duck.RegisterScalarUDF(conn, keepFunc, keepUDF{})
-}
-
 // wrapKeep returns query wrapped in the filter. The newlines keep a
 // trailing line comment of query from swallowing the closing parenthesis.
 func wrapKeep(query string) string {
 	return "SELECT * FROM (SELECT * FROM (\n" + query + "\n) LIMIT " + strconv.FormatInt(1<<63-1, 10) + ") WHERE " + keepFunc + "(*COLUMNS(*))"
-}
-
-// register runs the dialect's registration on one connection (functions
-// are registered database-wide).
-func (e *Engine) register(ctx context.Context, f func(context.Context, *sql.Conn) error) error {
-	conn, err := e.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	return f(ctx, conn)
 }

@@ -13,9 +13,26 @@
 // refused with [executor.ClassRefused] before anything runs; the prepared
 // statement's type is checked again.
 //
+// Process. The database is open in a worker process, this binary started
+// again (worker.go, serve.go): the parent never loads it, and kills the
+// worker when its resident memory passes MemoryLimit plus 320 MiB, when a
+// query has not stopped 2 s after its timeout or its caller's cancellation,
+// and when the engine closes; the worker also dies with its parent. One
+// DuckDB function call can allocate outside the buffer manager that
+// memory_limit governs and ignore the interrupt until it is done; the kill
+// is what bounds it. A memory kill is [executor.ClassUnsupported] (the limit
+// is the engine's), as DuckDB's own Out of Memory error is; an overrun is a
+// timeout. The other queries in flight run again on a new worker (after a
+// memory kill with several in flight, each alone, so that only the one that
+// passes the limit alone is charged). Every binary that opens an Engine
+// calls [ServeIfWorker] first in main, and test binaries in TestMain; the
+// dialect's Go functions are defined by name ([DefineFunctions],
+// Options.Functions) so that the worker finds them.
+//
 // Limits. Every query runs under Limits.Timeout (default 300 s): when it
-// expires the driver interrupts DuckDB, which stops within milliseconds, and
-// the query fails with [executor.ClassTimeout]; a caller's own cancellation is
+// expires DuckDB is interrupted, which stops it within milliseconds unless
+// one operation holds it (then the worker is killed), and the query fails
+// with [executor.ClassTimeout]; a caller's own cancellation is
 // [executor.ClassInfra]. The first rows within Limits.MaxRows (default
 // 100,000) and Limits.MaxResultBytes (default 32 MiB) are kept; the rest are
 // counted, never held, so Result.TotalRows is always the true count. The
@@ -43,11 +60,11 @@
 // of Range, Invalid Input, Divide by Zero and other execution errors are
 // ClassRuntime; Interrupt is ClassTimeout; Permission (external access) is
 // ClassRefused; Not Implemented and missing extensions are ClassUnsupported;
-// I/O, connection, internal and fatal errors are ClassInfra.
+// I/O, connection, internal and fatal errors are ClassInfra; Out of Memory
+// (past memory_limit, the engine's limit) is ClassUnsupported.
 //
-// One Engine per database file per process: DuckDB refuses to open a file
-// that is already open with another configuration (each Engine has its own
-// temporary folder). An Engine is safe for concurrent use; share it.
+// Each Engine has its own worker and temporary folder; several may open one
+// file (read-only). An Engine is safe for concurrent use; share it.
 //
 // Types. Result columns carry BigQuery type names: integer types are INT64,
 // FLOAT/DOUBLE FLOAT64, DECIMAL NUMERIC (*big.Rat, exact), VARCHAR STRING,

@@ -2,11 +2,8 @@ package duckdb
 
 import (
 	"context"
-	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -85,10 +82,11 @@ type Options struct {
 	// may only create temporary objects: the database is read-only and the
 	// configuration locked.
 	Prelude string
-	// Register, when set, registers the dialect's Go functions (scalar
-	// UDFs, database-wide) through one connection when the engine opens:
-	// BigQuery functions no SQL macro can compute (FARM_FINGERPRINT).
-	Register func(ctx context.Context, conn *sql.Conn) error
+	// Functions names sets of Go functions (scalar UDFs, database-wide)
+	// to register when the engine opens, each defined under its name by
+	// DefineFunctions: BigQuery functions no SQL macro can compute
+	// (FARM_FINGERPRINT).
+	Functions []string
 	// Explain, when set, rewrites the message of an error DuckDB raised
 	// while running a query into the one the user's engine would have
 	// given (the bridge's macros raise BigQuery's errors through failed
@@ -109,11 +107,10 @@ type Options struct {
 }
 
 // Engine is an executor.Executor over a DuckDB database file, opened
-// read-only. It is safe for concurrent use.
+// read-only in a worker process (worker.go). It is safe for concurrent use.
 type Engine struct {
-	db        *sql.DB
-	connector *duck.Connector
 	opts      Options
+	sup       *supervisor
 	tempDir   string
 	closeOnce sync.Once
 	closeErr  error
@@ -121,9 +118,10 @@ type Engine struct {
 
 var _ executor.Executor = (*Engine)(nil)
 
-// Open opens the DuckDB database at path read-only, with external access and
-// extension autoloading disabled, memory and thread limits set and the
-// configuration locked.
+// Open starts the engine's worker process, which opens the DuckDB database
+// at path read-only, with external access and extension autoloading
+// disabled, memory and thread limits set and the configuration locked.
+// The binary must call ServeIfWorker first thing in main (and in TestMain).
 func Open(path string, opts Options) (*Engine, error) {
 	if opts.Limits.Timeout <= 0 {
 		opts.Limits.Timeout = DefaultTimeout
@@ -147,7 +145,20 @@ func Open(path string, opts Options) (*Engine, error) {
 	if strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("open duckdb %s: the path may not contain '?' or '#'", path)
 	}
-	st, err := os.Stat(path)
+	memory, err := parseSize(opts.MemoryLimit)
+	if err != nil {
+		return nil, fmt.Errorf("open duckdb %s: memory limit: %w", path, err)
+	}
+	for _, name := range opts.Functions {
+		if _, ok := definedFunctions(name); !ok {
+			return nil, fmt.Errorf("open duckdb %s: no functions defined as %q (duckdb.DefineFunctions)", path, name)
+		}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open duckdb: %w", err)
+	}
+	st, err := os.Stat(abs)
 	if err != nil {
 		return nil, fmt.Errorf("open duckdb: %w", err)
 	}
@@ -159,71 +170,17 @@ func Open(path string, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open duckdb %s: temporary folder: %w", path, err)
 	}
-	q := url.Values{}
-	q.Set("access_mode", "READ_ONLY")
-	q.Set("autoload_known_extensions", "false")
-	q.Set("autoinstall_known_extensions", "false")
-	q.Set("allow_community_extensions", "false")
-	q.Set("allow_unsigned_extensions", "false")
-	q.Set("memory_limit", opts.MemoryLimit)
-	q.Set("threads", strconv.Itoa(opts.Threads))
-	// Spill to a private folder, not beside the database file (which may
-	// sit in a read-only data folder).
-	q.Set("temp_directory", tempDir)
-	q.Set("max_temp_directory_size", opts.TempLimit)
-	settings, prelude := opts.Settings, opts.Prelude
-	// External access is switched off, and the configuration locked, by the
-	// first connection (Open pings before any query can run): the driver
-	// applies DSN options in no fixed order, and DuckDB refuses to set
-	// temp_directory once external access is off.
-	var lockMu sync.Mutex
-	locked := false
-	connector, err := duck.NewConnector(path+"?"+q.Encode(), func(ex driver.ExecerContext) error {
-		lockMu.Lock()
-		defer lockMu.Unlock()
-		if !locked {
-			if strings.TrimSpace(settings) != "" {
-				if _, err := ex.ExecContext(context.Background(), settings, nil); err != nil {
-					return fmt.Errorf("duckdb settings: %w", err)
-				}
-			}
-			for _, stmt := range []string{"SET enable_external_access = false", "SET lock_configuration = true"} {
-				if _, err := ex.ExecContext(context.Background(), stmt, nil); err != nil {
-					return fmt.Errorf("duckdb: %s: %w", stmt, err)
-				}
-			}
-			locked = true
-		}
-		if strings.TrimSpace(prelude) != "" {
-			if _, err := ex.ExecContext(context.Background(), prelude, nil); err != nil {
-				return fmt.Errorf("duckdb prelude: %w", err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		os.RemoveAll(tempDir)
-		return nil, fmt.Errorf("open duckdb %s: %w", path, err)
+	cfg := setup{
+		Path: abs, MemoryLimit: opts.MemoryLimit, Threads: opts.Threads, MaxConns: opts.MaxConns,
+		TempDir: tempDir, TempLimit: opts.TempLimit, Settings: opts.Settings, Prelude: opts.Prelude,
+		Functions: opts.Functions, MaxRows: opts.Limits.MaxRows, MaxResultBytes: opts.Limits.MaxResultBytes,
 	}
-	db := sql.OpenDB(connector)
-	db.SetMaxOpenConns(opts.MaxConns)
-	db.SetMaxIdleConns(opts.MaxConns)
-	e := &Engine{db: db, connector: connector, opts: opts, tempDir: tempDir}
-	// Open one connection now so that a bad file or a failing prelude is
+	e := &Engine{opts: opts, tempDir: tempDir, sup: newSupervisor(cfg, memory)}
+	// Start the worker now so that a bad file or a failing prelude is
 	// reported by Open rather than by the first query.
-	if err := db.PingContext(context.Background()); err != nil {
+	if err := e.sup.start(); err != nil {
 		e.Close()
 		return nil, fmt.Errorf("open duckdb %s: %w", path, err)
-	}
-	if err := e.registerKeep(context.Background()); err != nil {
-		e.Close()
-		return nil, fmt.Errorf("open duckdb %s: register %s: %w", path, keepFunc, err)
-	}
-	if opts.Register != nil {
-		if err := e.register(context.Background(), opts.Register); err != nil {
-			e.Close()
-			return nil, fmt.Errorf("open duckdb %s: register the dialect's functions: %w", path, err)
-		}
 	}
 	return e, nil
 }
@@ -234,10 +191,11 @@ func (e *Engine) Name() string { return EngineName }
 // Limits returns the limits in force (defaults filled in).
 func (e *Engine) Limits() executor.Limits { return e.opts.Limits }
 
-// Close closes the database and removes the temporary folder.
+// Close stops the worker (queries still running fail) and removes the
+// temporary folder.
 func (e *Engine) Close() error {
 	e.closeOnce.Do(func() {
-		e.closeErr = e.db.Close()
+		e.closeErr = e.sup.close()
 		os.RemoveAll(e.tempDir)
 	})
 	return e.closeErr
@@ -279,7 +237,7 @@ func (e *Engine) query(parent context.Context, query string, translate bool) (*e
 	translated := query
 	if translate && e.opts.Translate != nil && e.opts.Shape != nil {
 		var ref *refusal
-		err := checkSelects(ctx, e.opts.Shape(query), true)
+		_, err := e.sup.do(parent, ctx, e.opts.Limits.Timeout, request{Op: opCheck, SQL: e.opts.Shape(query), Script: true})
 		if errors.As(err, &ref) {
 			return nil, e.errorf(executor.ClassRefused, err, "%s", ref.msg)
 		}
@@ -302,45 +260,20 @@ func (e *Engine) query(parent context.Context, query string, translate bool) (*e
 		return nil, e.errorf(executor.ClassSyntax, nil, "empty query")
 	}
 
-	conn, err := e.db.Conn(ctx)
-	if err != nil {
-		return nil, e.classify(parent, ctx, err)
-	}
-	defer conn.Close()
-
-	var res *executor.Result
-	err = conn.Raw(func(dc any) error {
-		c, ok := dc.(*duck.Conn)
-		if !ok {
-			return fmt.Errorf("unexpected driver connection %T", dc)
-		}
-		for _, check := range checks {
-			s, err := prepareOne(ctx, c, check)
-			if err != nil {
-				return err
+	run := request{Op: opRun, SQL: translated, Checks: checks}
+	res, err := e.sup.do(parent, ctx, e.opts.Limits.Timeout, run)
+	if err != nil && e.opts.Relax != nil {
+		if xe, ok := e.classify(parent, ctx, err).(*executor.Error); ok && xe.Class == executor.ClassRuntime {
+			if redefine, warning, ok := e.opts.Relax(xe.Message); ok {
+				run.Redefine = redefine
+				if res, err = e.sup.do(parent, ctx, e.opts.Limits.Timeout, run); err == nil {
+					res.Warnings = append(res.Warnings, warning)
+				}
 			}
-			s.Close()
 		}
-		res, err = e.prepareRun(ctx, c, translated)
-		if err == nil || e.opts.Relax == nil {
-			return err
-		}
-		xe, ok := e.classify(parent, ctx, err).(*executor.Error)
-		if !ok || xe.Class != executor.ClassRuntime {
-			return err
-		}
-		redefine, warning, ok := e.opts.Relax(xe.Message)
-		if !ok {
-			return err
-		}
-		res, err = e.relaxed(ctx, c, translated, redefine)
-		if err == nil {
-			res.Warnings = append(res.Warnings, warning)
-		}
-		return err
-	})
+	}
 	if err != nil {
-		if errors.Is(err, driver.ErrBadConn) {
+		if errors.Is(err, errBadConnection) {
 			// The prelude could not be restored: the connection is
 			// dropped, and the query's failure is the engine's.
 			return nil, e.errorf(executor.ClassInfra, err, "%v", err)
@@ -349,167 +282,6 @@ func (e *Engine) query(parent context.Context, query string, translate bool) (*e
 	}
 	return res, nil
 }
-
-func (e *Engine) prepareRun(ctx context.Context, c *duck.Conn, query string) (*executor.Result, error) {
-	// The query as submitted is prepared first: its errors, and its column
-	// names, are its own, not the wrapper's (which renames duplicates).
-	stmt, err := prepareOne(ctx, c, query)
-	if err != nil {
-		return nil, err
-	}
-	defer stmt.Close()
-	if e.opts.Threads != 1 {
-		return e.run(ctx, stmt, nil, nil)
-	}
-	n, err := stmt.ColumnCount()
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, n)
-	for i := range names {
-		if names[i], err = stmt.ColumnName(i); err != nil {
-			return nil, err
-		}
-	}
-	wrapped, err := prepareOne(ctx, c, wrapKeep(query))
-	if err != nil {
-		// A query the wrapper cannot hold (a trailing semicolon before a
-		// comment) runs as it is, capped on the Go side only.
-		return e.run(ctx, stmt, nil, nil)
-	}
-	defer wrapped.Close()
-	b := &budget{keep: executor.NewKeeper(e.opts.Limits.MaxRows, e.opts.Limits.MaxResultBytes)}
-	return e.run(context.WithValue(ctx, budgetKey{}, b), wrapped, names, b)
-}
-
-// relaxed runs query again with some macros redefined, then restores them
-// from the prelude. A connection whose prelude cannot be restored is
-// reported bad, so database/sql discards it rather than let a later query
-// run under the relaxed definitions.
-func (e *Engine) relaxed(ctx context.Context, c *duck.Conn, query, redefine string) (*executor.Result, error) {
-	if _, err := c.ExecContext(ctx, redefine, nil); err != nil {
-		return nil, fmt.Errorf("duckdb relax: %w: %w", err, driver.ErrBadConn)
-	}
-	res, err := e.prepareRun(ctx, c, query)
-	// Restore even if ctx has ended: the connection goes back to the pool.
-	if _, rerr := c.ExecContext(context.Background(), e.opts.Prelude, nil); rerr != nil {
-		return nil, fmt.Errorf("duckdb prelude restore: %w: %w", rerr, driver.ErrBadConn)
-	}
-	return res, err
-}
-
-// refusal is a query turned away before it ran.
-type refusal struct{ msg string }
-
-func (r *refusal) Error() string { return r.msg }
-
-// prepareOne parses query with DuckDB's own parser and prepares it, refusing
-// anything but exactly one SELECT statement. Nothing is executed: the driver's
-// Prepare (unlike PrepareContext) refuses a multi-statement string instead of
-// running its leading statements, and the prepared statement's type is
-// checked again before it runs.
-func prepareOne(ctx context.Context, c *duck.Conn, query string) (*duck.Stmt, error) {
-	if err := checkSelect(ctx, query); err != nil {
-		return nil, err
-	}
-	ds, err := c.Prepare(query)
-	if err != nil {
-		return nil, err
-	}
-	stmt, ok := ds.(*duck.Stmt)
-	if !ok {
-		ds.Close()
-		return nil, fmt.Errorf("unexpected driver statement %T", ds)
-	}
-	typ, err := stmt.StatementType()
-	if err != nil {
-		stmt.Close()
-		return nil, err
-	}
-	if typ != duck.STATEMENT_TYPE_SELECT {
-		stmt.Close()
-		return nil, &refusal{fmt.Sprintf("only a read-only SELECT (or WITH ... SELECT) statement is allowed; this is a %s statement", statementTypeName(typ))}
-	}
-	return stmt, nil
-}
-
-// run executes the prepared SELECT, keeping the first MaxRows rows and
-// counting the rest without holding them. With b, stmt is the query wrapped
-// in clinsql_keep (see budget.go): the rows it returns are the ones kept,
-// b counted them all, and names are the query's own column names.
-func (e *Engine) run(ctx context.Context, stmt *duck.Stmt, names []string, b *budget) (*executor.Result, error) {
-	rows, err := stmt.QueryContext(ctx, nil)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	if names == nil {
-		names = rows.Columns()
-	}
-	typed, ok := rows.(driver.RowsColumnTypeDatabaseTypeName)
-	if !ok {
-		return nil, fmt.Errorf("driver rows %T do not report column types", rows)
-	}
-	res := &executor.Result{Columns: make([]executor.Column, len(names))}
-	types := make([]*duckType, len(names))
-	for i, name := range names {
-		t, err := parseDuckType(typed.ColumnTypeDatabaseTypeName(i))
-		if err != nil {
-			return nil, &unsupported{fmt.Sprintf("column %q: %v", name, err)}
-		}
-		types[i] = t
-		res.Columns[i] = executor.Column{Name: name, Type: executor.Type(t.bigQuery())}
-	}
-	keep := executor.NewKeeper(e.opts.Limits.MaxRows, e.opts.Limits.MaxResultBytes)
-	dst := make([]driver.Value, len(names))
-	var total int64
-	for {
-		if total&0xffff == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		err := rows.Next(dst)
-		if errors.Is(err, errEOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		total++
-		if keep.Full() {
-			continue
-		}
-		row := make([]any, len(dst))
-		for i, v := range dst {
-			cv, err := types[i].convert(v)
-			if err != nil {
-				return nil, &unsupported{fmt.Sprintf("column %q: %v", names[i], err)}
-			}
-			row[i] = cv
-		}
-		if keep.Keep(row) {
-			res.Rows = append(res.Rows, row)
-		}
-	}
-	if b != nil {
-		// The filter kept a prefix within the caps; the Go side may have
-		// measured the converted values a little larger and kept fewer.
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		if keep.Finish(res, b.total); b.keep.ByteCapped() {
-			res.ByteCapped = res.Truncated
-		}
-		return res, nil
-	}
-	keep.Finish(res, total)
-	return res, nil
-}
-
-// unsupported marks a result this engine cannot represent faithfully.
-type unsupported struct{ msg string }
-
-func (u *unsupported) Error() string { return u.msg }
 
 func (e *Engine) errorf(class executor.Class, err error, format string, a ...any) *executor.Error {
 	return &executor.Error{Class: class, Engine: EngineName, Message: fmt.Sprintf(format, a...), Err: err}
@@ -539,11 +311,19 @@ func (e *Engine) classify(parent, ctx context.Context, err error) error {
 	var ref *refusal
 	var uns *unsupported
 	var de *duck.Error
+	var k *killed
 	switch {
 	case errors.As(err, &ref):
 		return e.errorf(executor.ClassRefused, err, "%s", ref.msg)
 	case errors.As(err, &uns):
 		return e.errorf(executor.ClassUnsupported, err, "%s", uns.msg)
+	case errors.As(err, &k) && k.culprit && k.reason == killMemory:
+		// BigQuery's words for a query out of memory; but the limit is
+		// this engine's (--memory), far below BigQuery's, so the query is
+		// not charged for it.
+		return e.errorf(executor.ClassUnsupported, err, "Resources exceeded during query execution: the query used more than the embedded engine's memory limit (%s) and was stopped", e.opts.MemoryLimit)
+	case errors.As(err, &k) && k.culprit && k.reason == killCrash:
+		return e.errorf(executor.ClassUnsupported, err, "%s", k.msg)
 	case parent.Err() != nil:
 		// The caller gave up (interrupt, shutdown): not the query's fault.
 		return e.errorf(executor.ClassInfra, err, "query cancelled: %v", parent.Err())
@@ -593,14 +373,16 @@ func classOfDuckError(t duck.ErrorType) executor.Class {
 	case duck.ErrorTypeConversion, duck.ErrorTypeOutOfRange, duck.ErrorTypeDivideByZero,
 		duck.ErrorTypeInvalidInput, duck.ErrorTypeExpression,
 		duck.ErrorTypeExecutor, duck.ErrorTypeObjectSize, duck.ErrorTypeConstraint,
-		duck.ErrorTypeOutOfMemory, duck.ErrorTypeSequence, duck.ErrorTypeNullPointer,
+		duck.ErrorTypeSequence, duck.ErrorTypeNullPointer,
 		duck.ErrorTypeInvalid:
 		return executor.ClassRuntime
 	case duck.ErrorTypeInterrupt:
 		return executor.ClassTimeout
 	case duck.ErrorTypePermission, duck.ErrorTypeDependency, duck.ErrorTypeTransaction:
 		return executor.ClassRefused
-	case duck.ErrorTypeNotImplemented, duck.ErrorTypeMissingExtension, duck.ErrorTypeAutoLoad:
+	case duck.ErrorTypeNotImplemented, duck.ErrorTypeMissingExtension, duck.ErrorTypeAutoLoad,
+		// The engine's memory limit (--memory), not BigQuery's.
+		duck.ErrorTypeOutOfMemory:
 		return executor.ClassUnsupported
 	case duck.ErrorTypeConnection, duck.ErrorTypeFatal, duck.ErrorTypeInternal, duck.ErrorTypeIO,
 		duck.ErrorTypeNetwork, duck.ErrorTypeHTTP, duck.ErrorTypeSettings, duck.ErrorTypeScheduler,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -205,8 +204,26 @@ func TestHostileSQLRefused(t *testing.T) {
 	}
 }
 
+// openLocal opens the database in this process, as a worker does, with
+// the defaults Open fills in.
+func openLocalDB(t *testing.T, path string, cfg setup) *local {
+	t.Helper()
+	cfg.Path = path
+	cfg.TempDir = t.TempDir()
+	cfg.TempLimit = DefaultTempLimit
+	cfg.MaxConns = DefaultMaxConns
+	cfg.MaxRows = DefaultMaxRows
+	cfg.MaxResultBytes = executor.DefaultMaxResultBytes
+	l, err := openLocal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.close() })
+	return l
+}
+
 func TestConfigurationLocked(t *testing.T) {
-	e := openEngine(t, makeDB(t, fixture...), Options{Threads: 1, MemoryLimit: "256MB"})
+	e := openLocalDB(t, makeDB(t, fixture...), setup{Threads: 1, MemoryLimit: "256MB"})
 	// A raw connection bypasses the statement check: the database itself must
 	// still refuse changes.
 	conn, err := e.db.Conn(context.Background())
@@ -236,7 +253,7 @@ func TestConfigurationLocked(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if threads != 1 || external || autoload || !locked || !strings.EqualFold(mode, "read_only") || temp != e.tempDir {
+		if threads != 1 || external || autoload || !locked || !strings.EqualFold(mode, "read_only") || temp != e.cfg.TempDir {
 			t.Errorf("settings %v %v %v %v %v %v", threads, external, autoload, locked, mode, temp)
 		}
 	}
@@ -524,12 +541,18 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
-func TestSecondOpenOfSameFileFails(t *testing.T) {
+// Each engine's database is open in its own worker process, read-only:
+// two engines on one file both work (in one process DuckDB's instance
+// cache refused a second configuration of the same file).
+func TestTwoEnginesOnOneFile(t *testing.T) {
 	path := makeDB(t, fixture...)
-	openEngine(t, path, Options{})
-	if e, err := Open(path, Options{}); err == nil {
-		e.Close()
-		t.Error("a second engine on the same file opened; DuckDB's instance cache should refuse the second configuration")
+	a := openEngine(t, path, Options{})
+	b := openEngine(t, path, Options{MemoryLimit: "300MB"})
+	for _, e := range []*Engine{a, b} {
+		res, err := e.Query(context.Background(), `SELECT count(*) FROM mimiciv_3_1_hosp.patients`)
+		if err != nil || res.Rows[0][0] != int64(3) {
+			t.Errorf("%v %v", res, err)
+		}
 	}
 }
 
@@ -840,30 +863,13 @@ func TestCapWrapperTransparent(t *testing.T) {
 	}
 }
 
-// failUDF is a dialect's Go function that fails on every value with the
-// value as its message.
-type failUDF struct{}
-
-func (failUDF) Config() duck.ScalarFuncConfig {
-	v, _ := duck.NewTypeInfo(duck.TYPE_VARCHAR)
-	return duck.ScalarFuncConfig{InputTypeInfos: []duck.TypeInfo{v}, ResultTypeInfo: v}
-}
-
-func (failUDF) Executor() duck.ScalarFuncExecutor {
-	return duck.ScalarFuncExecutor{RowExecutor: func(v []driver.Value) (any, error) {
-		return nil, errors.New(v[0].(string))
-	}}
-}
-
 // A dialect's Go function failing on a value is the query's run-time error
 // where the dialect's Explain recognises the message (the bridge's CAST …
 // FORMAT of text it cannot parse), and its limit where Explain says so; a
 // message Explain leaves alone stays the engine's (infrastructure).
 func TestGoFunctionErrors(t *testing.T) {
 	e := openEngine(t, makeDB(t, fixture...), Options{
-		Register: func(ctx context.Context, conn *sql.Conn) error {
-			return duck.RegisterScalarUDF(conn, "fail", failUDF{})
-		},
+		Functions: []string{testFunctions},
 		Explain: func(msg string) (string, bool) {
 			if _, m, ok := strings.Cut(msg, "value: "); ok {
 				return m, false

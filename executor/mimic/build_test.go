@@ -1,8 +1,10 @@
 package mimic
 
 import (
+	"compress/gzip"
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -339,5 +341,89 @@ func TestBuildRecordsFacts(t *testing.T) {
 	writeFile(t, filepath.Join(demo, "demo_subject_id.csv"), "subject_id\n10000032\n")
 	if got := sourceKind(demo); got != SourceDemo {
 		t.Errorf("sourceKind(demo) = %q", got)
+	}
+}
+
+// A malformed row deep in a gzip file fails the build with the file, the
+// line and the reason, not DuckDB's page of auto-detection advice.
+func TestBuildMalformedLine(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("subject_id,gender,anchor_age,anchor_year,anchor_year_group,dod\n")
+	for i := range 50_000 {
+		fmt.Fprintf(&b, "%d,F,40,2150,2011 - 2013,\n", 10_000_000+i)
+	}
+	b.WriteString("20000000,M,forty,2150,2011 - 2013,\n")
+	path := filepath.Join(dir, "mimic", "hosp", "patients.csv.gz")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	zw.Write([]byte(b.String()))
+	zw.Close()
+	f.Close()
+	_, err = Build(context.Background(), BuildOptions{MimicDir: filepath.Join(dir, "mimic"), Out: filepath.Join(dir, "out.duckdb")})
+	if err == nil {
+		t.Fatal("build succeeded")
+	}
+	for _, want := range []string{"patients.csv.gz line 50002:", `"forty"`, "BIGINT", "anchor_age"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "Possible") || strings.Count(err.Error(), "\n") > 0 {
+		t.Errorf("error keeps DuckDB's advice: %q", err)
+	}
+}
+
+// The manifest beside the database gives its size and every table's rows.
+func TestBuildManifest(t *testing.T) {
+	out, rep := buildMini(t)
+	m, err := ReadManifest(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Bytes != st.Size() || m.Bytes == 0 {
+		t.Errorf("manifest says %d bytes, the file has %d", m.Bytes, st.Size())
+	}
+	if len(m.Tables) != len(V31.Tables) || m.Rows() != rep.Rows() || m.Facts.Patients != 3 || m.Attempt != 1 {
+		t.Errorf("manifest %d tables, %d rows, facts %+v, attempt %d; report %d rows", len(m.Tables), m.Rows(), m.Facts, m.Attempt, rep.Rows())
+	}
+	for _, tr := range m.Tables {
+		if tr.Table == "mimiciv_3_1_hosp.patients" && (tr.Rows != 3 || tr.File != "hosp/patients.csv") {
+			t.Errorf("patients in the manifest: %+v", tr)
+		}
+	}
+}
+
+// The benchmark baseline loads every file, with DuckDB's own detection.
+func TestPlainLoad(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "plain.duckdb")
+	rep, err := PlainLoad(context.Background(), "testdata/mini", out, 1, "1GB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, built := buildMini(t)
+	want := map[string]int64{}
+	for _, tr := range built.Tables {
+		if !tr.Missing && !tr.Derived {
+			want[tr.Table] = tr.Rows
+		}
+	}
+	if len(rep.Tables) != len(want) || rep.Bytes == 0 {
+		t.Errorf("plain load: %d tables, %d bytes; build loaded %d", len(rep.Tables), rep.Bytes, len(want))
+	}
+	for _, tr := range rep.Tables {
+		if want[tr.Table] != tr.Rows {
+			t.Errorf("%s: %d rows, build loaded %d", tr.Table, tr.Rows, want[tr.Table])
+		}
 	}
 }

@@ -16,15 +16,40 @@
 // aliases) onto <dataset>.<table>. BigQuery types map to DuckDB as INT64
 // BIGINT, FLOAT64 DOUBLE, STRING VARCHAR, DATE DATE, DATETIME TIMESTAMP. Every
 // table is created; each is loaded from <dir>/<module>/<table>.csv.gz (or
-// .csv) with every read_csv option explicit (no type or dialect detection)
-// after its header row has been checked against the schema; a table without
-// a file stays empty and is listed in the [Report] (the demo has no
-// icu/chartevents). Then mimiciv_3_1_derived.charlson is computed from
-// hosp.diagnoses_icd, admissions and patients following mimic-code's
-// concepts/comorbidity/charlson.sql, with the age of its derived.age
-// (anchor_age + year(admittime) - anchor_year: BigQuery's DATETIME_DIFF in
-// YEAR counts year boundaries). The database is written beside the output
-// and renamed into place when complete.
+// .csv) by DuckDB's own CSV reader with every read_csv option explicit (no
+// type or dialect detection) after its header row has been checked against
+// the schema; a table without a file stays empty and is listed in the
+// [Report] (the demo has no icu/chartevents). A malformed row fails the build
+// with the file, its line and the reason. Then mimiciv_3_1_derived.charlson
+// is computed from hosp.diagnoses_icd, admissions and patients following
+// mimic-code's concepts/comorbidity/charlson.sql, with the age of its
+// derived.age (anchor_age + year(admittime) - anchor_year: BigQuery's
+// DATETIME_DIFF in YEAR counts year boundaries).
+//
+// Scale. Tables load Threads at a time, largest file first, each on one
+// DuckDB thread (DuckDB decompresses and parses a gzip file on one thread
+// whatever its setting; more threads per file only add coordination), under
+// MemoryLimit. Every ProgressEvery a progress line gives each loading
+// table's share read (its file's read offset, /proc/self/fdinfo), estimated
+// rows and rows/s (rows per byte of the file's first megabytes) and ETA, and
+// the overall ETA.
+//
+// Resume. The database is built in <out>.building and renamed into place
+// when complete. Each table is loaded in one transaction that also records
+// it as done (clinsql_meta.build_tables: file, size, modification time,
+// SHA-256, rows, attempt), so after an interruption at any point (kill -9
+// included) the same command resumes: tables done are kept unless their file
+// changed, the others load, and the derived tables are computed again if any
+// table was. A partial build of another folder or schema is started over.
+// [TableDigest] (row count and the sum of DuckDB's row hashes, independent of
+// row order) shows two builds equal table by table.
+//
+// Manifest. Beside the database, <out>.manifest.json ([ManifestPath],
+// [ReadManifest]) records the database's size, its facts, and every table's
+// rows, file, attempt, load time and (BuildOptions.Digest) digest.
+//
+// Synthetic data. Package synth writes a MIMIC-IV-shaped dataset of any
+// size in the same layout, for tests and benchmarks.
 //
 // Fetch. [FetchDemo] downloads the MIMIC-IV Clinical Database Demo v2.2 (open
 // access, ODbL 1.0; cite Johnson et al. 2023, doi:10.13026/dp1f-ex47) file by

@@ -45,7 +45,7 @@ type Facts struct {
 	Patients int64     `json:"patients"`
 	Built    time.Time `json:"built_at"`
 	// SourceSHA256 fingerprints the loaded files: SHA-256 over each file's
-	// path relative to the source folder, size and SHA-256, in path order.
+	// path relative to the source folder and SHA-256, in path order.
 	SourceSHA256 string `json:"source_sha256"`
 }
 
@@ -63,44 +63,64 @@ func sourceKind(dir string) string {
 	return SourceFull
 }
 
-// fingerprintSources hashes the files the schema's tables load from dir.
-func fingerprintSources(ctx context.Context, dir string, schema *Schema) (string, error) {
-	var rels []string
+// hashSources hashes the files the schema's tables load from dir: the
+// SHA-256 of each, by path relative to dir (slash-separated). Digests in
+// known (files of tables an earlier attempt loaded, unchanged since) are
+// taken as they are.
+func hashSources(ctx context.Context, dir string, schema *Schema, known map[string]string) (map[string]string, error) {
+	out := map[string]string{}
 	for _, t := range schema.Tables {
 		if t.Module == "" {
 			continue
 		}
-		if p, ok := tableFile(dir, t); ok {
-			rel, _ := filepath.Rel(dir, p)
-			rels = append(rels, filepath.ToSlash(rel))
+		p, ok := tableFile(dir, t)
+		if !ok {
+			continue
 		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if sum, ok := known[rel]; ok {
+			out[rel] = sum
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", rel, err)
+		}
+		out[rel] = hex.EncodeToString(h.Sum(nil))
+	}
+	return out, nil
+}
+
+// fingerprint is SourceSHA256: SHA-256 over each file's relative path,
+// size and SHA-256, in path order.
+func fingerprint(digests map[string]string) string {
+	rels := make([]string, 0, len(digests))
+	for rel := range digests {
+		rels = append(rels, rel)
 	}
 	sort.Strings(rels)
 	all := sha256.New()
 	for _, rel := range rels {
-		if err := ctx.Err(); err != nil {
-			return "", err
-		}
-		f, err := os.Open(filepath.Join(dir, filepath.FromSlash(rel)))
-		if err != nil {
-			return "", err
-		}
-		h := sha256.New()
-		n, err := io.Copy(h, f)
-		f.Close()
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", rel, err)
-		}
-		fmt.Fprintf(all, "%s\x00%d\x00%x\n", rel, n, h.Sum(nil))
+		fmt.Fprintf(all, "%s\x00%s\n", rel, digests[rel])
 	}
-	return hex.EncodeToString(all.Sum(nil)), nil
+	return hex.EncodeToString(all.Sum(nil))
 }
 
 // recordFacts writes the facts table of a built database.
 func recordFacts(ctx context.Context, conn *sql.Conn, f Facts) error {
 	stmts := []string{
-		"CREATE SCHEMA clinsql_meta",
-		"CREATE TABLE " + FactsTable + " (source VARCHAR, patients BIGINT, built_at TIMESTAMP, source_sha256 VARCHAR, producer VARCHAR)",
+		"CREATE SCHEMA IF NOT EXISTS clinsql_meta",
+		"CREATE OR REPLACE TABLE " + FactsTable + " (source VARCHAR, patients BIGINT, built_at TIMESTAMP, source_sha256 VARCHAR, producer VARCHAR)",
 	}
 	for _, s := range stmts {
 		if _, err := conn.ExecContext(ctx, s); err != nil {

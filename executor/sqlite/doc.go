@@ -19,12 +19,25 @@
 //     such statements; refusing them keeps pooled connections unchanged and
 //     the database intact, and is a documented deviation.
 //   - Each query has a timeout (Options.Limits.Timeout, default 30 s) that
-//     interrupts SQLite itself (sqlite3_interrupt through the connection's
-//     progress handler), not just the caller; the caller's context
-//     cancellation does the same.
+//     interrupts SQLite itself (sqlite3_interrupt), not just the caller;
+//     the caller's context cancellation does the same. SQLite honours an
+//     interrupt between the steps of its program, so no one step may run
+//     long: see the next two limits.
+//   - No string or BLOB longer than Limits.MaxResultBytes (default 32 MiB)
+//     is built, intermediate values included (SQLITE_LIMIT_LENGTH): such a
+//     query fails with executor.ClassBytesLimit before SQLite allocates the
+//     value (hex(zeroblob(300000000)) took 2.7 GB). The official scorer's
+//     SQLite allows 1,000,000,000 bytes; a value past the cap could not be
+//     kept in a result anyway.
+//   - SQLite's heap is bounded (Options.MemoryLimit, default 1 GiB, for the
+//     process: sqlite3_hard_heap_limit64 is global, and the last Open sets
+//     it): a query that needs more fails as executor.ClassRuntime, out of
+//     memory, where the official scorer has no limit.
 //   - The first rows within Limits.MaxRows (default 100,000) and
 //     Limits.MaxResultBytes (default 32 MiB) are kept; the rest are stepped
-//     through and counted in Result.TotalRows.
+//     through and counted in Result.TotalRows. A row is sized before any of
+//     its values is copied out of SQLite, so a row past the cap is never
+//     held.
 //   - Values follow the storage class of each cell, whatever the declared
 //     column type, exactly as Python's sqlite3 module returns them: INTEGER
 //     int64, REAL float64, TEXT string (decoded as UTF-8 with undecodable

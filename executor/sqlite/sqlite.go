@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -18,10 +19,14 @@ import (
 // Engine is the name the engine goes by on the command line.
 const Engine = "sqlite"
 
-// Defaults for zero Limits fields.
+// Defaults for zero Limits and Options fields.
 const (
 	DefaultTimeout = 30 * time.Second
 	DefaultMaxRows = 100_000
+	// DefaultMemoryLimit bounds SQLite's heap (Options.MemoryLimit): 30
+	// times the EHRSQL database (33 MiB), which the page caches of the
+	// pooled connections hold a copy of at most each.
+	DefaultMemoryLimit int64 = 1 << 30
 )
 
 // cacheKiB is the page cache of each pooled connection. The EHRSQL database
@@ -46,6 +51,11 @@ type Options struct {
 	// MaxIdle bounds the pooled idle connections (default 4). More
 	// concurrent queries open more connections; the surplus is closed.
 	MaxIdle int
+	// MemoryLimit bounds the bytes SQLite allocates (page caches, sorts,
+	// values being built), default DefaultMemoryLimit: a query that needs
+	// more fails (out of memory). SQLite's heap limit is the process's
+	// (sqlite3_hard_heap_limit64), so the last Open sets it for every DB.
+	MemoryLimit int64
 }
 
 // DB runs queries on one SQLite file.
@@ -57,6 +67,7 @@ type DB struct {
 	// maxBytes is Limits.MaxResultBytes, defaulted.
 	maxBytes int64
 	maxIdle  int
+	memory   int64 // Options.MemoryLimit, defaulted
 
 	mu     sync.Mutex
 	idle   []*csqlite.Conn
@@ -101,6 +112,11 @@ func Open(path string, opt Options) (*DB, error) {
 	if db.maxIdle <= 0 {
 		db.maxIdle = 4
 	}
+	db.memory = opt.MemoryLimit
+	if db.memory <= 0 {
+		db.memory = DefaultMemoryLimit
+	}
+	csqlite.HardHeapLimit(db.memory)
 	c, err := db.open()
 	if err != nil {
 		return nil, err
@@ -154,6 +170,12 @@ func (db *DB) open() (*csqlite.Conn, error) {
 		if err := c.Exec(fmt.Sprintf("PRAGMA cache_size = -%d", cacheKiB)); err != nil {
 			return err
 		}
+		// No string or BLOB, final or intermediate, longer than the result
+		// byte cap (a value that long could never be kept): SQLite fails
+		// the statement when one would be built (SQLITE_TOOBIG), before it
+		// allocates it. hex(zeroblob(300000000)) took 2.7 GB, and a single
+		// function call is not interrupted (issue 25).
+		c.SetLimit(csqlite.LimitLength, int(min(db.maxBytes, math.MaxInt32)))
 		return c.ReadOnlyAuthorizer()
 	}
 	if err := setup(); err != nil {
@@ -271,14 +293,27 @@ func (db *DB) run(c *csqlite.Conn, sql string) (*executor.Result, error) {
 		if keep.Full() {
 			continue
 		}
-		row := make([]any, n)
+		// The row is sized before any value is copied out of SQLite (as
+		// executor.RowBytes counts: text and blobs by their bytes, other
+		// values 8), so a row over the byte cap is never held in Go.
 		types := make([]int, n)
-		for i := range row {
+		var size int64
+		for i := range types {
 			types[i] = stmt.ColumnType(i)
-			row[i] = value(stmt, i, types[i])
+			size++
+			switch types[i] {
+			case csqlite.Text, csqlite.Blob:
+				size += int64(stmt.Bytes(i))
+			case csqlite.Integer, csqlite.Float:
+				size += 8
+			}
 		}
-		if !keep.Keep(row) {
+		if !keep.KeepSize(size) {
 			continue
+		}
+		row := make([]any, n)
+		for i := range row {
+			row[i] = value(stmt, i, types[i])
 		}
 		for i, t := range types {
 			classes[i] = merge(classes[i], t)
@@ -404,7 +439,15 @@ func (db *DB) classify(err error, def executor.Class) error {
 		return err // Query tells timeout from cancellation
 	case csqlite.CodeAuth, csqlite.CodeReadOnly:
 		class = executor.ClassRefused
-	case csqlite.CodeIOErr, csqlite.CodeCorrupt, csqlite.CodeNotADB, csqlite.CodeCantOpen, csqlite.CodeNoMem,
+	case csqlite.CodeTooBig:
+		// A value past SQLITE_LIMIT_LENGTH, the result byte cap: the
+		// query's, as a result over the cap is (reliability.Normalize).
+		return db.fail(executor.ClassBytesLimit, fmt.Sprintf("%s: a string or BLOB over the engine's limit of %d bytes (the result byte cap)", se.Msg, min(db.maxBytes, math.MaxInt32)), err)
+	case csqlite.CodeNoMem:
+		// Past the heap limit (Options.MemoryLimit): the query's, as a
+		// BigQuery query out of resources is. Retrying it cannot help.
+		return db.fail(executor.ClassRuntime, fmt.Sprintf("%s: the query needed more than the engine's memory limit of %d bytes", se.Msg, db.memory), err)
+	case csqlite.CodeIOErr, csqlite.CodeCorrupt, csqlite.CodeNotADB, csqlite.CodeCantOpen,
 		csqlite.CodeBusy, csqlite.CodeLocked, csqlite.CodeInternal, csqlite.CodeMisuse, csqlite.CodePerm,
 		csqlite.CodeProtocol, csqlite.CodeNoLFS, csqlite.CodeFull:
 		class = executor.ClassInfra

@@ -1,6 +1,7 @@
 package textclip
 
 import (
+	"encoding/json"
 	"runtime"
 	"strings"
 	"testing"
@@ -39,5 +40,31 @@ func TestRunesHugeBounded(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 || len(got) != 80+len("…") {
 		t.Errorf("allocated %d bytes for a cut of %d", alloc, len(got))
+	}
+}
+
+// JSON bounds the encoded size whatever the characters, and keeps text
+// that fits whole.
+func TestJSON(t *testing.T) {
+	for _, s := range []string{
+		strings.Repeat("a", 5000), strings.Repeat("<", 5000), strings.Repeat("\x01", 5000),
+		strings.Repeat("é", 5000), strings.Repeat("\xff", 5000), strings.Repeat(`"\`, 5000), "short <&>",
+	} {
+		for _, n := range []int{10, 100, 4096} {
+			got := JSON(s, n)
+			b, err := json.Marshal(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b)-2 > n {
+				t.Errorf("JSON(%.10q, %d): encodes to %d bytes", s, n, len(b)-2)
+			}
+			if !strings.HasPrefix(s, strings.TrimSuffix(got, "…")) {
+				t.Errorf("JSON(%.10q, %d) = %.20q is not a prefix", s, n, got)
+			}
+			if whole, _ := json.Marshal(s); len(whole)-2 <= n && got != s {
+				t.Errorf("JSON(%.10q, %d) cut text that fits", s, n)
+			}
+		}
 	}
 }

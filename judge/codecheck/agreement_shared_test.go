@@ -14,7 +14,7 @@ import (
 
 	"github.com/clinsql/clinsql/agreement"
 	"github.com/clinsql/clinsql/internal/golden"
-	"github.com/clinsql/clinsql/internal/released"
+	"github.com/clinsql/clinsql/judge/internal/released"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
 )

@@ -2,6 +2,7 @@ package codecheck
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -34,7 +35,8 @@ func (b Band) Contains(v float64) bool {
 	return lo && hi
 }
 
-// String renders the band as interval notation: [2, 5], (0.01, 0.1).
+// String renders the band as interval notation: [2, 5], (0.01, 0.1);
+// a band with one bound as the bound: >= 1, < 0.5.
 func (b Band) String() string {
 	l, r := "[", "]"
 	if b.LoOpen {
@@ -43,7 +45,15 @@ func (b Band) String() string {
 	if b.HiOpen {
 		r = ")"
 	}
-	s := fmt.Sprintf("%s%s, %s%s", l, fmtNum(b.Lo), fmtNum(b.Hi), r)
+	var s string
+	switch {
+	case math.IsInf(b.Hi, 1) && !math.IsInf(b.Lo, -1):
+		s = map[bool]string{true: "> ", false: ">= "}[b.LoOpen] + fmtNum(b.Lo)
+	case math.IsInf(b.Lo, -1) && !math.IsInf(b.Hi, 1):
+		s = map[bool]string{true: "< ", false: "<= "}[b.HiOpen] + fmtNum(b.Hi)
+	default:
+		s = fmt.Sprintf("%s%s, %s%s", l, fmtNum(b.Lo), fmtNum(b.Hi), r)
+	}
 	if b.Percent {
 		s += " %"
 	} else if b.Unit != "" {
@@ -75,6 +85,11 @@ var (
 	betweenRe = regexp.MustCompile(`(?i)\bbetween\s+(` + num + `)` + unitRe + `\s+and\s+(` + num + `)` + unitRe)
 	// ineqRe: "> 0.01 and < 0.1", ">= 0, <= 100".
 	ineqRe = regexp.MustCompile(`(?i)(>=|≥|>)\s*(` + num + `)` + unitRe + `\s*(?:and|,|&)\s*(<=|≤|<)\s*(` + num + `)` + unitRe)
+	// intervalRe: interval notation, "[0, 100]", "([1, 3])": closed.
+	intervalRe = regexp.MustCompile(`\[\s*(` + num + `)` + unitRe + `\s*,\s*(` + num + `)` + unitRe + `\s*\]`)
+	// boundRe: one bound, in parentheses, "(>= 1)", "(count >= 0)",
+	// "(Value > 0)": the other side is open.
+	boundRe = regexp.MustCompile(`(?i)\(\s*(?:(?:the\s+)?(?:value|values|count|counts)\s*)?(>=|≥|>|<=|≤|<)\s*(` + num + `)` + unitRe + `\s*\)`)
 	// labelRe finds a group label just before a band: "Home: 60-95%",
 	// "for 'Hospice' (5-15)", "Ischemic Stroke (10 to 200)".
 	labelColon  = regexp.MustCompile(`([A-Za-z][\w /'’\-]{0,40}?)\s*:\s*\(?\s*$`)
@@ -128,6 +143,37 @@ func parseBands(text string) []Band {
 		b.LoOpen = text[m[2]:m[3]] == ">"
 		b.HiOpen = text[m[8]:m[9]] == "<"
 		b.Text = text[m[0]:m[1]]
+		hits = append(hits, hit{m[0], m[1], b})
+	}
+	for _, m := range intervalRe.FindAllStringSubmatchIndex(text, -1) {
+		if overlaps(m[0], m[1]) {
+			continue
+		}
+		if b, ok := makeBand(text, m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9]); ok && b.Lo <= b.Hi {
+			b.Text = text[m[0]:m[1]]
+			hits = append(hits, hit{m[0], m[1], b})
+		}
+	}
+	for _, m := range boundRe.FindAllStringSubmatchIndex(text, -1) {
+		if overlaps(m[0], m[1]) {
+			continue
+		}
+		v, ok := parseNum(text[m[4]:m[5]])
+		if !ok {
+			continue
+		}
+		b := Band{Lo: math.Inf(-1), Hi: math.Inf(1), Text: text[m[0]:m[1]]}
+		switch op := text[m[2]:m[3]]; op {
+		case ">=", "≥", ">":
+			b.Lo, b.LoOpen = v, op == ">"
+		default:
+			b.Hi, b.HiOpen = v, op == "<"
+		}
+		if u := strings.ToLower(sub(text, m[6], m[7])); u == "%" || u == "pp" || strings.HasPrefix(u, "percent") {
+			b.Percent = true
+		} else {
+			b.Unit = u
+		}
 		hits = append(hits, hit{m[0], m[1], b})
 	}
 	for _, m := range betweenRe.FindAllStringSubmatchIndex(text, -1) {
@@ -232,4 +278,5 @@ var genericLabel = map[string]bool{
 	"acceptable range": true, "range": true, "clinically plausible": true, "plausible": true,
 	"e.g.": true, "eg": true, "e.g": true, "acceptable": true, "plausible range": true, "values": true,
 	"value": true, "expected": true, "expected range": true, "acceptable percentage": true,
+	"clinically plausible range": true, "plausible range is": true,
 }

@@ -1,8 +1,11 @@
 package codecheck
 
 import (
+	"math"
 	"testing"
 )
+
+var inf = math.Inf(1)
 
 func TestParseBands(t *testing.T) {
 	type b = Band
@@ -33,6 +36,17 @@ func TestParseBands(t *testing.T) {
 		{"Acceptable Range: Ischemic Stroke (10 to 200), General ICU (200 to 2000)", []Band{
 			{Lo: 10, Hi: 200, Label: "Ischemic Stroke"}, {Lo: 200, Hi: 2000, Label: "General ICU"}}},
 		{"Acceptable Range for 'Hospice' (5.0 - 15.0 days)", []Band{{Lo: 5, Hi: 15, Unit: "days", Label: "Hospice"}}},
+		// Interval notation and one bound (the rubric's "[0, 100]",
+		// "(count >= 0)").
+		{"Clinically Plausible [0, 100]", []Band{{Lo: 0, Hi: 100}}},
+		{"Acceptable Range ([1, 3])", []Band{{Lo: 1, Hi: 3}}},
+		{"Clinically plausible range: [1, 5]. It's unlikely ...", []Band{{Lo: 1, Hi: 5}}},
+		{"Clinically Plausible (count >= 0)", []Band{{Lo: 0, Hi: inf}}},
+		{"Clinically Plausible (>=1). The cohort must contain at least one patient.", []Band{{Lo: 1, Hi: inf}}},
+		{"Patient counts are clinically plausible (>= 1)", []Band{{Lo: 1, Hi: inf}}},
+		{"Clinically Plausible (Value > 0)", []Band{{Lo: 0, LoOpen: true, Hi: inf}}},
+		{"Acceptable (< 5%)", []Band{{Lo: -inf, Hi: 5, HiOpen: true, Percent: true}}},
+		{"Clinically Plausible (>=0.01 and < 1.0)", []Band{{Lo: 0.01, Hi: 1, HiOpen: true}}},
 		// Not bands: a 30-day window, an ICD version, a lone value.
 		{"Column exists for 30-day readmission rate", nil},
 		{"Uses ICD-10 codes only", nil},
@@ -75,5 +89,22 @@ func TestBandContains(t *testing.T) {
 	}
 	if s := (Band{Lo: 0.01, Hi: 0.4, Percent: true, Label: "Home"}).String(); s != "Home: [0.01, 0.4] %" {
 		t.Errorf("String = %q", s)
+	}
+}
+
+func TestBandString(t *testing.T) {
+	for _, c := range []struct {
+		b    Band
+		want string
+	}{
+		{Band{Lo: 2, Hi: 5}, "[2, 5]"},
+		{Band{Lo: 0.01, Hi: 0.1, LoOpen: true, HiOpen: true}, "(0.01, 0.1)"},
+		{Band{Lo: 1, Hi: inf}, ">= 1"},
+		{Band{Lo: 0, LoOpen: true, Hi: inf}, "> 0"},
+		{Band{Lo: -inf, Hi: 5, HiOpen: true, Percent: true}, "< 5 %"},
+	} {
+		if got := c.b.String(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.b, got, c.want)
+		}
 	}
 }

@@ -3,32 +3,28 @@ package codecheck
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/rubric"
 )
 
-// LeafKind says which code check, if any, applies to a results-rubric leaf.
-type LeafKind string
+// LeafKind is a leaf's check kind (judgefmt.LeafKind: the ledger records
+// it).
+type LeafKind = judgefmt.LeafKind
 
+// The check kinds.
 const (
-	// KindCSV: "CSV File Exists".
-	KindCSV LeafKind = "csv_exists"
-	// KindColumn: "Column exists for ... (e.g., `name`)".
-	KindColumn LeafKind = "column_exists"
-	// KindNoNull: "No NULL/Empty Values ...".
-	KindNoNull LeafKind = "no_null"
-	// KindBand: a value leaf with an acceptable interval, "Clinically
-	// Plausible (0-20)".
-	KindBand LeafKind = "band"
-	// KindOther: a results leaf no check reads (trends, comparisons, counts
-	// of categories). Decided by code only when there is no result at all.
-	KindOther LeafKind = "other"
-	// KindSQL: a leaf of the SQL rubric; never decided by code.
-	KindSQL LeafKind = "sql"
+	KindCSV    = judgefmt.KindCSV
+	KindColumn = judgefmt.KindColumn
+	KindNoNull = judgefmt.KindNoNull
+	KindBand   = judgefmt.KindBand
+	KindOther  = judgefmt.KindOther
+	KindSQL    = judgefmt.KindSQL
 )
 
 var (
@@ -79,23 +75,9 @@ func kindOf(leaf *rubric.Node) LeafKind {
 	return KindOther
 }
 
-// Evidence is what a code decision rests on.
-type Evidence struct {
-	// Column is the result column the leaf was bound to.
-	Column string `json:"column,omitempty"`
-	// Columns lists the columns inspected (no_null) or the result's
-	// columns (column_exists).
-	Columns []string `json:"columns,omitempty"`
-	// Values are the values checked (at most maxEvidenceValues).
-	Values []string `json:"values,omitempty"`
-	// Band is the interval applied, in interval notation.
-	Band string `json:"band,omitempty"`
-	// Rows is the result's row count.
-	Rows int `json:"rows"`
-	// Match says how a column was found: exact, canonical, similar,
-	// only, absent.
-	Match string `json:"match,omitempty"`
-}
+// Evidence is a code decision's column, values and band
+// (judgefmt.Evidence: the ledger records it).
+type Evidence = judgefmt.Evidence
 
 const maxEvidenceValues = 10
 
@@ -161,7 +143,12 @@ func Check(leaf *rubric.Node, a *Answer) CodeDecision {
 	case KindNoNull:
 		return checkNoNull(leaf, t)
 	case KindColumn:
-		return unlessConditional(leaf, checkColumn(leaf, t))
+		d := t.columnCheck(leaf)
+		if other := claimedByOther(leaf, t, d); other != nil {
+			return undecided(KindColumn, "column %q is also what %q asks for (%s): its name does not tell the two apart",
+				d.Evidence.Column, other.ID, firstLine(strings.Join(strings.Fields(other.Requirements), " "), 80))
+		}
+		return unlessConditional(leaf, d)
 	case KindBand:
 		return unlessConditional(leaf, checkBand(leaf, t))
 	}
@@ -216,6 +203,10 @@ func checkNoNull(leaf *rubric.Node, t *Table) CodeDecision {
 		if t.Truncated {
 			return undecided(KindNoNull, "no NULL in the first %d rows, but the result has %d", len(t.Rows), t.TotalRows)
 		}
+		if col, raw := packedNull(t); col >= 0 {
+			return undecided(KindNoNull, "no cell is NULL, but %s holds a packed value with an empty field (%s): whether a NULL inside a value counts is a judgement",
+				t.Columns[col], firstLine(raw, 60))
+		}
 		ev.Columns = t.Columns
 		return decided(KindNoNull, true, ev, "no NULL or empty value in any of the %d column(s) and %d row(s)", len(t.Columns), t.TotalRows)
 	}
@@ -259,6 +250,25 @@ func checkNoNull(leaf *rubric.Node, t *Table) CodeDecision {
 	return undecided(KindNoNull, "NULLs in %s; which columns the requirement covers is not stated by name", strings.Join(withNull, ", "))
 }
 
+// packedNullRe finds an empty field in a cell holding a STRUCT or ARRAY
+// written out ({'n': None, ...}, [1, null]).
+var packedNullRe = regexp.MustCompile(`(?i)(?:[:\[,]\s*)(?:none|null|nan)\s*[,}\]]`)
+
+// packedNull returns the first column holding a packed value (a cell
+// that begins with { or [) with an empty field, and the cell; -1 when
+// none does.
+func packedNull(t *Table) (int, string) {
+	for _, r := range t.Rows {
+		for i, c := range r {
+			raw := strings.TrimSpace(c.Raw)
+			if raw != "" && (raw[0] == '{' || raw[0] == '[') && packedNullRe.MatchString(raw) {
+				return i, raw
+			}
+		}
+	}
+	return -1, ""
+}
+
 // findColumn returns the column whose name equals id up to case and
 // separators, or -1.
 func findColumn(t *Table, id string) int {
@@ -280,8 +290,41 @@ var statistics = setOf("mean p5 p10 p25 p50 p75 p90 p95 p99 sd iqr min max count
 // grouping marks rubric text about a grouping column (a stratum, a
 // category): such columns are named freely ("outcome" for a discharge
 // group), so code never declares them absent.
-var grouping = setOf("group grouping category stratification stratum strata tier bin quartile quintile tertile decile " +
+var grouping = setOf("group subgroup grouping category stratification stratum strata tier bin quartile quintile tertile decile " +
 	"status outcome disposition type class destination label section cohort")
+
+// roleWords name the part a column plays in a long-format result (the
+// measure's name, its kind, an identifier) or hedge an example ("'value'
+// or similar"), not a quantity. A requirement that names its column by
+// these and generic words alone ("Column for primary values (e.g.,
+// 'value', 'result')", "Column 'metric_name' or similar") is met as well
+// by a wide result that holds each value in a column of its own, so no
+// column name shows it unmet.
+var roleWords = setOf("measure measures measurement similar name type kind identification identifier indicator")
+
+// engineName matches the names engines give unnamed expressions
+// (BigQuery's f0_, col_1, expr_2).
+var engineName = regexp.MustCompile(`(?i)^(?:col(?:umn)?|f|field|c|expr|_col)_?\d+_?$|^f\d+_$`)
+
+// genericWords name no quantity (besides the stopwords: value, result,
+// metric).
+var genericWords = setOf("col column field output stat measure var variable expr f c")
+
+// GenericName reports a column name that says nothing of what the column
+// holds: an engine's name for an unnamed expression, or generic words and
+// numbers only (result_metric_1, value_2).
+func GenericName(name string) bool {
+	if engineName.MatchString(name) {
+		return true
+	}
+	ws := Tokens(name)
+	for _, w := range ws {
+		if !genericWords[w] && !onlyNumbers([]string{w}) {
+			return false
+		}
+	}
+	return len(ws) > 0
+}
 
 // scored is a candidate column's fit to a rubric text.
 type scored struct {
@@ -460,6 +503,7 @@ func statisticColumns(t *Table, cands []int, lead string) []int {
 		return cands
 	}
 	var named, silent []int
+	strict := false // some column names the statistic itself
 	for _, i := range cands {
 		cs := statsOf(newTokenSet(t.Columns[i]))
 		switch {
@@ -470,14 +514,32 @@ func statisticColumns(t *Table, cands []int, lead string) []int {
 			// IQR does not bound q1 or q3.
 		case statCompatible(lead, cs):
 			named = append(named, i)
+			strict = strict || !rateOrMean(lead, cs)
 		}
 	}
-	if len(named) > 0 || lead == "ci" {
+	switch {
+	case lead == "ci":
 		// A column naming no statistic may hold a mean or a count, never
 		// the bounds of a confidence interval.
 		return named
+	case len(named) > 0 && !strict:
+		// Only a mean for a rate, or a rate for a mean: a rate is the
+		// mean of an indicator, so either may hold it, and so may a
+		// column naming no statistic ("in_hospital_mortality" beside
+		// "avg_length_of_stay" for a mortality rate): the names decide.
+		out := append(named, silent...)
+		sort.Ints(out)
+		return out
+	case len(named) > 0:
+		return named
 	}
 	return silent
+}
+
+// rateOrMean reports a column whose statistics hold lead only as a rate
+// holds a mean or a mean a rate.
+func rateOrMean(lead string, cs map[string]bool) bool {
+	return !cs[lead] && (lead == "pct" && cs["mean"] || lead == "mean" && cs["pct"])
 }
 
 // statName spells a statistic token for an explanation.
@@ -583,6 +645,10 @@ func checkColumn(leaf *rubric.Node, t *Table) CodeDecision {
 		ev.Column, ev.Match = t.Columns[c], "core"
 		return decided(KindColumn, true, ev, "column %q names the same quantity as %q (the same words up to spelling, the same statistic)", t.Columns[c], ex)
 	}
+	if c, ex := spanMatch(t.Columns, examples, desc); c >= 0 {
+		ev.Column, ev.Match = t.Columns[c], "span"
+		return decided(KindColumn, true, ev, "column %q names the quantity of %q with qualifiers the requirement itself uses", t.Columns[c], ex)
+	}
 	if c, ex := statisticMatch(t, examples, descText); c >= 0 {
 		ev.Column, ev.Match = t.Columns[c], "statistic"
 		return decided(KindColumn, true, ev, "column %q is the only column computing the statistic %q asks for (its name is the statistic alone: the subject is the result's)", t.Columns[c], ex)
@@ -613,9 +679,31 @@ func checkColumn(leaf *rubric.Node, t *Table) CodeDecision {
 	if c := relatedText(t, concept); c != "" {
 		return undecided(KindColumn, "%q is related to the requirement but not clearly the required column", c)
 	}
+	// The absence of a name shows the quantity absent only where the
+	// requirement names a quantity, and every column's name says what it
+	// holds.
+	if !namesQuantity(concept) {
+		return undecided(KindColumn, "the requirement names its column by its role in the layout only {%s}, which a result may meet without such a name", concept.key())
+	}
+	for _, c := range t.Columns {
+		if GenericName(c) {
+			return undecided(KindColumn, "column %q has a generic name (an engine's for an unnamed expression, or generic words), which says nothing of what it holds", c)
+		}
+	}
 	ev.Match = "absent"
 	return decided(KindColumn, false, ev, "no column relates to the required quantity {%s}; the result has %s",
 		concept.key(), strings.Join(t.Columns, ", "))
+}
+
+// namesQuantity reports a concept with a word that is neither a role in
+// the layout (roleWords) nor a number.
+func namesQuantity(concept tokenSet) bool {
+	for k := range concept {
+		if !roleWords[k] && !onlyNumbers([]string{k}) {
+			return true
+		}
+	}
+	return false
 }
 
 // coreMatch returns the first column that names the same quantity as one
@@ -673,6 +761,86 @@ func coreMatch(cols, examples []string, desc tokenSet) (int, string) {
 				continue // avg_icu_los_hours is not the stay in days
 			}
 			if coveredBy(w.words, cw) && coveredBy(cw, w.words) {
+				return i, w.text
+			}
+		}
+	}
+	return -1, ""
+}
+
+// spanMatch returns the first column that names the quantity of one of
+// the examples with qualifiers the requirement itself uses: it holds
+// every word of that example, the same statistic, and no word that no
+// example and not the description uses ("median_peak_glucose" between
+// the examples "median_glucose" and "median_peak_glucose_dka"). A
+// negation ("non", "no") counts only where the example has it: it
+// turns a group into every other. -1 when none does.
+func spanMatch(cols, examples []string, desc tokenSet) (int, string) {
+	vocab := tokenSet{}
+	for k, w := range desc {
+		vocab[k] = w
+	}
+	type want struct {
+		text  string
+		words []string
+		stats map[string]bool
+		neg   bool
+	}
+	var wants []want
+	for _, e := range examples {
+		ts := newTokenSet(e)
+		for k, w := range ts {
+			vocab[k] = w
+		}
+		var words []string
+		neg, group := false, false
+		for _, w := range ts.core() {
+			neg = neg || negations[w]
+			group = group || grouping[w]
+			if !statistics[w] {
+				words = append(words, w)
+			}
+		}
+		if len(words) > 0 && !group {
+			// (A grouping column is named freely: see groupingMatch.)
+			wants = append(wants, want{e, words, statsOf(ts), neg})
+		}
+	}
+	// The time units the requirement states, in its examples or words.
+	units := map[string]bool{}
+	for t := range vocab {
+		if timeUnits[t] {
+			units[t] = true
+		}
+	}
+	for i, c := range cols {
+		ts := newTokenSet(c)
+		var words []string
+		neg := false
+		for _, w := range ts.core() {
+			neg = neg || negations[w]
+			if !statistics[w] {
+				words = append(words, w)
+			}
+		}
+		if len(words) == 0 || onlyNumbers(words) || slices.ContainsFunc(words, func(w string) bool { return grouping[w] }) {
+			continue
+		}
+		vocabWords := make([]string, 0, len(vocab))
+		for k := range vocab {
+			vocabWords = append(vocabWords, k)
+		}
+		if !coveredBy(words, vocabWords) {
+			continue
+		}
+		for _, w := range wants {
+			if neg && !w.neg || !sameStats(w.stats, statsOf(ts)) {
+				continue
+			}
+			if u := timeUnit(c); u != "" && len(units) > 0 && !units[u] {
+				continue // los_hours is not the stay in days
+			}
+			if coveredBy(w.words, words) {
 				return i, w.text
 			}
 		}
@@ -756,6 +924,11 @@ var idName = regexp.MustCompile(`(?i)^(?:.*[_ ])?(?:item|subject|hadm|stay|icust
 // non-NULL value is a number (a column of NULLs qualifies too: its value is
 // missing, not of another kind), and the column is not an indicator.
 func valueColumns(t *Table) []int {
+	t.valueOnce.Do(func() { t.valueCols = valueColumnsOf(t) })
+	return t.valueCols
+}
+
+func valueColumnsOf(t *Table) []int {
 	var out []int
 	for i := range t.Columns {
 		if flagName.MatchString(t.Columns[i]) || idName.MatchString(t.Columns[i]) {
@@ -817,10 +990,14 @@ func checkBand(leaf *rubric.Node, t *Table) CodeDecision {
 	if d, ok := checkAggregate(leaf, t, texts, bands); ok {
 		return d
 	}
-	cols, how, why := bindColumns(t, texts)
+	cols, how, why := t.bindingOf(leaf, texts)
 	tree := treeText(leaf)
 	if len(cols) == 0 {
 		return undecided(KindBand, "%s", why)
+	}
+	if other := sameCells(leaf, t); other != nil {
+		return undecided(KindBand, "column %q answers both this value and %q (%s): the result does not tell them apart",
+			t.Columns[cols[0]], other.ID, firstLine(strings.Join(strings.Fields(valueNode(other).Requirements), " "), 80))
 	}
 	// When more than one column fits equally well, decide only if the
 	// verdict is the same whichever is meant.
@@ -882,10 +1059,7 @@ func bandOnColumn(t *Table, col int, how string, texts, tree []string, bands []B
 	}
 	switch {
 	case len(bands) == 1:
-		rows, why, lacking := selectRows(t, texts, col, tree)
-		if lacking {
-			return decided(KindBand, false, ev, "%s", why)
-		}
+		rows, why := selectRows(t, texts, col, tree)
 		if rows == nil {
 			return undecided(KindBand, "%s", why)
 		}
@@ -969,8 +1143,12 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 			best.score >= minBindScore && best.full && (len(r) == 1 || !r[1].full):
 			return []int{best.col}, best.how, ""
 		case best.score >= minBindScore && tied == nil:
+			// Every column the names do not tell from the best, however
+			// weakly it fits: leaving one out because it falls short of
+			// minBindScore would decide on the others when it may be
+			// the one meant.
 			for _, m := range r {
-				if m.score >= minBindScore && best.score-m.score < minBindMargin {
+				if m.score > 0 && best.score-m.score < minBindMargin {
 					tied = append(tied, m.col)
 				}
 			}
@@ -979,7 +1157,7 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 	if tied != nil {
 		return tied, "similar", ""
 	}
-	if len(cands) == 1 && len(t.Columns) <= 2 {
+	if len(cands) == 1 && len(t.Columns) <= 2 && namesTheValue(t.Columns[cands[0]], texts) {
 		return cands, "only", ""
 	}
 	if lead != "count" {
@@ -995,6 +1173,43 @@ func bindColumns(t *Table, texts []string) ([]int, string, string) {
 		return cands, "tied", ""
 	}
 	return nil, "", "no result column can be tied to the value with confidence"
+}
+
+// namesTheValue reports whether a column's name can hold the value the
+// texts describe: it shares a word with them (a related one: "mortality"
+// for "in-hospital mortality (%)", "p25" for "the 25th percentile", a
+// rate for a share), or
+// it names nothing but a position or a generic value ("f0_", "value",
+// "result": a one-value answer to the question). A lone column named for
+// another quantity ("percentile_90" for "hospital length of stay",
+// "avg_length_of_stay" for a mortality rate) does not hold it: the value
+// asked for is absent, which is the judge's call.
+func namesTheValue(col string, texts []string) bool {
+	concept := tokenSet{}
+	for _, text := range texts {
+		text = bandBoilerplate.ReplaceAllString(stripBands(text), " ")
+		for k, w := range newTokenSet(text) {
+			concept[k] = w
+		}
+	}
+	var words []string
+	for _, w := range Tokens(col) {
+		if _, err := strconv.Atoi(w); err == nil || qualifiers[w] && w != "pct" || len(w) == 1 {
+			continue // a position, a unit, a letter ("f0_", BigQuery's unnamed column)
+		}
+		words = append(words, w)
+	}
+	if len(words) == 0 {
+		return true
+	}
+	for _, w := range words {
+		for c := range concept {
+			if related(w, c) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Thresholds of bindColumn on the F1 token score: the best column must fit
@@ -1062,9 +1277,10 @@ func stripBands(s string) string {
 
 // selectRows returns the rows a band applies to: those labelled with a
 // group the rubric text names, or every row when it names none. nil with a
-// reason when it names groups the result does not have; lacking when the
-// result is certainly without the value (one row, of another group).
-func selectRows(t *Table, texts []string, col int, tree []string) (rows []int, why string, lacking bool) {
+// reason when the group it is about is not found in the result: it names
+// a group no row is labelled with, or the result is one group that the
+// rubric names apart from this requirement's.
+func selectRows(t *Table, texts []string, col int, tree []string) (rows []int, why string) {
 	var labels []string
 	for _, text := range texts {
 		for _, m := range labelRe.FindAllStringSubmatch(text, -1) {
@@ -1085,28 +1301,48 @@ func selectRows(t *Table, texts []string, col int, tree []string) (rows []int, w
 	if len(labels) == 0 {
 		// No quoted group: the rows whose label the text names
 		// ("Validate Value for DKA Survivor LOS" for the row "DKA"), or
-		// every row when it names none, unless the result is one group
-		// that the rubric names elsewhere ("General Cohort AKI Rate"):
-		// the value asked for is then another group's, which the result
-		// lacks.
+		// every row when it names none. A result of one group that the
+		// rubric names elsewhere ("General Cohort AKI Rate") may be the
+		// group this requirement is about, unnamed ("AKI rate" of the
+		// cohort the question and the tree are about), or another: the
+		// group is not found, and the judge reads the rubric.
 		named, others := rowsNamed(t, texts, col, tree)
 		switch {
+		case len(named) > 0 && valueElsewhere(t, col, named):
+			return nil, fmt.Sprintf("%s is NULL in the %d row(s) whose label the text names, and holds values in other rows: the result stacks sections, and the text may name another section in passing", t.Columns[col], len(named))
 		case len(named) > 0:
-			return named, "", false
+			return named, ""
 		case others != "" && len(t.Rows) == 1:
-			return nil, fmt.Sprintf("the result holds one group, %q, which the rubric names apart from the group this requirement is about: its value is not in the result", others), true
+			return nil, fmt.Sprintf("the result holds one group, %q, which the rubric names elsewhere, and this requirement names no group of the result", others)
 		}
-		return all, "", false
+		return all, ""
 	}
 	for _, l := range labels {
 		if rows := rowsLabelled(t, l, col); len(rows) > 0 {
-			return rows, "", false
+			return rows, ""
 		}
 	}
 	if len(t.Rows) == 1 {
-		return all, "", false
+		// One row with no group label is the question's cohort, which
+		// the quoted group may name ("for 'Sepsis'" in a sepsis
+		// question); a row labelled as another group is not it.
+		if l := rowLabel(t, 0, col); l != "" {
+			return nil, fmt.Sprintf("the requirement is about %q, and the result's one row is labelled %q", labels[0], l)
+		}
+		return all, ""
 	}
-	return nil, fmt.Sprintf("the requirement is about %q, and no row of the result is labelled so", labels[0]), false
+	return nil, fmt.Sprintf("the requirement is about %q, and no row of the result is labelled so", labels[0])
+}
+
+// rowLabel returns the first text cell of a row outside col (its group
+// label), "" when it has none.
+func rowLabel(t *Table, row, col int) string {
+	for ci, c := range t.Rows[row] {
+		if ci != col && !c.Null && !c.IsNum && len(labelWords(c.Raw)) > 0 {
+			return c.Raw
+		}
+	}
+	return ""
 }
 
 // rowsNamed returns the rows whose label (a text cell, with a word in it)
@@ -1244,7 +1480,12 @@ func treeText(leaf *rubric.Node) []string {
 	return out
 }
 
-// rowsLabelled returns the rows whose text cells equal or contain label.
+// rowsLabelled returns the rows whose text cells equal or contain label;
+// failing that, the rows of the one group label whose words the label
+// holds, or that holds the label's words ("Facility" for 'Discharged to
+// Facility', "In-hospital death" for 'In-Hospital Mortality' or
+// 'Mortality', up to spelling and synonyms). Two labels that match so
+// match neither: the label does not tell them apart.
 func rowsLabelled(t *Table, label string, col int) []int {
 	want := normName(label)
 	if want == "" {
@@ -1262,7 +1503,76 @@ func rowsLabelled(t *Table, label string, col int) []int {
 			}
 		}
 	}
+	if len(out) > 0 {
+		return out
+	}
+	lw := labelWords(label)
+	if len(lw) == 0 {
+		return nil
+	}
+	match := ""
+	for ri, r := range t.Rows {
+		for ci, c := range r {
+			if ci == col || c.Null || c.IsNum {
+				continue
+			}
+			cw := labelWords(c.Raw)
+			if len(cw) == 0 || !(coveredBy(cw, lw) || coveredBy(lw, cw)) {
+				continue
+			}
+			if key := strings.Join(cw, " "); match == "" || match == key {
+				match = key
+				out = append(out, ri)
+				break
+			}
+			return nil // two groups fit
+		}
+	}
 	return out
+}
+
+// valueElsewhere reports rows of a column that are all NULL where the
+// result stacks sections: other rows hold the column's values, and
+// another column holds values in every one of these rows and in none of
+// those (a distribution section with its own measures beside an outcome
+// section). Rows matched by a word of the text may be a section the text
+// mentions in passing ("hemorrhagic stroke can have long stays" naming a
+// distribution section labelled "stroke"): their NULLs are not the value
+// asked for missing. A group's row that is NULL where the others are not,
+// with nothing of its own (an empty cohort), is its value missing.
+func valueElsewhere(t *Table, col int, rows []int) bool {
+	chosen := make(map[int]bool, len(rows))
+	for _, ri := range rows {
+		if !t.Rows[ri][col].Null {
+			return false
+		}
+		chosen[ri] = true
+	}
+	var carriers []int
+	for ri, r := range t.Rows {
+		if !chosen[ri] && !r[col].Null {
+			carriers = append(carriers, ri)
+		}
+	}
+	if len(carriers) == 0 {
+		return false
+	}
+	for c := range t.Columns {
+		if c == col {
+			continue
+		}
+		own := true
+		for _, ri := range rows {
+			own = own && !t.Rows[ri][c].Null
+		}
+		for _, ri := range carriers {
+			own = own && t.Rows[ri][c].Null
+		}
+		if own {
+			return true
+		}
+	}
+	return false
 }
 
 // judgeValues decides a band over the given rows of a column.
@@ -1443,4 +1753,13 @@ func scaleWord(b Band) string {
 		return "percentage"
 	}
 	return "fraction"
+}
+
+// CheckLeaf is the code check of a leaf of either tree: [Check] for
+// results leaves, [CheckSQL] for SQL leaves.
+func CheckLeaf(t judgefmt.Tree, l *rubric.Node, a *Answer) CodeDecision {
+	if t == judgefmt.TreeResults {
+		return Check(l, a)
+	}
+	return CheckSQL(a)
 }

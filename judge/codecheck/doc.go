@@ -37,27 +37,42 @@
 //     p25, median, p75" for "the 75th percentile of Troponin-T"); or, for a
 //     grouping column, holds group labels and names the same grouping up
 //     to the grouping words ("los_category" or "LOS_Bin" for "los_group",
-//     "tertile" for a tertile stratification). It fails when no column,
+//     "tertile" for a tertile stratification); or holds every word of one
+//     example and only words the leaf uses ("median_peak_glucose" between
+//     the examples "median_glucose" and "median_peak_glucose_dka"), in
+//     the time unit the leaf states. A column two column leaves about
+//     different quantities both match, other than by a name the rubric
+//     gives, decides neither: its name does not tell them apart. It fails when no column,
 //     and no row label of a long-format result, shares any word with the
-//     required quantity. Names that are related but differ (another time
+//     required quantity, where the requirement names a quantity (not only
+//     a role in the layout: "'value' or similar", "a column for metrics
+//     (e.g., 'metric', 'measure')", which a wide result meets with named
+//     columns) and no column has a generic name (f0_, col_1,
+//     result_metric_1: it may hold anything). Names that are related but differ (another time
 //     window, another statistic, another grouping) are a judgement: they
 //     go to the backend. A generic name (col_1, value_2) matches no
 //     example by the number left of both ("metric_1_name"). A leaf that
 //     applies "if applicable" (where available, optional) goes to the
 //     backend rather than fail; so does a band leaf of that kind.
-//   - no_null passes when no cell is NULL (empty, NULL, NaN, None); fails
+//   - no_null passes when no cell is NULL (empty, NULL, NaN, None) and no
+//     cell holds a packed value (a STRUCT or ARRAY written out) with an
+//     empty field, which goes to the backend; fails
 //     when a column the leaf names, or any column of an unscoped leaf, has
 //     one; leaves with an "expected"/"acceptable" exception, or NULLs only
 //     outside the named columns, go to the backend. A leaf scoped to some
 //     rows ("for the 'Female' group") is decided on the rows whose label
 //     it names, and goes to the backend when the labels do not show them.
 //   - band reads the interval from the leaf ([ParseBands]: "(2-5)", "(0.01
-//     to 0.40)", "between 5 and 90", "(>0.01 and <0.1)", units, percent,
-//     per-group bands "Home: 60-95%"), binds it to a numeric column through
+//     to 0.40)", "between 5 and 90", "(>0.01 and <0.1)", "[0, 100]", one
+//     bound "(>= 1)", units, percent, per-group bands "Home: 60-95%"),
+//     binds it to a numeric column through
 //     the names and words of the leaf and its parent(s) (nearest first,
 //     exact names first, then the best token overlap by a clear margin, or
 //     the only column holding every word; the only numeric column of a
-//     small result). Only columns computing the statistic the texts name
+//     small result when its name can hold the value: a word of the texts,
+//     or no word at all, "f0_"). Columns within the margin of the best,
+//     however weakly they fit, are tied: decided only where they agree.
+//     Only columns computing the statistic the texts name
 //     (median, IQR, percentile, mean, rate, count) are candidates, and
 //     identifier columns (itemid, subject_id) never are; of columns that
 //     differ by a negated word (survivors, nonsurvivors) only those
@@ -71,13 +86,24 @@
 //     for a count of categories ("number of age groups 3-6") on the number
 //     of distinct categories. It selects the
 //     rows of the group the rubric names (quoted, or a row label the text
-//     names word for word), and passes when every value lies in the band,
-//     fails when none does or the value is NULL. On a rate band in percent
+//     names word for word; a quoted group named more fully than the one
+//     label whose words it holds, 'Discharged to Facility' for
+//     "Facility"), and passes when every value lies in the band,
+//     fails when none does or the value is NULL (rows matched by a word of
+//     the text that are NULL where a stacked result's other section holds
+//     the column's values go to the backend: the text may mention that
+//     section in passing). On a rate band in percent
 //     a column of fractions (all values in [0, 1]) is read as fractions
 //     when its name says so, else decided only where both readings agree;
 //     a rate of 0 over an empty cohort (every count in its row 0, or a
-//     cohort count of 0) never passes; a one-row result of another group
-//     the rubric names fails a leaf on the group asked for. Mixed values
+//     cohort count of 0) never passes. A leaf is decided only where the
+//     quantity it names is found in the result: two band leaves under
+//     value subtrees naming different things ("DKA AKI Rate", "General
+//     Cohort AKI Rate") bound to the same cells, a group the result does
+//     not hold (a one-group result of a group the rubric names
+//     elsewhere, a quoted group no row is labelled with or the one row is
+//     labelled otherwise), and a leaf stating several bands it does not
+//     tie to groups go to the backend. Mixed values
 //     over unselected rows, a unit or scale mismatch, columns that tie
 //     with different verdicts, and unbound values go to the backend.
 //

@@ -70,11 +70,14 @@ func TestFaultClasses(t *testing.T) {
 			csv: "mean_lactate\n9\n", explainHas: "applies only in some cases"},
 
 		// 6. A generic column name is not an example name that only a
-		// digit is left of.
+		// digit is left of. (Issue 27: nor does it show the quantity
+		// absent: col_1 may hold the metric's name, and "the metric"
+		// names a role in the layout, not a quantity. Neither passes;
+		// the judge decides.)
 		{name: "generic: col_1 for metric_1_name", category: format, parent: "Column Name Exists", text: "Column for the first metric's name exists (e.g., `metric_1_name`)",
-			csv: "col_1,col_2\nx,1\n", decided: true},
+			csv: "col_1,col_2\nx,1\n", explainHas: "generic name"},
 		{name: "generic: value_1 for metric_1", category: format, parent: "Column Name Exists", text: "Column exists for the metric (e.g., `metric_1`)",
-			csv: "value_1\n1\n", decided: true},
+			csv: "value_1\n1\n", explainHas: "role in the layout"},
 		{name: "generic: the example itself", category: format, parent: "Column Name Exists", text: "Column exists (e.g., `metric_1`)",
 			csv: "metric_1\n1\n", decided: true, pass: true},
 	} {

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/clinsql/clinsql/internal/released"
+	"github.com/clinsql/clinsql/judge/internal/released"
 )
 
 // TestScanCodeDecisions scans every code decision on the results leaves of

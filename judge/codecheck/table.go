@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
@@ -52,6 +53,13 @@ type Table struct {
 	// first len(Rows) were kept.
 	TotalRows int
 	Truncated bool
+
+	// bound caches, per rubric tree (its root), where each band leaf
+	// reads its value (see sameCells); valueCols the columns that may
+	// hold a value (valueColumns). A table is not changed once read.
+	bound     sync.Map
+	valueOnce sync.Once
+	valueCols []int
 }
 
 // MaxTableRows bounds the rows kept in memory for the code checks. The

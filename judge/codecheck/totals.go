@@ -23,18 +23,20 @@ var (
 // categories; ok is false for any other leaf, which bandOnColumn decides
 // value by value.
 func checkAggregate(leaf *rubric.Node, t *Table, texts []string, bands []Band) (CodeDecision, bool) {
-	text := leaf.Requirements
-	if len(bands) != 1 {
+	if !aggregate(leaf, t, bands) {
 		return CodeDecision{}, false
 	}
-	b := bands[0]
-	switch {
-	case categoryText.MatchString(text):
-		return checkCategoryCount(t, b), true
-	case totalText.MatchString(text) && len(t.Rows) > 1:
-		return checkTotal(t, texts, b), true
+	if categoryText.MatchString(leaf.Requirements) {
+		return checkCategoryCount(t, bands[0]), true
 	}
-	return CodeDecision{}, false
+	return checkTotal(t, texts, bands[0]), true
+}
+
+// aggregate reports a band leaf meant for a total or a count of
+// categories.
+func aggregate(leaf *rubric.Node, t *Table, bands []Band) bool {
+	text := leaf.Requirements
+	return len(bands) == 1 && (categoryText.MatchString(text) || totalText.MatchString(text) && len(t.Rows) > 1)
 }
 
 // checkCategoryCount compares the number of categories, the distinct

@@ -23,11 +23,132 @@ type BatchScript struct {
 	Steps []string
 	// Answered is, for a batch that ends expired or cancelled, how many of
 	// its requests (in file order) were answered before; the others get
-	// batch_expired or batch_cancelled in the error file.
+	// batch_expired or batch_cancelled in the error file, or, with
+	// Unlisted, no line at all (and are not counted as failed: a provider
+	// that lists only the requests it ran).
 	Answered int
+	Unlisted bool
 	// FailCode is the error of a batch that ends failed (default
 	// "invalid_request").
 	FailCode string
+	// Results, if set, rewrites the batch's result lines before they are
+	// written (fault injection: a provider that alters custom_ids, drops
+	// lines or repeats them; see [AlterCustomIDs], [DropResults],
+	// [RepeatResults]). Lines with status 200 go to the output file, the
+	// others to the error file. The requests were run, and billed (see
+	// [Server.Billed]), whatever becomes of their lines.
+	Results func(lines []ResultLine) []ResultLine
+}
+
+// ResultLine is one line of a batch's output or error file.
+type ResultLine struct {
+	ID       string          `json:"id"`
+	CustomID string          `json:"custom_id"`
+	Response *ResultResponse `json:"response"`
+	Error    *BatchError     `json:"error"`
+}
+
+// ResultResponse is a result line's response: the status and body the
+// request would have had online.
+type ResultResponse struct {
+	StatusCode int             `json:"status_code"`
+	RequestID  string          `json:"request_id"`
+	Body       json.RawMessage `json:"body"`
+}
+
+// BatchError is the error of a result line for a request that did not
+// run (batch_expired, batch_cancelled).
+type BatchError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// AlterCustomIDs gives every line a custom_id the batch did not hold, as
+// a provider (or a proxy) that garbles them.
+func AlterCustomIDs(lines []ResultLine) []ResultLine {
+	out := make([]ResultLine, len(lines))
+	for i, l := range lines {
+		l.CustomID = "altered-" + l.CustomID
+		out[i] = l
+	}
+	return out
+}
+
+// DropResults keeps the lines for which keep is true (i counts from 0 in
+// file order).
+func DropResults(keep func(i int, l ResultLine) bool) func([]ResultLine) []ResultLine {
+	return func(lines []ResultLine) []ResultLine {
+		var out []ResultLine
+		for i, l := range lines {
+			if keep(i, l) {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+}
+
+// RepeatResults follows every line for which pick is true with a second
+// line for the same custom_id: change(line), or the line itself when
+// change is nil.
+func RepeatResults(pick func(l ResultLine) bool, change func(l ResultLine) ResultLine) func([]ResultLine) []ResultLine {
+	return func(lines []ResultLine) []ResultLine {
+		var out []ResultLine
+		for _, l := range lines {
+			out = append(out, l)
+			if pick != nil && !pick(l) {
+				continue
+			}
+			d := l
+			if change != nil {
+				d = change(l)
+			}
+			out = append(out, d)
+		}
+		return out
+	}
+}
+
+// Content reads the completion text of a result line ("" if it has
+// none).
+func (l ResultLine) Content() string {
+	if l.Response == nil {
+		return ""
+	}
+	var body struct {
+		Choices []struct {
+			Message struct {
+				Content string `json:"content"`
+			} `json:"message"`
+		} `json:"choices"`
+	}
+	if json.Unmarshal(l.Response.Body, &body) != nil || len(body.Choices) == 0 {
+		return ""
+	}
+	return body.Choices[0].Message.Content
+}
+
+// WithContent is l with its completion's text replaced by content (a
+// second, different answer to the same request).
+func (l ResultLine) WithContent(content string) ResultLine {
+	if l.Response == nil {
+		return l
+	}
+	var body map[string]any
+	if json.Unmarshal(l.Response.Body, &body) != nil {
+		return l
+	}
+	if ch, ok := body["choices"].([]any); ok && len(ch) > 0 {
+		if c0, ok := ch[0].(map[string]any); ok {
+			if msg, ok := c0["message"].(map[string]any); ok {
+				msg["content"] = content
+			}
+		}
+	}
+	r := *l.Response
+	r.Body, _ = json.Marshal(body)
+	l.Response = &r
+	return l
 }
 
 // DefaultBatchSteps is the life of a batch without a script.
@@ -71,12 +192,7 @@ type fakeBatch struct {
 
 type batchErrors struct {
 	Object string       `json:"object"`
-	Data   []batchError `json:"data"`
-}
-
-type batchError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Data   []BatchError `json:"data"`
 }
 
 type requestCounts struct {
@@ -410,35 +526,27 @@ func (s *Server) advance(b *fakeBatch) {
 		if code == "" {
 			code = "invalid_request"
 		}
-		b.Errors = &batchErrors{Object: "list", Data: []batchError{{Code: code, Message: "llmtest: scripted batch failure"}}}
+		b.Errors = &batchErrors{Object: "list", Data: []BatchError{{Code: code, Message: "llmtest: scripted batch failure"}}}
 	}
 }
 
 // finish answers the first answered requests of b through the handler and
 // gives the rest the error code, then writes the output and error files.
 func (s *Server) finish(b *fakeBatch, answered int, code string) {
-	var out, errs bytes.Buffer
+	var lines []ResultLine
 	for i, l := range b.lines {
-		type response struct {
-			StatusCode int             `json:"status_code"`
-			RequestID  string          `json:"request_id"`
-			Body       json.RawMessage `json:"body"`
+		line := ResultLine{ID: fmt.Sprintf("batch_req_%s_%d", b.ID, i+1), CustomID: l.CustomID}
+		if i >= answered && b.script.Unlisted {
+			continue
 		}
-		line := struct {
-			ID       string      `json:"id"`
-			CustomID string      `json:"custom_id"`
-			Response *response   `json:"response"`
-			Error    *batchError `json:"error"`
-		}{ID: fmt.Sprintf("batch_req_%s_%d", b.ID, i+1), CustomID: l.CustomID}
 		if i >= answered {
 			msg := "This request could not be executed before the completion window expired."
 			if code == "batch_cancelled" {
 				msg = "This request was not executed because the batch was cancelled."
 			}
-			line.Error = &batchError{Code: code, Message: msg}
+			line.Error = &BatchError{Code: code, Message: msg}
 			b.RequestCounts.Failed++
-			enc, _ := json.Marshal(line)
-			errs.Write(append(enc, '\n'))
+			lines = append(lines, line)
 			continue
 		}
 		seq := int(s.seq.Add(1))
@@ -451,7 +559,7 @@ func (s *Server) finish(b *fakeBatch, answered int, code string) {
 		s.calls = append(s.calls, c)
 		s.mu.Unlock()
 		reply := s.h(&c)
-		resp := &response{StatusCode: http.StatusOK, RequestID: fmt.Sprintf("req_llmtest_%d", seq)}
+		resp := &ResultResponse{StatusCode: http.StatusOK, RequestID: fmt.Sprintf("req_llmtest_%d", seq)}
 		switch {
 		case reply.Status != 0 && reply.Status != http.StatusOK:
 			e := reply.Error
@@ -474,12 +582,22 @@ func (s *Server) finish(b *fakeBatch, answered int, code string) {
 			resp.Body = completionBody(&c, reply)
 		}
 		line.Response = resp
-		enc, _ := json.Marshal(line)
 		if resp.StatusCode == http.StatusOK {
 			b.RequestCounts.Completed++
-			out.Write(append(enc, '\n'))
 		} else {
 			b.RequestCounts.Failed++
+		}
+		lines = append(lines, line)
+	}
+	if b.script.Results != nil {
+		lines = b.script.Results(lines)
+	}
+	var out, errs bytes.Buffer
+	for _, line := range lines {
+		enc, _ := json.Marshal(line)
+		if line.Response != nil && line.Response.StatusCode == http.StatusOK {
+			out.Write(append(enc, '\n'))
+		} else {
 			errs.Write(append(enc, '\n'))
 		}
 	}

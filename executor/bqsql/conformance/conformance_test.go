@@ -19,8 +19,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/clinsql/clinsql/executor"
-	"github.com/clinsql/clinsql/executor/bqsql"
-	"github.com/clinsql/clinsql/executor/duckdb"
+	"github.com/clinsql/clinsql/executor/bqduck"
 	goldenfile "github.com/clinsql/clinsql/internal/golden"
 	"github.com/clinsql/clinsql/internal/shared"
 )
@@ -106,11 +105,11 @@ func TestConformance(t *testing.T) {
 	t.Log("\n" + summary[:strings.Index(summary, "\n\n")])
 }
 
-// openEngine opens the embedded engine as clinsql runs it (the bridge's
-// translator, settings, macros and error wording) on an empty database:
-// every case brings its own tables. Division by zero is strict, as in
+// openEngine opens the embedded engine as clinsql opens it (executor/bqduck)
+// on an empty database: every case brings its own tables, so the translator
+// has no catalog to check them against. Division by zero is strict, as in
 // BigQuery.
-func openEngine(t *testing.T) *duckdb.Engine {
+func openEngine(t *testing.T) *bqduck.Engine {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "empty.duckdb")
 	db, err := sql.Open("duckdb", path)
@@ -121,18 +120,8 @@ func openEngine(t *testing.T) *duckdb.Engine {
 		t.Fatal(err)
 	}
 	db.Close()
-	tr := &bqsql.Translator{}
-	eng, err := duckdb.Open(path, duckdb.Options{
-		Limits:      executor.Limits{Timeout: caseTimeout, MaxRows: 10000},
-		MaxConns:    2,
-		Threads:     1,
-		MemoryLimit: "1GB",
-		Translate:   tr.TranslateCheckedContext,
-		Settings:    bqsql.Settings,
-		Prelude:     bqsql.Macros,
-		Register:    bqsql.RegisterFunctions,
-		Explain:     bqsql.Explain,
-	})
+	eng, err := bqduck.Open(context.Background(), bqduck.Options{DB: path, Limits: executor.Limits{Timeout: caseTimeout, MaxRows: 10000},
+		Conns: 2, Threads: 1, Memory: "1GB", NoCatalog: true, ZeroDivision: bqduck.ZeroDivisionError})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +130,7 @@ func openEngine(t *testing.T) *duckdb.Engine {
 }
 
 // run executes one case and classifies it.
-func run(ctx context.Context, eng *duckdb.Engine, c Case) result {
+func run(ctx context.Context, eng *bqduck.Engine, c Case) result {
 	r := result{c: c, uses: Usage(c.Query)}
 	exp, err := ParseExpected(c.Expect)
 	if err != nil {

@@ -1,8 +1,9 @@
 // Package csqlite is a minimal cgo binding to the system SQLite library
 // (libsqlite3, the one CPython's sqlite3 module links on Debian), exposing
 // what the sqlite executor needs and database/sql drivers hide: the storage
-// class of each cell, the unparsed tail of a prepared statement, and
-// sqlite3_interrupt.
+// class and size of each cell, the unparsed tail of a prepared statement,
+// sqlite3_interrupt, and the limits (sqlite3_limit,
+// sqlite3_hard_heap_limit64).
 //
 // A Conn is used by one goroutine at a time; Interrupt may be called from
 // any goroutine.
@@ -81,7 +82,27 @@ const (
 	CodeNoLFS     = C.SQLITE_NOLFS
 	CodeAuth      = C.SQLITE_AUTH
 	CodeNotADB    = C.SQLITE_NOTADB
+	CodeTooBig    = C.SQLITE_TOOBIG
 )
+
+// Limit categories (sqlite3_limit).
+const (
+	// LimitLength is the largest string, BLOB or row, in bytes.
+	LimitLength = C.SQLITE_LIMIT_LENGTH
+	// LimitLikePatternLength is the longest LIKE or GLOB pattern.
+	LimitLikePatternLength = C.SQLITE_LIMIT_LIKE_PATTERN_LENGTH
+)
+
+// HardHeapLimit sets the most memory SQLite may allocate, for the whole
+// process (sqlite3_hard_heap_limit64): an allocation past it fails, and the
+// statement with SQLITE_NOMEM. n <= 0 only reads it. It returns the limit
+// in force before the call.
+func HardHeapLimit(n int64) int64 {
+	if n <= 0 {
+		n = -1
+	}
+	return int64(C.sqlite3_hard_heap_limit64(C.sqlite3_int64(n)))
+}
 
 // Error is an SQLite error: the primary code, the extended code and
 // SQLite's message (sqlite3_errmsg), which is what Python shows.
@@ -162,6 +183,13 @@ func (c *Conn) DoubleQuotedStrings(on bool) error {
 		return errorOf(c.db, rc)
 	}
 	return nil
+}
+
+// SetLimit sets one of the connection's limits (sqlite3_limit) and returns
+// its previous value; SQLite lowers a value past its compile-time maximum
+// to it.
+func (c *Conn) SetLimit(id int, v int) int {
+	return int(C.sqlite3_limit(c.db, C.int(id), C.int(v)))
 }
 
 // Interrupt stops the statements running on the connection
@@ -245,6 +273,10 @@ func (s *Stmt) Int64(i int) int64 { return int64(C.sqlite3_column_int64(s.s, C.i
 
 // Float reads cell i as a real.
 func (s *Stmt) Float(i int) float64 { return float64(C.sqlite3_column_double(s.s, C.int(i))) }
+
+// Bytes is the size in bytes of cell i of the current row (TEXT as UTF-8,
+// BLOB): what Text or Blob would copy.
+func (s *Stmt) Bytes(i int) int { return int(C.sqlite3_column_bytes(s.s, C.int(i))) }
 
 // Text returns the UTF-8 bytes of cell i (a copy), embedded NULs included.
 func (s *Stmt) Text(i int) []byte {

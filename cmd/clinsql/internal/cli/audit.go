@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/clinsql/clinsql/audit"
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/judge"
+	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/runfolder"
+)
+
+const auditUsage = `usage: clinsql audit --tasks DIR --out DIR (--code-only | --judge-config FILE) [--mutations LIST] [--sample N] [--db FILE]
+
+Measures a judge on answers whose verdicts are known by construction: each
+task's gold answer (its gold SQL and recorded result, as a successful run:
+every leaf of both rubric trees must pass) and the gold answer changed in
+one known way, where the leaves testing that property must fail:
+
+  scale100, scale0.01  every numeric value x100 or x0.01
+  rename               every column renamed col_1, col_2, ...
+  drop                 one column dropped (one answer per column)
+  null                 every numeric column NULL
+  empty, failed        the query returned no rows, or failed
+  sql-gender, sql-age, sql-icd, sql-join
+                       the gold SQL's gender literal flipped, its
+                       anchor_age bounds shifted by 7 years, an ICD
+                       prefix dropped, or a join key changed, run on the
+                       embedded engine (--db); the SQL leaves stating
+                       them must fail
+
+--mutations takes a comma-separated list of these, "results", "sql" or
+"all" (the default: all; SQL mutations need --db). A leaf whose verdict
+cannot be derived with certainty is not counted.
+
+--code-only audits the code checks; --judge-config FILE the judge engine as
+clinsql judge runs it (code checks first unless --code-checks=false, then
+the LLM), with no leaf skipped. The cost is estimated first (--estimate
+prints it and stops), the spending capped by --budget over every run into
+--out, replies cached (--cache), and an interrupted audit resumes.
+
+--out receives audit.md, audit.json, audit.csv (per answer, tree, leaf kind
+and source: leaves, testable, decided, wrong, undecided),
+audit_failures.csv (every false fail on gold, classified as a judge error
+or a rubric/gold defect, and every missed fail) and rubric_lint.csv (gold
+answers that fail their own rubric). clinsql report --audit DIR shows it.
+`
+
+func runAudit(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "audit")
+	fs.Usage = func() { fmt.Fprint(env.Stderr, auditUsage); printFlags(fs) }
+	tasksDir := fs.String("tasks", "", "ClinSQL task `folder` or manifest")
+	out := fs.String("out", "", "output `folder`")
+	codeOnly := fs.Bool("code-only", false, "audit the code checks alone")
+	configFile := fs.String("judge-config", "", "judge config `file` (LLM endpoint, samples, prices, budget)")
+	mutations := fs.String("mutations", "all", "mutations `list`: all, results, sql or names")
+	sample := fs.Int("sample", 0, "audit `N` tasks spread evenly over the sorted tasks (0: all)")
+	db := fs.String("db", "", "embedded DuckDB `file` for the SQL mutations (clinsql db build)")
+	codeChecks := fs.Bool("code-checks", true, "with --judge-config: let code decide the results leaves it can")
+	groupName := fs.String("group", string(judge.DefaultGroup), "`grouping` of leaves into judge calls: leaf, category or tree")
+	budget := fs.Float64("budget", -1, "cap in `USD` on what --out will ever spend (overrides the config)")
+	prices := fs.String("prices", "", "price table `file` (overrides the config)")
+	cacheDir := fs.String("cache", "", "LLM cache `folder` (default <out>/llm-cache; \"off\" for none)")
+	estimateOnly := fs.Bool("estimate", false, "print the estimate and stop")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *tasksDir == "" || *out == "" {
+		return usagef("--tasks and --out are required")
+	}
+	if *codeOnly == (*configFile != "") {
+		return usagef("give exactly one of --code-only and --judge-config FILE")
+	}
+	muts, err := audit.ParseMutations(*mutations)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	tasks, err := loadTasks(env, *tasksDir)
+	if err != nil {
+		return err
+	}
+	tasks = spread(tasks, *sample)
+	opts := audit.Options{Mutations: muts, Workers: 2}
+	if *db != "" {
+		ex, err := openDuckDB(ctx, engineConfig{DB: *db, Conns: 2, Log: env.Stderr})
+		if err != nil {
+			return err
+		}
+		defer closeEngine(ex)
+		opts.Engine = ex
+	}
+	lock, err := runfolder.LockExclusive(*out)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	var ej *judge.AuditJudge
+	if *configFile != "" {
+		group, err := judge.ParseGroupMode(*groupName)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		cfg, err := judge.LoadConfig(*configFile)
+		if err != nil {
+			return err
+		}
+		if *budget >= 0 {
+			cfg.BudgetUSD = *budget
+		}
+		if *cacheDir != "" {
+			cfg.Cache = *cacheDir
+		}
+		j, meter, client, err := openLLMJudge(env, cfg, *out, *prices, nil, &llm.BatchOptions{})
+		if err != nil {
+			return err
+		}
+		defer meter.Close()
+		defer client.Close()
+		ej = &judge.AuditJudge{Options: judge.Options{Backend: j, CodeChecks: *codeChecks, Group: group, ReferenceGuided: cfg.ReferenceGuided},
+			Prompter: j, Samples: j.Samples(), MaxTokens: client.Endpoint().Sampling.MaxTokens, Meter: meter, Model: client.Endpoint().Model,
+			Dir: filepath.Join(*out, "ledgers"),
+			Before: func(c audit.Cost) error {
+				fmt.Fprintf(env.Stderr, "audit estimate: at most %d judge calls, at most $%.4f before cache hits", c.EstimatedCall, c.EstimatedUSD)
+				if c.BudgetUSD > 0 {
+					fmt.Fprintf(env.Stderr, "; budget $%.4f", c.BudgetUSD)
+				}
+				fmt.Fprintln(env.Stderr)
+				if *estimateOnly {
+					return errEstimateOnly
+				}
+				return nil
+			}}
+		opts.Judge = ej
+	}
+	r, err := audit.Run(ctx, tasks, opts)
+	if errors.Is(err, errEstimateOnly) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if ej != nil {
+		c := ej.Cost
+		r.Cost = &c
+	}
+	if err := r.WriteFiles(*out); err != nil {
+		return err
+	}
+	printAuditSummary(env.Stdout, r, *out)
+	if r.Cost != nil && r.Cost.Stopped != "" {
+		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("stopped before every answer was judged: %s", r.Cost.Stopped)}
+	}
+	return nil
+}
+
+var errEstimateOnly = errors.New("estimate only")
+
+// spread picks n tasks evenly over the sorted list: every domain and
+// difficulty stays represented, and the choice is reproducible.
+func spread(tasks []*datasets.Task, n int) []*datasets.Task {
+	if n <= 0 || n >= len(tasks) {
+		return tasks
+	}
+	out := make([]*datasets.Task, n)
+	for i := range out {
+		out[i] = tasks[i*len(tasks)/n]
+	}
+	return out
+}
+
+func closeEngine(ex executor.Executor) {
+	if c, ok := ex.(io.Closer); ok {
+		c.Close()
+	}
+}
+
+func printAuditSummary(w io.Writer, r *audit.Report, out string) {
+	tot := r.Totals()
+	fmt.Fprintf(w, "audit of %s on %d tasks\n", r.Judge, r.Tasks)
+	fmt.Fprintf(w, "%-12s %8s %9s %8s %6s %10s\n", "answer", "answers", "testable", "decided", "wrong", "undecided")
+	for _, m := range r.Mutations {
+		t := tot[m]
+		fmt.Fprintf(w, "%-12s %8d %9d %8d %6d %10d\n", m, t.Answers, t.Testable, t.Decided, t.Wrong, t.Undecided)
+	}
+	je, rd := r.GoldClassCounts()
+	fmt.Fprintf(w, "false fails on gold: %d (%d judge errors, %d rubric/gold defects); missed fails on mutations: %d; rubric lint: %d findings\n",
+		len(r.GoldFailures), je, rd, len(r.Missed), len(r.Lint))
+	if c := r.Cost; c != nil {
+		fmt.Fprintf(w, "cost: estimated $%.4f, spent $%.4f in %d calls (%d cache hits); budget $%.4f\n", c.EstimatedUSD, c.SpentUSD, c.Calls, c.CacheHits, c.BudgetUSD)
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
+	fmt.Fprintf(w, "written to %s\n", out)
+}

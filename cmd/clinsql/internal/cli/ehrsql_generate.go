@@ -1,0 +1,439 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/clinsql/clinsql/datasets/ehrsql"
+	"github.com/clinsql/clinsql/ehrsqlbench"
+	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/sqlite"
+	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/reports"
+	"github.com/clinsql/clinsql/runfolder"
+)
+
+const ehrsqlGenerateUsage = `usage: clinsql generate --benchmark ehrsql --data-dir DIR --split NAME --models FILE --out DIR [flags]
+
+Benchmarks models on EHRSQL 2024: each model answers each question of the
+split with SQLite SQL for DIR/mimic_iv/mimic_iv.sqlite (prompted with the
+database's schema and, with shots: N, the N nearest train questions), SQLite
+errors fed back for up to the model's rounds. Each model's strategies
+(strategies: [model, model+logprob, ...]) are applied side by side; the
+thresholds of logprob and consistency are chosen on --calibration-split
+(default valid; never the split being scored) to maximise RS(--penalty) and
+applied unchanged. Writes, per model and strategy,
+OUT/<model>/<split>/<strategy>/prediction.json (the official submission,
+"clinsql ehrsql score --pred" reads it) and decisions.json, per item
+OUT/<model>/<split>/items/<id>.json, OUT/<model>/calibration.json and
+OUT/summary.json; prints RS(0), RS(5), RS(10), RS(N) with 95% bootstrap
+intervals.
+
+Running the same command again resumes: finished items are kept and model
+replies come from the cache (OUT/llm-cache unless --cache).
+
+exit codes: 0 done; 3 items pending (run again); 1 other errors; 2 usage errors.
+`
+
+// ehrsqlRequest is what clinsql generate --benchmark ehrsql is asked to
+// do: from its flags, or from an EHRSQL benchmark config (clinsql run).
+type ehrsqlRequest struct {
+	DataDir, Split, CalSplit string
+	Models, Only, Out        string
+	Limit, CalLimit          int
+	Penalty                  float64
+	Concurrency              int
+	Cache, Prices            string
+	Budget                   float64
+	Estimate, Quiet          bool
+	Timeout                  time.Duration
+	Seed                     uint64
+	BatchWait                time.Duration
+}
+
+// defaultEHRSQLRequest is the command's defaults.
+func defaultEHRSQLRequest() ehrsqlRequest {
+	return ehrsqlRequest{CalSplit: "valid", Penalty: ehrsqlbench.DefaultPenalty, Concurrency: 8, Timeout: sqlite.DefaultTimeout, Seed: 1}
+}
+
+// runGenerateEHRSQL is "clinsql generate --benchmark ehrsql".
+func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
+	r, err := parseEHRSQLFlags(env, args)
+	if err != nil {
+		return err
+	}
+	return ehrsqlGenerate(ctx, env, r)
+}
+
+func parseEHRSQLFlags(env *Env, args []string) (ehrsqlRequest, error) {
+	r := defaultEHRSQLRequest()
+	fs := newFlagSet(env, "generate --benchmark ehrsql")
+	fs.Usage = func() { fmt.Fprint(env.Stderr, ehrsqlGenerateUsage+"\n"); printFlags(fs) }
+	benchmark := fs.String("benchmark", "ehrsql", "benchmark: ehrsql here (clinsql: see clinsql generate -h)")
+	fs.StringVar(&r.DataDir, "data-dir", "", "EHRSQL 2024 `folder`: NAME/data.json, NAME/label.json, mimic_iv/mimic_iv.sqlite")
+	fs.StringVar(&r.Split, "split", "", "split `NAME` to answer and score")
+	fs.StringVar(&r.CalSplit, "calibration-split", "valid", "split `NAME` the thresholds are chosen on")
+	fs.StringVar(&r.Models, "models", "", "EHRSQL models `file` (YAML)")
+	fs.StringVar(&r.Only, "only", "", "comma-separated model `names` to run (default: all)")
+	fs.StringVar(&r.Out, "out", "", "output `folder`")
+	fs.IntVar(&r.Limit, "limit", 0, "only the first `N` questions of --split (the predictions then cover only those)")
+	fs.IntVar(&r.CalLimit, "calibration-limit", 0, "only the first `N` questions of the calibration split")
+	fs.Float64Var(&r.Penalty, "penalty", ehrsqlbench.DefaultPenalty, "calibration maximises RS(`c`)")
+	fs.IntVar(&r.Concurrency, "concurrency", 8, "questions in flight over all models")
+	fs.StringVar(&r.Cache, "cache", "", "model reply cache `folder` (default OUT/llm-cache)")
+	fs.StringVar(&r.Prices, "prices", "", "prices `file` (YAML, dollars per million tokens)")
+	fs.Float64Var(&r.Budget, "budget", 0, "stop calling models once this many `dollars` are spent (needs --prices)")
+	fs.BoolVar(&r.Estimate, "estimate", false, "print the planned calls, tokens and cost per model and strategy, then exit")
+	fs.DurationVar(&r.Timeout, "timeout", sqlite.DefaultTimeout, "per-query timeout on SQLite (the official scorer has none)")
+	fs.Uint64Var(&r.Seed, "seed", 1, "bootstrap seed")
+	fs.BoolVar(&r.Quiet, "quiet", false, "no progress line")
+	batchWait := addBatchWait(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return r, err
+	}
+	r.BatchWait = *batchWait
+	if *benchmark != "ehrsql" {
+		return r, usagef("--benchmark must be ehrsql or clinsql, not %q", *benchmark)
+	}
+	return r, nil
+}
+
+// check refuses a request the command would refuse on its command line.
+func (r *ehrsqlRequest) check() error {
+	switch {
+	case r.DataDir == "" || r.Split == "" || r.Models == "" || (r.Out == "" && !r.Estimate):
+		return usagef("--data-dir, --split, --models and --out are required")
+	case r.Concurrency <= 0 || r.Limit < 0 || r.CalLimit < 0 || r.Budget < 0 || r.Penalty < 0:
+		return usagef("--concurrency must be positive; --limit, --calibration-limit, --budget and --penalty not negative")
+	case r.Budget > 0 && r.Prices == "":
+		return usagef("--budget needs --prices")
+	}
+	return nil
+}
+
+// ehrsqlInputs are what an EHRSQL generation reads before it calls a
+// model: the models, the questions of both splits, the retriever of
+// few-shot examples and the database.
+type ehrsqlInputs struct {
+	models          []ehrsqlbench.Model
+	eval, cal       *ehrsql.Split
+	evalIDs, calIDs []string
+	retriever       *ehrsqlbench.Retriever
+	db              *sqlite.DB
+	dbSHA, schema   string
+	prices          llm.Prices
+}
+
+func loadEHRSQLInputs(ctx context.Context, r ehrsqlRequest) (*ehrsqlInputs, error) {
+	in := &ehrsqlInputs{}
+	models, err := ehrsqlbench.LoadModels(r.Models)
+	if err != nil {
+		return nil, err
+	}
+	if in.models, err = selectNamed(models, func(m ehrsqlbench.Model) string { return m.Name }, r.Only); err != nil {
+		return nil, err
+	}
+	load := func(name string, n int) (*ehrsql.Split, []string, error) {
+		s, err := ehrsql.LoadSplit(filepath.Join(r.DataDir, name))
+		if err != nil {
+			return nil, nil, err
+		}
+		ids := s.Data.IDs()
+		if n > 0 && n < len(ids) {
+			ids = ids[:n]
+		}
+		return s, ids, nil
+	}
+	if in.eval, in.evalIDs, err = load(r.Split, r.Limit); err != nil {
+		return nil, err
+	}
+	if ehrsqlbench.NeedsCalibration(in.models) {
+		if r.CalSplit == r.Split {
+			return nil, usagef("--calibration-split %s is the split being scored: thresholds are never tuned on it", r.Split)
+		}
+		if in.cal, in.calIDs, err = load(r.CalSplit, r.CalLimit); err != nil {
+			return nil, err
+		}
+	}
+	for _, m := range in.models {
+		if m.Shots > 0 {
+			train, err := ehrsql.LoadSplit(filepath.Join(r.DataDir, "train"))
+			if err != nil {
+				return nil, fmt.Errorf("shots need the train split: %w", err)
+			}
+			in.retriever = ehrsqlbench.NewRetriever(train)
+			break
+		}
+	}
+	dbPath := filepath.Join(r.DataDir, "mimic_iv", "mimic_iv.sqlite")
+	if in.dbSHA, err = runfolder.FileSHA256(dbPath, maxDatabaseBytes); err != nil {
+		return nil, err
+	}
+	in.db, err = sqlite.Open(dbPath,
+		sqlite.Options{Limits: executor.Limits{Timeout: r.Timeout, MaxRows: 1_000_000}, MaxIdle: 2 * runtime.GOMAXPROCS(0)})
+	if err != nil {
+		return nil, err
+	}
+	if in.schema, err = ehrsqlbench.SchemaText(ctx, in.db); err != nil {
+		in.db.Close()
+		return nil, err
+	}
+	if r.Prices != "" {
+		if in.prices, err = llm.LoadPrices(r.Prices); err != nil {
+			in.db.Close()
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+// questionsOf are the questions of s with the ids given.
+func questionsOf(s *ehrsql.Split, ids []string) []ehrsql.Question {
+	if s == nil {
+		return nil
+	}
+	keep := map[string]bool{}
+	for _, id := range ids {
+		keep[id] = true
+	}
+	var qs []ehrsql.Question
+	for _, q := range s.Data.Questions {
+		if keep[q.ID] {
+			qs = append(qs, q)
+		}
+	}
+	return qs
+}
+
+// ehrsqlGenerate runs an EHRSQL generation (ehrsqlbench.Run), or prints
+// its estimate.
+func ehrsqlGenerate(ctx context.Context, env *Env, r ehrsqlRequest) error {
+	if err := r.check(); err != nil {
+		return err
+	}
+	in, err := loadEHRSQLInputs(ctx, r)
+	if err != nil {
+		return err
+	}
+	defer in.db.Close()
+	if r.Estimate {
+		printEHRSQLEstimate(env.Stdout, ehrsqlbench.EstimateRun(in.models, questionsOf(in.eval, in.evalIDs), questionsOf(in.cal, in.calIDs), in.schema, in.retriever, in.prices))
+		return nil
+	}
+	layout := ehrsqlbench.Layout{Root: r.Out}
+	lock, err := layout.Lock()
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	cacheDir := r.Cache
+	if cacheDir == "" {
+		cacheDir = layout.Cache()
+	}
+	c, err := llm.OpenCache(cacheDir)
+	if err != nil {
+		return err
+	}
+	var meter *llm.Meter
+	if in.prices != nil {
+		meter = llm.NewMeter(in.prices, r.Budget)
+	}
+	total := len(in.evalIDs) + len(in.calIDs)
+	fmt.Fprintf(env.Stderr, "generate ehrsql: %d questions (%s %d, calibration %s %d) x %d models; output %s\n",
+		total, r.Split, len(in.evalIDs), r.CalSplit, len(in.calIDs), len(in.models), r.Out)
+	done := 0
+	res, err := ehrsqlbench.Run(ctx, ehrsqlbench.RunOptions{
+		Options: ehrsqlbench.Options{
+			Layout: layout, Models: in.models, DB: in.db, Schema: in.schema, Retriever: in.retriever,
+			LLM:         llm.Options{Cache: c, Meter: meter, Getenv: env.Getenv, Batch: newBatchReporter(env.Stderr, "generate ehrsql:").options(r.BatchWait)},
+			Concurrency: r.Concurrency,
+			Progress: func(model, id string, resumed bool, rec *ehrsqlbench.Record) {
+				done++
+				if !r.Quiet && done%100 == 0 {
+					fmt.Fprintf(env.Stderr, "  %d items answered\n", done)
+				}
+			},
+		},
+		Eval: in.eval, EvalIDs: in.evalIDs, Calibration: in.cal, CalibrationIDs: in.calIDs,
+		Penalty: r.Penalty, Bootstrap: reports.Bootstrap{Seed: r.Seed}, DatabaseSHA256: in.dbSHA,
+	})
+	if res != nil {
+		for split, mrs := range res.Generated {
+			for _, mr := range mrs {
+				if mr.Stopped != "" {
+					fmt.Fprintf(env.Stderr, "%s (%s): %s\n", mr.Model, split, mr.Stopped)
+				}
+			}
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return &ExitError{Code: 3, Err: fmt.Errorf("%v; run the same command again to resume", err)}
+		}
+		return err
+	}
+	if res.Pending > 0 {
+		return &ExitError{Code: 3, Err: fmt.Errorf("%d items pending; run the same command again to resume", res.Pending)}
+	}
+	printEHRSQLResults(env.Stdout, res.Results)
+	return nil
+}
+
+func printEHRSQLResults(w io.Writer, rs []*ehrsqlbench.Result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "model\tstrategy\tcoverage\tRS(0)\tRS(5)\tRS(10)\t95% CI\tRS(N)\tthresholds\t")
+	for _, r := range rs {
+		iv := r.Intervals["rs10"]
+		fmt.Fprintf(tw, "%s\t%s\t%.1f%%\t%.2f\t%.2f\t%.2f\t[%.2f, %.2f]\t%.2f\t%s\t\n", r.Model, r.Strategy, 100*r.Coverage,
+			r.Scores.RS0, r.Scores.RS5, r.Scores.RS10, iv[0], iv[1], r.Scores.RSN, thresholdsText(r))
+	}
+	tw.Flush()
+}
+
+func thresholdsText(r *ehrsqlbench.Result) string {
+	var parts []string
+	if t := r.Thresholds.Logprob; t != nil {
+		parts = append(parts, fmt.Sprintf("logprob>=%.4g", *t))
+	}
+	if t := r.Thresholds.Agreement; t != nil {
+		parts = append(parts, fmt.Sprintf("agreement>=%.3g", *t))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " ") + " (" + r.CalibrationSplit + ")"
+}
+
+func printEHRSQLEstimate(w io.Writer, es []ehrsqlbench.Estimate) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "model\tstrategy\tquestions\tcalls\tprompt tokens\tcompletion tokens\tcost $\tbatch $\tworst $\t")
+	for _, e := range es {
+		cost, batch, worst := "-", "-", "-"
+		if e.Priced {
+			cost, batch, worst = fmt.Sprintf("%.2f", e.CostUSD), fmt.Sprintf("%.2f", e.BatchUSD), fmt.Sprintf("%.2f", e.WorstUSD)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t\n", e.Model, e.Strategy, e.Questions, e.Calls, e.PromptTokens, e.CompletionTokens, cost, batch, worst)
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "a strategy's row is its cost alone; (run) is what the run makes for the model (strategies share answers).")
+	fmt.Fprintln(w, "prompt tokens are estimated (4 bytes a token); completions at max_tokens; \"worst\" uses every refinement round;")
+	fmt.Fprintln(w, "\"batch\" is the cost through the batch API (mode: batch), at the prices file's batch share")
+}
+
+// benchmarkOf returns the --benchmark value in args (default clinsql).
+func benchmarkOf(args []string) string {
+	for i, a := range args {
+		for _, p := range []string{"--benchmark", "-benchmark"} {
+			if a == p && i+1 < len(args) {
+				return args[i+1]
+			}
+			if v, ok := strings.CutPrefix(a, p+"="); ok {
+				return v
+			}
+		}
+		if a == "--" {
+			break
+		}
+	}
+	return "clinsql"
+}
+
+// ehrsqlRunConfig is a clinsql run config with benchmark: ehrsql. Relative
+// paths are relative to the file's folder.
+//
+//	benchmark: ehrsql
+//	models: ehrsql-models.yaml     # EHRSQL models file
+//	data_dir: ../shared/ehrsql-2024
+//	split: test                    # the split answered and scored
+//	calibration_split: valid       # optional (default valid)
+//	out: runs/ehrsql
+//	prices: prices.yaml            # optional
+//	budget_usd: 20                 # optional (needs prices)
+//	concurrency: 32                # optional: questions in flight
+//	penalty: 10                    # optional: calibration maximises RS(penalty)
+//	cache: llm-cache               # optional (default OUT/llm-cache)
+//	report: report                 # optional (default OUT/report)
+type ehrsqlRunConfig struct {
+	Benchmark        string   `yaml:"benchmark"`
+	Models           string   `yaml:"models"`
+	DataDir          string   `yaml:"data_dir"`
+	Split            string   `yaml:"split"`
+	CalibrationSplit string   `yaml:"calibration_split,omitempty"`
+	Out              string   `yaml:"out"`
+	Prices           string   `yaml:"prices,omitempty"`
+	BudgetUSD        float64  `yaml:"budget_usd,omitempty"`
+	Concurrency      int      `yaml:"concurrency,omitempty"`
+	Penalty          *float64 `yaml:"penalty,omitempty"`
+	Cache            string   `yaml:"cache,omitempty"`
+	Report           string   `yaml:"report,omitempty"`
+}
+
+// isEHRSQLConfig reports whether the run config at path says benchmark: ehrsql.
+func isEHRSQLConfig(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var peek struct {
+		Benchmark string `yaml:"benchmark"`
+	}
+	return yaml.Unmarshal(b, &peek) == nil && peek.Benchmark == "ehrsql"
+}
+
+// runEHRSQLConfig is clinsql run with an EHRSQL config: generation,
+// calibration, scoring, then the report's EHRSQL section.
+func runEHRSQLConfig(ctx context.Context, env *Env, path string, quiet bool, batchWait time.Duration) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	var c ehrsqlRunConfig
+	if err := dec.Decode(&c); err != nil {
+		return &llm.ConfigError{File: path, Problem: err.Error()}
+	}
+	base := filepath.Dir(path)
+	for _, p := range []*string{&c.Models, &c.DataDir, &c.Out, &c.Prices, &c.Cache, &c.Report} {
+		if *p != "" && !filepath.IsAbs(*p) {
+			*p = filepath.Join(base, *p)
+		}
+	}
+	for _, f := range []struct{ name, v string }{{"models", c.Models}, {"data_dir", c.DataDir}, {"split", c.Split}, {"out", c.Out}} {
+		if f.v == "" {
+			return &llm.ConfigError{File: path, Field: f.name, Problem: "is required"}
+		}
+	}
+	r := defaultEHRSQLRequest()
+	r.Models, r.DataDir, r.Split, r.Out, r.Quiet, r.BatchWait = c.Models, c.DataDir, c.Split, c.Out, quiet, batchWait
+	r.Prices, r.Cache, r.Budget = c.Prices, c.Cache, c.BudgetUSD
+	if c.CalibrationSplit != "" {
+		r.CalSplit = c.CalibrationSplit
+	}
+	if c.Concurrency != 0 {
+		r.Concurrency = c.Concurrency
+	}
+	if c.Penalty != nil {
+		r.Penalty = *c.Penalty
+	}
+	fmt.Fprintln(env.Stdout, "== generate (EHRSQL 2024)")
+	if err := ehrsqlGenerate(ctx, env, r); err != nil {
+		return err
+	}
+	report := c.Report
+	if report == "" {
+		report = filepath.Join(c.Out, "report")
+	}
+	fmt.Fprintln(env.Stdout, "\n== report")
+	return writeEHRSQLOnly(env, report, []string{c.Out})
+}

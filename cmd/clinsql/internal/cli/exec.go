@@ -1,0 +1,417 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/batch"
+	"github.com/clinsql/clinsql/executor/bigquery"
+	"github.com/clinsql/clinsql/executor/bqduck"
+	"github.com/clinsql/clinsql/executor/duckdb"
+	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/runfolder"
+)
+
+// engineConfig is what every engine may be opened with.
+type engineConfig struct {
+	DB      string
+	Limits  executor.Limits
+	Memory  string
+	Threads int
+	Conns   int
+	// BigQuery holds the --bq-* flags (the bigquery engine's configuration).
+	BigQuery *bigquery.Flags
+	// Explicit names the flags given on the command line, so that an engine
+	// with a configuration file of its own lets only those override it.
+	Explicit map[string]bool
+	// Log receives the engine's warnings (retries, cancellations).
+	Log io.Writer
+	// ZeroDivision is the duckdb engine's --zero-division mode.
+	ZeroDivision string
+}
+
+// engines opens an executor by --engine name; engines in their own files
+// (bigquery.go) add themselves.
+var engines = map[string]func(context.Context, engineConfig) (executor.Executor, error){
+	duckdb.EngineName: openDuckDB,
+}
+
+// openDuckDB opens the embedded engine (executor/bqduck).
+func openDuckDB(ctx context.Context, cfg engineConfig) (executor.Executor, error) {
+	if cfg.DB == "" {
+		return nil, usagef("--db is required for the duckdb engine")
+	}
+	z, err := bqduck.ParseZeroDivision(cfg.ZeroDivision)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	eng, err := bqduck.Open(ctx, bqduck.Options{DB: cfg.DB, Limits: cfg.Limits, Memory: cfg.Memory, Threads: cfg.Threads, Conns: cfg.Conns, ZeroDivision: z})
+	if class := executor.ClassOf(err); class == executor.ClassTimeout {
+		// Counting the patients for --zero-division auto runs under
+		// --timeout too: a timeout this short is the user's, and exits as
+		// any query's timeout does.
+		return nil, &ExitError{Code: exitCodeOf(class), Err: err}
+	}
+	return eng, err
+}
+
+// engineFlags are the flags of every command that runs queries: the
+// engine, the limits every engine shares, and each engine's own.
+type engineFlags struct {
+	fs        *flag.FlagSet
+	engine    *string
+	timeout   *time.Duration
+	maxRows   *int
+	maxResult *bigquery.ByteSize
+	duck      *bqduck.Flags
+	bq        *bigquery.Flags
+}
+
+func addEngineFlags(fs *flag.FlagSet) *engineFlags {
+	return &engineFlags{
+		fs:        fs,
+		engine:    fs.String("engine", duckdb.EngineName, "engine to run on ("+engineNames()+")"),
+		timeout:   fs.Duration("timeout", duckdb.DefaultTimeout, "per-query timeout"),
+		maxRows:   fs.Int("max-rows", duckdb.DefaultMaxRows, "rows kept per result (the true count is still reported)"),
+		maxResult: resultBytesFlag(fs),
+		duck:      bqduck.AddFlags(fs),
+		bq:        bigquery.AddFlags(fs),
+	}
+}
+
+// config checks the flags and gives the engine's name and configuration.
+func (f *engineFlags) config(env *Env, conns int) (string, engineConfig, error) {
+	if *f.timeout <= 0 || *f.maxRows <= 0 || *f.maxResult <= 0 {
+		return "", engineConfig{}, usagef("--timeout, --max-rows and --max-result-bytes must be positive")
+	}
+	return *f.engine, engineConfig{DB: f.duck.DB, Limits: executor.Limits{Timeout: *f.timeout, MaxRows: *f.maxRows, MaxResultBytes: int64(*f.maxResult)},
+		Memory: f.duck.Memory, Threads: f.duck.Threads, Conns: conns, ZeroDivision: f.duck.ZeroDivision,
+		BigQuery: f.bq, Explicit: explicitFlags(f.fs), Log: env.Stderr}, nil
+}
+
+func engineNames() string {
+	var names []string
+	for n := range engines {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func runExec(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "exec")
+	eflags := addEngineFlags(fs)
+	query := fs.String("sql", "", "run this one query and print its result as CSV")
+	sqlFile := fs.String("sql-file", "", "run the query in this file (- for standard input)")
+	tasks := fs.String("tasks", "", "ClinSQL tasks: a folder holding data/splits, a split folder, or a manifest .jsonl")
+	gold := fs.Bool("gold", false, "with --tasks: run every task's gold SQL")
+	out := fs.String("out", "", "with --tasks: folder for the result CSVs and summary.json")
+	conc := fs.Int("concurrency", 1, "with --tasks: queries run at once")
+	runName := fs.String("name", "", "with --run: the new run's model name (default: the recorded one)")
+	dryRun := fs.Bool("dry-run", false, "bigquery engine: estimate bytes and cost with free dry runs, run nothing")
+	sel := addTaskFilter(fs, true)
+	runDir := fs.String("run", "", "a model run folder (execution_summary.json files): with --tasks and --out, runs its final SQL again into a new run folder; with --dry-run, estimates its cost")
+	fs.Usage = func() {
+		w := env.Stderr
+		fmt.Fprintln(w, "usage: clinsql exec --db FILE --sql 'SQL'")
+		fmt.Fprintln(w, "       clinsql exec --db FILE --tasks DIR --gold --out DIR")
+		fmt.Fprintln(w, "       clinsql exec --db FILE --tasks DIR --run DIR --out DIR")
+		fmt.Fprintln(w, "       clinsql exec --engine bigquery --bq-config FILE (--sql 'SQL' | --tasks DIR --gold --out DIR)")
+		fmt.Fprintln(w, "       clinsql exec --engine bigquery --bq-config FILE --dry-run (--sql 'SQL' | --tasks DIR --gold | --run DIR) [--out DIR]")
+		fmt.Fprintln(w, "\nRuns BigQuery-dialect SQL on an engine (default: the embedded DuckDB database, through the")
+		fmt.Fprintln(w, "dialect bridge executor/bqsql; tables as `physionet-data.mimiciv_3_1_hosp.patients`). One query prints")
+		fmt.Fprintln(w, "its result as CSV on standard output (NULL empty, floats as Python repr; see package executor);")
+		fmt.Fprintln(w, "--tasks --gold runs every task's gold query, writes OUT/<task>/result_<id>.csv for each success")
+		fmt.Fprintln(w, "and OUT/summary.json (total, succeeded, failures as {task, class, error}, latency).")
+		fmt.Fprintln(w, "--tasks --run runs a recorded model run's final SQL again (for example a released BigQuery run on")
+		fmt.Fprintln(w, "the embedded engine) and writes OUT as a run folder that clinsql judge and report read; each task's")
+		fmt.Fprintln(w, "recorded outcome is kept beside the new one.")
+		fmt.Fprintln(w, "\n--engine bigquery runs on real MIMIC-IV in BigQuery (see executor/bigquery/README.md): --bq-config")
+		fmt.Fprintln(w, "names its YAML configuration, the --bq-* flags override it, and --timeout/--max-rows override it when")
+		fmt.Fprintln(w, "given. --dry-run prints each query's bytes and cost and the cost of a model run, and runs nothing.")
+		fmt.Fprintln(w, "\nWith --tasks the run succeeds (exit 0) whatever the queries did; one query's failure exits with")
+		fmt.Fprintln(w, "its class's code.")
+		fmt.Fprintln(w)
+		printFlags(fs)
+		fmt.Fprintln(w)
+		printExitCodes(w)
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	open, ok := engines[*eflags.engine]
+	if !ok {
+		return usagef("unknown engine %q (available: %s)", *eflags.engine, engineNames())
+	}
+	single := *query != "" || *sqlFile != ""
+	if err := checkExecFlags(execFlags{query: *query, sqlFile: *sqlFile, tasks: *tasks, runDir: *runDir, out: *out, engine: *eflags.engine,
+		gold: *gold, dryRun: *dryRun}); err != nil {
+		return err
+	}
+	_, cfg, err := eflags.config(env, max(*conc, 1))
+	if err != nil {
+		return err
+	}
+	if *dryRun {
+		return execDryRun(ctx, env, cfg, *query, *sqlFile, *tasks, *runDir, *out)
+	}
+	if single {
+		text := *query
+		if *sqlFile != "" {
+			b, err := readSQLFile(env, *sqlFile)
+			if err != nil {
+				return err
+			}
+			text = b
+		}
+		ex, err := open(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer ex.Close()
+		return execOne(ctx, env, ex, text)
+	}
+	if *runDir != "" {
+		return execReplay(ctx, env, open, cfg, *tasks, sel, *runDir, *out, *runName, *conc)
+	}
+	return execGold(ctx, env, open, cfg, *tasks, sel, *out, *conc)
+}
+
+// execFlags are the exec flags whose combinations are checked.
+type execFlags struct {
+	query, sqlFile, tasks, runDir, out, engine string
+	gold, dryRun                               bool
+}
+
+func (f execFlags) single() bool { return f.query != "" || f.sqlFile != "" }
+
+// checkExecFlags refuses combinations of exec's flags that name no job or
+// two.
+func checkExecFlags(f execFlags) error {
+	switch {
+	case f.single() && (f.tasks != "" || f.runDir != ""):
+		return usagef("give either --sql/--sql-file or --tasks/--run, not both")
+	case f.dryRun && f.tasks != "" && f.runDir != "":
+		return usagef("with --dry-run give either --tasks or --run, not both")
+	case f.query != "" && f.sqlFile != "":
+		return usagef("give either --sql or --sql-file, not both")
+	case !f.single() && f.tasks == "" && f.runDir == "":
+		return usagef("nothing to run: give --sql, --sql-file or --tasks")
+	case f.runDir != "" && !f.dryRun && (f.tasks == "" || f.out == ""):
+		return usagef("--run needs --tasks and --out (or --dry-run)")
+	case f.runDir != "" && f.gold:
+		return usagef("give either --gold or --run, not both")
+	case f.dryRun && f.engine != bigquery.Name:
+		return usagef("--dry-run needs --engine bigquery")
+	case f.tasks != "" && f.runDir == "" && !f.gold:
+		return usagef("--tasks needs --gold or --run")
+	case f.tasks != "" && f.out == "" && !f.dryRun:
+		return usagef("--tasks needs --out")
+	}
+	return nil
+}
+
+// execReplay runs a recorded run's final SQL again into a new run folder.
+func execReplay(ctx context.Context, env *Env, open func(context.Context, engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, recorded, out, name string, conc int) error {
+	tasks, err := loadTasks(env, root)
+	if err != nil {
+		return err
+	}
+	if tasks, err = sel.apply(tasks); err != nil {
+		return err
+	}
+	subsetNote(env, sel, root, len(tasks))
+	ex, err := open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer ex.Close()
+	status := map[string]int{}
+	bar := newBar(env, "exec", len(tasks), false)
+	mr, err := refine.Replay(ctx, refine.ReplayOptions{
+		Recorded: recorded, Out: out, Tasks: tasks, Executor: ex, Model: name, Concurrency: max(conc, 1), Database: databaseOf(cfg),
+		Events: func(ev refine.Event) { // one call at a time
+			status[ev.Status]++
+			bar.Step(ev.Status, 0, 0, ev.Resumed)
+		},
+	})
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "%s on %s: %d tasks run, %d already done; ok %d, empty %d, failed %d, no SQL %d, unsupported %d\n",
+		mr.Model, ex.Name(), mr.Done, mr.Resumed, status[refine.StatusOK], status[refine.StatusEmpty], status[refine.StatusFailed],
+		status[refine.StatusNoSQL], status[refine.StatusUnsupported])
+	for _, p := range mr.Pending {
+		fmt.Fprintf(env.Stdout, "  pending: %s\n", p)
+	}
+	fmt.Fprintf(env.Stdout, "run folder: %s\n", out)
+	return nil
+}
+
+// explicitFlags names the flags given on the command line.
+func explicitFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}
+
+func readSQLFile(env *Env, name string) (string, error) {
+	var b []byte
+	var err error
+	if name == "-" {
+		b, err = io.ReadAll(env.Stdin)
+	} else {
+		b, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("read SQL: %w", err)
+	}
+	return string(b), nil
+}
+
+func execOne(ctx context.Context, env *Env, ex executor.Executor, query string) error {
+	res, err := ex.Query(ctx, query)
+	if err != nil {
+		class := executor.ClassOf(err)
+		msg := err.Error()
+		var xe *executor.Error
+		if errors.As(err, &xe) {
+			msg = xe.Message
+		}
+		return &ExitError{Code: exitCodeOf(class), Err: fmt.Errorf("%s: %s", class, msg)}
+	}
+	if err := executor.WriteCSV(env.Stdout, res); err != nil {
+		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(env.Stderr, "clinsql exec: warning: %s\n", w)
+	}
+	if res.Truncated {
+		fmt.Fprintf(env.Stderr, "clinsql exec: %s\n", truncationNote(res))
+	}
+	return nil
+}
+
+// resultBytesFlag registers --max-result-bytes, the per-query byte cap on the
+// rows kept (executor.Limits.MaxResultBytes).
+func resultBytesFlag(fs *flag.FlagSet) *bigquery.ByteSize {
+	b := bigquery.ByteSize(executor.DefaultMaxResultBytes)
+	fs.Var(&b, "max-result-bytes", "bytes of rows kept per result, e.g. 64MiB; later rows are counted, not kept (default 32MiB)")
+	return &b
+}
+
+// truncationNote says which cap cut a result, and how much of it is kept.
+func truncationNote(res *executor.Result) string {
+	total := "an unknown number of"
+	if res.TotalRows >= 0 {
+		total = fmt.Sprint(res.TotalRows)
+	}
+	if res.ByteCapped {
+		return fmt.Sprintf("result truncated to its first %d of %s rows: the rows kept reached the byte cap (--max-result-bytes)", len(res.Rows), total)
+	}
+	return fmt.Sprintf("result truncated to %d of %s rows (--max-rows)", len(res.Rows), total)
+}
+
+func execGold(ctx context.Context, env *Env, open func(context.Context, engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, out string, conc int) error {
+	tasks, loadErr := datasets.LoadClinSQL(root)
+	if loadErr != nil && len(tasks) == 0 {
+		return fmt.Errorf("load tasks: %w", loadErr)
+	}
+	tasks, err := sel.apply(tasks)
+	if err != nil {
+		return err
+	}
+	subset := subsetNote(env, sel, root, len(tasks))
+	var loadErrors []string
+	if loadErr != nil {
+		for _, e := range unwrapAll(loadErr) {
+			loadErrors = append(loadErrors, e.Error())
+			fmt.Fprintf(env.Stderr, "clinsql exec: task not loaded: %v\n", e)
+		}
+	}
+	ex, err := open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer ex.Close()
+	items := make([]batch.Item, len(tasks))
+	for i, t := range tasks {
+		items[i] = batch.Item{Key: t.Key.String(), SQL: t.GoldSQL, CSV: path.Join(t.Key.String(), datasets.GoldResultFile(t.ID))}
+	}
+	bar := newBar(env, "exec", len(items), false)
+	sum, err := batch.Run(ctx, ex, items, loadErrors, batch.Options{
+		Out: out, Concurrency: conc, Subset: subset,
+		Progress: func(o batch.Outcome) {
+			if !o.OK {
+				bar.Log("%s: %s: %s", o.Task, o.Class, firstLine(o.Error))
+				bar.Step("failed", 0, 0, false)
+				return
+			}
+			bar.Step("ok", 0, 0, false)
+		},
+	})
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "%s: %d tasks, %d succeeded, %d failed", sum.Engine, sum.Total, sum.Succeeded, sum.Failed)
+	if sum.LatencyMS != nil {
+		fmt.Fprintf(env.Stdout, "; latency mean %.1f ms, median %.1f ms, p95 %.1f ms", sum.LatencyMS.Mean, sum.LatencyMS.Median, sum.LatencyMS.P95)
+	}
+	fmt.Fprintf(env.Stdout, "; %v\n", time.Duration(sum.DurationMS*float64(time.Millisecond)).Round(time.Millisecond))
+	for _, f := range sum.Failures {
+		fmt.Fprintf(env.Stdout, "  %s  %s  %s\n", f.Task, f.Class, firstLine(f.Error))
+	}
+	if sum.Warned > 0 {
+		fmt.Fprintf(env.Stdout, "%d of them ran with a warning:\n", sum.Warned)
+		for _, o := range sum.Outcomes {
+			for _, w := range o.Warnings {
+				fmt.Fprintf(env.Stdout, "  %s  %s\n", o.Task, w)
+			}
+		}
+	}
+	if n := sum.ByClass[executor.ClassRuntime]; n > 0 {
+		// Gold SQL is correct on the data it was written for; a runtime
+		// error says how this database differs, not that the bridge failed.
+		fmt.Fprintf(env.Stdout, "note: %d runtime error(s) depend on the data, not the dialect: gold SQL is written for the whole of\n"+
+			"MIMIC-IV, and on a smaller database groups it leaves empty can divide by zero, as BigQuery would on the same data\n"+
+			"(--zero-division null gives NULL there instead)\n", n)
+	}
+	fmt.Fprintf(env.Stdout, "summary: %s\n", path.Join(out, batch.SummaryFile))
+	if sum.Interrupted {
+		return fmt.Errorf("interrupted: %w", ctx.Err())
+	}
+	return nil
+}
+
+func unwrapAll(err error) []error {
+	if u, ok := err.(interface{ Unwrap() []error }); ok {
+		return u.Unwrap()
+	}
+	return []error{err}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// databaseOf fingerprints the embedded database of an engine config for a
+// run's manifest ("" for BigQuery).
+func databaseOf(cfg engineConfig) string {
+	if cfg.DB == "" {
+		return ""
+	}
+	return runfolder.DatabaseFingerprint(cfg.DB)
+}

@@ -1,0 +1,341 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/executor/mimic"
+	"github.com/clinsql/clinsql/internal/safefile"
+	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/runfolder"
+)
+
+const generateUsage = `usage: clinsql generate --models models.yaml --tasks DIR --out DIR [--engine duckdb --db FILE] [flags]
+
+Asks every model of the models file for a query per task, runs it on the
+engine, and while it fails (and rounds remain, default 2) asks for a minimal
+fix. Each model's answers are written in the reference inference layout,
+OUT/<model>/<split>/<Domain>/<difficulty>_level_queries/<id>/ with
+sql_<id>.sql, result_<id>.csv (when the final query ran) and
+execution_summary.json, plus OUT/<model>/benchmark_summary.json with the
+attempt-wise success. "clinsql judge --run OUT/<model>" scores them.
+
+Running the same command again resumes: finished tasks are kept, model
+replies come from the cache (OUT/llm-cache unless --cache), and a folder
+generated with other settings is refused. API keys are read from the
+variables the models file names (api_key_env) and are never written.
+
+exit codes: 0 every task finished; 3 some tasks are pending (the model's
+endpoint or the engine failed, a model was stopped, or the run was
+interrupted): run again to resume; 1 other errors; 2 usage errors.
+`
+
+// generateConfig is what generate needs, from flags or a benchmark config.
+type generateConfig struct {
+	Models      []refine.Model
+	Tasks       string      // LoadClinSQL root
+	Split       string      // "" = every split
+	Limit       int         // first N tasks per split (0 = all)
+	Filter      *taskFilter // --task, --domain, --difficulty (nil: none)
+	Out         string
+	Cache       string
+	Prices      string
+	Budget      float64
+	Concurrency int
+	Engine      string
+	EngineCfg   engineConfig
+	Quiet       bool
+	BatchWait   time.Duration // --batch-wait (endpoints in mode batch)
+}
+
+func runGenerate(ctx context.Context, env *Env, args []string) error {
+	if benchmarkOf(args) == "ehrsql" {
+		return runGenerateEHRSQL(ctx, env, args)
+	}
+	fs := newFlagSet(env, "generate")
+	fs.Usage = func() { fmt.Fprint(env.Stderr, generateUsage+"\n"); printFlags(fs) }
+	benchmark := fs.String("benchmark", "clinsql", "benchmark: clinsql, or ehrsql (see clinsql generate --benchmark ehrsql -h)")
+	modelsFile := fs.String("models", "", "models `file` (YAML)")
+	only := fs.String("only", "", "comma-separated model `names` to run (default: all)")
+	tasks := fs.String("tasks", "", "ClinSQL tasks: a `folder` holding data/splits, a split folder, or a manifest .jsonl")
+	split := fs.String("split", "", "only tasks of this `split` (validation, test)")
+	limit := fs.Int("limit", 0, "only the first `N` tasks (in key order)")
+	out := fs.String("out", "", "output `folder`")
+	cache := fs.String("cache", "", "model reply cache `folder` (default OUT/llm-cache)")
+	prices := fs.String("prices", "", "prices `file` (YAML, dollars per million tokens) for cost reports")
+	budget := fs.Float64("budget", 0, "cap in `dollars` on what --out will ever spend, over every run (needs --prices)")
+	conc := fs.Int("concurrency", refine.DefaultConcurrency, "tasks in flight over all models")
+	estimate := fs.Bool("estimate", false, "print the planned calls and their estimated cost, then exit")
+	quiet := fs.Bool("quiet", false, "no progress line")
+	batchWait := addBatchWait(fs)
+	sel := addTaskFilter(fs, false)
+	eflags := addEngineFlags(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *benchmark != "clinsql":
+		return usagef("--benchmark must be clinsql or ehrsql, not %q", *benchmark)
+	case *modelsFile == "" || *tasks == "" || (*out == "" && !*estimate):
+		return usagef("--models, --tasks and --out are required")
+	case *conc <= 0 || *limit < 0 || *budget < 0:
+		return usagef("--concurrency must be positive, --limit and --budget not negative")
+	case *budget > 0 && *prices == "":
+		return usagef("--budget needs --prices")
+	}
+	engine, ecfg, err := eflags.config(env, 0)
+	if err != nil {
+		return err
+	}
+	models, err := refine.LoadModels(*modelsFile)
+	if err != nil {
+		return err
+	}
+	if models, err = selectModels(models, *only); err != nil {
+		return err
+	}
+	cfg := generateConfig{
+		Models: models, Tasks: *tasks, Split: *split, Limit: *limit, Filter: sel, Out: *out, Cache: *cache, Prices: *prices,
+		Budget: *budget, Concurrency: *conc, Engine: engine, Quiet: *quiet, BatchWait: *batchWait, EngineCfg: ecfg,
+	}
+	if *estimate {
+		return estimateGenerate(env, cfg)
+	}
+	res, err := generate(ctx, env, cfg)
+	if err != nil {
+		if ctx.Err() != nil { // interrupted: what is finished is on disk
+			return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("%v; run the same command again to resume", err)}
+		}
+		return err
+	}
+	if n := res.Pending(); n > 0 {
+		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("%d tasks pending; run the same command again to resume", n)}
+	}
+	return nil
+}
+
+// selectModels keeps the models named in only (comma-separated).
+func selectModels(models []refine.Model, only string) ([]refine.Model, error) {
+	return selectNamed(models, func(m refine.Model) string { return m.Name }, only)
+}
+
+// selectNamed keeps the entries named in only (comma-separated), in the
+// order named; "" keeps all.
+func selectNamed[M any](models []M, name func(M) string, only string) ([]M, error) {
+	if only == "" {
+		return models, nil
+	}
+	var out []M
+	for _, want := range strings.Split(only, ",") {
+		want = strings.TrimSpace(want)
+		found := false
+		for _, m := range models {
+			if name(m) == want {
+				out = append(out, m)
+				found = true
+			}
+		}
+		if !found {
+			return nil, usagef("--only: no model named %q in the models file", want)
+		}
+	}
+	return out, nil
+}
+
+// loadGenerateTasks loads the tasks, keeps the split and the limit, and
+// reports tasks that could not be loaded without dropping the others.
+func loadGenerateTasks(env *Env, root, split string, limit int, sel *taskFilter) ([]*datasets.Task, error) {
+	tasks, err := datasets.LoadClinSQL(root)
+	if err != nil && len(tasks) == 0 {
+		return nil, fmt.Errorf("load tasks: %w", err)
+	}
+	if err != nil {
+		for _, e := range unwrapAll(err) {
+			fmt.Fprintf(env.Stderr, "warning: task not loaded: %v\n", e)
+		}
+	}
+	if tasks, err = sel.apply(tasks); err != nil {
+		return nil, err
+	}
+	subsetNote(env, sel, root, len(tasks))
+	var out []*datasets.Task
+	perSplit := map[string]int{}
+	for _, t := range tasks {
+		if split != "" && t.Split != split {
+			continue
+		}
+		if limit > 0 && perSplit[t.Split] >= limit {
+			continue
+		}
+		perSplit[t.Split]++
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no tasks of split %q", root, split)
+	}
+	return out, nil
+}
+
+// generate runs refine.Generate with a progress line and prints the
+// per-model table.
+func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result, error) {
+	tasks, err := loadGenerateTasks(env, cfg.Tasks, cfg.Split, cfg.Limit, cfg.Filter)
+	if err != nil {
+		return nil, err
+	}
+	open, ok := engines[cfg.Engine]
+	if !ok {
+		return nil, usagef("unknown engine %q (available: %s)", cfg.Engine, engineNames())
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, err
+	}
+	cacheDir := cfg.Cache
+	if cacheDir == "" {
+		cacheDir = filepath.Join(cfg.Out, runfolder.LLMCacheDir)
+	}
+	cache, err := llm.OpenCache(cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	var meter *llm.Meter
+	if cfg.Prices != "" {
+		prices, err := llm.LoadPrices(cfg.Prices)
+		if err != nil {
+			return nil, err
+		}
+		if meter, err = openMeter(env.Stderr, cfg.Out, prices, cfg.Budget); err != nil {
+			return nil, err
+		}
+		defer meter.Close()
+	}
+	// Retries and other client events go to a log file: on the terminal
+	// they would bury the progress line. Opened without following a link
+	// (a FIFO or a link there is refused, never written through).
+	logFile, err := safefile.OpenFile(cfg.Out, "generate.log", os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close()
+	logger := slog.New(slog.NewTextHandler(logFile, nil))
+
+	ecfg := cfg.EngineCfg
+	ecfg.Conns = max(ecfg.Conns, min(cfg.Concurrency, 8))
+	ex, err := open(ctx, ecfg)
+	if err != nil {
+		return nil, err
+	}
+	defer ex.Close()
+
+	names := make([]string, len(cfg.Models))
+	for i, m := range cfg.Models {
+		names[i] = m.Name
+	}
+	fmt.Fprintf(env.Stderr, "generate: %d tasks x %d models (%s) on %s; output %s\n",
+		len(tasks), len(cfg.Models), strings.Join(names, ", "), ex.Name(), cfg.Out)
+	bar := newBar(env, "generate", len(tasks)*len(cfg.Models), cfg.Quiet)
+	batches := newBatchReporter(env.Stderr, "generate:")
+	batches.setBar(bar)
+	res, err := refine.Generate(ctx, refine.Options{
+		Out: cfg.Out, Tasks: tasks, Models: cfg.Models, Executor: ex, Schema: mimic.V31,
+		LLM:         llm.Options{Cache: cache, Meter: meter, Logger: logger, Getenv: env.Getenv, Batch: batches.options(cfg.BatchWait)},
+		Concurrency: cfg.Concurrency, Subset: cfg.Limit > 0, Database: databaseOf(cfg.EngineCfg),
+		Events: func(e refine.Event) {
+			logger.Info("task", "model", e.Model, "task", e.Key.String(), "status", e.Status, "resumed", e.Resumed, "detail", e.Detail)
+			if bar == nil {
+				return
+			}
+			status := e.Status
+			if e.Resumed {
+				status = "resumed"
+			}
+			if e.Detail != "" {
+				bar.Log("%s %s: %s: %s", e.Model, e.Key, e.Status, firstLine(e.Detail))
+			}
+			bar.Step(status, e.Usage.PromptTokens+e.Usage.CompletionTokens, e.CostUSD, e.Resumed)
+		},
+	})
+	if bar != nil {
+		bar.Finish()
+	}
+	if res != nil {
+		printGenerateTable(env.Stdout, res)
+	}
+	if err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func printGenerateTable(w io.Writer, res *refine.Result) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "model\ttasks\tok\tempty\tfailed\tno SQL\tunsupported\tpending\texec ≤1\t≤2\t≤3\ttokens\tcost $\t")
+	for _, m := range res.Models {
+		s := m.Summary
+		if s == nil {
+			fmt.Fprintf(tw, "%s\t(no summary)\t\n", m.Model)
+			continue
+		}
+		tokens := m.Usage.PromptTokens + m.Usage.CompletionTokens
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%d\t%.2f\t\n", m.Model,
+			s.Total+len(s.Excluded)+len(s.Pending), s.Statuses[refine.StatusOK], s.Statuses[refine.StatusEmpty],
+			s.Statuses[refine.StatusFailed], s.Statuses[refine.StatusNoSQL], len(s.Excluded), len(s.Pending),
+			s.CumulativeRate(1), s.CumulativeRate(2), s.CumulativeRate(3), tokens, m.CostUSD)
+	}
+	tw.Flush()
+	for _, m := range res.Models {
+		if m.Stopped != "" {
+			fmt.Fprintf(w, "%s: %s\n", m.Model, m.Stopped)
+		}
+	}
+	fmt.Fprintln(w, "exec ≤k: tasks whose query ran by attempt k, of the tasks counted (unsupported and pending ones are not);")
+	fmt.Fprintln(w, "tokens and cost: this run's uncached calls.")
+}
+
+// estimateGenerate prints the calls a run would make and their cost.
+func estimateGenerate(env *Env, cfg generateConfig) error {
+	tasks, err := loadGenerateTasks(env, cfg.Tasks, cfg.Split, cfg.Limit, cfg.Filter)
+	if err != nil {
+		return err
+	}
+	var prices llm.Prices
+	if cfg.Prices != "" {
+		if prices, err = llm.LoadPrices(cfg.Prices); err != nil {
+			return err
+		}
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "model\ttasks\tfirst calls\tprompt tokens\tcost $ (first)\tcost $ (all rounds)\tbatch $ (all rounds)\t")
+	for _, m := range cfg.Models {
+		p := refine.NewPrompter(m.PromptOrDefault(), mimic.V31)
+		promptTokens := 0
+		for _, t := range tasks {
+			promptTokens += llm.EstimateTokens([]llm.Message{{Role: llm.RoleUser, Content: p.Generate(t)}})
+		}
+		completion := m.Sampling.MaxTokens
+		if completion == 0 {
+			completion = llm.DefaultCompletionReserve
+		}
+		first, all, batch := "-", "-", "-"
+		if prices != nil {
+			if usd, ok := prices.Cost(m.Model, llm.Usage{PromptTokens: promptTokens, CompletionTokens: completion * len(tasks)}); ok {
+				first = fmt.Sprintf("%.2f", usd)
+				all = fmt.Sprintf("%.2f", usd*float64(1+m.RoundsOrDefault()))
+				batch = fmt.Sprintf("%.2f", usd*float64(1+m.RoundsOrDefault())*prices[m.Model].BatchShare())
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t\n", m.Name, len(tasks), len(tasks), promptTokens, first, all, batch)
+	}
+	tw.Flush()
+	fmt.Fprintln(env.Stdout, "prompt tokens are estimated (4 bytes a token); completions at max_tokens; \"all rounds\" is the worst case; \"batch\" at the batch API's share of the price (mode: batch)")
+	return nil
+}

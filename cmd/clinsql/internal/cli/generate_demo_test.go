@@ -1,0 +1,202 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/refine/refinetest"
+	"github.com/clinsql/clinsql/runfolder"
+	"github.com/clinsql/clinsql/scoring"
+)
+
+// goldOutcome is what a task's gold query does on the engine.
+type goldOutcome int
+
+const (
+	goldRuns        goldOutcome = iota
+	goldModelFault              // fails with a class charged to the SQL
+	goldNotModelErr             // unsupported or infrastructure
+)
+
+// TestGenerateValidationOnDemo is the acceptance run: two models over the
+// 190 validation tasks on the embedded engine with the MIMIC-IV demo,
+// against a fake that returns each task's gold SQL, broken in its first
+// refinetest.ErrsByIndex(i) answers. The attempt-wise success must equal
+// what that schedule predicts given what each gold query itself does on
+// the same engine (a few fail there; the expectation is computed, not
+// typed).
+func TestGenerateValidationOnDemo(t *testing.T) {
+	dir, db, data, tasks := demoValidation(t)
+
+	// The gold queries on the engine the run uses (same opening code).
+	ex, err := openDuckDB(context.Background(), engineConfig{DB: db, Conns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gold := make([]goldOutcome, len(tasks))
+	goldFails := 0
+	for i, tk := range tasks {
+		if _, err := ex.Query(context.Background(), tk.GoldSQL); err != nil {
+			gold[i] = goldNotModelErr
+			if executor.ClassOf(err).ModelFault() {
+				gold[i] = goldModelFault
+			}
+			goldFails++
+			t.Logf("gold fails on the engine: %s: %v", tk.Key, err)
+		}
+	}
+	ex.Close()
+
+	sched := goldSchedule(tasks)
+	srvA := llmtest.Start(t, sched.Handler(), llmtest.Options{APIKey: genKey})
+	srvB := llmtest.Start(t, sched.Handler(), llmtest.Options{APIKey: genKey})
+	models := writeModels(t, dir, map[string]string{"alpha": srvA.OpenAIBaseURL(), "beta": srvB.OpenAIBaseURL()})
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runGen(t, "generate", "--models", models, "--tasks", data, "--split", "validation",
+		"--db", db, "--out", out, "--concurrency", "4", "--quiet")
+	if code != 0 {
+		t.Fatalf("generate: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	t.Logf("\n%s", stdout)
+
+	// Expected per task: success at attempt k+1 when the gold runs and
+	// k+1 <= 3; never when the gold itself fails; excluded when the engine
+	// cannot run it.
+	wantAt := map[int]int{}
+	wantTotal, wantExcluded := 0, 0
+	wantStatus := make([]string, len(tasks))
+	for i := range tasks {
+		k := refinetest.ErrsByIndex(i)
+		switch {
+		case gold[i] == goldNotModelErr:
+			wantExcluded++
+			wantStatus[i] = refine.StatusUnsupported
+			continue
+		case gold[i] == goldRuns && k <= 2:
+			wantAt[k+1]++
+			wantStatus[i] = "" // ok or empty, as the gold result is
+		default:
+			wantStatus[i] = refine.StatusFailed
+		}
+		wantTotal++
+	}
+	for _, m := range []string{"alpha", "beta"} {
+		run := filepath.Join(out, m)
+		bs, err := runfolder.ReadBenchmarkSummary(run)
+		if err != nil || bs == nil {
+			t.Fatalf("%s: %v", run, err)
+		}
+		if bs.TotalQueries != wantTotal {
+			t.Errorf("%s: total_queries %v, want %d", m, bs.TotalQueries, wantTotal)
+		}
+		counts := bs.Counts
+		rates := bs.CumulativeRates
+		for k := 1; k <= 3; k++ {
+			if got := counts[strconv.Itoa(k)]; got != wantAt[k] {
+				t.Errorf("%s: successes at attempt %d: %v, want %d", m, k, got, wantAt[k])
+			}
+		}
+		t.Logf("%s: %d tasks counted, %d excluded; successes at attempts 1/2/3: %v/%v/%v; cumulative %%: %.1f/%.1f/%.1f",
+			m, wantTotal, wantExcluded, counts["1"], counts["2"], counts["3"], rates["1"], rates["2"], rates["3"])
+		outs, err := runfolder.LoadOutputs(run)
+		if err != nil || len(outs) != 190 {
+			t.Fatalf("%s: LoadRun: %d outputs, %v", m, len(outs), err)
+		}
+		for i, tk := range tasks {
+			sum, ok, err := refine.ReadTask(run, tk.Key)
+			if err != nil || !ok {
+				t.Fatalf("%s %s: %v", m, tk.Key, err)
+			}
+			st := sum.Clinsql.Status
+			if w := wantStatus[i]; (w == "" && st != refine.StatusOK && st != refine.StatusEmpty) || (w != "" && st != w) {
+				t.Errorf("%s %s: status %s, want %s (schedule %d, gold %d)", m, tk.Key, st, w, refinetest.ErrsByIndex(i), gold[i])
+			}
+		}
+	}
+	t.Logf("%d of %d gold queries fail on the engine", goldFails, len(tasks))
+
+	// clinsql judge scores the run as it is: an always-pass LLM judge, so
+	// the scores show what the outputs themselves decide. A task whose
+	// query never ran has no result file, and its results score is 0 (the
+	// reference's placeholder CSV gave such tasks up to 0.889).
+	judgeSrv := llmtest.Start(t, fakeJudge(func(string) string { return "pass" }), llmtest.Options{APIKey: genKey})
+	judgeCfg := filepath.Join(dir, "judge.yaml")
+	if err := os.WriteFile(judgeCfg, []byte("endpoint:\n  name: judge\n  kind: openai\n  base_url: "+judgeSrv.OpenAIBaseURL()+
+		"\n  model: fake-judge\n  api_key_env: GEN_TEST_KEY\n  sampling: {temperature: 0, max_tokens: 300}\n"+
+		"  capabilities: {json_schema: true}\n  limits: {concurrency: 16}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(out, "alpha")
+	code, stdout, stderr = runGen(t, "judge", "--tasks", data, "--run", run, "--judge-config", judgeCfg)
+	if code != 0 {
+		t.Fatalf("judge: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	g, err := scoring.ReadGrading(filepath.Join(run, "judge", "detailed_grading.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Evaluations) != 190 {
+		t.Fatalf("judge scored %d tasks", len(g.Evaluations))
+	}
+	failedZero, failed := 0, 0
+	for _, e := range g.Evaluations {
+		k, err := datasets.ParseKey(e.SamplePath)
+		if err != nil {
+			t.Fatalf("sample path %q: %v", e.SamplePath, err)
+		}
+		sum, _, _ := refine.ReadTask(run, k)
+		if sum.Clinsql.Status == refine.StatusFailed {
+			failed++
+			if e.ResultsScore == 0 {
+				failedZero++
+			}
+		}
+	}
+	if failed == 0 || failedZero != failed {
+		t.Errorf("%d of %d failed tasks have results score 0", failedZero, failed)
+	}
+	t.Logf("judge: %d tasks scored, %d judge calls; average SQL %.3f, execution %.3f",
+		len(g.Evaluations), judgeSrv.Calls(), g.Summary.AverageSQLScore, g.Summary.AverageResultsScore)
+	t.Logf("%d files checked for the API key", llmtest.AssertNoSecret(t, dir, genKey))
+}
+
+// demoValidation builds the demo database in a temporary folder and loads
+// the 190 validation tasks (skipped without the shared data).
+func demoValidation(t *testing.T) (dir, db, data string, tasks []*datasets.Task) {
+	demo := shared.Path(t, "mimic-iv-demo")
+	data = shared.Path(t, "clinsql-data")
+	dir = t.TempDir()
+	db = filepath.Join(dir, "demo.duckdb")
+	if code, out, errs := runGen(t, "db", "build", "--mimic", demo, "--out", db, "--quiet"); code != 0 {
+		t.Fatalf("db build: exit %d: %s%s", code, out, errs)
+	}
+	tasks, err := loadGenerateTasks(&Env{}, data, "validation", 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tasks) != 190 {
+		t.Fatalf("%d validation tasks", len(tasks))
+	}
+	return dir, db, data, tasks
+}
+
+// goldSchedule answers each task with its gold SQL, broken in its first
+// refinetest.ErrsByIndex(i) answers.
+func goldSchedule(tasks []*datasets.Task) *refinetest.Schedule {
+	sched := &refinetest.Schedule{Right: map[string]string{}}
+	index := map[string]int{}
+	for i, tk := range tasks {
+		sched.Right[tk.Question] = tk.GoldSQL
+		index[tk.Question] = i
+	}
+	sched.Errs = func(q string) int { return refinetest.ErrsByIndex(index[q]) }
+	return sched
+}

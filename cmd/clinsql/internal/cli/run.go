@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+const runUsage = `usage: clinsql run --config bench.yaml [--quiet]
+
+Benchmarks the models of a models file end to end, as a benchmark config
+describes (see below): generation with self-refinement ("clinsql
+generate") for every model, then judging of each model's run ("clinsql
+judge", into OUT/<model>/judge), then one report over all models ("clinsql
+report", into OUT/report). Running it again resumes whatever is done:
+finished tasks, decided leaves and cached model replies are kept.
+
+A model is judged only once every one of its tasks is finished: the judge
+would score a pending task as an empty answer and keep that decision. The
+report covers the models that were judged.
+
+bench.yaml (relative paths are relative to its folder):
+
+  models: models.yaml        # the models file (clinsql generate --models)
+  tasks: data/clinsql        # ClinSQL tasks: folder holding data/splits, split folder or manifest
+  split: validation          # optional: one split
+  engine:                    # as clinsql generate's engine flags
+    name: duckdb
+    db: mimic.duckdb
+    timeout: 300s
+    max_rows: 100000
+    max_result_bytes: 32MiB
+  out: runs/bench1           # OUT: one run folder per model, the report in OUT/report
+  judge: judge.yaml          # the judge's config (clinsql judge --judge-config), or replay:FILE
+  prices: prices.yaml        # optional: generation costs
+  budget_usd: 50             # optional: cap on what generation into OUT ever spends (the judge config has its own)
+  concurrency: 8             # optional: generation tasks in flight over all models
+  cache: llm-cache           # optional: reply cache (default OUT/llm-cache)
+  report: report             # optional: report folder (default OUT/report)
+
+With "benchmark: ehrsql" the config runs EHRSQL 2024 instead ("clinsql
+generate --benchmark ehrsql", then the report's EHRSQL section): models,
+data_dir, split, out; optional calibration_split, prices, budget_usd,
+concurrency, penalty, cache, report.
+
+exit codes: 0 everything generated, judged and reported; 3 something is
+pending (a task, a model stopped, a judge run cut short): run again to
+resume; 1 other errors; 2 usage errors.
+`
+
+func runRun(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "run")
+	fs.Usage = func() { fmt.Fprint(env.Stderr, runUsage+"\n"); printFlags(fs) }
+	config := fs.String("config", "", "benchmark config `file` (YAML)")
+	quiet := fs.Bool("quiet", false, "no progress line during generation")
+	batchWait := addBatchWait(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *config == "" {
+		return usagef("--config is required")
+	}
+	if isEHRSQLConfig(*config) {
+		return runEHRSQLConfig(ctx, env, *config, *quiet, *batchWait)
+	}
+	cfg, err := loadBenchConfig(*config)
+	if err != nil {
+		return err
+	}
+	var pending []string
+
+	fmt.Fprintf(env.Stdout, "== generate (%d models)\n", len(cfg.models))
+	gcfg := cfg.generateConfig(*quiet)
+	gcfg.BatchWait = *batchWait
+	res, err := generate(ctx, env, gcfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("%v; run the same command again to resume", err)}
+		}
+		return err
+	}
+
+	fmt.Fprintln(env.Stdout, "\n== judge")
+	var judged []string
+	for _, m := range res.Models {
+		switch {
+		case m.Summary == nil || len(m.Summary.Pending) > 0:
+			n := 0
+			if m.Summary != nil {
+				n = len(m.Summary.Pending)
+			}
+			pending = append(pending, fmt.Sprintf("%s: %d tasks not generated yet, not judged", m.Model, n))
+			continue
+		case cfg.Judge == "":
+			continue
+		}
+		fmt.Fprintf(env.Stdout, "-- %s\n", m.Model)
+		req := defaultJudgeRequest()
+		req.TasksDir, req.Run, req.BatchWait = cfg.Tasks, m.Dir, *batchWait
+		if file, ok := strings.CutPrefix(cfg.judgeSpec(), "replay:"); ok {
+			req.Replay = file
+		} else {
+			req.Config = cfg.Judge
+		}
+		err := judgeRun(ctx, env, req)
+		var ee *ExitError
+		switch {
+		case errors.As(err, &ee) && ee.Code == exitIncomplete:
+			// An interrupted judge output is not ranked: the report
+			// would refuse it (see reports.Options.IncludeIncomplete).
+			pending = append(pending, fmt.Sprintf("%s: judging stopped early, not reported: %v", m.Model, ee.Err))
+		case err != nil:
+			return fmt.Errorf("judge %s: %w", m.Model, err)
+		default:
+			judged = append(judged, m.Dir)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	if cfg.Judge == "" {
+		fmt.Fprintln(env.Stdout, "no judge in the config: runs are not judged")
+	}
+
+	if len(judged) > 0 {
+		fmt.Fprintf(env.Stdout, "\n== report (%d models) -> %s\n", len(judged), cfg.Report)
+		req := defaultReportRequest()
+		req.TasksDir, req.Out, req.Runs = cfg.Tasks, cfg.Report, judged
+		if err := reportRun(ctx, env, req); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+	}
+	if len(pending) > 0 {
+		for _, p := range pending {
+			fmt.Fprintln(env.Stderr, "pending:", p)
+		}
+		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("the benchmark is not complete; run the same command again to resume")}
+	}
+	return nil
+}
+
+// judgeSpec is the judge setting as written: "replay:FILE" stays a replay
+// (its file made relative to the config), anything else is a config file.
+func (c *benchConfig) judgeSpec() string {
+	if file, ok := strings.CutPrefix(c.judgeRaw, "replay:"); ok {
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(filepath.Dir(c.file), file)
+		}
+		return "replay:" + file
+	}
+	return c.Judge
+}

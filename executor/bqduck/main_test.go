@@ -1,0 +1,15 @@
+package bqduck
+
+import (
+	"os"
+	"testing"
+
+	"github.com/clinsql/clinsql/executor/duckdb"
+)
+
+// The engine runs queries in a worker process, this test binary started
+// again: it serves before any test runs.
+func TestMain(m *testing.M) {
+	duckdb.ServeIfWorker()
+	os.Exit(m.Run())
+}
