@@ -36,6 +36,8 @@ func TestModelTypes(t *testing.T) {
 		{sql: "SELECT AVG(anchor_age), SUM(anchor_age) FROM " + p, expr: "AVG(anchor_age)", want: "FLOAT64"},
 		{sql: "SELECT AVG(anchor_age), SUM(anchor_age) FROM " + p, expr: "SUM(anchor_age)", want: "INT64"},
 		{sql: "SELECT DATE_ADD(admittime, INTERVAL 1 DAY) FROM " + a, expr: "DATE_ADD(admittime, INTERVAL 1 DAY)", want: "DATETIME"},
+		{sql: "SELECT TIMESTAMP_ADD(admittime, INTERVAL 1 HOUR) FROM " + a, expr: "TIMESTAMP_ADD(admittime, INTERVAL 1 HOUR)", want: "DATETIME"},
+		{sql: "SELECT TIMESTAMP_TRUNC(TIMESTAMP '2020-01-01', DAY)", expr: "TIMESTAMP_TRUNC(TIMESTAMP '2020-01-01', DAY)", want: "TIMESTAMP"},
 		{sql: "SELECT COALESCE(dod, '2020-01-01') FROM " + p, expr: "COALESCE(dod, '2020-01-01')", want: "DATE"},
 		{sql: "SELECT CASE WHEN anchor_age > 1 THEN 1 ELSE 2.5 END FROM " + p, expr: "CASE WHEN anchor_age > 1 THEN 1 ELSE 2.5 END", want: "FLOAT64"},
 		{sql: "SELECT NTILE(4) OVER (ORDER BY anchor_age) AS q FROM " + p, expr: "NTILE(4) OVER (ORDER BY anchor_age)", want: "INT64"},

@@ -579,6 +579,17 @@ func functionType(name string, args []string) string {
 		return "DATE"
 	case "LAST_DAY":
 		return "DATE"
+	case "TIMESTAMP_ADD", "TIMESTAMP_SUB", "TIMESTAMP_TRUNC", "DATETIME_ADD", "DATETIME_SUB", "DATETIME_TRUNC":
+		// The result has the first argument's type, DATETIME or TIMESTAMP:
+		// BigQuery runs TIMESTAMP_ADD on a DATETIME and gives a DATETIME
+		// (DATETIME_TRUNC "truncates a DATETIME or TIMESTAMP value", datetime
+		// functions reference), as the engine computes it.
+		switch a0 {
+		case "DATETIME", "TIMESTAMP":
+			return a0
+		case "":
+			return ""
+		}
 	case "JSON_VALUE", "JSON_EXTRACT_SCALAR", "TO_JSON_STRING":
 		return "STRING"
 	case "JSON_QUERY", "JSON_EXTRACT":

@@ -216,6 +216,13 @@ func TestDateTimeRules(t *testing.T) {
 		// through a subquery: the statement model resolves it in the outer
 		// query (was unsupported: "cannot tell whether the column is a
 		// DATE or a DATETIME").
+		// TIMESTAMP_ADD, TIMESTAMP_SUB and TIMESTAMP_TRUNC of a DATETIME are
+		// DATETIMEs, comparable with DATETIME columns (BigQuery ran such
+		// queries; DATETIME_TRUNC "truncates a DATETIME or TIMESTAMP
+		// value", datetime functions reference): the statement model types
+		// them by their argument.
+		{name: "TIMESTAMP_ADD of a DATETIME is a DATETIME", bq: `WITH w AS (SELECT dt, TIMESTAMP_ADD(dt, INTERVAL 48 HOUR) AS e, TIMESTAMP_SUB(dt, INTERVAL 1 HOUR) AS s FROM (SELECT DATETIME '2020-01-01 10:00:00' AS dt)) SELECT dt <= e, COALESCE(s, dt) < dt, TIMESTAMP_TRUNC(dt, DAY) = DATETIME '2020-01-01 00:00:00' FROM w`,
+			want: "true | true | true", types: "BOOLEAN | BOOLEAN | BOOLEAN"},
 		{name: "DATE_ADD on an unqualified outer column", bq: `SELECT (SELECT DATE_ADD(d, INTERVAL 1 DAY) FROM UNNEST([1])), (SELECT DATE_TRUNC(dt, MONTH) FROM UNNEST([1])) FROM UNNEST([DATE '2020-01-31']) AS d, (SELECT DATETIME '2020-01-31 10:00:00' AS dt)`,
 			want: "2020-02-01 | 2020-01-01 00:00:00", types: "DATE | TIMESTAMP"},
 		{name: "interval arithmetic", bq: `SELECT DATETIME '2020-01-01 00:00:00' + INTERVAL 36 HOUR`, want: "2020-01-02 12:00:00"},
