@@ -10,3 +10,7 @@ func PublicVocabulary(up string) bool {
 
 // RaceEnabled reports whether the race detector is on (see race_test.go).
 const RaceEnabled = raceEnabled
+
+// ModelParses reports whether the statement model reads sql (see
+// buildModel).
+func ModelParses(sql string) bool { return buildModel(sql, nil) != nil }

@@ -329,3 +329,33 @@ func readRealGolden(path string) (map[string]realGoldenLine, error) {
 	}
 	return out, sc.Err()
 }
+
+const modelCoverageGolden = "testdata/modelcoverage.golden"
+
+// TestModelCoverage pins which real queries the statement model reads
+// (zetajones parses them as GoogleSQL): the figure the README states, and
+// every query BigQuery ran that it cannot read, by key. A query it cannot
+// read is still translated, by the rules' fallbacks.
+func TestModelCoverage(t *testing.T) {
+	qs := realQueries(t)
+	var ran, parsed int
+	var missed []string
+	for _, q := range qs {
+		if !q.bigQueryRan() {
+			continue
+		}
+		ran++
+		if bqsql.ModelParses(q.SQL) {
+			parsed++
+		} else {
+			missed = append(missed, q.Key)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The statement model's coverage of the real queries BigQuery ran (executor/bqsql/realquery_test.go).\n")
+	fmt.Fprintf(&b, "read %d of %d\n", parsed, ran)
+	for _, k := range missed {
+		fmt.Fprintf(&b, "not read\t%s\n", k)
+	}
+	goldenfile.Check(t, modelCoverageGolden, b.String(), *update)
+}
