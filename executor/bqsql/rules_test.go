@@ -221,6 +221,11 @@ func TestDateTimeRules(t *testing.T) {
 		// queries; DATETIME_TRUNC "truncates a DATETIME or TIMESTAMP
 		// value", datetime functions reference): the statement model types
 		// them by their argument.
+		// EXTRACT takes a DATE, DATETIME or TIMESTAMP wherever its operand's
+		// type comes from (datetime functions reference): a NULL-first set
+		// operation, an IF with a NULL branch, a CTE, an outer query.
+		{name: "EXTRACT of a date typed through a query", bq: `WITH t AS (SELECT NULL AS d UNION ALL SELECT DATE '2020-03-01'), u AS (SELECT IF(d IS NULL, NULL, DATETIME(d)) AS dt FROM t) SELECT EXTRACT(YEAR FROM d), (SELECT EXTRACT(MONTH FROM d) FROM UNNEST([1])), EXTRACT(DAY FROM (SELECT MAX(dt) FROM u)) FROM t WHERE d IS NOT NULL`,
+			want: "2020 | 3 | 1", types: "BIGINT | BIGINT | BIGINT"},
 		{name: "TIMESTAMP_ADD of a DATETIME is a DATETIME", bq: `WITH w AS (SELECT dt, TIMESTAMP_ADD(dt, INTERVAL 48 HOUR) AS e, TIMESTAMP_SUB(dt, INTERVAL 1 HOUR) AS s FROM (SELECT DATETIME '2020-01-01 10:00:00' AS dt)) SELECT dt <= e, COALESCE(s, dt) < dt, TIMESTAMP_TRUNC(dt, DAY) = DATETIME '2020-01-01 00:00:00' FROM w`,
 			want: "true | true | true", types: "BOOLEAN | BOOLEAN | BOOLEAN"},
 		{name: "DATE_ADD on an unqualified outer column", bq: `SELECT (SELECT DATE_ADD(d, INTERVAL 1 DAY) FROM UNNEST([1])), (SELECT DATE_TRUNC(dt, MONTH) FROM UNNEST([1])) FROM UNNEST([DATE '2020-01-31']) AS d, (SELECT DATETIME '2020-01-31 10:00:00' AS dt)`,
