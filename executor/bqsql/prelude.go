@@ -717,7 +717,7 @@ var intervalSum = regexp.MustCompile(`No function matches the given name and arg
 
 // wideBignumeric finds a number past DECIMAL(38, 18), the embedded
 // engine's BIGNUMERIC (BigQuery's holds 38 integer digits).
-var wideBignumeric = regexp.MustCompile(`Could not convert string "(-?\d{21,}(?:\.\d*)?)" to DECIMAL\(38, ?18\)`)
+var wideBignumeric = regexp.MustCompile(`Could not convert string "(-?\d{21,}(?:\.\d*)?)" to DECIMAL\(38, ?18\)|Casting value "(-?\d{21,}(?:\.\d*)?)" to type DECIMAL\(38, ?18\) failed`)
 
 // overloads finds DuckDB's complaint that it cannot choose between the
 // typed overloads of a bridge macro: it does not know the type of a

@@ -59,6 +59,10 @@ func TestExplain(t *testing.T) {
 		// BigQuery sums INTERVALs (this was the model's error).
 		{`Binder Error: No function matches the given name and argument types 'sum(INTERVAL)'. You might need to add explicit type casts.`,
 			"unsupported in the embedded engine: SUM of INTERVAL values is not supported", true},
+		// A NUMERIC past 20 integer digits made BIGNUMERIC (by the query or
+		// the bridge's exact aggregates): BigQuery's BIGNUMERIC holds 38.
+		{`Conversion Error: Casting value "99999999999999999999999999999.999999999" to type DECIMAL(38,18) failed: value is out of range!`,
+			"unsupported in the embedded engine: BIGNUMERIC values of more than 20 integer digits are not supported", true},
 		{`Conversion Error: Could not convert string "12x" to DECIMAL(38,18)`, `Could not convert string "12x" to BIGNUMERIC`, false},
 		{"Binder Error: Macro bq_date_add_day() has multiple overloads that match the supplied arguments.\nIn order to select one...",
 			"DATE_ADD on a column of an outer query (a correlated reference) is not supported by the embedded engine: " +
