@@ -86,13 +86,20 @@ func TestLLMFaults(t *testing.T) {
 		// every later call would fail the same way.
 		{name: "401", replies: []llmtest.Reply{llmtest.HTTPError(http.StatusUnauthorized, "invalid_api_key", "Incorrect API key provided")}, kind: string(llm.KindAuth), attempts: 1, stop: true},
 		{name: "quota", replies: []llmtest.Reply{llmtest.QuotaExceeded()}, kind: string(llm.KindQuota), attempts: 1, stop: true},
-		{name: "400", replies: []llmtest.Reply{llmtest.HTTPError(http.StatusBadRequest, "invalid_request", "bad")}, status: rubric.Invalid, kind: string(llm.KindBadRequest), attempts: 1},
+		{name: "400", replies: []llmtest.Reply{llmtest.HTTPError(http.StatusBadRequest, "invalid_request", "bad")}, kind: string(llm.KindBadRequest), attempts: 1, stop: true}, // before any answer: a configuration error (ConfigError)
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			last := tc.replies[len(tc.replies)-1]
 			srv := llmtest.Start(t, llmtest.Then(llmtest.Fixed(last), tc.replies[:len(tc.replies)-1]...), llmtest.Options{})
 			sl := &llmtest.Sleeper{}
-			j := newTestJudge(t, srv, func(ep *llm.Endpoint) { ep.Limits.Timeout = 200 * time.Millisecond }, llm.Options{Sleep: sl.Sleep}, 1)
+			// Only the hanging server needs a short attempt timeout; the
+			// others get a long one, so a loaded machine's slow reply is
+			// never taken for a timeout (and retried).
+			timeout := time.Minute
+			if tc.kind == string(llm.KindTimeout) {
+				timeout = 200 * time.Millisecond
+			}
+			j := newTestJudge(t, srv, func(ep *llm.Endpoint) { ep.Limits.Timeout = timeout }, llm.Options{Sleep: sl.Sleep}, 1)
 			d, err := j.Decide(context.Background(), req)
 			if tc.stop {
 				if llm.KindOf(err) != llm.ErrorKind(tc.kind) || srv.Calls() != tc.attempts {

@@ -18,8 +18,11 @@ import (
 type Options struct {
 	// Tasks are the ClinSQL tasks the decisions refer to.
 	Tasks []*datasets.Task
-	// Gradings are recorded detailed_grading.json files; Runs run folders.
-	Gradings, Runs []string
+	// Gradings are recorded detailed_grading.json files; Runs run folders;
+	// Judged judge output folders (clinsql judge --out), each reported
+	// with the run it judged (a Run of the same answers, else the folder
+	// its judge_summary.json names), checked to hold those answers still.
+	Gradings, Runs, Judged []string
 	// Mode is the aggregation mode of the main tables (default Strict, as
 	// everywhere in clinsql; Reference reproduces the published numbers);
 	// the other mode is shown beside it.
@@ -71,6 +74,9 @@ type Report struct {
 	Health      []HealthRow
 	// Audit is a judge audit to show beside the models (clinsql audit).
 	Audit *audit.Report
+	// Labels is the judges' accuracy against a label set and the
+	// leaderboard corrected by it (clinsql report --labels), nil without.
+	Labels *LabelPanel
 	// EHRSQL is the EHRSQL 2024 section (ehrsqlbench.Section), nil
 	// without one.
 	EHRSQL *EHRSQL
@@ -98,7 +104,7 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	if len(opt.Tasks) == 0 {
 		return nil, errors.New("no tasks")
 	}
-	if len(opt.Gradings)+len(opt.Runs) == 0 {
+	if len(opt.Gradings)+len(opt.Runs)+len(opt.Judged) == 0 {
 		return nil, errors.New("nothing to report: give at least one grading file or run folder")
 	}
 	mode := opt.Mode
@@ -126,7 +132,7 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 		rel.Abstention.Marker = "null"
 	}
 	workers := defaultWorkers(opt.Workers)
-	srcs, err := loadSources(ctx, opt.Gradings, opt.Runs, workers)
+	srcs, err := loadSources(ctx, opt.Gradings, opt.Runs, opt.Judged, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +140,7 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := flagIncomplete(models, opt.IncludeIncomplete); err != nil {
+	if err := flagIncomplete(models, opt.Tasks, opt.IncludeIncomplete, opt.Subset != ""); err != nil {
 		return nil, err
 	}
 	for _, m := range models {
@@ -280,23 +286,71 @@ func (r *Report) sortedKeys() []datasets.Key {
 }
 
 // flagIncomplete refuses models whose decisions are not a finished judge
-// run over a whole run, or, when they are asked for, marks their names.
-func flagIncomplete(models []*Model, include bool) error {
+// run over a whole run, or, when they are asked for, marks their names. A
+// judge output over a subset is no refusal in a report over a subset
+// (subset) that it grades every task of: it is then as complete as the
+// report, which says "Subset" in every file.
+func flagIncomplete(models []*Model, tasks []*datasets.Task, include, subset bool) error {
 	var errs []error
 	for _, m := range models {
 		if m.Completeness == "complete" {
 			continue
 		}
+		if m.Completeness == "failed" {
+			errs = append(errs, fmt.Errorf("%s: the judge run of model %q failed (its judge endpoint refused its calls: a configuration error; see stopped_by in %s): it decided nothing to report, and is never reported; fix the judge configuration and judge again",
+				m.Run, m.Name, JudgeSummaryFile))
+			continue
+		}
+		ungraded := m.ungraded(tasks)
+		if m.Completeness == "subset" && subset && len(ungraded) == 0 {
+			continue
+		}
 		if !include {
-			where := strings.Join(m.Gradings, ", ")
-			if m.Run != "" {
-				where = m.Run
-			}
-			errs = append(errs, fmt.Errorf("%s: the judge output of model %q is %s, not a score of the whole run; finish it (run the same clinsql judge again; for a partial run, finish generating first) or pass --include-incomplete to report it flagged",
-				where, m.Name, m.Completeness))
+			errs = append(errs, m.incompleteError(ungraded))
 			continue
 		}
 		m.Name += " [" + m.Completeness + "]"
 	}
 	return errors.Join(errs...)
+}
+
+// ungraded lists the tasks that the model's decisions lack.
+func (m *Model) ungraded(tasks []*datasets.Task) []string {
+	var out []string
+	for _, t := range tasks {
+		if st := m.strict[t.Key]; st == nil || !st.Graded {
+			out = append(out, t.Key.String())
+		}
+	}
+	return out
+}
+
+// incompleteError says why a model's decisions are refused and what to do.
+func (m *Model) incompleteError(ungraded []string) error {
+	where := strings.Join(m.Gradings, ", ")
+	if m.Run != "" {
+		where = m.Run
+	}
+	var todo string
+	switch m.Completeness {
+	case "interrupted":
+		todo = "finish it: run the same clinsql judge again"
+	case "partial":
+		todo = "finish generating the run (the same clinsql generate again), then judge it again"
+	case "subset":
+		what := "a subset"
+		if m.Judge != nil && m.Judge.Subset != "" {
+			what += " (" + m.Judge.Subset + ")"
+		}
+		first := ""
+		if len(ungraded) > 0 {
+			first = fmt.Sprintf(", which lacks %d of the report's tasks (first: %s)", len(ungraded), ungraded[0])
+		}
+		return fmt.Errorf("%s: model %q was judged on %s%s: report over the tasks it was judged on (drop the subset flags; a report over its runs takes their subset), "+
+			"or judge the whole run (clinsql judge without subset flags)", where, m.Name, what, first)
+	default:
+		todo = "judge it again"
+	}
+	return fmt.Errorf("%s: the judge output of model %q is %s, not a score of the whole run: %s, or pass --include-incomplete to report it flagged",
+		where, m.Name, m.Completeness, todo)
 }

@@ -34,7 +34,11 @@ type Manifest struct {
 	// --run), the model that wrote that SQL: decisions recorded about it
 	// may be replayed for this run.
 	RecordedModel string `json:"recorded_model,omitempty"`
-	RunID         string `json:"run_id"`
+	// RecordedRun is, for a re-execution, the recorded run's folder as an
+	// absolute path: where the judge finds the recorded answers to check
+	// which re-executed results are the recorded ones, byte for byte.
+	RecordedRun string `json:"recorded_run,omitempty"`
+	RunID       string `json:"run_id"`
 	// Command made the folder: "generate", "exec --run".
 	Command string   `json:"command"`
 	Splits  []string `json:"splits"`
@@ -54,7 +58,12 @@ type Manifest struct {
 	Complete bool     `json:"complete"`
 	Pending  []string `json:"pending,omitempty"`
 	// Subset reports that Tasks is a part of the splits (--limit, filters).
+	// clinsql judge and report then take Tasks as their default task set.
 	Subset bool `json:"subset,omitempty"`
+	// Selection says how a subset's tasks were chosen (the subset flags of
+	// the call that made the run), for labels; nil for a whole run, or a
+	// subset made by calls with different selections.
+	Selection *datasets.Selection `json:"selection,omitempty"`
 }
 
 // Engine describes the executor a run's answers ran on.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/bigquery"
 	"github.com/clinsql/clinsql/executor/bqduck"
@@ -25,6 +26,10 @@ import (
 //	models: models.yaml        # refine models file
 //	tasks: data/clinsql        # ClinSQL tasks (folder or manifest)
 //	split: validation          # optional: one split
+//	domain: Vital_Signs_Monitoring  # optional subset (as --domain,
+//	difficulty: easy           # --difficulty, --task and --limit)
+//	task: [validation/...]
+//	limit: 6
 //	engine: {name: duckdb, db: demo.duckdb, timeout: 300s, max_rows: 100000}
 //	                           # or {name: bigquery, bq_config: bq.yaml}
 //	out: runs/bench1           # one run folder per model below it
@@ -38,6 +43,10 @@ type benchConfig struct {
 	Models      string         `yaml:"models"`
 	Tasks       string         `yaml:"tasks"`
 	Split       string         `yaml:"split,omitempty"`
+	Domain      string         `yaml:"domain,omitempty"`
+	Difficulty  string         `yaml:"difficulty,omitempty"`
+	Task        []string       `yaml:"task,omitempty"`
+	Limit       int            `yaml:"limit,omitempty"`
 	Engine      benchEngine    `yaml:"engine"`
 	Out         string         `yaml:"out"`
 	Prices      string         `yaml:"prices,omitempty"`
@@ -48,6 +57,7 @@ type benchConfig struct {
 	Report      string         `yaml:"report,omitempty"`
 	file        string         // the config's own path, for messages
 	judgeRaw    string         // Judge as written (replay:FILE is not a path)
+	judgeModel  string         // run --judge PROVIDER/NAME (no config file)
 	models      []refine.Model // loaded from Models
 }
 
@@ -127,6 +137,14 @@ func loadBenchConfig(path string) (*benchConfig, error) {
 	if c.Concurrency < 0 {
 		bad("concurrency", "must not be negative")
 	}
+	if c.Limit < 0 {
+		bad("limit", "must not be negative")
+	}
+	if err := c.filter().selection("").Check(); err != nil {
+		field, problem, _ := strings.Cut(strings.TrimPrefix(err.Error(), "--"), " ")
+		field = strings.TrimSuffix(field, ":")
+		bad(field, "%s", problem)
+	}
 	if c.BudgetUSD < 0 {
 		bad("budget_usd", "must not be negative")
 	}
@@ -159,7 +177,7 @@ func loadBenchConfig(path string) (*benchConfig, error) {
 func (c *benchConfig) generateConfig(quiet bool) generateConfig {
 	e := c.Engine
 	g := generateConfig{
-		Models: c.models, Tasks: c.Tasks, Split: c.Split, Out: c.Out, Cache: c.Cache,
+		Models: c.models, Tasks: c.Tasks, Filter: c.filter(), Out: c.Out, Cache: c.Cache,
 		Prices: c.Prices, Budget: c.BudgetUSD, Concurrency: c.Concurrency, Engine: e.Name, Quiet: quiet,
 		EngineCfg: engineConfig{DB: e.DB, Limits: executor.Limits{Timeout: e.Timeout, MaxRows: e.MaxRows, MaxResultBytes: int64(e.MaxResultBytes)}, Memory: e.Memory, Threads: e.Threads, ZeroDivision: e.ZeroDivision},
 	}
@@ -170,4 +188,9 @@ func (c *benchConfig) generateConfig(quiet bool) generateConfig {
 		g.EngineCfg.BigQuery = f
 	}
 	return g
+}
+
+// filter is the config's subset, as the subset flags give it.
+func (c *benchConfig) filter() *taskFilter {
+	return &taskFilter{sel: datasets.Selection{Split: c.Split, Domain: c.Domain, Difficulty: c.Difficulty, Limit: c.Limit}, keys: c.Task}
 }

@@ -51,6 +51,9 @@ func openDuckDB(ctx context.Context, cfg engineConfig) (executor.Executor, error
 	if cfg.DB == "" {
 		return nil, usagef("--db is required for the duckdb engine")
 	}
+	if err := checkDuckDBFile(cfg.DB); err != nil {
+		return nil, err
+	}
 	z, err := bqduck.ParseZeroDivision(cfg.ZeroDivision)
 	if err != nil {
 		return nil, usageError{err.Error()}
@@ -63,6 +66,15 @@ func openDuckDB(ctx context.Context, cfg engineConfig) (executor.Executor, error
 		return nil, &ExitError{Code: exitCodeOf(class), Err: err}
 	}
 	return eng, err
+}
+
+// checkDuckDBFile refuses a database file that is not there, saying how
+// to build one, before anything is written.
+func checkDuckDBFile(path string) error {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("database %s does not exist: build it with clinsql db build --mimic MIMIC_DIR --out %s (make demo builds the MIMIC-IV demo's as out/demo/mimic-iv-demo.duckdb)", path, path)
+	}
+	return nil
 }
 
 // engineFlags are the flags of every command that runs queries: the
@@ -119,7 +131,7 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	conc := fs.Int("concurrency", 1, "with --tasks: queries run at once")
 	runName := fs.String("name", "", "with --run: the new run's model name (default: the recorded one)")
 	dryRun := fs.Bool("dry-run", false, "bigquery engine: estimate bytes and cost with free dry runs, run nothing")
-	sel := addTaskFilter(fs, true)
+	sel := addTaskFilter(fs)
 	runDir := fs.String("run", "", "a model run folder (execution_summary.json files): with --tasks and --out, runs its final SQL again into a new run folder; with --dry-run, estimates its cost")
 	fs.Usage = func() {
 		w := env.Stderr
@@ -227,10 +239,10 @@ func execReplay(ctx context.Context, env *Env, open func(context.Context, engine
 	if err != nil {
 		return err
 	}
-	if tasks, err = sel.apply(tasks); err != nil {
+	tasks, _, err = sel.selectTasks(env, tasks, root, nil, "", "")
+	if err != nil {
 		return err
 	}
-	subsetNote(env, sel, root, len(tasks))
 	ex, err := open(ctx, cfg)
 	if err != nil {
 		return err
@@ -240,6 +252,7 @@ func execReplay(ctx context.Context, env *Env, open func(context.Context, engine
 	bar := newBar(env, "exec", len(tasks), false)
 	mr, err := refine.Replay(ctx, refine.ReplayOptions{
 		Recorded: recorded, Out: out, Tasks: tasks, Executor: ex, Model: name, Concurrency: max(conc, 1), Database: databaseOf(cfg),
+		Selection: sel.selection(root),
 		Events: func(ev refine.Event) { // one call at a time
 			status[ev.Status]++
 			bar.Step(ev.Status, 0, 0, ev.Resumed)
@@ -328,11 +341,10 @@ func execGold(ctx context.Context, env *Env, open func(context.Context, engineCo
 	if loadErr != nil && len(tasks) == 0 {
 		return fmt.Errorf("load tasks: %w", loadErr)
 	}
-	tasks, err := sel.apply(tasks)
+	tasks, subset, err := sel.selectTasks(env, tasks, root, nil, "", "")
 	if err != nil {
 		return err
 	}
-	subset := subsetNote(env, sel, root, len(tasks))
 	var loadErrors []string
 	if loadErr != nil {
 		for _, e := range unwrapAll(loadErr) {

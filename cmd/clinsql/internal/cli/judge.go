@@ -2,10 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -21,7 +21,7 @@ import (
 	"github.com/clinsql/clinsql/scoring"
 )
 
-const judgeUsage = `usage: clinsql judge --tasks DIR --run DIR [--out DIR] (--judge replay:FILE | --judge-config FILE) [--mode strict|reference]
+const judgeUsage = `usage: clinsql judge --tasks DIR --run DIR [--out DIR] (--judge replay:FILE | --judge PROVIDER/NAME | --judge-config FILE) [--mode strict|reference]
 
 Judges a model's run (the reference inference layout: per task
 execution_summary.json and result_<id>.csv) against the task rubrics.
@@ -31,6 +31,11 @@ exists, no NULLs, a value lies in its band) are decided by code, with the
 evidence as the explanation; the rest go to the judge backend:
   --judge-config FILE   an LLM endpoint and judge settings (YAML)
   --judge replay:FILE   recorded decisions (a reference detailed_grading.json)
+  --judge PROVIDER/NAME an LLM judge with default settings, no config file:
+                        openai/gpt-4o (OPENAI_API_KEY, OPENAI_BASE_URL),
+                        azure/DEPLOYMENT (AZURE_OPENAI_API_KEY,
+                        AZURE_OPENAI_ENDPOINT, OPENAI_API_VERSION), or
+                        mock/NAME, the built-in model (offline, seeded)
 Leaves whose verdict cannot change the score are skipped.
 
 --group sets how many leaves one judge call decides:
@@ -55,11 +60,25 @@ max_tokens is per leaf (a call of n leaves may use n times it). With
 --samples K each leaf of a group keeps its own majority vote over K draws
 of the group prompt.
 
---out (default <run>/judge) receives ledger.jsonl (one line per leaf,
-appended as soon as it is decided), detailed_grading.json and the three
-scoring summaries in the reference shapes, and judge_summary.json. Running
-again into the same --out resumes: decided leaves are not judged again, and
-a finished run makes no call. An exit code of 3 means the run stopped
+--out (default out/judge/<model>-<the first 12 hex digits of the answers'
+fingerprint> in the working folder, never inside the run folder) receives
+ledger.jsonl (one line per leaf, appended as soon as it is decided),
+detailed_grading.json and the three scoring summaries in the reference
+shapes, and judge_summary.json. Running again into the same --out resumes:
+decided leaves are not judged again, and a finished run makes no call.
+Decisions are resumed only from a ledger this machine wrote (authenticated
+with its key, kept in $CLINSQL_CONFIG_DIR or ~/.config/clinsql/local.key):
+a ledger copied from elsewhere is moved aside and every leaf judged again;
+code-decided leaves are decided again by code on every run.
+
+A run that re-executed a recorded run's SQL (clinsql exec --run; its
+manifest or its task summaries say so) replayed with --judge replay:FILE
+gets a recorded decision only where its answer is checked against the
+recorded run (--recorded-run, default the folder its manifest names): SQL
+decisions where the final SQL is the recorded text, results decisions where
+the result CSV is the recorded one byte for byte. Without the recorded run
+no results decision is replayed (such leaves code cannot decide are
+invalid). An exit code of 3 means the run stopped
 before every leaf was decided (budget, interrupt, --batch-wait); what was
 done is kept.
 
@@ -90,13 +109,16 @@ type judgeRequest struct {
 	// Replay is a recorded grading to replay (--judge replay:FILE);
 	// Config a judge configuration (--judge-config).
 	Replay, Config string
-	Mode           rubric.Mode
-	Guided         bool
-	Samples        int
-	CodeChecks     bool
-	Skip           bool
-	Group          judge.GroupMode
-	GroupGated     bool
+	// Model is a judge named as PROVIDER/NAME (--judge openai/gpt-4o,
+	// --judge mock/demo), instead of a config file.
+	Model      string
+	Mode       rubric.Mode
+	Guided     bool
+	Samples    int
+	CodeChecks bool
+	Skip       bool
+	Group      judge.GroupMode
+	GroupGated bool
 	// GroupSet and GatedSet: the grouping was given on the command line,
 	// over the config's.
 	GroupSet, GatedSet bool
@@ -104,11 +126,13 @@ type judgeRequest struct {
 	Prices, Cache      string
 	Concurrency        int
 	RetryInvalid       bool
-	AllowPartial       bool
-	OtherModel         bool
-	EstimateOnly       bool
-	Verbose            bool
-	BatchWait          time.Duration
+	// RecordedRun is --recorded-run: the run a re-executed run re-ran.
+	RecordedRun  string
+	AllowPartial bool
+	OtherModel   bool
+	EstimateOnly bool
+	Verbose      bool
+	BatchWait    time.Duration
 }
 
 // defaultJudgeRequest is clinsql judge's defaults.
@@ -130,8 +154,9 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 	fs.Usage = func() { fmt.Fprint(env.Stderr, judgeUsage); printFlags(fs) }
 	fs.StringVar(&r.TasksDir, "tasks", "", "ClinSQL task `folder` or manifest")
 	fs.StringVar(&r.Run, "run", "", "the model's run `folder`")
-	fs.StringVar(&r.Out, "out", "", "output `folder` (default <run>/judge)")
-	judgeSpec := fs.String("judge", "", "judge backend: replay:`FILE` (recorded detailed_grading.json)")
+	fs.StringVar(&r.Out, "out", "", "output `folder` (default out/judge/<model>-<answers digest>, outside the run)")
+	fs.StringVar(&r.RecordedRun, "recorded-run", "", "for a re-executed run (clinsql exec --run): the recorded run `folder` whose SQL it re-ran (default: the one its manifest names)")
+	judgeSpec := fs.String("judge", "", "judge backend: replay:`FILE` (recorded detailed_grading.json), or PROVIDER/NAME (openai/gpt-4o, azure/DEPLOYMENT, mock/NAME)")
 	fs.StringVar(&r.Config, "judge-config", "", "judge config `file` (LLM endpoint, samples, prices, budget)")
 	modeName := fs.String("mode", string(rubric.Strict), "scoring `mode`: strict or reference")
 	fs.BoolVar(&r.Guided, "reference-guided", false, "show the judge the gold SQL and result (labelled in every output)")
@@ -150,7 +175,7 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 	fs.BoolVar(&r.EstimateOnly, "estimate", false, "print the estimate and stop")
 	fs.BoolVar(&r.Verbose, "verbose", false, "log retries and calls")
 	batchWait := addBatchWait(fs)
-	r.Filter = addTaskFilter(fs, true)
+	r.Filter = addTaskFilter(fs)
 	alias(fs, "v", "verbose")
 	if err := parseFlags(fs, args); err != nil {
 		return r, err
@@ -160,7 +185,7 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 		return r, usagef("--tasks and --run are required")
 	}
 	if (*judgeSpec == "") == (r.Config == "") {
-		return r, usagef("give exactly one of --judge replay:FILE and --judge-config FILE")
+		return r, usagef("give exactly one of --judge replay:FILE, --judge PROVIDER/NAME and --judge-config FILE (try --judge mock/demo: the built-in model, no API key)")
 	}
 	var err error
 	if r.Mode, err = rubric.ParseMode(*modeName); err != nil {
@@ -173,8 +198,15 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 	}
 	if *judgeSpec != "" {
 		file, ok := strings.CutPrefix(*judgeSpec, "replay:")
-		if !ok || file == "" {
-			return r, usagef("--judge %q: want replay:FILE", *judgeSpec)
+		if !ok {
+			if _, err := llm.ParseModelSpec(*judgeSpec); err != nil {
+				return r, usagef("--judge %q: want replay:FILE (recorded decisions) or PROVIDER/NAME: %v", *judgeSpec, err)
+			}
+			r.Model = *judgeSpec
+			return r, nil
+		}
+		if file == "" {
+			return r, usagef("--judge %q: want replay:FILE or PROVIDER/NAME", *judgeSpec)
 		}
 		if r.Samples > 1 || r.Guided {
 			return r, usagef("--samples and --reference-guided need an LLM judge (--judge-config)")
@@ -192,19 +224,36 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 	if err != nil {
 		return err
 	}
-	if tasks, err = r.Filter.apply(tasks); err != nil {
+	// The run's recorded subset is the default; the flags narrow it.
+	recorded, label, err := runfolder.RunSubset(r.Run)
+	if err != nil {
 		return err
 	}
-	out := r.Out
-	if out == "" {
-		out = filepath.Join(r.Run, runfolder.JudgeDir)
+	tasks, subset, err := r.Filter.selectTasks(env, tasks, r.TasksDir, recorded, label, "--run "+r.Run)
+	if err != nil {
+		return err
 	}
-	j := &judgeBackend{env: env, req: r, out: out, batches: newBatchReporter(env.Stderr, "judge:")}
+	key, err := loadLocalKey()
+	if err != nil {
+		return err
+	}
+	j := &judgeBackend{env: env, req: r, batches: newBatchReporter(env.Stderr, "judge:")}
 	defer j.close()
+	if r.Model != "" {
+		if j.endpoint, err = specEndpoint(env, r.Model); err != nil {
+			return err
+		}
+		stopMock, err := startMock(tasks, &j.endpoint)
+		if err != nil {
+			return err
+		}
+		defer stopMock()
+	}
 	var bar *progress.Bar
 	var barMu sync.Mutex
 	shown := 0
-	job := judge.Job{Tasks: tasks, Subset: subsetNote(env, r.Filter, r.TasksDir, len(tasks)), Run: r.Run, Out: out,
+	job := judge.Job{Tasks: tasks, Subset: subset, Run: r.Run, Out: r.Out,
+		RecordedRun: r.RecordedRun, Key: key,
 		Options: judge.Options{Mode: r.Mode, CodeChecks: r.CodeChecks, Skipping: r.Skip, ReferenceGuided: r.Guided, RetryInvalid: r.RetryInvalid,
 			Group: r.Group, GroupGated: r.GroupGated, Tasks: r.Concurrency,
 			// A call records every leaf of its group at once, and Progress
@@ -238,6 +287,13 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 	}
 	printJudgeSummary(env.Stdout, res.Scored, res.Out)
 	if o := res.Outcome; o.Stopped != nil {
+		var ce *judge.ConfigError
+		if errors.As(o.Stopped, &ce) {
+			// Running again as it is would be refused again: a failure,
+			// not a pause. The output is marked interrupted, so no report
+			// ranks it.
+			return fmt.Errorf("stopped before every leaf was decided (the output in %s is marked interrupted): %v", res.Out, o.Stopped)
+		}
 		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("stopped before every leaf was decided: %v; run the same command again to resume", o.Stopped)}
 	}
 	return nil
@@ -248,15 +304,21 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 type judgeBackend struct {
 	env     *Env
 	req     judgeRequest
-	out     string
+	out     string // the output folder, once the job chose it
 	batches *batchReporter
 	llm     *judge.LLMJudge
 	meter   *llm.Meter
 	client  *llm.Client
+	// endpoint is the judge --judge PROVIDER/NAME names.
+	endpoint llm.Endpoint
 }
 
-func (j *judgeBackend) open(_ *runfolder.Run, opts *judge.Options) error {
+func (j *judgeBackend) open(_ *runfolder.Run, out string, opts *judge.Options) error {
 	r := j.req
+	j.out = out
+	if r.Out == "" {
+		fmt.Fprintf(j.env.Stderr, "output: %s (the default for this run's answers; --out to choose)\n", out)
+	}
 	if r.Replay != "" {
 		rp, err := judge.NewReplay(r.Replay)
 		if err != nil {
@@ -276,9 +338,12 @@ func (j *judgeBackend) open(_ *runfolder.Run, opts *judge.Options) error {
 // set the grouping and the reference-guided mode where the flags do not.
 func (j *judgeBackend) openLLM(opts *judge.Options) error {
 	r := j.req
-	cfg, err := judge.LoadConfig(r.Config)
-	if err != nil {
-		return err
+	cfg := &judge.Config{Endpoint: j.endpoint, Samples: 1}
+	var err error
+	if r.Model == "" {
+		if cfg, err = judge.LoadConfig(r.Config); err != nil {
+			return err
+		}
 	}
 	if r.Samples != 0 {
 		cfg.Samples = r.Samples
@@ -312,6 +377,7 @@ func (j *judgeBackend) openLLM(opts *judge.Options) error {
 
 func (j *judgeBackend) close() {
 	if j.client != nil {
+		noteRejected(j.env.Stderr, j.client.Cache())
 		j.client.Close()
 	}
 	if j.meter != nil {

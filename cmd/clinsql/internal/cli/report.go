@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/clinsql/clinsql/agreement/labelset"
 	"path/filepath"
 	"strings"
 
+	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/ehrsqlbench"
 	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/reports"
@@ -55,6 +58,13 @@ of models with run outputs: a task scores +1 when its execution score reaches
 --out DIR (known-verdict answers: false fails on gold, missed fails on
 mutations, rubric lint).
 
+--labels FILE (a label set: datasets/labels/validation.jsonl or one in its
+format) adds "How accurate is this judge?": each model's judge against the
+labelled leaves of its answers (error rate, false pass and false fail with
+95% Wilson intervals, the code checks' share), and the leaderboard corrected
+by the labels: each labelled leaf taking its label, the SQL and execution
+scores computed again beside the judged ones, the leaves changed per model.
+
 --ehrsql is an EHRSQL run folder (clinsql generate --benchmark ehrsql); it
 adds the EHRSQL section: ehrsql.md and ehrsql.csv (RS(0), RS(5), RS(10),
 RS(N) per model x strategy with 95% bootstrap intervals, coverage and the
@@ -70,18 +80,19 @@ leaderboard as LaTeX tables in leaderboard.tex.
 // reportRequest is what clinsql report is asked to do: from its flags, or
 // from a benchmark config (clinsql run).
 type reportRequest struct {
-	TasksDir, Out          string
-	Gradings, Runs, EHRSQL []string
-	Filter                 *taskFilter
-	Mode                   rubric.Mode
-	Metric                 reports.Metric
-	Compare                [][2]string
-	AuditDir               string
-	Seed                   uint64
-	Resamples, PreviewRows int
-	Marker                 string
-	Threshold              float64
-	IncludeIncomplete      bool
+	TasksDir, Out                  string
+	Gradings, Runs, Judged, EHRSQL []string
+	Filter                         *taskFilter
+	Mode                           rubric.Mode
+	Metric                         reports.Metric
+	Compare                        [][2]string
+	AuditDir                       string
+	LabelsFile                     string
+	Seed                           uint64
+	Resamples, PreviewRows         int
+	Marker                         string
+	Threshold                      float64
+	IncludeIncomplete              bool
 }
 
 // defaultReportRequest is clinsql report's defaults.
@@ -101,14 +112,16 @@ func parseReportFlags(env *Env, args []string) (reportRequest, error) {
 	r := defaultReportRequest()
 	fs := newFlagSet(env, "report")
 	fs.Usage = func() { fmt.Fprint(env.Stderr, reportUsage); printFlags(fs) }
-	var gradings, runs, compares, ehrsqlRuns stringList
+	var gradings, runs, judged, compares, ehrsqlRuns stringList
 	fs.StringVar(&r.TasksDir, "tasks", "", "ClinSQL task `folder` or manifest")
 	fs.StringVar(&r.Out, "out", "", "output `folder`")
 	fs.Var(&gradings, "grading", "recorded detailed_grading.json (repeatable)")
 	fs.Var(&runs, "run", "run folder (repeatable)")
+	fs.Var(&judged, "judged", "judge output `folder` (clinsql judge --out; repeatable): reported with the run it judged, which must still hold the answers judged")
 	fs.Var(&ehrsqlRuns, "ehrsql", "EHRSQL run `folder` (repeatable): adds the EHRSQL section")
 	modeName := fs.String("mode", string(rubric.Strict), "main aggregation `mode`: strict or reference")
 	fs.StringVar(&r.AuditDir, "audit", "", "judge audit `folder` (clinsql audit --out) to show in report.html")
+	fs.StringVar(&r.LabelsFile, "labels", "", "label set `file` (JSON lines): the judges' accuracy and the leaderboard corrected by the labels")
 	fs.Uint64Var(&r.Seed, "seed", 1, "bootstrap `seed`")
 	fs.IntVar(&r.Resamples, "resamples", 2000, "bootstrap `resamples`")
 	rankBy := fs.String("rank-by", string(reports.MetricExec), "rank models by `metric`: exec, sql, rs0 or rs10")
@@ -117,19 +130,19 @@ func parseReportFlags(env *Env, args []string) (reportRequest, error) {
 	fs.StringVar(&r.Marker, "abstain-marker", "null", "final SQL that means the model abstained, for RS(c)")
 	fs.Float64Var(&r.Threshold, "correct-at", 1, "execution `score` at which a task counts as correct for RS(c)")
 	fs.BoolVar(&r.IncludeIncomplete, "include-incomplete", false, "report partial or interrupted judge outputs, flagged in every table (refused otherwise)")
-	r.Filter = addTaskFilter(fs, true)
+	r.Filter = addTaskFilter(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return r, err
 	}
-	r.Gradings, r.Runs, r.EHRSQL = gradings, runs, ehrsqlRuns
-	if r.Out != "" && r.TasksDir == "" && len(gradings)+len(runs) == 0 && len(ehrsqlRuns) > 0 {
+	r.Gradings, r.Runs, r.Judged, r.EHRSQL = gradings, runs, judged, ehrsqlRuns
+	if r.Out != "" && r.TasksDir == "" && len(gradings)+len(runs)+len(judged) == 0 && len(ehrsqlRuns) > 0 {
 		return r, nil // the EHRSQL section alone
 	}
 	if r.TasksDir == "" || r.Out == "" {
 		return r, usagef("--tasks and --out are required")
 	}
-	if len(gradings)+len(runs) == 0 {
-		return r, usagef("give at least one --run or --grading")
+	if len(gradings)+len(runs)+len(judged) == 0 {
+		return r, usagef("give at least one --run, --judged or --grading")
 	}
 	var err error
 	if r.Mode, err = rubric.ParseMode(*modeName); err != nil {
@@ -157,17 +170,17 @@ func parseReportFlags(env *Env, args []string) (reportRequest, error) {
 // reportRun writes a requested report (reports.Run) with a progress line,
 // and prints its ranking.
 func reportRun(ctx context.Context, env *Env, r reportRequest) error {
-	if r.TasksDir == "" && len(r.Gradings)+len(r.Runs) == 0 {
+	if r.TasksDir == "" && len(r.Gradings)+len(r.Runs)+len(r.Judged) == 0 {
 		return writeEHRSQLOnly(env, r.Out, r.EHRSQL)
 	}
 	tasks, err := loadTasks(env, r.TasksDir)
 	if err != nil {
 		return err
 	}
-	if tasks, err = r.Filter.apply(tasks); err != nil {
+	tasks, subset, err := r.selectTasks(env, tasks)
+	if err != nil {
 		return err
 	}
-	subset := subsetNote(env, r.Filter, r.TasksDir, len(tasks))
 	// Two stages (reading and computing, then writing); on a terminal the
 	// line's clock shows the report is working.
 	bar := newBar(env, "report: stages", 2, false)
@@ -178,8 +191,14 @@ func reportRun(ctx context.Context, env *Env, r reportRequest) error {
 			return err
 		}
 	}
-	rep, files, err := reports.Run(ctx, reports.Job{Out: r.Out, AuditDir: r.AuditDir, EHRSQL: sec,
-		Options: reports.Options{Tasks: tasks, Gradings: r.Gradings, Runs: r.Runs, Mode: r.Mode,
+	var labels []labelset.Label
+	if r.LabelsFile != "" {
+		if labels, err = labelset.ReadFile(r.LabelsFile); err != nil {
+			return fmt.Errorf("--labels: %w", err)
+		}
+	}
+	rep, files, err := reports.Run(ctx, reports.Job{Out: r.Out, AuditDir: r.AuditDir, EHRSQL: sec, Labels: labels, LabelsFile: r.LabelsFile,
+		Options: reports.Options{Tasks: tasks, Gradings: r.Gradings, Runs: r.Runs, Judged: r.Judged, Mode: r.Mode,
 			Bootstrap: reports.Bootstrap{Seed: r.Seed, Resamples: r.Resamples}, RankBy: r.Metric, Compare: r.Compare, PreviewRows: r.PreviewRows,
 			Reliability:       reports.Reliability{Abstention: reliability.Abstention{Marker: r.Marker}, Threshold: r.Threshold},
 			IncludeIncomplete: r.IncludeIncomplete, Subset: subset},
@@ -202,6 +221,24 @@ func reportRun(ctx context.Context, env *Env, r reportRequest) error {
 	rep.WriteBrief(env.Stdout)
 	fmt.Fprintf(env.Stdout, "\nwrote %d files to %s\nreport: %s\n", len(files), r.Out, files[len(files)-1])
 	return nil
+}
+
+// selectTasks is the report's task set: the subset its runs were judged
+// on (reports.RunsSubset), narrowed by the subset flags. Runs judged on
+// different subsets are refused unless the flags choose the tasks.
+func (r reportRequest) selectTasks(env *Env, tasks []*datasets.Task) ([]*datasets.Task, string, error) {
+	in, err := reports.RunsSubset(r.Runs)
+	var mismatch *reports.SubsetMismatchError
+	switch {
+	case errors.As(err, &mismatch) && r.Filter.given():
+		in = nil // the flags choose; each model must cover their tasks
+	case err != nil:
+		return nil, "", err
+	}
+	if in == nil {
+		return r.Filter.selectTasks(env, tasks, r.TasksDir, nil, "", "")
+	}
+	return r.Filter.selectTasks(env, tasks, r.TasksDir, in.Keys, in.Label, "--run "+in.Runs[0])
 }
 
 // writeEHRSQLOnly writes the report of EHRSQL runs alone: the section's

@@ -49,7 +49,7 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	out := fs.String("out", "", "output `folder` for the summary files")
 	modeName := fs.String("mode", string(rubric.Strict), "aggregation `mode`: strict or reference")
 	brief := fs.Bool("brief", false, "print one line: the model's published and recomputed averages")
-	sel := addTaskFilter(fs, true)
+	sel := addTaskFilter(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -64,7 +64,8 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if tasks, err = sel.apply(tasks); err != nil {
+	tasks, subset, err := sel.selectTasks(env, tasks, *tasksDir, nil, "", "")
+	if err != nil {
 		return err
 	}
 	g, err := scoring.ReadGrading(*grading)
@@ -76,7 +77,6 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	}
 	// A subset is scored from the decisions about its tasks; the scores
 	// say "subset" so that they are never taken for the split's.
-	subset := subsetNote(env, sel, *tasksDir, len(tasks))
 	if subset != "" {
 		g = g.Only(tasks)
 	}
