@@ -69,6 +69,7 @@ func openRun(dir, command, model string, recorded recordedFrom, tasks []*dataset
 // recordedFrom names the recorded run a re-execution re-ran: its model and
 // its folder (absolute); zero for a generated run.
 type recordedFrom struct{ Model, Run string }
+
 // subsetAfter is whether a run is a subset once a call with selection sel
 // (nil: whole splits) has added tasks to m, and the selection to record.
 // A whole call covering every split of the earlier calls makes the run
