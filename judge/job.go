@@ -33,7 +33,7 @@ type Job struct {
 	Tasks  []*datasets.Task
 	Subset string
 	// Run is the run folder (its root or one split folder); Out the
-	// output folder ("" is DefaultOut of the run, outside it).
+	// output folder ("" is <run>/judge).
 	Run, Out string
 	// RecordedRun is, for a run that re-executed a recorded run's SQL, the
 	// recorded run's folder, over the one the run's manifest names.
@@ -60,22 +60,12 @@ type Job struct {
 	Estimated func(JobEstimate) error
 }
 
-// DefaultOutDir is where judge outputs go when no output folder is given:
-// out/judge in the working folder, one folder per run (DefaultOut). Never
-// inside the run folder: a run folder comes from its producer, and a judge
-// output shipped inside it must not be taken for this machine's own.
-var DefaultOutDir = filepath.Join("out", "judge")
-
-// DefaultOut is a run's default output folder: DefaultOutDir/<model>-<the
-// first 12 hex digits of its answers' fingerprint>. Judging the same
-// answers again resumes there; a run whose answers changed gets another.
-func DefaultOut(id runfolder.Identity) string {
-	a := id.Answers
-	if len(a) > 12 {
-		a = a[:12]
-	}
-	return filepath.Join(DefaultOutDir, strings.Trim(unsafeName.ReplaceAllString(id.Model, "_"), ".")+"-"+a)
-}
+// The default output folder is <run>/judge (runfolder.JudgeDir), where
+// clinsql report --run finds it. A judge/ shipped inside someone else's run
+// folder is no threat there: its ledger and cached replies are resumed
+// only when this machine's key authenticates them (OpenLedger), and code
+// and skipped leaves are decided again on every run. Any other folder
+// inside the run is refused (refuseInside).
 
 // JobEstimate is what a job will judge, before it does.
 type JobEstimate struct {
@@ -128,7 +118,7 @@ func RunJob(ctx context.Context, j Job) (*JobResult, error) {
 	}
 	out := j.Out
 	if out == "" {
-		out = DefaultOut(runID)
+		out = filepath.Join(j.Run, runfolder.JudgeDir)
 	}
 	if err := refuseInside(out, j.Run, root); err != nil {
 		return nil, err
@@ -212,11 +202,11 @@ func refuseInside(out, run, root string) error {
 	case err != nil, rel == "..", strings.HasPrefix(rel, ".."+string(filepath.Separator)):
 		return nil
 	case rel == ".":
-		return fmt.Errorf("--out %s is the run folder itself: judge into a folder of its own (the default is under %s)", out, DefaultOutDir)
+		return fmt.Errorf("--out %s is the run folder itself: judge into a folder of its own (the default is %s)", out, filepath.Join(run, runfolder.JudgeDir))
 	case o == filepath.Join(r, runfolder.JudgeDir), o == filepath.Join(d, runfolder.JudgeDir):
 		return nil
 	}
-	return fmt.Errorf("--out %s lies inside the run folder %s: judge into a folder outside it (the default is under %s)", out, root, DefaultOutDir)
+	return fmt.Errorf("--out %s lies inside the run folder %s: judge into a folder outside it, or into its judge folder %s (the default)", out, root, filepath.Join(run, runfolder.JudgeDir))
 }
 
 // unreadable refuses a run whose answers cannot all be read: judging them

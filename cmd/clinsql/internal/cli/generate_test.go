@@ -208,6 +208,12 @@ func TestGenerateLogNotFollowed(t *testing.T) {
 	if err := os.WriteFile(outside, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The database file must exist (generate checks that first); the
+	// log is refused before anything opens it.
+	db := filepath.Join(dir, "none.duckdb")
+	if err := os.WriteFile(db, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for name, plant := range map[string]func(string) error{
 		"symlink": func(p string) error { return os.Symlink(outside, p) },
 		"fifo":    func(p string) error { return syscall.Mkfifo(p, 0o644) },
@@ -219,7 +225,7 @@ func TestGenerateLogNotFollowed(t *testing.T) {
 		if err := plant(filepath.Join(out, "generate.log")); err != nil {
 			t.Fatal(err)
 		}
-		code, _, stderr := runGen(t, "generate", "--models", models, "--tasks", tasksDir, "--db", filepath.Join(dir, "none.duckdb"), "--out", out, "--quiet")
+		code, _, stderr := runGen(t, "generate", "--models", models, "--tasks", tasksDir, "--db", db, "--out", out, "--quiet")
 		if code == 0 || !strings.Contains(stderr, filepath.Join(out, "generate.log")) || !strings.Contains(stderr, "not a regular file") {
 			t.Errorf("%s generate.log: exit %d\n%s", name, code, stderr)
 		}

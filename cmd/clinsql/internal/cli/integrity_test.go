@@ -327,8 +327,9 @@ func TestGeneratePartialRunAndLock(t *testing.T) {
 }
 
 // A run folder from elsewhere cannot make the judge read files outside it,
-// hang on a FIFO or exhaust memory on a device: each such result is
-// refused by name and judged as unreadable.
+// hang on a FIFO or exhaust memory on a device: the run is refused (exit
+// 1), naming each such result, rather than judged with them as empty
+// answers (a wrong score with exit 0).
 func TestJudgeRefusesHostileResultFiles(t *testing.T) {
 	dir, grading := fixtureRun(t)
 	run := writeModelRun(t, dir)
@@ -368,8 +369,8 @@ func TestJudgeRefusesHostileResultFiles(t *testing.T) {
 	case <-time.After(5 * time.Minute): // a guard against a hang, not a measure
 		t.Fatal("judge hangs on a hostile run folder")
 	}
-	if code != 0 {
-		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
 	}
 	for _, p := range hostile {
 		if !strings.Contains(stderr, strings.ReplaceAll(p, dir, "$DIR")) {

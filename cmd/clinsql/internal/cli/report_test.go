@@ -58,7 +58,7 @@ func TestReportCommandErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"no inputs", []string{"report", "--tasks", dir, "--out", dir}, 2, "give at least one --run or --grading"},
+		{"no inputs", []string{"report", "--tasks", dir, "--out", dir}, 2, "give at least one --run, --judged or --grading"},
 		{"no out", []string{"report", "--tasks", dir, "--grading", grading}, 2, "--tasks and --out are required"},
 		{"bad mode", []string{"report", "--tasks", dir, "--out", dir, "--grading", grading, "--mode", "lenient"}, 2, `unknown mode "lenient"`},
 		{"bad metric", []string{"report", "--tasks", dir, "--out", dir, "--grading", grading, "--rank-by", "speed"}, 2, `unknown metric "speed"`},
