@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/clinsql/clinsql/internal/atomicfile"
 )
 
 // WriteTable prints the slices as an aligned table: all answers first,
@@ -74,3 +78,27 @@ func (r *Report) WriteDisagreementsTSV(w io.Writer) error {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// The files WriteFiles writes.
+const (
+	SlicesFile        = "agreement.tsv"
+	DisagreementsFile = "disagreements.tsv"
+)
+
+// WriteFiles writes dir/agreement.tsv (WriteSlicesTSV) and
+// dir/disagreements.tsv (WriteDisagreementsTSV), each atomically.
+func (r *Report) WriteFiles(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, write := range map[string]func(io.Writer) error{SlicesFile: r.WriteSlicesTSV, DisagreementsFile: r.WriteDisagreementsTSV} {
+		var sb strings.Builder
+		if err := write(&sb); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(filepath.Join(dir, name), []byte(sb.String())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
