@@ -1,9 +1,9 @@
 package judgefmt
 
 import (
-	"github.com/clinsql/clinsql/scoring"
 	"encoding/json"
 	"fmt"
+	"github.com/clinsql/clinsql/scoring"
 	"path/filepath"
 
 	"github.com/clinsql/clinsql/datasets"
