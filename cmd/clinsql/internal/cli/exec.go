@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"path"
-	"strings"
-	"time"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
@@ -318,30 +316,7 @@ func execGold(ctx context.Context, env *Env, open func(context.Context, engineCo
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "%s: %d tasks, %d succeeded, %d failed", sum.Engine, sum.Total, sum.Succeeded, sum.Failed)
-	if sum.LatencyMS != nil {
-		fmt.Fprintf(env.Stdout, "; latency mean %.1f ms, median %.1f ms, p95 %.1f ms", sum.LatencyMS.Mean, sum.LatencyMS.Median, sum.LatencyMS.P95)
-	}
-	fmt.Fprintf(env.Stdout, "; %v\n", time.Duration(sum.DurationMS*float64(time.Millisecond)).Round(time.Millisecond))
-	for _, f := range sum.Failures {
-		fmt.Fprintf(env.Stdout, "  %s  %s  %s\n", f.Task, f.Class, firstLine(f.Error))
-	}
-	if sum.Warned > 0 {
-		fmt.Fprintf(env.Stdout, "%d of them ran with a warning:\n", sum.Warned)
-		for _, o := range sum.Outcomes {
-			for _, w := range o.Warnings {
-				fmt.Fprintf(env.Stdout, "  %s  %s\n", o.Task, w)
-			}
-		}
-	}
-	if n := sum.ByClass[executor.ClassRuntime]; n > 0 {
-		// Gold SQL is correct on the data it was written for; a runtime
-		// error says how this database differs, not that the bridge failed.
-		fmt.Fprintf(env.Stdout, "note: %d runtime error(s) depend on the data, not the dialect: gold SQL is written for the whole of\n"+
-			"MIMIC-IV, and on a smaller database groups it leaves empty can divide by zero, as BigQuery would on the same data\n"+
-			"(--zero-division null gives NULL there instead)\n", n)
-	}
-	fmt.Fprintf(env.Stdout, "summary: %s\n", path.Join(out, batch.SummaryFile))
+	sum.WriteText(env.Stdout, out)
 	if sum.Interrupted {
 		return fmt.Errorf("interrupted: %w", ctx.Err())
 	}
@@ -355,10 +330,7 @@ func unwrapAll(err error) []error {
 	return []error{err}
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
+func firstLine(s string) string { return batch.FirstLine(s) }
 
 // databaseOf fingerprints the embedded database of an engine config for a
 // run's manifest ("" for BigQuery).
