@@ -92,7 +92,14 @@ func TestLLMFaults(t *testing.T) {
 			last := tc.replies[len(tc.replies)-1]
 			srv := llmtest.Start(t, llmtest.Then(llmtest.Fixed(last), tc.replies[:len(tc.replies)-1]...), llmtest.Options{})
 			sl := &llmtest.Sleeper{}
-			j := newTestJudge(t, srv, func(ep *llm.Endpoint) { ep.Limits.Timeout = 200 * time.Millisecond }, llm.Options{Sleep: sl.Sleep}, 1)
+			// Only the hanging server needs a short attempt timeout; the
+			// others get a long one, so a loaded machine's slow reply is
+			// never taken for a timeout (and retried).
+			timeout := time.Minute
+			if tc.kind == string(llm.KindTimeout) {
+				timeout = 200 * time.Millisecond
+			}
+			j := newTestJudge(t, srv, func(ep *llm.Endpoint) { ep.Limits.Timeout = timeout }, llm.Options{Sleep: sl.Sleep}, 1)
 			d, err := j.Decide(context.Background(), req)
 			if tc.stop {
 				if llm.KindOf(err) != llm.ErrorKind(tc.kind) || srv.Calls() != tc.attempts {
