@@ -55,7 +55,7 @@ func runDBBuild(ctx context.Context, env *Env, args []string) error {
 	switch {
 	case *quiet:
 	case gprogress.IsTerminal(env.Stderr):
-		progress = barLog{bar}
+		progress = barLog{Bar: bar}
 	default:
 		progress = env.Stdout
 	}

@@ -257,21 +257,9 @@ func execOne(ctx context.Context, env *Env, ex executor.Executor, query string) 
 		fmt.Fprintf(env.Stderr, "clinsql exec: warning: %s\n", w)
 	}
 	if res.Truncated {
-		fmt.Fprintf(env.Stderr, "clinsql exec: %s\n", truncationNote(res))
+		fmt.Fprintf(env.Stderr, "clinsql exec: %s\n", res.TruncationNote())
 	}
 	return nil
-}
-
-// truncationNote says which cap cut a result, and how much of it is kept.
-func truncationNote(res *executor.Result) string {
-	total := "an unknown number of"
-	if res.TotalRows >= 0 {
-		total = fmt.Sprint(res.TotalRows)
-	}
-	if res.ByteCapped {
-		return fmt.Sprintf("result truncated to its first %d of %s rows: the rows kept reached the byte cap (--max-result-bytes)", len(res.Rows), total)
-	}
-	return fmt.Sprintf("result truncated to %d of %s rows (--max-rows)", len(res.Rows), total)
 }
 
 func execGold(ctx context.Context, env *Env, open func(context.Context, engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, out string, conc int) error {
