@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 )
 
 // Counts is a 2x2 table of paired binary decisions: N[a][b] counts the
@@ -158,15 +159,23 @@ func Compute(items []Item, o Options) *Report {
 	rep := &Report{}
 	for _, it := range items {
 		models[it.Model] = true
-		names := []string{"all", "tree=" + it.Tree}
+		src := SourceName(it, it.A.Source)
+		if b := SourceName(it, it.B.Source); b != "" && b != src {
+			src += "/" + b
+		}
+		names := []string{"source=" + src}
 		if it.Kind != "" {
-			names = append(names, "kind="+it.Kind)
+			names = append(names, "kind="+it.Kind+" source="+src)
 		}
-		src := it.A.Source
-		if it.B.Source != "" && it.B.Source != src {
-			src += "/" + it.B.Source
+		// A replayed decision paired with the recorded one it replays
+		// agrees by construction: it is shown under its source only, never
+		// mixed into the overall, tree and kind slices.
+		if !Replayed(it) {
+			names = append(names, "all", "tree="+it.Tree)
+			if it.Kind != "" {
+				names = append(names, "kind="+it.Kind)
+			}
 		}
-		names = append(names, "source="+src)
 		for _, n := range names {
 			for _, res := range []bool{false, true} {
 				if res && !(it.ResultKnown && it.Result) {
@@ -195,12 +204,15 @@ func Compute(items []Item, o Options) *Report {
 		}
 	}
 	rank := func(n string) int {
+		if strings.Contains(n, " source=") {
+			return 4
+		}
 		for i, p := range []string{"all", "tree=", "kind=", "source="} {
-			if len(n) >= len(p) && n[:len(p)] == p {
+			if strings.HasPrefix(n, p) {
 				return i
 			}
 		}
-		return 4
+		return 5
 	}
 	sort.Slice(order, func(i, j int) bool {
 		a, b := order[i], order[j]
@@ -250,6 +262,14 @@ func Compute(items []Item, o Options) *Report {
 	}
 	sort.Strings(rep.Models)
 	return rep
+}
+
+// Replayed reports a pair of a replayed decision and a recorded one (or
+// two replayed ones): the replay is the recorded decision, so the pair
+// agrees by construction and measures nothing of either judge.
+func Replayed(it Item) bool {
+	r := func(s string) bool { return s == "replay" || s == "recorded" }
+	return (it.A.Source == "replay" || it.B.Source == "replay") && r(it.A.Source) && r(it.B.Source)
 }
 
 // Slice returns the named slice, or nil.

@@ -4,12 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/clinsql/clinsql/internal/atomicfile"
 )
 
 // WriteTable prints the slices as an aligned table: all answers first,
@@ -66,10 +62,7 @@ func (r *Report) WriteDisagreementsTSV(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("model\ttask\ttree\tleaf\tkind\tresult\ta\ta_source\tb\tb_source\ta_explanation\tb_explanation\n")
 	for _, it := range r.Disagreements {
-		res := "unknown"
-		if it.ResultKnown {
-			res = map[bool]string{true: "yes", false: "no"}[it.Result]
-		}
+		res := resultWord(it)
 		fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Model, it.Task, it.Tree, it.Leaf, it.Kind, res,
 			it.A.Status, it.A.Source, it.B.Status, it.B.Source, oneLine(it.A.Explanation), oneLine(it.B.Explanation))
 	}
@@ -79,26 +72,79 @@ func (r *Report) WriteDisagreementsTSV(w io.Writer) error {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// The files WriteFiles writes.
-const (
-	SlicesFile        = "agreement.tsv"
-	DisagreementsFile = "disagreements.tsv"
-)
+// WriteTable prints the judge's accuracy per slice as an aligned table:
+// error rate, false pass and false fail shares, precision and recall of
+// fail, each with its 95% Wilson interval, and the error rate weighted to
+// the population the labels were drawn from.
+func (r *LabelReport) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "answers\tslice\tlabelled\targuable\tundecided\tdecided\twrong\terror rate\tfalse pass\tfalse fail\tfail precision\tfail recall\tweighted error\t")
+	for i := range r.Slices {
+		s := &r.Slices[i]
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Answers, s.Name, s.Labelled, s.Arguable, s.Undecided,
+			s.Decided(), s.FalsePass+s.FalseFail, pct(s.Errors()), pct(s.FalsePassRate()), pct(s.FalseFailRate()),
+			pct(s.FailPrecision()), pct(s.FailRecall()), pct(s.Weighted))
+	}
+	return tw.Flush()
+}
 
-// WriteFiles writes dir/agreement.tsv (WriteSlicesTSV) and
-// dir/disagreements.tsv (WriteDisagreementsTSV), each atomically.
-func (r *Report) WriteFiles(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+// pct prints a rate as a percentage with its interval, "-" without a
+// denominator.
+func pct(r Rate) string {
+	if r.N == 0 || r.P != r.P {
+		return "-"
 	}
-	for name, write := range map[string]func(io.Writer) error{SlicesFile: r.WriteSlicesTSV, DisagreementsFile: r.WriteDisagreementsTSV} {
-		var sb strings.Builder
-		if err := write(&sb); err != nil {
-			return err
-		}
-		if err := atomicfile.Write(filepath.Join(dir, name), []byte(sb.String())); err != nil {
-			return err
+	return fmt.Sprintf("%.1f%% [%.1f, %.1f]", 100*r.P, 100*r.Lo, 100*r.Hi)
+}
+
+// WriteAccuracyTSV writes the reports' slices as TSV with a header row,
+// the judge first; rates are fractions with their Wilson bounds.
+func WriteAccuracyTSV(w io.Writer, reps []*LabelReport) error {
+	var b strings.Builder
+	b.WriteString("judge\tanswers\tslice\tlabelled\targuable\tundecided\tdecided\ttrue_pass\ttrue_fail\tfalse_pass\tfalse_fail\terror_rate\terror_lo\terror_hi\tfalse_pass_rate\tfalse_pass_lo\tfalse_pass_hi\tfalse_fail_rate\tfalse_fail_lo\tfalse_fail_hi\tfail_precision\tfail_precision_lo\tfail_precision_hi\tfail_recall\tfail_recall_lo\tfail_recall_hi\tweighted_error\tweighted_error_lo\tweighted_error_hi\n")
+	for _, r := range reps {
+		for i := range r.Slices {
+			s := &r.Slices[i]
+			fmt.Fprintf(&b, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d", oneLine(r.Judge), s.Answers, s.Name, s.Labelled, s.Arguable, s.Undecided, s.Decided(),
+				s.TruePass, s.TrueFail, s.FalsePass, s.FalseFail)
+			for _, rt := range []Rate{s.Errors(), s.FalsePassRate(), s.FalseFailRate(), s.FailPrecision(), s.FailRecall(), s.Weighted} {
+				fmt.Fprintf(&b, "\t%s\t%s\t%s", frac(rt.P), frac(rt.Lo), frac(rt.Hi))
+			}
+			b.WriteByte('\n')
 		}
 	}
-	return nil
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func frac(f float64) string {
+	if f != f {
+		return ""
+	}
+	return fmt.Sprintf("%.4f", f)
+}
+
+// WriteWrongTSV writes every leaf a judge decided against its label, the
+// judge first, with the judge's explanation and the label's rationale.
+func WriteWrongTSV(w io.Writer, reps []*LabelReport) error {
+	var b strings.Builder
+	b.WriteString("judge\tmodel\ttask\ttree\tleaf\tkind\tresult\tchosen\tjudge\tjudge_source\tlabel\tjudge_explanation\tlabel_rationale\n")
+	for _, r := range reps {
+		for _, it := range r.Wrong {
+			fmt.Fprintf(&b, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", oneLine(r.Judge), it.Model, it.Task, it.Tree, it.Leaf, it.Kind,
+				resultWord(it.Item), it.Chosen, it.A.Status, SourceName(it.Item, it.A.Source), it.B.Status, oneLine(it.A.Explanation), oneLine(it.B.Explanation))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func resultWord(it Item) string {
+	if !it.ResultKnown {
+		return "unknown"
+	}
+	if it.Result {
+		return "yes"
+	}
+	return "no"
 }

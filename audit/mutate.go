@@ -286,14 +286,26 @@ func bandList(bands []codecheck.Band) string {
 // (x0.01): a judge may read it either way, so a failure is certain only
 // when no reading lies in a band.
 func anyInBand(tb *codecheck.Table, bands []codecheck.Band, rate bool) (float64, bool) {
+	return inBand(tb, nil, bands, rate)
+}
+
+// inBand is anyInBand over the values of the given columns (and their
+// totals) only; nil cols means every column, with the row and column
+// counts.
+func inBand(tb *codecheck.Table, cols []int, bands []codecheck.Band, rate bool) (float64, bool) {
 	if tb == nil {
 		return 0, false
 	}
 	var cands []float64
-	if len(tb.Rows) > 0 {
+	if len(tb.Rows) > 0 && cols == nil {
 		cands = append(cands, float64(tb.TotalRows), float64(len(tb.Columns)))
 	}
-	for i := range tb.Columns {
+	if cols == nil {
+		for i := range tb.Columns {
+			cols = append(cols, i)
+		}
+	}
+	for _, i := range cols {
 		sum, n := 0.0, 0
 		for _, r := range tb.Rows {
 			if i < len(r) && r[i].IsNum {

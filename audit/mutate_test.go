@@ -230,6 +230,12 @@ func TestLint(t *testing.T) {
 	}{
 		{"gold outside the band", "Acceptable Range: between 2 and 10 days", "median_days\n1\n", false, "no gold value lies in [2, 10] days"},
 		{"gold inside", "Acceptable Range: between 2 and 10 days", "median_days\n3\n", false, ""},
+		// A reader checks the value the leaf names: another column's value
+		// inside the band (here the cohort size, the row and column counts)
+		// does not make the gold satisfy it.
+		{"named gold column outside, another value inside", "`median_days` between 2 and 10 days", "median_days,n_patients\n1,5\n", false,
+			"no value of the gold column median_days lies in [2, 10] days"},
+		{"named gold column inside", "`median_days` between 2 and 10 days", "median_days,n_patients\n3,50\n", false, ""},
 		{"a cohort age range is no band", "Admissions for this cohort (female, 63-73, transfer) are moderate", "n\n50\n", false, ""},
 		{"generic gold names", "A column representing the mean ICU length of stay exists.", "cohort_size,result_metric_1\n10,2.5\n", true, "names its columns generically (result_metric_1)"},
 		{"specific gold names", "A column representing the mean ICU length of stay exists.", "cohort_size,mean_icu_los\n10,2.5\n", true, ""},

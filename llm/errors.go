@@ -252,3 +252,24 @@ func (r redactor) apply(s string) string {
 	}
 	return s
 }
+
+// Advice says what to do about a failure that a rerun would only repeat
+// (a wrong model id or URL, a refused key, a spent quota), or "" for a
+// failure that waiting or rerunning may cure.
+func Advice(err error) string {
+	var e *Error
+	if !errors.As(err, &e) {
+		return ""
+	}
+	switch {
+	case e.Status == http.StatusNotFound:
+		return "the endpoint does not know this model id, or the base URL is wrong: check the model's id (model:, --model PROVIDER/NAME; for azure the deployment) and base_url; running again fails the same way"
+	case e.Kind == KindAuth:
+		return "the API key is missing or refused: check the variable api_key_env names (OPENAI_API_KEY for --model openai/...)"
+	case e.Kind == KindQuota:
+		return "the account's quota is spent: add credit or use another key, then run again"
+	case e.Kind == KindBadRequest:
+		return "the endpoint refuses the request as sent: check the model's settings (sampling, capabilities) against what the model accepts"
+	}
+	return ""
+}

@@ -113,7 +113,7 @@ func TestOversizedSummaryAnsweredAgain(t *testing.T) {
 	}
 	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text(cot(okSQL))), llmtest.Options{APIKey: testKey})
 	res, err := Generate(context.Background(), Options{Out: out, Tasks: []*datasets.Task{task}, Models: []Model{testModel("m", srv)}, Executor: miniEngine(t),
-		LLM: llm.Options{Getenv: getenv, Sleep: noSleep}, Subset: true})
+		LLM: llm.Options{Getenv: getenv, Sleep: noSleep}, Selection: &datasets.Selection{Keys: []string{task.Key.String()}}})
 	if err != nil {
 		t.Fatalf("generate again: %v", err)
 	}

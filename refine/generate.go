@@ -57,9 +57,10 @@ type Options struct {
 	RunID string
 	// Events, if set, is called once per task, from one goroutine at a time.
 	Events func(Event)
-	// Subset records in each run's manifest that Tasks are part of their
-	// splits on purpose (--limit, filters).
-	Subset bool
+	// Selection records in each run's manifest that Tasks are part of
+	// their splits on purpose, and how they were chosen (--limit,
+	// filters); nil when Tasks are whole splits.
+	Selection *datasets.Selection
 	// Database fingerprints the embedded database the answers ran on
 	// (runfolder.DatabaseFingerprint), for the manifest; "" for BigQuery.
 	Database string
@@ -200,7 +201,7 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}()
 	for i, p := range plans {
-		h, err := openRun(p.dir, "generate", p.model.Name, "", opts.Tasks, p.settings, engineRecord(opts.Executor, p.settings, opts.Database), opts.Subset, opts.RunID)
+		h, err := openRun(p.dir, "generate", p.model.Name, "", opts.Tasks, p.settings, engineRecord(opts.Executor, p.settings, opts.Database), opts.Selection, opts.RunID)
 		if err != nil {
 			return nil, fmt.Errorf("model %q: %w", p.model.Name, err)
 		}

@@ -23,7 +23,7 @@ type runHandle struct {
 // is started: a process that stops for any reason leaves a manifest that
 // says the run is unfinished. Tasks already in the manifest stay in it, so
 // a run first made with a subset and then finished names them all.
-func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, set Settings, engine runfolder.Engine, subset bool, runID string) (*runHandle, error) {
+func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, set Settings, engine runfolder.Engine, sel *datasets.Selection, runID string) (*runHandle, error) {
 	lock, err := runfolder.LockExclusive(dir)
 	if err != nil {
 		return nil, err
@@ -33,9 +33,11 @@ func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, 
 		lock.Release()
 		return nil, err
 	}
-	if m == nil {
+	fresh := m == nil
+	if fresh {
 		m = &runfolder.Manifest{}
 	}
+	prevSplits := m.Splits
 	keys := map[string]bool{}
 	for _, k := range m.Tasks {
 		keys[k] = true
@@ -55,13 +57,59 @@ func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, 
 	m.TasksSHA256 = runfolder.TaskFingerprint(tasks)
 	m.Engine = engine
 	m.Generation = gen
-	m.Subset = m.Subset || subset
+	m.Subset, m.Selection = subsetAfter(fresh, m, prevSplits, tasks, sel)
 	m.Complete, m.Pending = false, nil
 	if err := runfolder.WriteManifest(dir, m); err != nil {
 		lock.Release()
 		return nil, err
 	}
 	return &runHandle{dir: dir, lock: lock, man: m}, nil
+}
+
+// subsetAfter is whether a run is a subset once a call with selection sel
+// (nil: whole splits) has added tasks to m, and the selection to record.
+// A whole call covering every split of the earlier calls makes the run
+// whole; a subset call keeps a whole run whole when it stays within its
+// splits; two subset calls of different selections leave a subset with no
+// one selection to name.
+func subsetAfter(fresh bool, m *runfolder.Manifest, prevSplits []string, tasks []*datasets.Task, sel *datasets.Selection) (bool, *datasets.Selection) {
+	sel = activeOrNil(sel)
+	within := func() bool { // the earlier splits cover this call's
+		for _, t := range tasks {
+			if !slices.Contains(prevSplits, t.Split) {
+				return false
+			}
+		}
+		return true
+	}
+	covers := func() bool { // this call's splits cover the earlier ones
+		for _, s := range prevSplits {
+			if !slices.ContainsFunc(tasks, func(t *datasets.Task) bool { return t.Split == s }) {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case fresh:
+		return sel != nil, sel
+	case sel == nil && (!m.Subset || covers()):
+		return false, nil
+	case sel == nil:
+		return true, nil
+	case !m.Subset && within():
+		return false, nil
+	case m.Subset && m.Selection.Equal(sel):
+		return true, sel
+	}
+	return true, nil
+}
+
+func activeOrNil(s *datasets.Selection) *datasets.Selection {
+	if !s.Active() {
+		return nil
+	}
+	return s
 }
 
 // databaseFacter is an engine that knows what data its database holds.

@@ -38,8 +38,9 @@ type ReplayOptions struct {
 	RunID       string
 	// Events, if set, is called once per task, one call at a time.
 	Events func(Event)
-	// Subset: Tasks are part of their splits on purpose.
-	Subset bool
+	// Selection: Tasks are part of their splits on purpose (see
+	// Options.Selection).
+	Selection *datasets.Selection
 	// Database: see Options.Database.
 	Database string
 }
@@ -86,7 +87,7 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 	if err := checkSettings(o.Out, set); err != nil {
 		return nil, err
 	}
-	h, err := openRun(o.Out, "exec --run", o.Model, recordedModel, o.Tasks, set, engineRecord(o.Executor, set, o.Database), o.Subset, o.RunID)
+	h, err := openRun(o.Out, "exec --run", o.Model, recordedModel, o.Tasks, set, engineRecord(o.Executor, set, o.Database), o.Selection, o.RunID)
 	if err != nil {
 		return nil, err
 	}

@@ -281,6 +281,9 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 				rec.Status = StatusInterrupted
 			}
 			rec.Stopped = err.Error()
+			if a := llm.Advice(err); a != "" {
+				rec.Stopped += " (" + a + ")"
+			}
 			return rec
 		}
 		a := Attempt{

@@ -63,6 +63,7 @@ type htmlPage struct {
 	Refine   htmlRefine
 	Health   []htmlHealth
 	Audit    *htmlAudit
+	Labels   *htmlLabels
 	EHRSQL   *htmlEHRSQL
 	Warnings []string
 	// Data feeds the drill-down; html/template encodes it as JSON inside
@@ -325,6 +326,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		p.Health = append(p.Health, hh)
 	}
 	p.Audit = r.htmlAudit()
+	p.Labels = r.htmlLabels()
 	var ehrItems []hEHRItems
 	for _, wr := range r.Warnings {
 		p.Warnings = append(p.Warnings, wr.Error())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/clinsql/clinsql/agreement/labelset"
 	"github.com/clinsql/clinsql/audit"
 )
 
@@ -20,6 +21,10 @@ type Job struct {
 	// EHRSQL is an EHRSQL section (ehrsqlbench.Section) the report shows
 	// beside the ClinSQL models; nil for none.
 	EHRSQL *EHRSQL
+	// Labels, if set, is a label set (LabelsFile names it) to measure the
+	// models' judges against and correct the leaderboard by.
+	Labels     []labelset.Label
+	LabelsFile string
 	// Built, if set, is called once the report is built, before its files
 	// are written (a progress line, warnings).
 	Built func(*Report)
@@ -34,6 +39,11 @@ func Run(ctx context.Context, j Job) (r *Report, files []string, err error) {
 	if j.AuditDir != "" {
 		if r.Audit, err = audit.ReadJSON(filepath.Join(j.AuditDir, audit.JSONFile)); err != nil {
 			return nil, nil, fmt.Errorf("--audit: %w", err)
+		}
+	}
+	if j.Labels != nil {
+		if err := r.applyLabels(j.LabelsFile, j.Labels, j.Tasks); err != nil {
+			return nil, nil, fmt.Errorf("--labels: %w", err)
 		}
 	}
 	r.EHRSQL = j.EHRSQL

@@ -242,6 +242,7 @@ func (r *Report) WriteLeaderboardMarkdown(w io.Writer) {
 		}
 	}
 	r.healthTable(w)
+	r.writeLabelsMarkdown(w)
 	if len(r.Warnings) > 0 {
 		fmt.Fprintf(w, "%d warnings while reading the inputs; see report.json.\n", len(r.Warnings))
 	}

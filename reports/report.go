@@ -71,6 +71,9 @@ type Report struct {
 	Health      []HealthRow
 	// Audit is a judge audit to show beside the models (clinsql audit).
 	Audit *audit.Report
+	// Labels is the judges' accuracy against a label set and the
+	// leaderboard corrected by it (clinsql report --labels), nil without.
+	Labels *LabelPanel
 	// EHRSQL is the EHRSQL 2024 section (ehrsqlbench.Section), nil
 	// without one.
 	EHRSQL *EHRSQL
@@ -134,7 +137,7 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := flagIncomplete(models, opt.IncludeIncomplete); err != nil {
+	if err := flagIncomplete(models, opt.Tasks, opt.IncludeIncomplete, opt.Subset != ""); err != nil {
 		return nil, err
 	}
 	for _, m := range models {
@@ -280,23 +283,66 @@ func (r *Report) sortedKeys() []datasets.Key {
 }
 
 // flagIncomplete refuses models whose decisions are not a finished judge
-// run over a whole run, or, when they are asked for, marks their names.
-func flagIncomplete(models []*Model, include bool) error {
+// run over a whole run, or, when they are asked for, marks their names. A
+// judge output over a subset is no refusal in a report over a subset
+// (subset) that it grades every task of: it is then as complete as the
+// report, which says "Subset" in every file.
+func flagIncomplete(models []*Model, tasks []*datasets.Task, include, subset bool) error {
 	var errs []error
 	for _, m := range models {
 		if m.Completeness == "complete" {
 			continue
 		}
+		ungraded := m.ungraded(tasks)
+		if m.Completeness == "subset" && subset && len(ungraded) == 0 {
+			continue
+		}
 		if !include {
-			where := strings.Join(m.Gradings, ", ")
-			if m.Run != "" {
-				where = m.Run
-			}
-			errs = append(errs, fmt.Errorf("%s: the judge output of model %q is %s, not a score of the whole run; finish it (run the same clinsql judge again; for a partial run, finish generating first) or pass --include-incomplete to report it flagged",
-				where, m.Name, m.Completeness))
+			errs = append(errs, m.incompleteError(ungraded))
 			continue
 		}
 		m.Name += " [" + m.Completeness + "]"
 	}
 	return errors.Join(errs...)
+}
+
+// ungraded lists the tasks that the model's decisions lack.
+func (m *Model) ungraded(tasks []*datasets.Task) []string {
+	var out []string
+	for _, t := range tasks {
+		if st := m.strict[t.Key]; st == nil || !st.Graded {
+			out = append(out, t.Key.String())
+		}
+	}
+	return out
+}
+
+// incompleteError says why a model's decisions are refused and what to do.
+func (m *Model) incompleteError(ungraded []string) error {
+	where := strings.Join(m.Gradings, ", ")
+	if m.Run != "" {
+		where = m.Run
+	}
+	var todo string
+	switch m.Completeness {
+	case "interrupted":
+		todo = "finish it: run the same clinsql judge again"
+	case "partial":
+		todo = "finish generating the run (the same clinsql generate again), then judge it again"
+	case "subset":
+		what := "a subset"
+		if m.Judge != nil && m.Judge.Subset != "" {
+			what += " (" + m.Judge.Subset + ")"
+		}
+		first := ""
+		if len(ungraded) > 0 {
+			first = fmt.Sprintf(", which lacks %d of the report's tasks (first: %s)", len(ungraded), ungraded[0])
+		}
+		return fmt.Errorf("%s: model %q was judged on %s%s: report over the tasks it was judged on (drop the subset flags; a report over its runs takes their subset), "+
+			"or judge the whole run (clinsql judge without subset flags)", where, m.Name, what, first)
+	default:
+		todo = "judge it again"
+	}
+	return fmt.Errorf("%s: the judge output of model %q is %s, not a score of the whole run: %s, or pass --include-incomplete to report it flagged",
+		where, m.Name, m.Completeness, todo)
 }

@@ -54,7 +54,12 @@ type Manifest struct {
 	Complete bool     `json:"complete"`
 	Pending  []string `json:"pending,omitempty"`
 	// Subset reports that Tasks is a part of the splits (--limit, filters).
+	// clinsql judge and report then take Tasks as their default task set.
 	Subset bool `json:"subset,omitempty"`
+	// Selection says how a subset's tasks were chosen (the subset flags of
+	// the call that made the run), for labels; nil for a whole run, or a
+	// subset made by calls with different selections.
+	Selection *datasets.Selection `json:"selection,omitempty"`
 }
 
 // Engine describes the executor a run's answers ran on.

@@ -17,14 +17,52 @@ bin=${1:?binary}; shared=${2:?shared folder}; out=${3:?output folder}
 model=${DEMO_MODEL:-gpt-5-chat}
 mkdir -p "$out/logs"
 
+# A Ctrl-C (SIGINT to the whole process group) stops the step that runs:
+# clinsql keeps what it finished and exits 130; the demo says interrupted,
+# not failed.
+interrupted=
+trap 'interrupted=1' INT TERM
+stopped() {
+	echo >&2
+	echo "clinsql demo: interrupted during step '$1'; nothing is reported; make demo starts it again" >&2
+	exit 130
+}
+
 # quietly runs a step with its warnings and progress in $out/logs/NAME.log,
 # and shows that log if the step fails: a failed demo says why.
 quietly() {
-	local name=$1
+	local name=$1 code=0
 	shift
-	if ! "$@" 2>"$out/logs/$name.log"; then
+	"$@" 2>"$out/logs/$name.log" || code=$?
+	if [ -n "$interrupted" ] || [ "$code" -eq 130 ]; then
+		stopped "$name"
+	fi
+	if [ "$code" -ne 0 ]; then
 		echo "clinsql demo: step '$name' failed; its log ($out/logs/$name.log) ends:" >&2
 		tail -n 20 "$out/logs/$name.log" >&2
+		exit 1
+	fi
+}
+
+# showing is quietly for a long step: on a terminal its progress line is
+# drawn there (clinsql draws it only on a terminal) and the log records
+# that the step ran there; otherwise its messages go to the log and, as
+# they come, to stderr.
+showing() {
+	local name=$1 code=0
+	shift
+	if [ -t 2 ]; then
+		echo "(progress on the terminal; not logged)" >"$out/logs/$name.log"
+		"$@" || code=$?
+	else
+		"$@" 2> >(trap '' INT; tee "$out/logs/$name.log" >&2) || code=$?
+		wait # for tee
+	fi
+	if [ -n "$interrupted" ] || [ "$code" -eq 130 ]; then
+		stopped "$name"
+	fi
+	if [ "$code" -ne 0 ]; then
+		echo "clinsql demo: step '$name' failed (exit $code); its log is $out/logs/$name.log" >&2
 		exit 1
 	fi
 }
@@ -58,7 +96,7 @@ echo "== executing $model's released SQL (BigQuery) again on the embedded engine
 # Always afresh (a few seconds): a folder left by an earlier binary would be
 # resumed with that binary's results, or refused for other engine settings.
 rm -rf "$run"
-quietly exec "$bin" exec --db "$db" --tasks "$data" --run "$recorded" --out "$run" --name "$model on the demo" --concurrency 2
+showing exec "$bin" exec --db "$db" --tasks "$data" --run "$recorded" --out "$run" --name "$model on the demo" --concurrency 2
 
 echo
 if [ -n "${CLINSQL_JUDGE_CONFIG:-}" ]; then
@@ -77,10 +115,16 @@ echo
 echo "== report: the re-executed run beside the 16 released models (published decisions),"
 echo "   strict mode, the reference (published scorer's) mode beside it"
 args=()
+# Each released model's grading with its released run, so its task pages
+# show its SQL, attempts and result (as the README's loop does).
 for g in "$data"/outputs/evaluation/*/validation/detailed_grading.json; do
 	args+=(--grading "$g")
+	m=$(basename "$(dirname "$(dirname "$g")")")
+	if [ -d "$data/outputs/inference/$m" ]; then
+		args+=(--run "$data/outputs/inference/$m")
+	fi
 done
-quietly report "$bin" report --tasks "$data" --run "$run" "${args[@]}" --out "$out/report"
+showing report "$bin" report --tasks "$data" --run "$run" "${args[@]}" --out "$out/report"
 echo
 echo "Note: the demo database holds 100 patients, not the whole of MIMIC-IV, so values computed"
 echo "on it miss the acceptable bands written for the full data, and results leaves that code"

@@ -1,15 +1,9 @@
-// Package judged reads a judge's leaf decisions from the files judges
-// write, and pairs two judges' decisions into the agreement.Items that
-// package agreement measures (clinsql agree).
-//
-// [Load] reads a ledger (judge/judgefmt), a recorded detailed_grading.json
-// (scoring), or every one of them under a folder: one model per file, named
-// by the judge summary beside a ledger, the grading's own summary, or the
-// folder. A grading beside or below a ledger's folder is that ledger's own
-// output and is not read twice. [Pair] pairs the models both sides judged
-// (a single model on each side pairs whatever the names) on the tasks both
-// judged; a leaf one side lacks is missing, not dropped. A leaf's kind comes
-// from the ledger, else from the task rubrics ([Kinds]); whether an answer
-// has a result from its run ([Results]), else from a code check of "CSV
-// File Exists" on either side.
+// Package judged reads judge outputs for package agreement: a judge
+// folder's ledger.jsonl (clinsql judge --out), a recorded
+// detailed_grading.json, or a folder of any number of these (one per
+// model), as each leaf's verdict, deciding source, kind and explanation.
+// [Pair] pairs two outputs leaf by leaf (clinsql agree A B); [Labels]
+// pairs one with a label set (clinsql agree --labels). Where an output
+// does not say a leaf's kind or whether its answer has a result (a
+// recorded grading), a [Context] built from the tasks and the runs does.
 package judged

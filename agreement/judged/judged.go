@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/clinsql/clinsql/agreement"
+	"github.com/clinsql/clinsql/agreement/labelset"
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge/codecheck"
 	"github.com/clinsql/clinsql/judge/judgefmt"
@@ -16,51 +18,72 @@ import (
 	"github.com/clinsql/clinsql/scoring"
 )
 
-// Decisions are one side's decisions: per model, per leaf.
-type Decisions map[string]map[Ref]Decision
+// Outputs is one judge output's decisions: per model, per leaf.
+type Outputs map[string]decisions
 
-// Ref names a leaf of one task's rubric tree.
-type Ref struct{ Task, Tree, Leaf string }
+// decisions are one model's decisions by leaf.
+type decisions map[leafRef]leafDecision
 
-// Decision is a leaf's verdict ("pass", "fail", ...), who decided it, the
-// leaf's kind when known, and the explanation.
-type Decision struct {
-	Status, Source, Kind, Explanation string
+type leafRef struct{ task, tree, leaf string }
+
+type leafDecision struct {
+	status, source, kind, explanation string
 }
 
-// Models are the models decided, sorted.
-func (d Decisions) Models() []string {
-	var out []string
-	for m := range d {
-		out = append(out, m)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Load reads a ledger, a grading, or every ledger and grading under a
-// folder.
-func Load(path string) (Decisions, error) {
-	ledgers, gradings, err := find(path)
+// Load reads a ledger, a grading, or every ledger and grading under
+// a folder. A grading beside or below a ledger's folder is that ledger's
+// own output (clinsql judge writes both) and is not read again.
+func Load(path string) (Outputs, error) {
+	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	out := Decisions{}
-	add := func(model, file string) (map[Ref]Decision, error) {
+	var ledgers, gradings []string
+	if !st.IsDir() {
+		if filepath.Base(path) == judgefmt.LedgerFile {
+			ledgers = append(ledgers, path)
+		} else {
+			gradings = append(gradings, path)
+		}
+	} else {
+		err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			switch {
+			case d.IsDir():
+			case d.Name() == judgefmt.LedgerFile:
+				ledgers = append(ledgers, p)
+			case d.Name() == judgefmt.GradingFile:
+				gradings = append(gradings, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	out := Outputs{}
+	add := func(model, file string) (decisions, error) {
 		if out[model] != nil {
 			return nil, fmt.Errorf("%s: model %q already read from another file", file, model)
 		}
-		m := map[Ref]Decision{}
+		m := decisions{}
 		out[model] = m
 		return m, nil
 	}
 	for _, l := range ledgers {
+		c, err := judgefmt.ReadLedger(l)
+		if err != nil {
+			return nil, err
+		}
 		m, err := add(ledgerModel(l), l)
 		if err != nil {
 			return nil, err
 		}
-		if err := readLedger(l, m); err != nil {
-			return nil, err
+		for k, r := range c.Last() {
+			m[leafRef{k.Task, string(k.Tree), k.Leaf}] = leafDecision{status: r.Verdict.String(), source: string(r.Source),
+				kind: string(r.Kind), explanation: r.Explanation}
 		}
 	}
 next:
@@ -74,7 +97,7 @@ next:
 		if err != nil {
 			return nil, err
 		}
-		model := gr.Model()
+		model := folderName(gr.Model())
 		if model == "" {
 			model = filepath.Base(filepath.Dir(filepath.Dir(g)))
 		}
@@ -82,76 +105,26 @@ next:
 		if err != nil {
 			return nil, err
 		}
-		if err := readGrading(g, gr, m); err != nil {
-			return nil, err
+		for _, e := range gr.Evaluations {
+			key, err := datasets.ParseKey(e.SamplePath)
+			if err != nil {
+				return nil, fmt.Errorf("%s: sample_path %q: %w", g, e.SamplePath, err)
+			}
+			for tree, recs := range map[judgefmt.Tree]map[string]scoring.Record{judgefmt.TreeSQL: e.SQLEvaluations, judgefmt.TreeResults: e.ResultsEvaluations} {
+				for id, r := range recs {
+					if strings.HasPrefix(r.Explanation, "Aggregated from children") {
+						continue // an inner node
+					}
+					v, _, _ := scoring.Classify(r)
+					m[leafRef{key.String(), string(tree), id}] = leafDecision{status: v.Status.String(), source: "recorded", explanation: r.Explanation}
+				}
+			}
 		}
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no %s or %s", path, judgefmt.LedgerFile, judgefmt.GradingFile)
 	}
 	return out, nil
-}
-
-// find lists the ledgers and gradings path is or holds.
-func find(path string) (ledgers, gradings []string, err error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !st.IsDir() {
-		if filepath.Base(path) == judgefmt.LedgerFile {
-			return []string{path}, nil, nil
-		}
-		return nil, []string{path}, nil
-	}
-	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-		case d.Name() == judgefmt.LedgerFile:
-			ledgers = append(ledgers, p)
-		case d.Name() == judgefmt.GradingFile:
-			gradings = append(gradings, p)
-		}
-		return nil
-	})
-	return ledgers, gradings, err
-}
-
-// readLedger adds the ledger's last decision of each leaf to m.
-func readLedger(file string, m map[Ref]Decision) error {
-	c, err := judgefmt.ReadLedger(file)
-	if err != nil {
-		return err
-	}
-	for k, r := range c.Last() {
-		m[Ref{k.Task, string(k.Tree), k.Leaf}] = Decision{Status: r.Verdict.String(), Source: string(r.Source),
-			Kind: string(r.Kind), Explanation: r.Explanation}
-	}
-	return nil
-}
-
-// readGrading adds the recorded grading's leaf decisions to m (inner nodes
-// are aggregates, not decisions).
-func readGrading(file string, gr *scoring.Grading, m map[Ref]Decision) error {
-	for _, e := range gr.Evaluations {
-		key, err := datasets.ParseKey(e.SamplePath)
-		if err != nil {
-			return fmt.Errorf("%s: sample_path %q: %w", file, e.SamplePath, err)
-		}
-		for tree, recs := range map[judgefmt.Tree]map[string]scoring.Record{judgefmt.TreeSQL: e.SQLEvaluations, judgefmt.TreeResults: e.ResultsEvaluations} {
-			for id, r := range recs {
-				if strings.HasPrefix(r.Explanation, "Aggregated from children") {
-					continue // an inner node
-				}
-				v, _, _ := scoring.Classify(r)
-				m[Ref{key.String(), string(tree), id}] = Decision{Status: v.Status.String(), Source: "recorded", Explanation: r.Explanation}
-			}
-		}
-	}
-	return nil
 }
 
 // ledgerModel names a ledger's model: the judge summary beside it says,
@@ -169,8 +142,8 @@ func ledgerModel(ledger string) string {
 		var sum struct {
 			Model string `json:"model"`
 		}
-		if json.Unmarshal(b, &sum) == nil && sum.Model != "" {
-			return sum.Model
+		if json.Unmarshal(b, &sum) == nil && folderName(sum.Model) != "" {
+			return folderName(sum.Model)
 		}
 	}
 	if filepath.Base(dir) == "judge" {
@@ -179,8 +152,19 @@ func ledgerModel(ledger string) string {
 	return filepath.Base(dir)
 }
 
-// Kinds gives each results leaf's kind: task -> leaf -> kind.
-func Kinds(tasks []*datasets.Task) map[string]map[string]string {
+// Context is what a judge output may not say about a leaf: its kind and
+// whether its answer has a result. A ledger knows both (the kind, and the
+// code check of "CSV File Exists"); a recorded grading knows neither.
+type Context struct {
+	// Kinds is the kind of each results leaf: task key -> leaf -> kind.
+	Kinds map[string]map[string]string
+	// Results says whether each answer has a result: model -> task key
+	// -> has a result.
+	Results map[string]map[string]bool
+}
+
+// TaskKinds returns the kind of every results leaf of the tasks.
+func TaskKinds(tasks []*datasets.Task) map[string]map[string]string {
 	kinds := map[string]map[string]string{}
 	for _, t := range tasks {
 		m := map[string]string{}
@@ -192,20 +176,185 @@ func Kinds(tasks []*datasets.Task) map[string]map[string]string {
 	return kinds
 }
 
-// Results says which answers of the run folders have a result: model (the
-// folder's name) -> task -> has a result.
-func Results(runs []string) (map[string]map[string]bool, error) {
-	results := map[string]map[string]bool{}
-	for _, dir := range runs {
-		outputs, err := runfolder.LoadOutputs(dir)
-		if err != nil && len(outputs) == 0 {
-			return nil, err
-		}
-		m := map[string]bool{}
-		for _, o := range outputs {
-			m[o.Key.String()] = codecheck.LoadAnswer(o, "").HasResult()
-		}
-		results[filepath.Base(filepath.Clean(dir))] = m
+// RunResults reads whether each answer of a run folder (named after its
+// model) has a result.
+func RunResults(dir string) (model string, results map[string]bool, err error) {
+	outputs, err := runfolder.LoadOutputs(dir)
+	if err != nil && len(outputs) == 0 {
+		return "", nil, err
 	}
-	return results, nil
+	results = map[string]bool{}
+	for _, o := range outputs {
+		results[o.Key.String()] = codecheck.LoadAnswer(o, "").HasResult()
+	}
+	return filepath.Base(filepath.Clean(dir)), results, nil
+}
+
+// results says whether each answer of the model has a result: the runs,
+// else a code check of "CSV File Exists" in any of the decisions.
+func (c Context) results(model string, ds ...decisions) map[string]bool {
+	res := map[string]bool{}
+	for t, v := range c.Results[model] {
+		res[t] = v
+	}
+	for _, d := range ds {
+		for r, x := range d {
+			if _, ok := res[r.task]; !ok && x.kind == string(codecheck.KindCSV) && x.source == string(judgefmt.SourceCode) {
+				res[r.task] = x.status == agreement.Pass
+			}
+		}
+	}
+	return res
+}
+
+// kind is the leaf's kind: the decisions', else the SQL tree's, else the
+// tasks'.
+func (c Context) kind(r leafRef, ds ...leafDecision) string {
+	for _, d := range ds {
+		if d.kind != "" {
+			return d.kind
+		}
+	}
+	if r.tree == string(judgefmt.TreeSQL) {
+		return string(codecheck.KindSQL)
+	}
+	return c.Kinds[r.task][r.leaf]
+}
+
+// folderName is the name a model's folders carry: a provider's model id
+// "org/name" is named by its last element (the release's inference and
+// evaluation folders are), so a grading that records "org/name" pairs
+// with the run and the labels named "name".
+func folderName(model string) string {
+	return model[strings.LastIndex(model, "/")+1:]
+}
+
+// Pair pairs the two sides' decisions of the models both judged, on
+// the tasks both judged.
+func Pair(a, b Outputs, ctx Context) ([]agreement.Item, []string, error) {
+	type pair struct{ name, a, b string }
+	var pairs []pair
+	for m := range a {
+		if b[m] != nil {
+			pairs = append(pairs, pair{m, m, m})
+		}
+	}
+	if len(pairs) == 0 && len(a) == 1 && len(b) == 1 {
+		for ma := range a {
+			for mb := range b {
+				pairs = append(pairs, pair{ma, ma, mb})
+			}
+		}
+	}
+	if len(pairs) == 0 {
+		return nil, nil, fmt.Errorf("no model judged by both (A: %s; B: %s)", strings.Join(names(a), ", "), strings.Join(names(b), ", "))
+	}
+	sort.Slice(pairs, func(i, j int) bool { return pairs[i].name < pairs[j].name })
+	var items []agreement.Item
+	var labels []string
+	for _, p := range pairs {
+		da, db := a[p.a], b[p.b]
+		label := p.name
+		if p.a != p.b {
+			label = p.a + " (A) with " + p.b + " (B)"
+		}
+		labels = append(labels, label)
+		tasksA, tasksB := da.tasks(), db.tasks()
+		res := ctx.results(p.name, da, db)
+		refs := map[leafRef]bool{}
+		for r := range da {
+			refs[r] = true
+		}
+		for r := range db {
+			refs[r] = true
+		}
+		for r := range refs {
+			if !tasksA[r.task] || !tasksB[r.task] {
+				continue
+			}
+			x, okA := da[r]
+			y, okB := db[r]
+			it := agreement.Item{Model: p.name, Task: r.task, Tree: r.tree, Leaf: r.leaf, Kind: ctx.kind(r, x, y),
+				A: verdictOf(x, okA), B: verdictOf(y, okB)}
+			it.Result, it.ResultKnown = res[r.task]
+			items = append(items, it)
+		}
+	}
+	return items, labels, nil
+}
+
+// Match says how a judge output covered a label set.
+type Match struct {
+	// Labels counts the labels; Judged those of a task the output judged
+	// for the label's model (the items returned).
+	Labels, Judged int
+	// Missing lists the labelled models the output holds no decision of.
+	Missing []string
+}
+
+// Labels pairs a judge output's decisions with the labels: one item per
+// label of a task the output judged for the label's model (a leaf the
+// output does not hold on such a task is Missing: undecided). The label's
+// own kind is its tree's or the tasks'; the weight is its stratum's
+// population over its draw.
+func Labels(out Outputs, labels []labelset.Label, ctx Context) ([]agreement.Labelled, Match) {
+	m := Match{Labels: len(labels)}
+	tasks := map[string]map[string]bool{}
+	results := map[string]map[string]bool{}
+	missing := map[string]bool{}
+	var items []agreement.Labelled
+	for _, l := range labels {
+		d := out[l.Model]
+		if d == nil {
+			missing[l.Model] = true
+			continue
+		}
+		if tasks[l.Model] == nil {
+			tasks[l.Model] = d.tasks()
+			results[l.Model] = ctx.results(l.Model, d)
+		}
+		task := l.Key.String()
+		if !tasks[l.Model][task] {
+			continue
+		}
+		r := leafRef{task, l.Tree, l.Leaf}
+		x, ok := d[r]
+		it := agreement.Labelled{Item: agreement.Item{Model: l.Model, Task: task, Tree: l.Tree, Leaf: l.Leaf, Kind: ctx.kind(r, x),
+			A: verdictOf(x, ok), B: agreement.Verdict{Status: l.Label, Source: "label", Explanation: l.Rationale}}, Chosen: l.Chosen, Weight: 1}
+		if l.Drawn > 0 && l.Population > 0 {
+			it.Weight = float64(l.Population) / float64(l.Drawn)
+		}
+		it.Result, it.ResultKnown = results[l.Model][task]
+		items = append(items, it)
+	}
+	m.Judged = len(items)
+	for model := range missing {
+		m.Missing = append(m.Missing, model)
+	}
+	sort.Strings(m.Missing)
+	return items, m
+}
+
+func (d decisions) tasks() map[string]bool {
+	t := map[string]bool{}
+	for r := range d {
+		t[r.task] = true
+	}
+	return t
+}
+
+func verdictOf(d leafDecision, ok bool) agreement.Verdict {
+	if !ok {
+		return agreement.Verdict{Status: agreement.Missing}
+	}
+	return agreement.Verdict{Status: d.status, Source: d.source, Explanation: d.explanation}
+}
+
+func names(j Outputs) []string {
+	var out []string
+	for m := range j {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
 }

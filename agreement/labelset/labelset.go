@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -297,4 +298,14 @@ func Write(w io.Writer, labels []Label, template bool) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// ReadFile reads a label set from a file (see Read).
+func ReadFile(path string) ([]Label, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path, ReadOptions{})
 }

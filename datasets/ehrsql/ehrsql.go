@@ -628,3 +628,46 @@ func answersSHA(m *Map) string {
 	}
 	return m.SHA256
 }
+
+// SplitDir is the folder of the split called name under dataDir. The
+// shared task calls its validation split "valid"; ClinSQL calls its
+// "validation": either name finds either folder. A split that is not
+// there is an error listing the splits that are (and, for a folder
+// without any, how to get the data).
+func SplitDir(dataDir, name string) (string, error) {
+	names := []string{name}
+	switch name {
+	case "validation":
+		names = append(names, "valid")
+	case "valid":
+		names = append(names, "validation")
+	}
+	for _, n := range names {
+		if exists(filepath.Join(dataDir, n, "data.json")) {
+			return filepath.Join(dataDir, n), nil
+		}
+	}
+	var have []string
+	entries, err := os.ReadDir(dataDir)
+	if err != nil {
+		return "", fmt.Errorf("EHRSQL data folder %s: %w (download the data with: clinsql datasets fetch ehrsql --out %s)", dataDir, unwrapPath(err), dataDir)
+	}
+	for _, e := range entries {
+		if e.IsDir() && exists(filepath.Join(dataDir, e.Name(), "data.json")) {
+			have = append(have, e.Name())
+		}
+	}
+	if len(have) == 0 {
+		return "", fmt.Errorf("%s holds no EHRSQL split (no NAME/data.json): give the folder clinsql datasets fetch ehrsql wrote", dataDir)
+	}
+	return "", fmt.Errorf("no split %q in %s (have: %s)", name, dataDir, strings.Join(have, ", "))
+}
+
+// unwrapPath drops the path an *os.PathError repeats.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -79,11 +80,23 @@ func OpenDuckDB(ctx context.Context, c Config) (*bqduck.Engine, error) {
 	if c.DB == "" {
 		return nil, usagef("--db is required for the duckdb engine")
 	}
+	if err := CheckDuckDBFile(c.DB); err != nil {
+		return nil, err
+	}
 	z, err := bqduck.ParseZeroDivision(c.ZeroDivision)
 	if err != nil {
 		return nil, &UsageError{Msg: err.Error()}
 	}
 	return bqduck.Open(ctx, bqduck.Options{DB: c.DB, Limits: c.Limits, Memory: c.Memory, Threads: c.Threads, Conns: c.Conns, ZeroDivision: z})
+}
+
+// CheckDuckDBFile refuses a database file that is not there, saying how to
+// build one, so that a command can refuse before anything is written.
+func CheckDuckDBFile(path string) error {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("database %s does not exist: build it with clinsql db build --mimic MIMIC_DIR --out %s (make demo builds the MIMIC-IV demo's as out/demo/mimic-iv-demo.duckdb)", path, path)
+	}
+	return nil
 }
 
 // OpenBigQuery opens the BigQuery engine: the configuration from

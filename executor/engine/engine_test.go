@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,8 @@ import (
 
 func TestUsageErrors(t *testing.T) {
 	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "x.duckdb")
+	os.WriteFile(db, nil, 0o644)
 	for _, tc := range []struct {
 		name string
 		open func() error
@@ -20,7 +24,7 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{"unknown engine", func() error { _, err := Open(ctx, "sqlite3", Config{}); return err }, `unknown engine "sqlite3" (available: bigquery, duckdb)`},
 		{"duckdb without a database", func() error { _, err := Open(ctx, duckdb.EngineName, Config{}); return err }, "--db is required for the duckdb engine"},
-		{"bad zero division", func() error { _, err := OpenDuckDB(ctx, Config{DB: "x.duckdb", ZeroDivision: "zero"}); return err }, `--zero-division must be auto, error or null, not "zero"`},
+		{"bad zero division", func() error { _, err := OpenDuckDB(ctx, Config{DB: db, ZeroDivision: "zero"}); return err }, `--zero-division must be auto, error or null, not "zero"`},
 		{"bigquery without its flags", func() error { _, err := OpenBigQuery(ctx, Config{}); return err }, "the bigquery engine needs its flags"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -69,5 +73,13 @@ func TestFlagsConfig(t *testing.T) {
 func TestDatabase(t *testing.T) {
 	if got := (Config{}).Database(); got != "" {
 		t.Errorf("no database file fingerprinted as %q", got)
+	}
+}
+
+func TestMissingDatabaseSaysHowToBuildIt(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "none.duckdb")
+	_, err := OpenDuckDB(context.Background(), Config{DB: missing})
+	if _, usage := IsUsage(err); usage || err == nil || !strings.Contains(err.Error(), "does not exist: build it with clinsql db build") {
+		t.Errorf("error %v", err)
 	}
 }

@@ -317,6 +317,7 @@ type builder struct {
 	st     *buildState
 
 	mu      sync.Mutex
+	outMu   sync.Mutex // serialises report's writes and Table calls
 	reports map[string]TableReport
 	loaded  bool // a table was loaded from a file (this or an earlier attempt)
 }
@@ -334,6 +335,10 @@ func (b *builder) report(tr TableReport) {
 		b.loaded = true
 	}
 	b.mu.Unlock()
+	// Tables load in parallel: one report at a time on the writer (a
+	// caller's io.Writer need not be safe for concurrent use).
+	b.outMu.Lock()
+	defer b.outMu.Unlock()
 	if tr.Resumed {
 		fmt.Fprintf(progressOr(b.opts.Progress), "%-40s %12d rows  done by attempt %d, kept\n", tr.Table, tr.Rows, tr.Attempt)
 	} else {

@@ -413,3 +413,42 @@ var spaces = regexp.MustCompile(`\s+`)
 func normalize(sql string) string {
 	return spaces.ReplaceAllString(strings.TrimRight(strings.TrimSpace(sql), ";"), " ")
 }
+
+// placeholderURL marks an endpoint that stands for the mock until a
+// command starts it (the .invalid domain never resolves, so an endpoint
+// left unresolved fails rather than reaching anything).
+const placeholderURL = "http://clinsql-mock.invalid/v1"
+
+// Placeholder is the endpoint a command line's --model mock/NAME stands
+// for before the command knows the questions and starts the server
+// ([Resolve]); it has the model id and sampling an estimate needs.
+func Placeholder(name string) llm.Endpoint {
+	return llm.Endpoint{Name: name, Kind: llm.KindOpenAI, BaseURL: placeholderURL, Model: "mock-" + name,
+		Capabilities: llm.Capabilities{JSONSchema: true, Logprobs: true}, Limits: llm.Limits{Concurrency: 8}}
+}
+
+// IsPlaceholder reports whether e is a [Placeholder].
+func IsPlaceholder(e llm.Endpoint) bool { return e.BaseURL == placeholderURL }
+
+// Resolve starts one mock server for the questions in gold (seeded by
+// seed, in the default mix) if any of the endpoints is a placeholder, and
+// points each placeholder at it. close stops the server (a no-op when none
+// was started).
+func Resolve(endpoints []*llm.Endpoint, gold map[string]string, seed uint64) (close func(), err error) {
+	var srv *Server
+	for _, e := range endpoints {
+		if !IsPlaceholder(*e) {
+			continue
+		}
+		if srv == nil {
+			if srv, err = Start(Options{Seed: seed, Gold: gold}); err != nil {
+				return nil, err
+			}
+		}
+		*e = srv.Endpoint(e.Name)
+	}
+	if srv == nil {
+		return func() {}, nil
+	}
+	return func() { srv.Close() }, nil
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/bigquery"
 	"github.com/clinsql/clinsql/executor/bqduck"
@@ -25,6 +26,10 @@ import (
 //	models: models.yaml        # refine models file
 //	tasks: data/clinsql        # ClinSQL tasks (folder or manifest)
 //	split: validation          # optional: one split
+//	domain: Vital_Signs_Monitoring  # optional subset (as --domain,
+//	difficulty: easy           # --difficulty, --task and --limit)
+//	task: [validation/...]
+//	limit: 6
 //	engine: {name: duckdb, db: demo.duckdb, timeout: 300s, max_rows: 100000}
 //	                           # or {name: bigquery, bq_config: bq.yaml}
 //	out: runs/bench1           # one run folder per model below it
@@ -35,17 +40,21 @@ import (
 //	judge: judge.yaml          # the judge's config (clinsql judge --config)
 //	report: report             # report folder, default OUT/report
 type Config struct {
-	Models      string  `yaml:"models"`
-	Tasks       string  `yaml:"tasks"`
-	Split       string  `yaml:"split,omitempty"`
-	Engine      Engine  `yaml:"engine"`
-	Out         string  `yaml:"out"`
-	Prices      string  `yaml:"prices,omitempty"`
-	BudgetUSD   float64 `yaml:"budget_usd,omitempty"`
-	Concurrency int     `yaml:"concurrency,omitempty"`
-	Cache       string  `yaml:"cache,omitempty"`
-	Judge       string  `yaml:"judge,omitempty"`
-	Report      string  `yaml:"report,omitempty"`
+	Models      string   `yaml:"models"`
+	Tasks       string   `yaml:"tasks"`
+	Split       string   `yaml:"split,omitempty"`
+	Domain      string   `yaml:"domain,omitempty"`
+	Difficulty  string   `yaml:"difficulty,omitempty"`
+	Task        []string `yaml:"task,omitempty"`
+	Limit       int      `yaml:"limit,omitempty"`
+	Engine      Engine   `yaml:"engine"`
+	Out         string   `yaml:"out"`
+	Prices      string   `yaml:"prices,omitempty"`
+	BudgetUSD   float64  `yaml:"budget_usd,omitempty"`
+	Concurrency int      `yaml:"concurrency,omitempty"`
+	Cache       string   `yaml:"cache,omitempty"`
+	Judge       string   `yaml:"judge,omitempty"`
+	Report      string   `yaml:"report,omitempty"`
 	// File is the config's own path, for messages.
 	File string `yaml:"-"`
 	// JudgeRaw is Judge as written (replay:FILE is not a path).
@@ -155,6 +164,14 @@ func (c *Config) check() []error {
 	if c.Concurrency < 0 {
 		bad("concurrency", "must not be negative")
 	}
+	if c.Limit < 0 {
+		bad("limit", "must not be negative")
+	}
+	if err := c.Selection().Check(); err != nil {
+		field, problem, _ := strings.Cut(strings.TrimPrefix(err.Error(), "--"), " ")
+		field = strings.TrimSuffix(field, ":")
+		bad(field, "%s", problem)
+	}
 	if c.BudgetUSD < 0 {
 		bad("budget_usd", "must not be negative")
 	}
@@ -188,4 +205,10 @@ func (c *Config) JudgeSpec() string {
 		return "replay:" + file
 	}
 	return c.Judge
+}
+
+// Selection is the config's subset of the tasks, as the subset flags
+// (--domain, --difficulty, --task, --limit) give it.
+func (c *Config) Selection() *datasets.Selection {
+	return &datasets.Selection{Split: c.Split, Keys: c.Task, Domain: c.Domain, Difficulty: c.Difficulty, Limit: c.Limit}
 }

@@ -17,7 +17,9 @@ func TestLoadErrors(t *testing.T) {
 		{"models: models.yaml\ntasks: t\nout: o\nengine: {zero_division: sometimes}\n", "bench.yaml: engine.zero_division: must be auto, error or null"},
 		{"models: models.yaml\ntasks: t\nout: o\nengine: {threads: -1}\n", "bench.yaml: engine.threads: must not be negative"},
 		{"models: models.yaml\ntasks: t\nout: o\nbudget_usd: 3\n", "bench.yaml: budget_usd: needs prices"},
-		{"models: models.yaml\ntasks: t\nout: o\nlimit: 3\n", `bench.yaml:4: limit: unknown key "limit"; allowed here: budget_usd, cache, concurrency, engine, judge, models, out, prices, report, split, tasks`},
+		{"models: models.yaml\ntasks: t\nout: o\nlimit: -1\n", "bench.yaml: limit: must not be negative"},
+		{"models: models.yaml\ntasks: t\nout: o\ndifficulty: trivial\n", `bench.yaml: difficulty: must be easy, medium or hard, not "trivial"`},
+		{"models: models.yaml\ntasks: t\nout: o\nretries: 3\n", `bench.yaml:4: retries: unknown key "retries"; allowed here: budget_usd, cache, concurrency, difficulty, domain, engine, judge, limit, models, out, prices, report, split, task, tasks`},
 		{"models: missing.yaml\ntasks: t\nout: o\n", "missing.yaml"},
 	} {
 		path := filepath.Join(dir, "bench.yaml")

@@ -3,13 +3,20 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/clinsql/clinsql/agreement"
 	"github.com/clinsql/clinsql/agreement/judged"
+	"github.com/clinsql/clinsql/agreement/labelset"
+	"github.com/clinsql/clinsql/internal/atomicfile"
 )
 
 const agreeUsage = `usage: clinsql agree A B [--out DIR] [--tasks DIR] [--run DIR]... [--seed N] [--resamples N]
+       clinsql agree --labels FILE A [B ...] [--out DIR] [--tasks DIR] [--run DIR]...
 
 Measures how well two judges agree on the same models' answers. A and B are
 each a judge output folder (clinsql judge --out), a ledger.jsonl, a recorded
@@ -19,10 +26,25 @@ are paired by name (a single model on each side pairs whatever the names).
 
 Prints, over every leaf both decided as pass or fail: raw agreement and
 Cohen's kappa with a 95% bootstrap interval over tasks, overall, per rubric
-tree, leaf kind (csv_exists, column_exists, no_null, band, other, sql) and
-deciding source, over all answers and over answers with a result. --out
-receives agreement.tsv (the table) and disagreements.tsv (every leaf
-decided differently, with both verdicts, sources and explanations).
+tree, leaf kind (csv_exists, column_exists, no_null, band, other, sql),
+deciding source and kind x source, over all answers and over answers with a
+result. A replayed decision paired with the recorded one it replays agrees
+by construction: it counts under its source only, never in the overall,
+tree and kind rows. Code decisions of SQL leaves (answers without SQL) are
+source code:no-sql. --out receives agreement.tsv (the table) and
+disagreements.tsv (every leaf decided differently, with both verdicts,
+sources and explanations).
+
+With --labels FILE (a label set: datasets/labels/validation.jsonl, or your
+own in its format), measures each judge output A, B, ... against the
+labels: per slice (overall, source, leaf kind, kind x source; all answers,
+with a result, without), the error rate, false pass and false fail shares,
+precision and recall of fail, each with a 95% Wilson interval, and the
+error rate weighted back to the population the labels were drawn from.
+Labels "arguable" and leaves the judge left undecided are counted, never
+rated. --out receives accuracy.tsv and wrong.tsv (every leaf decided
+against its label, with the judge's explanation and the label's
+rationale), one row group per judge output.
 
 A ledger knows each leaf's kind and, from the code check of "CSV File
 Exists", whether the answer has a result. For recorded gradings, --tasks
@@ -31,13 +53,14 @@ the reference inference layout, named after its model; repeatable) whether
 each answer has a result.
 `
 
-func runAgree(_ context.Context, env *Env, args []string) error {
+func runAgree(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "agree")
 	fs.Usage = func() { fmt.Fprint(env.Stderr, agreeUsage); printFlags(fs) }
-	out := fs.String("out", "", "`folder` for agreement.tsv and disagreements.tsv")
+	out := fs.String("out", "", "`folder` for the TSV files")
 	tasksDir := fs.String("tasks", "", "ClinSQL task `folder` or manifest, for the kinds of recorded leaves")
 	var runs stringList
 	fs.Var(&runs, "run", "model run `folder` (named after the model), for which answers have a result; repeatable")
+	labelsFile := fs.String("labels", "", "label set `file` (JSON lines): measure each judge output against it")
 	seed := fs.Uint64("seed", 1, "bootstrap `seed`")
 	resamples := fs.Int("resamples", 1000, "bootstrap `replicates`")
 	// Flags may follow the two folders: parse, take a positional, repeat.
@@ -45,11 +68,33 @@ func runAgree(_ context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 2 {
+	if *labelsFile == "" && len(pos) != 2 {
 		return usagef("want two judge outputs A and B, got %d argument(s)", len(pos))
+	}
+	if *labelsFile != "" && len(pos) == 0 {
+		return usagef("--labels: want at least one judge output")
 	}
 	if *resamples < 10 || *resamples > 100_000 {
 		return usagef("--resamples %d: want 10 to 100000", *resamples)
+	}
+	var jctx judged.Context
+	if *tasksDir != "" {
+		tasks, err := loadTasks(env, *tasksDir)
+		if err != nil {
+			return err
+		}
+		jctx.Kinds = judged.TaskKinds(tasks)
+	}
+	jctx.Results = map[string]map[string]bool{}
+	for _, dir := range runs {
+		model, res, err := judged.RunResults(dir)
+		if err != nil {
+			return err
+		}
+		jctx.Results[model] = res
+	}
+	if *labelsFile != "" {
+		return agreeLabels(ctx, env, *labelsFile, pos, jctx, *out)
 	}
 	a, err := judged.Load(pos[0])
 	if err != nil {
@@ -59,19 +104,7 @@ func runAgree(_ context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var kinds map[string]map[string]string // task -> results leaf -> kind
-	if *tasksDir != "" {
-		tasks, err := loadTasks(env, *tasksDir)
-		if err != nil {
-			return err
-		}
-		kinds = judged.Kinds(tasks)
-	}
-	results, err := judged.Results(runs) // model -> task -> has a result
-	if err != nil {
-		return err
-	}
-	items, pairs, err := judged.Pair(a, b, kinds, results)
+	items, pairs, err := judged.Pair(a, b, jctx)
 	if err != nil {
 		return fmt.Errorf("%s and %s: %w", pos[0], pos[1], err)
 	}
@@ -85,12 +118,65 @@ func runAgree(_ context.Context, env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "\n%d disagreement(s)\n", len(rep.Disagreements))
-	if *out == "" {
-		return nil
-	}
-	if err := rep.WriteFiles(*out); err != nil {
+	return writeTSVs(env, *out, map[string]func(io.Writer) error{"agreement.tsv": rep.WriteSlicesTSV, "disagreements.tsv": rep.WriteDisagreementsTSV})
+}
+
+// agreeLabels measures each judge output against the label set.
+func agreeLabels(_ context.Context, env *Env, file string, outputs []string, jctx judged.Context, out string) error {
+	labels, err := labelset.ReadFile(file)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "wrote %s and %s\n", filepath.Join(*out, agreement.SlicesFile), filepath.Join(*out, agreement.DisagreementsFile))
+	var reps []*agreement.LabelReport
+	for _, path := range outputs {
+		o, err := judged.Load(path)
+		if err != nil {
+			return err
+		}
+		items, m := judged.Labels(o, labels, jctx)
+		if m.Judged == 0 {
+			return fmt.Errorf("%s: judges none of the %d labelled leaves of %s (labelled models it lacks: %s)", path, m.Labels, file, strings.Join(m.Missing, ", "))
+		}
+		rep := agreement.Score(items)
+		rep.Judge = path
+		reps = append(reps, rep)
+		fmt.Fprintf(env.Stdout, "judge %s: %d of %d labelled leaves on the tasks it judged (%d model(s))\n\n", path, m.Judged, m.Labels, len(rep.Models))
+		if err := rep.WriteTable(env.Stdout); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "\n%d leaf(s) decided against the label\n\n", len(rep.Wrong))
+	}
+	return writeTSVs(env, out, map[string]func(io.Writer) error{
+		"accuracy.tsv": func(w io.Writer) error { return agreement.WriteAccuracyTSV(w, reps) },
+		"wrong.tsv":    func(w io.Writer) error { return agreement.WriteWrongTSV(w, reps) },
+	})
+}
+
+// writeTSVs writes each named file into dir ("" writes nothing).
+func writeTSVs(env *Env, dir string, files map[string]func(io.Writer) error) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var names []string
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		var sb strings.Builder
+		if err := files[name](&sb); err != nil {
+			return err
+		}
+		if err := atomicfile.Write(filepath.Join(dir, name), []byte(sb.String())); err != nil {
+			return err
+		}
+	}
+	for i := range names {
+		names[i] = filepath.Join(dir, names[i])
+	}
+	fmt.Fprintf(env.Stdout, "wrote %s\n", strings.Join(names, " and "))
 	return nil
 }

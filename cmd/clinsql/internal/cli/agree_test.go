@@ -1,10 +1,19 @@
 package cli
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/clinsql/clinsql/agreement/labelset"
+	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/judge/judgefmt"
+	"github.com/clinsql/clinsql/llm/llmtest"
 )
 
 // TestAgree judges the fixture run by replaying its grading (code checks
@@ -77,5 +86,215 @@ func TestAgree(t *testing.T) {
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args[1:], code, stderr, tc.code, tc.want)
 		}
+	}
+}
+
+// TestAgreeLabels measures two judge outputs of the fixture run against a
+// label set built from their disagreements: the judge folder (code checks
+// with the grading replayed) and the grading itself. Each code/recorded
+// disagreement is labelled with the recorded verdict, so every code
+// decision of one is wrong and every recorded one right; one SQL leaf is
+// labelled against its replayed verdict and one leaf is arguable.
+func TestAgreeLabels(t *testing.T) {
+	dir, grading := fixtureRun(t)
+	runDir := writeModelRun(t, dir)
+	judged := filepath.Join(dir, "judged")
+	if code, _, stderr := runCLI(t, dir, "judge", "--tasks", dir, "--run", runDir, "--out", judged, "--judge", "replay:"+grading); code != 0 {
+		t.Fatalf("judge: exit %d: %s", code, stderr)
+	}
+	agree := filepath.Join(dir, "agree")
+	if code, _, stderr := runCLI(t, dir, "agree", judged, grading, "--tasks", dir, "--out", agree); code != 0 {
+		t.Fatalf("agree: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(agree, "disagreements.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []labelset.Label
+	label := func(task, tree, leaf, verdict string) {
+		k, err := datasets.ParseKey(task)
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels = append(labels, labelset.Label{Key: k, Model: "fixture-model", Tree: tree, Leaf: leaf, Label: verdict,
+			Rationale: "the fixture's label for " + leaf, Chosen: labelset.Disagreement, Seed: 1, Stratum: "disagreement/fixture/m",
+			Population: 20, Drawn: 10})
+	}
+	disagreements := strings.Split(strings.TrimSpace(string(b)), "\n")[1:]
+	for _, l := range disagreements {
+		f := strings.Split(l, "\t") // model task tree leaf kind result a a_source b b_source
+		label(f[1], f[2], f[3], f[8])
+	}
+	// A SQL leaf the replay passed, labelled fail: the replay is wrong, and
+	// so is the grading it replays.
+	ledger, err := os.ReadFile(filepath.Join(judged, "ledger.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sqlTask, sqlLeaf string
+	for _, l := range strings.Split(string(ledger), "\n") {
+		if strings.Contains(l, `"source":"replay"`) && strings.Contains(l, `"verdict":"pass"`) && strings.Contains(l, `"tree":"sql"`) {
+			var r struct{ Task, Leaf string }
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatal(err)
+			}
+			sqlTask, sqlLeaf = r.Task, r.Leaf
+			break
+		}
+	}
+	if sqlLeaf == "" {
+		t.Fatal("no replayed SQL pass in the ledger")
+	}
+	label(sqlTask, "sql", sqlLeaf, labelset.Fail)
+	labels[0].Label = labelset.Arguable
+	file := filepath.Join(dir, "labels.jsonl")
+	var lb bytes.Buffer
+	if err := labelset.Write(&lb, labels, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, lb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "accuracy")
+	code, stdout, stderr := runCLI(t, dir, "agree", "--labels", file, judged, grading, "--tasks", dir, "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	golden(t, "agree-labels.stdout", stdout)
+	acc, err := os.ReadFile(filepath.Join(out, "accuracy.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(acc)), "\n")[1:] {
+		f := strings.Split(l, "\t")
+		rows[f[0]+"|"+f[1]+"|"+f[2]] = f
+	}
+	// judge answers slice labelled arguable undecided decided tp tf fp ff
+	n := len(disagreements)
+	for _, tc := range []struct {
+		judge, slice       string
+		labelled, arguable int
+		wrong              int
+	}{
+		// The code is wrong on every disagreement but the arguable one; the
+		// replayed SQL leaf is wrong too.
+		{judged, "all", n + 1, 1, n},
+		{judged, "source=code", n, 1, n - 1},
+		{judged, "source=replay", 1, 0, 1},
+		{grading, "source=recorded", n + 1, 1, 1},
+	} {
+		f := rows[tc.judge+"|all|"+tc.slice]
+		if f == nil {
+			t.Errorf("%s %s: no row in\n%s", tc.judge, tc.slice, acc)
+			continue
+		}
+		if f[3] != fmt.Sprint(tc.labelled) || f[4] != fmt.Sprint(tc.arguable) || f[6] != fmt.Sprint(tc.labelled-tc.arguable) {
+			t.Errorf("%s %s: labelled/arguable/decided %v, want %d %d %d", tc.judge, tc.slice, f[3:7], tc.labelled, tc.arguable, tc.labelled-tc.arguable)
+		}
+		if wrong, _ := strconv.Atoi(f[9]); func() int { w, _ := strconv.Atoi(f[10]); return wrong + w }() != tc.wrong {
+			t.Errorf("%s %s: false pass %s + false fail %s, want %d wrong", tc.judge, tc.slice, f[9], f[10], tc.wrong)
+		}
+	}
+	wrong, err := os.ReadFile(filepath.Join(out, "wrong.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(wrong), "\n") - 1; got != n+1 {
+		t.Errorf("wrong.tsv: %d rows, want %d (the judge folder's %d and the grading's 1):\n%s", got, n+1, n, wrong)
+	}
+	if !strings.Contains(string(wrong), "the fixture's label for "+sqlLeaf) {
+		t.Errorf("wrong.tsv lacks the label's rationale:\n%s", wrong)
+	}
+
+	// A recorded grading does not say which answers have a result: --run
+	// (a run folder named after its model) does.
+	named := filepath.Join(dir, "fixture-model")
+	if err := os.Symlink(runDir, named); err != nil {
+		t.Fatal(err)
+	}
+	withRun := filepath.Join(dir, "accuracy-run")
+	if code, _, stderr := runCLI(t, dir, "agree", "--labels", file, grading, "--run", named, "--out", withRun); code != 0 {
+		t.Fatalf("--run: exit %d: %s", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(withRun, "accuracy.tsv")); err != nil || !strings.Contains(string(b), "\twith result\tsource=recorded\t") {
+		t.Errorf("--run gives the grading no with-result rows (%v):\n%s", err, b)
+	}
+
+	// A model judge through the fake endpoint (code checks on, no leaf
+	// skipped) that passes every leaf it is asked about: its llm rows
+	// hold no false fail, and a false pass for each fail label among the
+	// leaves it decided.
+	srv := llmtest.Start(t, fakeJudge(func(string) string { return "pass" }), llmtest.Options{APIKey: "secret"})
+	cfg := writeJudgeConfig(t, dir, srv.OpenAIBaseURL())
+	llmOut := filepath.Join(dir, "llm-judged")
+	if code, _, stderr := runWithKey(t, dir, "judge", "--tasks", dir, "--run", runDir, "--out", llmOut, "--judge-config", cfg, "--skip=false"); code != 0 {
+		t.Fatalf("llm judge: exit %d: %s", code, stderr)
+	}
+	llmLedger, err := judgefmt.ReadLedger(filepath.Join(llmOut, judgefmt.LedgerFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byLeaf := map[string]judgefmt.Source{}
+	for k, r := range llmLedger.Last() {
+		byLeaf[k.Task+"|"+string(k.Tree)+"|"+k.Leaf] = r.Source
+	}
+	llmLabelled, llmFails := 0, 0
+	for _, l := range labels {
+		if byLeaf[l.Key.String()+"|"+l.Tree+"|"+l.Leaf] == judgefmt.SourceLLM && l.Label != labelset.Arguable {
+			llmLabelled++
+			if l.Label == labelset.Fail {
+				llmFails++
+			}
+		}
+	}
+	llmAcc := filepath.Join(dir, "llm-accuracy")
+	if code, _, stderr := runCLI(t, dir, "agree", "--labels", file, llmOut, "--out", llmAcc); code != 0 {
+		t.Fatalf("agree --labels on the llm judge: exit %d: %s", code, stderr)
+	}
+	acc2, err := os.ReadFile(filepath.Join(llmAcc, "accuracy.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var llmRow []string
+	for _, l := range strings.Split(string(acc2), "\n") {
+		if f := strings.Split(l, "\t"); len(f) > 10 && f[1] == "all" && f[2] == "source=llm" {
+			llmRow = f
+		}
+	}
+	if llmLabelled == 0 {
+		t.Fatalf("no labelled leaf decided by the llm judge; ledger sources: %v", byLeaf)
+	}
+	if llmRow == nil || llmRow[6] != fmt.Sprint(llmLabelled) || llmRow[9] != fmt.Sprint(llmFails) || llmRow[10] != "0" {
+		t.Errorf("source=llm row %v: want %d decided, %d false pass, 0 false fail\n%s", llmRow, llmLabelled, llmFails, acc2)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"agree", "--labels", file}, 2, "want at least one judge output"},
+		{[]string{"agree", "--labels", filepath.Join(dir, "none.jsonl"), judged}, 1, "none.jsonl"},
+		{[]string{"agree", "--labels", grading, judged}, 1, "detailed_grading.json:1"},
+	} {
+		code, _, stderr := runCLI(t, dir, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args[1:], code, stderr, tc.code, tc.want)
+		}
+	}
+	// Labels of another model are refused, not measured as nothing.
+	for i := range labels {
+		labels[i].Model = "another-model"
+	}
+	lb.Reset()
+	if err := labelset.Write(&lb, labels, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, lb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, dir, "agree", "--labels", file, judged); code != 1 || !strings.Contains(stderr, "judges none of the") || !strings.Contains(stderr, "another-model") {
+		t.Errorf("another model's labels: exit %d, %s", code, stderr)
 	}
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -22,18 +21,20 @@ import (
 	"github.com/clinsql/clinsql/runfolder"
 )
 
-const ehrsqlGenerateUsage = `usage: clinsql generate --benchmark ehrsql --data-dir DIR --split NAME --models FILE --out DIR [flags]
+const ehrsqlGenerateUsage = `usage: clinsql generate --benchmark ehrsql --tasks DIR --split NAME (--models FILE | --model PROVIDER/NAME) --out DIR [flags]
 
 Benchmarks models on EHRSQL 2024: each model answers each question of the
-split with SQLite SQL for DIR/mimic_iv/mimic_iv.sqlite (prompted with the
+split (validation, test, train) with SQLite SQL for
+DIR/mimic_iv/mimic_iv.sqlite (clinsql datasets fetch ehrsql writes DIR;
+the split validation is the folder valid) (prompted with the
 database's schema and, with shots: N, the N nearest train questions), SQLite
 errors fed back for up to the model's rounds. Each model's strategies
 (strategies: [model, model+logprob, ...]) are applied side by side; the
 thresholds of logprob and consistency are chosen on --calibration-split
-(default valid; never the split being scored) to maximise RS(--penalty) and
+(default validation; never the split being scored) to maximise RS(--penalty) and
 applied unchanged. Writes, per model and strategy,
 OUT/<model>/<split>/<strategy>/prediction.json (the official submission,
-"clinsql ehrsql score --pred" reads it) and decisions.json, per item
+"clinsql ehrsql score --run" reads it) and decisions.json, per item
 OUT/<model>/<split>/items/<id>.json, OUT/<model>/calibration.json and
 OUT/summary.json; prints RS(0), RS(5), RS(10), RS(N) with 95% bootstrap
 intervals.
@@ -62,7 +63,7 @@ type ehrsqlRequest struct {
 
 // defaultEHRSQLRequest is the command's defaults.
 func defaultEHRSQLRequest() ehrsqlRequest {
-	return ehrsqlRequest{CalSplit: "valid", Penalty: ehrsqlbench.DefaultPenalty, Concurrency: 8, Timeout: sqlite.DefaultTimeout, Seed: 1}
+	return ehrsqlRequest{CalSplit: "validation", Penalty: ehrsqlbench.DefaultPenalty, Concurrency: 8, Timeout: sqlite.DefaultTimeout, Seed: 1}
 }
 
 // runGenerateEHRSQL is "clinsql generate --benchmark ehrsql".
@@ -79,9 +80,9 @@ func parseEHRSQLFlags(env *Env, args []string) (ehrsqlRequest, error) {
 	fs := newFlagSet(env, "generate --benchmark ehrsql")
 	fs.Usage = func() { fmt.Fprint(env.Stderr, ehrsqlGenerateUsage+"\n"); printFlags(fs) }
 	benchmark := fs.String("benchmark", "ehrsql", "benchmark: ehrsql here (clinsql: see clinsql generate -h)")
-	fs.StringVar(&r.DataDir, "data-dir", "", "EHRSQL 2024 `folder`: NAME/data.json, NAME/label.json, mimic_iv/mimic_iv.sqlite")
-	fs.StringVar(&r.Split, "split", "", "split `NAME` to answer and score")
-	fs.StringVar(&r.CalSplit, "calibration-split", "valid", "split `NAME` the thresholds are chosen on")
+	fs.StringVar(&r.DataDir, "tasks", "", "EHRSQL 2024 data `folder` (clinsql datasets fetch ehrsql): NAME/data.json, NAME/label.json, mimic_iv/mimic_iv.sqlite")
+	fs.StringVar(&r.Split, "split", "", "split `NAME` to answer and score (validation, test)")
+	fs.StringVar(&r.CalSplit, "calibration-split", "validation", "split `NAME` the thresholds are chosen on")
 	fs.StringVar(&r.Models, "models", "", "EHRSQL models `file` (YAML)")
 	fs.StringVar(&r.Only, "only", "", "comma-separated model `names` to run (default: all)")
 	fs.StringVar(&r.Out, "out", "", "output `folder`")
@@ -97,6 +98,7 @@ func parseEHRSQLFlags(env *Env, args []string) (ehrsqlRequest, error) {
 	fs.Uint64Var(&r.Seed, "seed", 1, "bootstrap seed")
 	fs.BoolVar(&r.Quiet, "quiet", false, "no progress line")
 	batchWait := addBatchWait(fs)
+	alias(fs, "data-dir", "tasks")
 	if err := parseFlags(fs, args); err != nil {
 		return r, err
 	}
@@ -111,7 +113,7 @@ func parseEHRSQLFlags(env *Env, args []string) (ehrsqlRequest, error) {
 func (r *ehrsqlRequest) check() error {
 	switch {
 	case r.DataDir == "" || r.Split == "" || r.Models == "" || (r.Out == "" && !r.Estimate):
-		return usagef("--data-dir, --split, --models and --out are required")
+		return usagef("--tasks (the EHRSQL data folder), --split, --models and --out are required")
 	case r.Concurrency <= 0 || r.Limit < 0 || r.CalLimit < 0 || r.Budget < 0 || r.Penalty < 0:
 		return usagef("--concurrency must be positive; --limit, --calibration-limit, --budget and --penalty not negative")
 	case r.Budget > 0 && r.Prices == "":
@@ -143,7 +145,11 @@ func loadEHRSQLInputs(ctx context.Context, r ehrsqlRequest) (*ehrsqlInputs, erro
 		return nil, err
 	}
 	load := func(name string, n int) (*ehrsql.Split, []string, error) {
-		s, err := ehrsql.LoadSplit(filepath.Join(r.DataDir, name))
+		dir, err := ehrsql.SplitDir(r.DataDir, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		s, err := ehrsql.LoadSplit(dir)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -157,11 +163,11 @@ func loadEHRSQLInputs(ctx context.Context, r ehrsqlRequest) (*ehrsqlInputs, erro
 		return nil, err
 	}
 	if ehrsqlbench.NeedsCalibration(in.models) {
-		if r.CalSplit == r.Split {
-			return nil, usagef("--calibration-split %s is the split being scored: thresholds are never tuned on it", r.Split)
-		}
 		if in.cal, in.calIDs, err = load(r.CalSplit, r.CalLimit); err != nil {
 			return nil, err
+		}
+		if in.cal.Dir == in.eval.Dir {
+			return nil, usagef("--calibration-split %s is the split being scored: thresholds are never tuned on it; give another (--calibration-split train)", r.CalSplit)
 		}
 	}
 	for _, m := range in.models {
@@ -175,7 +181,7 @@ func loadEHRSQLInputs(ctx context.Context, r ehrsqlRequest) (*ehrsqlInputs, erro
 		}
 	}
 	dbPath := filepath.Join(r.DataDir, "mimic_iv", "mimic_iv.sqlite")
-	if in.dbSHA, err = runfolder.FileSHA256(dbPath, maxDatabaseBytes); err != nil {
+	if in.dbSHA, err = runfolder.FileSHA256(dbPath, ehrsqlbench.MaxDatabaseBytes); err != nil {
 		return nil, err
 	}
 	in.db, err = sqlite.Open(dbPath,
@@ -310,36 +316,6 @@ func benchmarkOf(args []string) string {
 	return "clinsql"
 }
 
-// ehrsqlRunConfig is a clinsql run config with benchmark: ehrsql. Relative
-// paths are relative to the file's folder.
-//
-//	benchmark: ehrsql
-//	models: ehrsql-models.yaml     # EHRSQL models file
-//	data_dir: ../shared/ehrsql-2024
-//	split: test                    # the split answered and scored
-//	calibration_split: valid       # optional (default valid)
-//	out: runs/ehrsql
-//	prices: prices.yaml            # optional
-//	budget_usd: 20                 # optional (needs prices)
-//	concurrency: 32                # optional: questions in flight
-//	penalty: 10                    # optional: calibration maximises RS(penalty)
-//	cache: llm-cache               # optional (default OUT/llm-cache)
-//	report: report                 # optional (default OUT/report)
-type ehrsqlRunConfig struct {
-	Benchmark        string   `yaml:"benchmark"`
-	Models           string   `yaml:"models"`
-	DataDir          string   `yaml:"data_dir"`
-	Split            string   `yaml:"split"`
-	CalibrationSplit string   `yaml:"calibration_split,omitempty"`
-	Out              string   `yaml:"out"`
-	Prices           string   `yaml:"prices,omitempty"`
-	BudgetUSD        float64  `yaml:"budget_usd,omitempty"`
-	Concurrency      int      `yaml:"concurrency,omitempty"`
-	Penalty          *float64 `yaml:"penalty,omitempty"`
-	Cache            string   `yaml:"cache,omitempty"`
-	Report           string   `yaml:"report,omitempty"`
-}
-
 // isEHRSQLConfig reports whether the run config at path says benchmark: ehrsql.
 func isEHRSQLConfig(path string) bool {
 	b, err := os.ReadFile(path)
@@ -355,30 +331,16 @@ func isEHRSQLConfig(path string) bool {
 // runEHRSQLConfig is clinsql run with an EHRSQL config: generation,
 // calibration, scoring, then the report's EHRSQL section.
 func runEHRSQLConfig(ctx context.Context, env *Env, path string, quiet bool, batchWait time.Duration) error {
-	b, err := os.ReadFile(path)
+	c, err := ehrsqlbench.LoadRunConfig(path)
 	if err != nil {
 		return err
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	var c ehrsqlRunConfig
-	if err := dec.Decode(&c); err != nil {
-		return &llm.ConfigError{File: path, Problem: err.Error()}
-	}
-	base := filepath.Dir(path)
-	for _, p := range []*string{&c.Models, &c.DataDir, &c.Out, &c.Prices, &c.Cache, &c.Report} {
-		if *p != "" && !filepath.IsAbs(*p) {
-			*p = filepath.Join(base, *p)
-		}
-	}
-	for _, f := range []struct{ name, v string }{{"models", c.Models}, {"data_dir", c.DataDir}, {"split", c.Split}, {"out", c.Out}} {
-		if f.v == "" {
-			return &llm.ConfigError{File: path, Field: f.name, Problem: "is required"}
-		}
+	for _, w := range c.Warnings {
+		fmt.Fprintln(env.Stderr, "warning:", w)
 	}
 	r := defaultEHRSQLRequest()
-	r.Models, r.DataDir, r.Split, r.Out, r.Quiet, r.BatchWait = c.Models, c.DataDir, c.Split, c.Out, quiet, batchWait
-	r.Prices, r.Cache, r.Budget = c.Prices, c.Cache, c.BudgetUSD
+	r.Models, r.DataDir, r.Split, r.Out, r.Quiet, r.BatchWait = c.Models, c.Tasks, c.Split, c.Out, quiet, batchWait
+	r.Prices, r.Cache, r.Budget, r.Limit, r.CalLimit = c.Prices, c.Cache, c.BudgetUSD, c.Limit, c.CalibrationLimit
 	if c.CalibrationSplit != "" {
 		r.CalSplit = c.CalibrationSplit
 	}
@@ -392,10 +354,6 @@ func runEHRSQLConfig(ctx context.Context, env *Env, path string, quiet bool, bat
 	if err := ehrsqlGenerate(ctx, env, r); err != nil {
 		return err
 	}
-	report := c.Report
-	if report == "" {
-		report = filepath.Join(c.Out, "report")
-	}
 	fmt.Fprintln(env.Stdout, "\n== report")
-	return writeEHRSQLOnly(env, report, []string{c.Out})
+	return writeEHRSQLOnly(env, c.Report, []string{c.Out})
 }

@@ -50,7 +50,7 @@ func TestGenerateEHRSQL(t *testing.T) {
 	os.WriteFile(models, []byte("models:\n  - name: gold\n    kind: openai\n    base_url: "+srv.OpenAIBaseURL()+
 		"\n    model: fake-gold\n    api_key_env: GEN_TEST_KEY\n    strategies: [model, model+executable]\n"), 0o644)
 	out := filepath.Join(t.TempDir(), "run")
-	args := []string{"generate", "--benchmark", "ehrsql", "--data-dir", dir, "--split", "mini", "--models", models, "--out", out, "--quiet"}
+	args := []string{"generate", "--benchmark", "ehrsql", "--tasks", dir, "--split", "mini", "--models", models, "--out", out, "--quiet"}
 
 	code, stdout, stderr := runGen(t, append(args, "--estimate")...)
 	if code != 0 || !regexp.MustCompile(`gold\s+model\s+4\s+4\s`).MatchString(stdout) || srv.Calls() != 0 {
@@ -76,7 +76,7 @@ func TestGenerateEHRSQL(t *testing.T) {
 			t.Errorf("%s: predictions %v", st, m.Values)
 		}
 		scores := filepath.Join(t.TempDir(), "scores.json")
-		code, _, stderr := runCLI(t, "", "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--pred", pred, "--json", scores)
+		code, _, stderr := runCLI(t, "", "ehrsql", "score", "--tasks", dir, "--split", "mini", "--run", pred, "--json", scores)
 		if code != 0 {
 			t.Fatalf("ehrsql score: exit %d: %s", code, stderr)
 		}
@@ -150,7 +150,7 @@ func TestGenerateEHRSQL(t *testing.T) {
 		want string
 	}{
 		{[]string{"generate", "--benchmark", "spider"}, "--benchmark must be clinsql or ehrsql"},
-		{[]string{"generate", "--benchmark", "ehrsql", "--data-dir", dir}, "--data-dir, --split, --models and --out are required"},
+		{[]string{"generate", "--benchmark", "ehrsql", "--tasks", dir}, "--tasks (the EHRSQL data folder), --split, --models and --out are required"},
 	} {
 		code, _, stderr := runGen(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {

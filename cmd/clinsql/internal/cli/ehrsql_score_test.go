@@ -52,7 +52,7 @@ func TestEHRSQLScorePredictionFile(t *testing.T) {
 	// unanswerable item, a3 abstained: +1, −c, −c, 0 over 4 items.
 	os.WriteFile(pred, []byte(`{"a1": "SELECT '2'", "a2": "SELECT gender FROM patients UNION ALL SELECT 'f'", "u1": "SELECT 1", "a3": "null"}`), 0o644)
 	out := filepath.Join(t.TempDir(), "scores.json")
-	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--pred", pred, "--out", out)
+	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--tasks", dir, "--split", "mini", "--run", pred, "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -100,12 +100,12 @@ func TestEHRSQLScorePredictionFile(t *testing.T) {
 
 func TestEHRSQLScoreBaselines(t *testing.T) {
 	dir := ehrsqlDataDir(t)
-	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--baseline", "gold")
+	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--tasks", dir, "--split", "mini", "--baseline", "gold")
 	if code != 0 || !strings.Contains(stdout, "RS(10)           100.00") {
 		t.Errorf("gold: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// Abstain-all: 1 unanswerable of 4 = 25.00 for every c.
-	code, stdout, stderr = runCLI(t, "", "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--baseline", "abstain-all")
+	code, stdout, stderr = runCLI(t, "", "ehrsql", "score", "--tasks", dir, "--split", "mini", "--baseline", "abstain-all")
 	if code != 0 || !strings.Contains(stdout, "RS(0)             25.00") || !strings.Contains(stdout, "RS(10)            25.00") {
 		t.Errorf("abstain-all: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -115,12 +115,12 @@ func TestEHRSQLScoreLenient(t *testing.T) {
 	dir := ehrsqlDataDir(t)
 	pred := filepath.Join(t.TempDir(), "pred.json")
 	os.WriteFile(pred, []byte(`{"a1": null, "a2": "NULL", "u1": "Null;", "a3": ""}`), 0o644)
-	code, _, stderr := runCLI(t, "", "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--pred", pred)
+	code, _, stderr := runCLI(t, "", "ehrsql", "score", "--tasks", dir, "--split", "mini", "--run", pred)
 	if code != 1 || !strings.Contains(stderr, "pred.json") || !strings.Contains(stderr, `"a1"`) {
 		t.Errorf("strict JSON null: exit %d, %s", code, stderr)
 	}
 	// Lenient: everything abstains: 1 of 4 unanswerable.
-	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--data-dir", dir, "--split", "mini", "--pred", pred, "--lenient")
+	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--tasks", dir, "--split", "mini", "--run", pred, "--lenient")
 	if code != 0 || !strings.Contains(stdout, "RS(10)            25.00") || !strings.Contains(stdout, "lenient abstention: a deviation") {
 		t.Errorf("lenient: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -135,16 +135,18 @@ func TestEHRSQLScoreErrors(t *testing.T) {
 		code int
 		want []string
 	}{
-		{[]string{"--split", "mini", "--baseline", "gold"}, 2, []string{"--data-dir"}},
-		{[]string{"--data-dir", dir, "--baseline", "gold"}, 2, []string{"--split"}},
-		{[]string{"--data-dir", dir, "--split", "mini"}, 2, []string{"exactly one"}},
-		{[]string{"--data-dir", dir, "--split", "mini", "--baseline", "gold", "--pred", missing}, 2, []string{"exactly one"}},
-		{[]string{"--data-dir", dir, "--split", "mini", "--baseline", "oracle"}, 2, []string{"abstain-all or gold"}},
-		{[]string{"--data-dir", dir, "--split", "mini", "--baseline", "gold", "extra"}, 2, []string{"unexpected argument"}},
-		{[]string{"--data-dir", dir, "--split", "mini", "--pred", missing}, 1, []string{"missing.json", `"u1"`, `"a3"`, `"zz"`, "missing ids", "extra ids"}},
-		{[]string{"--data-dir", dir, "--split", "nope", "--baseline", "gold"}, 1, []string{"nope", "data.json"}},
-		{[]string{"--data-dir", dir, "--split", "mini", "--baseline", "gold", "--gold-source", "answers"}, 1, []string{"answer.json"}},
-		{[]string{"--data-dir", t.TempDir(), "--split", "mini", "--baseline", "gold"}, 1, []string{"data.json"}},
+		{[]string{"--split", "mini", "--baseline", "gold"}, 2, []string{"--tasks (the EHRSQL data folder) is required", "datasets fetch ehrsql"}},
+		{[]string{"--data-dir", dir, "--split", "mini", "--baseline", "gold"}, 0, []string{"--data-dir is deprecated; use --tasks"}},
+		{[]string{"--tasks", dir, "--baseline", "gold"}, 2, []string{"--split"}},
+		{[]string{"--tasks", dir, "--split", "mini"}, 2, []string{"exactly one"}},
+		{[]string{"--tasks", dir, "--split", "mini", "--baseline", "gold", "--run", missing}, 2, []string{"exactly one"}},
+		{[]string{"--tasks", dir, "--split", "mini", "--baseline", "oracle"}, 2, []string{"abstain-all or gold"}},
+		{[]string{"--tasks", dir, "--split", "mini", "--baseline", "gold", "extra"}, 2, []string{"unexpected argument"}},
+		{[]string{"--tasks", dir, "--split", "mini", "--run", missing}, 1, []string{"missing.json", `"u1"`, `"a3"`, `"zz"`, "missing ids", "extra ids"}},
+		{[]string{"--tasks", dir, "--split", "nope", "--baseline", "gold"}, 1, []string{`no split "nope"`, "(have: mini)"}},
+		{[]string{"--tasks", dir, "--split", "mini", "--baseline", "gold", "--gold-source", "answers"}, 1, []string{"answer.json"}},
+		{[]string{"--tasks", t.TempDir(), "--split", "mini", "--baseline", "gold"}, 1, []string{"holds no EHRSQL split", "datasets fetch ehrsql"}},
+		{[]string{"--tasks", filepath.Join(dir, "nowhere"), "--split", "mini", "--baseline", "gold"}, 1, []string{"no such file or directory", "clinsql datasets fetch ehrsql --out"}},
 	} {
 		code, _, stderr := runCLI(t, "", append([]string{"ehrsql", "score"}, tc.args...)...)
 		if code != tc.code {
@@ -163,7 +165,7 @@ func TestEHRSQLScoreErrors(t *testing.T) {
 func TestEHRSQLScoreValidAbstainAll(t *testing.T) {
 	root := shared.Path(t, "ehrsql-2024")
 	out := filepath.Join(t.TempDir(), "scores.json")
-	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--data-dir", root, "--split", "valid", "--baseline", "abstain-all", "--out", out)
+	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--tasks", root, "--split", "validation", "--baseline", "abstain-all", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -179,5 +181,28 @@ func TestEHRSQLScoreValidAbstainAll(t *testing.T) {
 	}
 	if got["rs0"] != 19.948409286328463 || got["rs10"] != 19.948409286328463 || got["abstained_answerable"] != 931.0 {
 		t.Errorf("json: rs0 %v rs10 %v", got["rs0"], got["rs10"])
+	}
+}
+
+// A prediction file of part of the split (a run made with --limit) is
+// scored over those items and says so; an id the split lacks is still
+// refused.
+func TestEHRSQLScoreSubset(t *testing.T) {
+	dir := ehrsqlDataDir(t)
+	pred := filepath.Join(t.TempDir(), "pred.json")
+	os.WriteFile(pred, []byte(`{"a1": "SELECT '2'", "u1": "null"}`), 0o644)
+	out := filepath.Join(t.TempDir(), "scores.json")
+	code, stdout, stderr := runCLI(t, "", "ehrsql", "score", "--tasks", dir, "--split", "mini", "--run", pred, "--out", out)
+	if code != 0 || !strings.Contains(stdout, "SUBSET: 2 of the 4 questions of split mini") || !strings.Contains(stdout, "2 items") {
+		t.Fatalf("subset: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	var got struct {
+		Subset string  `json:"subset"`
+		N      int     `json:"n"`
+		RS0    float64 `json:"rs0"`
+	}
+	b, _ := os.ReadFile(out)
+	if err := json.Unmarshal(b, &got); err != nil || got.N != 2 || got.RS0 != 100 || !strings.Contains(got.Subset, "2 of the 4") {
+		t.Errorf("scores.json: %+v (%v)\n%s", got, err, b)
 	}
 }

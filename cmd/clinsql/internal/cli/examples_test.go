@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/clinsql/clinsql/ehrsqlbench"
 	"path/filepath"
 	"testing"
 
@@ -29,6 +30,9 @@ func TestExampleConfigs(t *testing.T) {
 	}
 	if _, err := refine.LoadModels(filepath.Join(dir, "models.yaml")); err != nil {
 		t.Errorf("examples/models.yaml: %v", err)
+	}
+	if _, err := ehrsqlbench.LoadModels(filepath.Join(dir, "ehrsql-models.yaml")); err != nil {
+		t.Errorf("examples/ehrsql-models.yaml: %v", err)
 	}
 	if _, err := llm.LoadPrices(filepath.Join(dir, "prices.yaml")); err != nil {
 		t.Errorf("examples/prices.yaml: %v", err)

@@ -67,6 +67,9 @@ func (f *engineFlags) config(env *Env, conns int) (string, engineConfig, error) 
 
 func engineNames() string { return engine.Names() }
 
+// checkDuckDBFile refuses a database file that is not there.
+func checkDuckDBFile(path string) error { return engine.CheckDuckDBFile(path) }
+
 func runExec(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "exec")
 	eflags := addEngineFlags(fs)
@@ -78,7 +81,7 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	conc := fs.Int("concurrency", 1, "with --tasks: queries run at once")
 	runName := fs.String("name", "", "with --run: the new run's model name (default: the recorded one)")
 	dryRun := fs.Bool("dry-run", false, "bigquery engine: estimate bytes and cost with free dry runs, run nothing")
-	sel := addTaskFilter(fs, true)
+	sel := addTaskFilter(fs)
 	runDir := fs.String("run", "", "a model run folder (execution_summary.json files): with --tasks and --out, runs its final SQL again into a new run folder; with --dry-run, estimates its cost")
 	fs.Usage = func() {
 		w := env.Stderr
@@ -186,10 +189,10 @@ func execReplay(ctx context.Context, env *Env, open func(context.Context, engine
 	if err != nil {
 		return err
 	}
-	if tasks, err = sel.apply(tasks); err != nil {
+	tasks, _, err = sel.selectTasks(env, tasks, root, nil, "", "")
+	if err != nil {
 		return err
 	}
-	subsetNote(env, sel, root, len(tasks))
 	ex, err := open(ctx, cfg)
 	if err != nil {
 		return err
@@ -199,6 +202,7 @@ func execReplay(ctx context.Context, env *Env, open func(context.Context, engine
 	bar := newBar(env, "exec", len(tasks), false)
 	mr, err := refine.Replay(ctx, refine.ReplayOptions{
 		Recorded: recorded, Out: out, Tasks: tasks, Executor: ex, Model: name, Concurrency: max(conc, 1), Database: databaseOf(cfg),
+		Selection: sel.selection(root),
 		Events: func(ev refine.Event) { // one call at a time
 			status[ev.Status]++
 			bar.Step(ev.Status, 0, 0, ev.Resumed)
@@ -267,11 +271,10 @@ func execGold(ctx context.Context, env *Env, open func(context.Context, engineCo
 	if loadErr != nil && len(tasks) == 0 {
 		return fmt.Errorf("load tasks: %w", loadErr)
 	}
-	tasks, err := sel.apply(tasks)
+	tasks, subset, err := sel.selectTasks(env, tasks, root, nil, "", "")
 	if err != nil {
 		return err
 	}
-	subset := subsetNote(env, sel, root, len(tasks))
 	var loadErrors []string
 	if loadErr != nil {
 		for _, e := range unwrapAll(loadErr) {

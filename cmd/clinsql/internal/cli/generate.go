@@ -42,9 +42,7 @@ interrupted): run again to resume; 1 other errors; 2 usage errors.
 type generateConfig struct {
 	Models      []refine.Model
 	Tasks       string      // LoadClinSQL root
-	Split       string      // "" = every split
-	Limit       int         // first N tasks per split (0 = all)
-	Filter      *taskFilter // --task, --domain, --difficulty (nil: none)
+	Filter      *taskFilter // --split, --task, --domain, --difficulty, --limit (nil: none)
 	Out         string
 	Cache       string
 	Prices      string
@@ -64,10 +62,9 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	fs.Usage = func() { fmt.Fprint(env.Stderr, generateUsage+"\n"); printFlags(fs) }
 	benchmark := fs.String("benchmark", "clinsql", "benchmark: clinsql, or ehrsql (see clinsql generate --benchmark ehrsql -h)")
 	modelsFile := fs.String("models", "", "models `file` (YAML)")
+	modelSpec := fs.String("model", "", "one model as `PROVIDER/NAME`, no models file: openai/gpt-4o (OPENAI_API_KEY, OPENAI_BASE_URL), azure/DEPLOYMENT (AZURE_OPENAI_*), mock/NAME (the built-in model, offline)")
 	only := fs.String("only", "", "comma-separated model `names` to run (default: all)")
 	tasks := fs.String("tasks", "", "ClinSQL tasks: a `folder` holding data/splits, a split folder, or a manifest .jsonl")
-	split := fs.String("split", "", "only tasks of this `split` (validation, test)")
-	limit := fs.Int("limit", 0, "only the first `N` tasks (in key order)")
 	out := fs.String("out", "", "output `folder`")
 	cache := fs.String("cache", "", "model reply cache `folder` (default OUT/llm-cache)")
 	prices := fs.String("prices", "", "prices `file` (YAML, dollars per million tokens) for cost reports")
@@ -76,7 +73,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	estimate := fs.Bool("estimate", false, "print the planned calls and their estimated cost, then exit")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	batchWait := addBatchWait(fs)
-	sel := addTaskFilter(fs, false)
+	sel := addTaskFilter(fs)
 	eflags := addEngineFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -84,10 +81,12 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	switch {
 	case *benchmark != "clinsql":
 		return usagef("--benchmark must be clinsql or ehrsql, not %q", *benchmark)
-	case *modelsFile == "" || *tasks == "" || (*out == "" && !*estimate):
-		return usagef("--models, --tasks and --out are required")
-	case *conc <= 0 || *limit < 0 || *budget < 0:
-		return usagef("--concurrency must be positive, --limit and --budget not negative")
+	case (*modelsFile == "") == (*modelSpec == ""):
+		return usagef("give --models FILE or --model PROVIDER/NAME (try --model mock/demo: the built-in model, no API key)")
+	case *tasks == "" || (*out == "" && !*estimate):
+		return usagef("--tasks and --out are required")
+	case *conc <= 0 || *budget < 0:
+		return usagef("--concurrency must be positive, --budget not negative")
 	case *budget > 0 && *prices == "":
 		return usagef("--budget needs --prices")
 	}
@@ -95,7 +94,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	models, err := refine.LoadModels(*modelsFile)
+	models, err := loadModels(env, *modelsFile, *modelSpec)
 	if err != nil {
 		return err
 	}
@@ -103,7 +102,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	cfg := generateConfig{
-		Models: models, Tasks: *tasks, Split: *split, Limit: *limit, Filter: sel, Out: *out, Cache: *cache, Prices: *prices,
+		Models: models, Tasks: *tasks, Filter: sel, Out: *out, Cache: *cache, Prices: *prices,
 		Budget: *budget, Concurrency: *conc, Engine: engine, Quiet: *quiet, BatchWait: *batchWait, EngineCfg: ecfg,
 	}
 	if *estimate {
@@ -117,9 +116,37 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if n := res.Pending(); n > 0 {
-		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("%d tasks pending; run the same command again to resume", n)}
+		return &ExitError{Code: exitIncomplete, Err: pendingError(n, res)}
 	}
 	return nil
+}
+
+// pendingError says what to do about pending tasks: run again, or, when a
+// model was stopped (a wrong model id, a refused key), fix what stopped it
+// first, since running again unchanged fails the same way.
+func pendingError(n int, res *refine.Result) error {
+	var stopped []string
+	for _, m := range res.Models {
+		if m.Stopped != "" {
+			stopped = append(stopped, m.Model)
+		}
+	}
+	if len(stopped) == 0 {
+		return fmt.Errorf("%d tasks pending; run the same command again to resume", n)
+	}
+	return fmt.Errorf("%d tasks pending: %s stopped (why is printed above); fix that, then run the same command again (finished tasks are kept)", n, strings.Join(stopped, ", "))
+}
+
+// loadModels is the models of a models file, or the one --model names.
+func loadModels(env *Env, file, spec string) ([]refine.Model, error) {
+	if file != "" {
+		return refine.LoadModels(file)
+	}
+	e, err := specEndpoint(env, spec)
+	if err != nil {
+		return nil, err
+	}
+	return []refine.Model{{Endpoint: e}}, nil
 }
 
 // selectModels keeps the models named in only (comma-separated).
@@ -150,50 +177,45 @@ func selectNamed[M any](models []M, name func(M) string, only string) ([]M, erro
 	return out, nil
 }
 
-// loadGenerateTasks loads the tasks, keeps the split and the limit, and
-// reports tasks that could not be loaded without dropping the others.
-func loadGenerateTasks(env *Env, root, split string, limit int, sel *taskFilter) ([]*datasets.Task, error) {
+// loadGenerateTasks loads the tasks and keeps those the flags select,
+// reporting tasks that could not be loaded without dropping the others.
+func loadGenerateTasks(env *Env, root string, sel *taskFilter) ([]*datasets.Task, string, error) {
 	tasks, err := datasets.LoadClinSQL(root)
 	if err != nil && len(tasks) == 0 {
-		return nil, fmt.Errorf("load tasks: %w", err)
+		return nil, "", fmt.Errorf("load tasks: %w", err)
 	}
 	if err != nil {
 		for _, e := range unwrapAll(err) {
 			fmt.Fprintf(env.Stderr, "warning: task not loaded: %v\n", e)
 		}
 	}
-	if tasks, err = sel.apply(tasks); err != nil {
-		return nil, err
-	}
-	subsetNote(env, sel, root, len(tasks))
-	var out []*datasets.Task
-	perSplit := map[string]int{}
-	for _, t := range tasks {
-		if split != "" && t.Split != split {
-			continue
-		}
-		if limit > 0 && perSplit[t.Split] >= limit {
-			continue
-		}
-		perSplit[t.Split]++
-		out = append(out, t)
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no tasks of split %q", root, split)
-	}
-	return out, nil
+	return sel.selectTasks(env, tasks, root, nil, "", "")
 }
 
 // generate runs refine.Generate with a progress line and prints the
 // per-model table.
 func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result, error) {
-	tasks, err := loadGenerateTasks(env, cfg.Tasks, cfg.Split, cfg.Limit, cfg.Filter)
+	tasks, _, err := loadGenerateTasks(env, cfg.Tasks, cfg.Filter)
 	if err != nil {
 		return nil, err
 	}
 	open, ok := engines[cfg.Engine]
 	if !ok {
 		return nil, usagef("unknown engine %q (available: %s)", cfg.Engine, engineNames())
+	}
+	endpoints := make([]*llm.Endpoint, len(cfg.Models))
+	for i := range cfg.Models {
+		endpoints[i] = &cfg.Models[i].Endpoint
+	}
+	stopMock, err := startMock(tasks, endpoints...)
+	if err != nil {
+		return nil, err
+	}
+	defer stopMock()
+	if cfg.EngineCfg.DB != "" {
+		if err := checkDuckDBFile(cfg.EngineCfg.DB); err != nil {
+			return nil, err // before OUT is made
+		}
 	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
@@ -247,7 +269,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	res, err := refine.Generate(ctx, refine.Options{
 		Out: cfg.Out, Tasks: tasks, Models: cfg.Models, Executor: ex, Schema: mimic.V31,
 		LLM:         llm.Options{Cache: cache, Meter: meter, Logger: logger, Getenv: env.Getenv, Batch: batches.options(cfg.BatchWait)},
-		Concurrency: cfg.Concurrency, Subset: cfg.Limit > 0, Database: databaseOf(cfg.EngineCfg),
+		Concurrency: cfg.Concurrency, Selection: cfg.Filter.selection(cfg.Tasks), Database: databaseOf(cfg.EngineCfg),
 		Events: func(e refine.Event) {
 			logger.Info("task", "model", e.Model, "task", e.Key.String(), "status", e.Status, "resumed", e.Resumed, "detail", e.Detail)
 			if bar == nil {
@@ -279,7 +301,7 @@ func printGenerateTable(w io.Writer, res *refine.Result) { res.WriteTable(w) }
 
 // estimateGenerate prints the calls a run would make and their cost.
 func estimateGenerate(env *Env, cfg generateConfig) error {
-	tasks, err := loadGenerateTasks(env, cfg.Tasks, cfg.Split, cfg.Limit, cfg.Filter)
+	tasks, _, err := loadGenerateTasks(env, cfg.Tasks, cfg.Filter)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -178,7 +179,7 @@ func demoValidation(t *testing.T) (dir, db, data string, tasks []*datasets.Task)
 	if code, out, errs := runGen(t, "db", "build", "--mimic", demo, "--out", db, "--quiet"); code != 0 {
 		t.Fatalf("db build: exit %d: %s%s", code, out, errs)
 	}
-	tasks, err := loadGenerateTasks(&Env{}, data, "validation", 0, nil)
+	tasks, _, err := loadGenerateTasks(&Env{Stderr: io.Discard}, data, &taskFilter{sel: datasets.Selection{Split: "validation"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -127,7 +127,7 @@ func TestGenerateUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"generate"}, "required"},
+		{[]string{"generate"}, "try --model mock/demo"},
 		{[]string{"generate", "--models", "m", "--tasks", "t", "--out", "o", "--budget", "5"}, "--budget needs --prices"},
 		{[]string{"generate", "--models", filepath.Join(dir, "missing.yaml"), "--tasks", "t", "--out", "o"}, "missing.yaml"},
 	} {

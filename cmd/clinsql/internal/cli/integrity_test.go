@@ -294,9 +294,14 @@ func TestGeneratePartialRunAndLock(t *testing.T) {
 		eng["patients"] != 3.0 || eng["sample"] != true || eng["source"] != "mimic-iv" || eng["source_sha256"] == nil {
 		t.Errorf("manifest engine: %v", m["engine"])
 	}
+	// The judge takes the run's subset: no flag typed again, no refusal.
 	judgeArgs := []string{"judge", "--tasks", dir, "--run", run, "--judge", "replay:" + grading, "--replay-other-model"}
-	if code, _, stderr := runCLI(t, dir, judgeArgs...); code != 1 || !strings.Contains(stderr, "is partial: 2 of 3 tasks") {
-		t.Errorf("judge of a --limit run against its split: exit %d: %s", code, stderr)
+	if code, stdout, stderr := runCLI(t, dir, judgeArgs...); code != 0 || !strings.Contains(stdout, "SUBSET") ||
+		!strings.Contains(stderr, "subset: 1 tasks (the run's subset: --split validation --limit 1)") {
+		t.Errorf("judge of a --limit run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if sel, _ := m["selection"].(map[string]any); sel["limit"] != 1.0 || sel["split"] != "validation" {
+		t.Errorf("manifest selection: %v", m["selection"])
 	}
 	// A second writer on the same run folder is refused at once.
 	lock, err := runfolder.LockExclusive(run)
@@ -311,10 +316,11 @@ func TestGeneratePartialRunAndLock(t *testing.T) {
 	if code, _, stderr := runGen(t, gen...); code != 0 {
 		t.Fatalf("generate to the end: exit %d: %s", code, stderr)
 	}
-	if m := readJSON(t, filepath.Join(run, "manifest.json")); m["complete"] != true || len(m["tasks"].([]any)) != 3 {
+	if m := readJSON(t, filepath.Join(run, "manifest.json")); m["complete"] != true || len(m["tasks"].([]any)) != 3 || m["subset"] != nil || m["selection"] != nil {
 		t.Errorf("manifest after the whole split: %v", m)
 	}
-	if code, stdout, stderr := runCLI(t, dir, judgeArgs...); code != 0 || !strings.Contains(stdout, "validation: 3 tasks") {
+	judgeArgs = append(judgeArgs, "--out", filepath.Join(dir, "judge-all"))
+	if code, stdout, stderr := runCLI(t, dir, judgeArgs...); code != 0 || !strings.Contains(stdout, "validation: 3 tasks") || strings.Contains(stdout, "SUBSET") {
 		t.Errorf("judge of the finished run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 }
@@ -434,7 +440,9 @@ func TestIncompleteGradingRefused(t *testing.T) {
 }
 
 // A judge run over part of a run's tasks (--task) is a subset: marked in
-// every output, refused by report unless asked for, and flagged then.
+// every output; a report over the runs takes that subset as its own
+// (labelled "Subset", no marker on the name); runs judged on different
+// subsets are refused unless the flags choose tasks every model covers.
 func TestJudgeSubsetFlagged(t *testing.T) {
 	dir, grading := fixtureRun(t)
 	run := writeModelRun(t, dir)
@@ -451,12 +459,45 @@ func TestJudgeSubsetFlagged(t *testing.T) {
 		t.Error("scoring_results.json is not marked subset")
 	}
 	rep := filepath.Join(dir, "report")
-	if code, _, stderr := runCLI(t, dir, "report", "--tasks", dir, "--run", run, "--out", rep); code != 1 || !strings.Contains(stderr, "is subset") {
-		t.Errorf("report of a subset output: exit %d: %s", code, stderr)
+	code, _, stderr = runCLI(t, dir, "report", "--tasks", dir, "--run", run, "--out", rep)
+	if code != 0 || !strings.Contains(stderr, "subset: 1 tasks (--task "+ft.Path()+")") {
+		t.Fatalf("report over the judged subset: exit %d: %s", code, stderr)
 	}
-	if code, _, stderr := runCLI(t, dir, "report", "--tasks", dir, "--run", run, "--out", rep, "--include-incomplete"); code != 0 {
+	if b, _ := os.ReadFile(filepath.Join(rep, "leaderboard.csv")); strings.Contains(string(b), "[subset]") || !strings.Contains(string(b), "--task "+ft.Path()) {
+		t.Errorf("leaderboard.csv: a marker on the name, or no subset column:\n%s", b)
+	}
+
+	// A second run judged on another task: the two subsets differ.
+	other := filepath.Join(dir, "other")
+	if err := os.CopyFS(other, os.DirFS(run)); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(other, "judge"))
+	var second fixtures.Task
+	for _, f := range fixtures.Tasks() {
+		if f.Split == "validation" && f.Path() != ft.Path() {
+			second = f
+			break
+		}
+	}
+	if code, _, stderr := runCLI(t, dir, "judge", "--tasks", dir, "--run", other, "--judge", "replay:"+grading, "--replay-other-model", "--task", second.Path()); code != 0 {
+		t.Fatalf("judge the other run: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, dir, "report", "--tasks", dir, "--run", run, "--run", other, "--out", rep)
+	if code != 1 || !strings.Contains(stderr, "other tasks") || !strings.Contains(stderr, "report them apart") {
+		t.Errorf("runs judged on different subsets: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, dir, "report", "--tasks", dir, "--run", run, "--run", other, "--out", rep, "--task", ft.Path())
+	if code != 1 || !strings.Contains(stderr, "lacks 1 of the report's tasks") || !strings.Contains(stderr, "report over the tasks it was judged on") {
+		t.Errorf("a model that lacks the chosen task: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, dir, "report", "--tasks", dir, "--run", run, "--out", rep, "--task", second.Path())
+	if code != 1 || !strings.Contains(stderr, "no such task in --tasks among the 1 tasks of --run $DIR/run") {
+		t.Errorf("a task outside the run's subset: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, dir, "report", "--tasks", dir, "--run", run, "--run", other, "--out", rep, "--include-incomplete", "--task", ft.Path(), "--task", second.Path()); code != 0 {
 		t.Errorf("report --include-incomplete: exit %d: %s", code, stderr)
 	} else if b, _ := os.ReadFile(filepath.Join(rep, "leaderboard.csv")); !strings.Contains(string(b), "[subset]") {
-		t.Error("leaderboard.csv does not flag the subset")
+		t.Errorf("leaderboard.csv does not flag the subset included on purpose:\n%s", b)
 	}
 }

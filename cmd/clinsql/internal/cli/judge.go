@@ -17,7 +17,7 @@ import (
 	"github.com/clinsql/clinsql/runfolder"
 )
 
-const judgeUsage = `usage: clinsql judge --tasks DIR --run DIR [--out DIR] (--judge replay:FILE | --judge-config FILE) [--mode strict|reference]
+const judgeUsage = `usage: clinsql judge --tasks DIR --run DIR [--out DIR] (--judge replay:FILE | --judge PROVIDER/NAME | --judge-config FILE) [--mode strict|reference]
 
 Judges a model's run (the reference inference layout: per task
 execution_summary.json and result_<id>.csv) against the task rubrics.
@@ -27,6 +27,11 @@ exists, no NULLs, a value lies in its band) are decided by code, with the
 evidence as the explanation; the rest go to the judge backend:
   --judge-config FILE   an LLM endpoint and judge settings (YAML)
   --judge replay:FILE   recorded decisions (a reference detailed_grading.json)
+  --judge PROVIDER/NAME an LLM judge with default settings, no config file:
+                        openai/gpt-4o (OPENAI_API_KEY, OPENAI_BASE_URL),
+                        azure/DEPLOYMENT (AZURE_OPENAI_API_KEY,
+                        AZURE_OPENAI_ENDPOINT, OPENAI_API_VERSION), or
+                        mock/NAME, the built-in model (offline, seeded)
 Leaves whose verdict cannot change the score are skipped.
 
 --group sets how many leaves one judge call decides:
@@ -86,13 +91,16 @@ type judgeRequest struct {
 	// Replay is a recorded grading to replay (--judge replay:FILE);
 	// Config a judge configuration (--judge-config).
 	Replay, Config string
-	Mode           rubric.Mode
-	Guided         bool
-	Samples        int
-	CodeChecks     bool
-	Skip           bool
-	Group          judge.GroupMode
-	GroupGated     bool
+	// Model is a judge named as PROVIDER/NAME (--judge openai/gpt-4o,
+	// --judge mock/demo), instead of a config file.
+	Model      string
+	Mode       rubric.Mode
+	Guided     bool
+	Samples    int
+	CodeChecks bool
+	Skip       bool
+	Group      judge.GroupMode
+	GroupGated bool
 	// GroupSet and GatedSet: the grouping was given on the command line,
 	// over the config's.
 	GroupSet, GatedSet bool
@@ -127,7 +135,7 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 	fs.StringVar(&r.TasksDir, "tasks", "", "ClinSQL task `folder` or manifest")
 	fs.StringVar(&r.Run, "run", "", "the model's run `folder`")
 	fs.StringVar(&r.Out, "out", "", "output `folder` (default <run>/judge)")
-	judgeSpec := fs.String("judge", "", "judge backend: replay:`FILE` (recorded detailed_grading.json)")
+	judgeSpec := fs.String("judge", "", "judge backend: replay:`FILE` (recorded detailed_grading.json), or PROVIDER/NAME (openai/gpt-4o, azure/DEPLOYMENT, mock/NAME)")
 	fs.StringVar(&r.Config, "judge-config", "", "judge config `file` (LLM endpoint, samples, prices, budget)")
 	modeName := fs.String("mode", string(rubric.Strict), "scoring `mode`: strict or reference")
 	fs.BoolVar(&r.Guided, "reference-guided", false, "show the judge the gold SQL and result (labelled in every output)")
@@ -146,7 +154,7 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 	fs.BoolVar(&r.EstimateOnly, "estimate", false, "print the estimate and stop")
 	fs.BoolVar(&r.Verbose, "verbose", false, "log retries and calls")
 	batchWait := addBatchWait(fs)
-	r.Filter = addTaskFilter(fs, true)
+	r.Filter = addTaskFilter(fs)
 	alias(fs, "v", "verbose")
 	if err := parseFlags(fs, args); err != nil {
 		return r, err
@@ -156,7 +164,7 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 		return r, usagef("--tasks and --run are required")
 	}
 	if (*judgeSpec == "") == (r.Config == "") {
-		return r, usagef("give exactly one of --judge replay:FILE and --judge-config FILE")
+		return r, usagef("give exactly one of --judge replay:FILE, --judge PROVIDER/NAME and --judge-config FILE (try --judge mock/demo: the built-in model, no API key)")
 	}
 	var err error
 	if r.Mode, err = rubric.ParseMode(*modeName); err != nil {
@@ -169,8 +177,15 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 	}
 	if *judgeSpec != "" {
 		file, ok := strings.CutPrefix(*judgeSpec, "replay:")
-		if !ok || file == "" {
-			return r, usagef("--judge %q: want replay:FILE", *judgeSpec)
+		if !ok {
+			if _, err := llm.ParseModelSpec(*judgeSpec); err != nil {
+				return r, usagef("--judge %q: want replay:FILE (recorded decisions) or PROVIDER/NAME: %v", *judgeSpec, err)
+			}
+			r.Model = *judgeSpec
+			return r, nil
+		}
+		if file == "" {
+			return r, usagef("--judge %q: want replay:FILE or PROVIDER/NAME", *judgeSpec)
 		}
 		if r.Samples > 1 || r.Guided {
 			return r, usagef("--samples and --reference-guided need an LLM judge (--judge-config)")
@@ -188,7 +203,13 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 	if err != nil {
 		return err
 	}
-	if tasks, err = r.Filter.apply(tasks); err != nil {
+	// The run's recorded subset is the default; the flags narrow it.
+	recorded, label, err := runfolder.RunSubset(r.Run)
+	if err != nil {
+		return err
+	}
+	tasks, subset, err := r.Filter.selectTasks(env, tasks, r.TasksDir, recorded, label, "--run "+r.Run)
+	if err != nil {
 		return err
 	}
 	out := r.Out
@@ -197,10 +218,20 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 	}
 	j := &judgeBackend{env: env, req: r, out: out, batches: newBatchReporter(env.Stderr, "judge:")}
 	defer j.close()
+	if r.Model != "" {
+		if j.endpoint, err = specEndpoint(env, r.Model); err != nil {
+			return err
+		}
+		stopMock, err := startMock(tasks, &j.endpoint)
+		if err != nil {
+			return err
+		}
+		defer stopMock()
+	}
 	var bar *progress.Bar
 	var barMu sync.Mutex
 	shown := 0
-	job := judge.Job{Tasks: tasks, Subset: subsetNote(env, r.Filter, r.TasksDir, len(tasks)), Run: r.Run, Out: out,
+	job := judge.Job{Tasks: tasks, Subset: subset, Run: r.Run, Out: out,
 		Options: judge.Options{Mode: r.Mode, CodeChecks: r.CodeChecks, Skipping: r.Skip, ReferenceGuided: r.Guided, RetryInvalid: r.RetryInvalid,
 			Group: r.Group, GroupGated: r.GroupGated, Tasks: r.Concurrency,
 			// A call records every leaf of its group at once, and Progress
@@ -249,6 +280,8 @@ type judgeBackend struct {
 	llm     *judge.LLMJudge
 	meter   *llm.Meter
 	client  *llm.Client
+	// endpoint is the judge --judge PROVIDER/NAME names.
+	endpoint llm.Endpoint
 }
 
 func (j *judgeBackend) open(_ *runfolder.Run, opts *judge.Options) error {
@@ -272,9 +305,12 @@ func (j *judgeBackend) open(_ *runfolder.Run, opts *judge.Options) error {
 // set the grouping and the reference-guided mode where the flags do not.
 func (j *judgeBackend) openLLM(opts *judge.Options) error {
 	r := j.req
-	cfg, err := judge.LoadConfig(r.Config)
-	if err != nil {
-		return err
+	cfg := &judge.Config{Endpoint: j.endpoint, Samples: 1}
+	var err error
+	if r.Model == "" {
+		if cfg, err = judge.LoadConfig(r.Config); err != nil {
+			return err
+		}
 	}
 	if r.Samples != 0 {
 		cfg.Samples = r.Samples

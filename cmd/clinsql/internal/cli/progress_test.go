@@ -73,7 +73,7 @@ func TestEveryLongStepShowsProgress(t *testing.T) {
 			return []string{"report", "--tasks", dir, "--grading", grading, "--out", out, "--resamples", "20"}
 		}, []string{"report: stages"}, []string{"report: stages 2/2 (100%)"}},
 		{"ehrsql score", func(out string) []string {
-			return []string{"ehrsql", "score", "--data-dir", ehrsql, "--split", "mini", "--pred", pred}
+			return []string{"ehrsql", "score", "--tasks", ehrsql, "--split", "mini", "--run", pred}
 		}, []string{"ehrsql score"}, []string{"ehrsql score 4/4 (100%)"}},
 		{"datasets fetch", func(out string) []string {
 			return []string{"datasets", "fetch", "clinsql", "--url", srv.URL + "/a.tar.gz", "--out", out}

@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/clinsql/clinsql/agreement/labelset"
 	"path/filepath"
 	"strings"
 
+	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/ehrsqlbench"
 	"github.com/clinsql/clinsql/reliability"
 	"github.com/clinsql/clinsql/reports"
@@ -55,6 +58,13 @@ of models with run outputs: a task scores +1 when its execution score reaches
 --out DIR (known-verdict answers: false fails on gold, missed fails on
 mutations, rubric lint).
 
+--labels FILE (a label set: datasets/labels/validation.jsonl or one in its
+format) adds "How accurate is this judge?": each model's judge against the
+labelled leaves of its answers (error rate, false pass and false fail with
+95% Wilson intervals, the code checks' share), and the leaderboard corrected
+by the labels: each labelled leaf taking its label, the SQL and execution
+scores computed again beside the judged ones, the leaves changed per model.
+
 --ehrsql is an EHRSQL run folder (clinsql generate --benchmark ehrsql); it
 adds the EHRSQL section: ehrsql.md and ehrsql.csv (RS(0), RS(5), RS(10),
 RS(N) per model x strategy with 95% bootstrap intervals, coverage and the
@@ -77,6 +87,7 @@ type reportRequest struct {
 	Metric                 reports.Metric
 	Compare                [][2]string
 	AuditDir               string
+	LabelsFile             string
 	Seed                   uint64
 	Resamples, PreviewRows int
 	Marker                 string
@@ -109,6 +120,7 @@ func parseReportFlags(env *Env, args []string) (reportRequest, error) {
 	fs.Var(&ehrsqlRuns, "ehrsql", "EHRSQL run `folder` (repeatable): adds the EHRSQL section")
 	modeName := fs.String("mode", string(rubric.Strict), "main aggregation `mode`: strict or reference")
 	fs.StringVar(&r.AuditDir, "audit", "", "judge audit `folder` (clinsql audit --out) to show in report.html")
+	fs.StringVar(&r.LabelsFile, "labels", "", "label set `file` (JSON lines): the judges' accuracy and the leaderboard corrected by the labels")
 	fs.Uint64Var(&r.Seed, "seed", 1, "bootstrap `seed`")
 	fs.IntVar(&r.Resamples, "resamples", 2000, "bootstrap `resamples`")
 	rankBy := fs.String("rank-by", string(reports.MetricExec), "rank models by `metric`: exec, sql, rs0 or rs10")
@@ -117,7 +129,7 @@ func parseReportFlags(env *Env, args []string) (reportRequest, error) {
 	fs.StringVar(&r.Marker, "abstain-marker", "null", "final SQL that means the model abstained, for RS(c)")
 	fs.Float64Var(&r.Threshold, "correct-at", 1, "execution `score` at which a task counts as correct for RS(c)")
 	fs.BoolVar(&r.IncludeIncomplete, "include-incomplete", false, "report partial or interrupted judge outputs, flagged in every table (refused otherwise)")
-	r.Filter = addTaskFilter(fs, true)
+	r.Filter = addTaskFilter(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return r, err
 	}
@@ -164,10 +176,10 @@ func reportRun(ctx context.Context, env *Env, r reportRequest) error {
 	if err != nil {
 		return err
 	}
-	if tasks, err = r.Filter.apply(tasks); err != nil {
+	tasks, subset, err := r.selectTasks(env, tasks)
+	if err != nil {
 		return err
 	}
-	subset := subsetNote(env, r.Filter, r.TasksDir, len(tasks))
 	// Two stages (reading and computing, then writing); on a terminal the
 	// line's clock shows the report is working.
 	bar := newBar(env, "report: stages", 2, false)
@@ -178,7 +190,13 @@ func reportRun(ctx context.Context, env *Env, r reportRequest) error {
 			return err
 		}
 	}
-	rep, files, err := reports.Run(ctx, reports.Job{Out: r.Out, AuditDir: r.AuditDir, EHRSQL: sec,
+	var labels []labelset.Label
+	if r.LabelsFile != "" {
+		if labels, err = labelset.ReadFile(r.LabelsFile); err != nil {
+			return fmt.Errorf("--labels: %w", err)
+		}
+	}
+	rep, files, err := reports.Run(ctx, reports.Job{Out: r.Out, AuditDir: r.AuditDir, EHRSQL: sec, Labels: labels, LabelsFile: r.LabelsFile,
 		Options: reports.Options{Tasks: tasks, Gradings: r.Gradings, Runs: r.Runs, Mode: r.Mode,
 			Bootstrap: reports.Bootstrap{Seed: r.Seed, Resamples: r.Resamples}, RankBy: r.Metric, Compare: r.Compare, PreviewRows: r.PreviewRows,
 			Reliability:       reports.Reliability{Abstention: reliability.Abstention{Marker: r.Marker}, Threshold: r.Threshold},
@@ -202,6 +220,24 @@ func reportRun(ctx context.Context, env *Env, r reportRequest) error {
 	rep.WriteBrief(env.Stdout)
 	fmt.Fprintf(env.Stdout, "\nwrote %d files to %s\nreport: %s\n", len(files), r.Out, files[len(files)-1])
 	return nil
+}
+
+// selectTasks is the report's task set: the subset its runs were judged
+// on (reports.RunsSubset), narrowed by the subset flags. Runs judged on
+// different subsets are refused unless the flags choose the tasks.
+func (r reportRequest) selectTasks(env *Env, tasks []*datasets.Task) ([]*datasets.Task, string, error) {
+	in, err := reports.RunsSubset(r.Runs)
+	var mismatch *reports.SubsetMismatchError
+	switch {
+	case errors.As(err, &mismatch) && r.Filter.given():
+		in = nil // the flags choose; each model must cover their tasks
+	case err != nil:
+		return nil, "", err
+	}
+	if in == nil {
+		return r.Filter.selectTasks(env, tasks, r.TasksDir, nil, "", "")
+	}
+	return r.Filter.selectTasks(env, tasks, r.TasksDir, in.Keys, in.Label, "--run "+in.Runs[0])
 }
 
 // writeEHRSQLOnly writes the report of EHRSQL runs alone: the section's

@@ -42,7 +42,7 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	out := fs.String("out", "", "output `folder` for the summary files")
 	modeName := fs.String("mode", string(rubric.Strict), "aggregation `mode`: strict or reference")
 	brief := fs.Bool("brief", false, "print one line: the model's published and recomputed averages")
-	sel := addTaskFilter(fs, true)
+	sel := addTaskFilter(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -57,10 +57,10 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if tasks, err = sel.apply(tasks); err != nil {
+	tasks, subset, err := sel.selectTasks(env, tasks, *tasksDir, nil, "", "")
+	if err != nil {
 		return err
 	}
-	subset := subsetNote(env, sel, *tasksDir, len(tasks))
 	r, ref, err := scoring.RescoreJob{Grading: *grading, Tasks: tasks, Mode: mode, Subset: subset, Out: *out,
 		Warn: func(w error) { fmt.Fprintln(env.Stderr, "warning:", w) }}.Run()
 	if err != nil {

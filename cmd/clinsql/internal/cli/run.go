@@ -6,9 +6,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/refine/bench"
 )
 
 const runUsage = `usage: clinsql run --config bench.yaml [--quiet]
+       clinsql run --model PROVIDER/NAME --judge PROVIDER/NAME|replay:FILE --tasks DIR --db FILE --out DIR [--split S] [--limit N]
 
 Benchmarks the models of a models file end to end, as a benchmark config
 describes (see below): generation with self-refinement ("clinsql
@@ -42,8 +47,17 @@ bench.yaml (relative paths are relative to its folder):
 
 With "benchmark: ehrsql" the config runs EHRSQL 2024 instead ("clinsql
 generate --benchmark ehrsql", then the report's EHRSQL section): models,
-data_dir, split, out; optional calibration_split, prices, budget_usd,
+tasks (the data folder; data_dir still read), split, out; optional
+calibration_split, limit, calibration_limit, prices, budget_usd,
 concurrency, penalty, cache, report.
+
+Without a config, --model names the one model (openai/gpt-4o from
+OPENAI_API_KEY and OPENAI_BASE_URL, azure/DEPLOYMENT from AZURE_OPENAI_*,
+mock/NAME the built-in model, offline) and --judge its judge (the same
+forms, or replay:FILE); the engine is the embedded one on --db. A trial
+with no API key:
+
+  clinsql run --model mock/demo --judge mock/demo --tasks DATA --db out/demo/mimic-iv-demo.duckdb --split validation --limit 10 --out ../trial
 
 exit codes: 0 everything generated, judged and reported; 3 something is
 pending (a task, a model stopped, a judge run cut short): run again to
@@ -56,23 +70,55 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	config := fs.String("config", "", "benchmark config `file` (YAML)")
 	quiet := fs.Bool("quiet", false, "no progress line during generation")
 	batchWait := addBatchWait(fs)
+	model := fs.String("model", "", "without --config: the model as `PROVIDER/NAME` (openai/gpt-4o, azure/DEPLOYMENT, mock/NAME)")
+	judgeSpec := fs.String("judge", "", "without --config: the judge as PROVIDER/NAME or replay:`FILE`")
+	tasks := fs.String("tasks", "", "without --config: ClinSQL tasks `folder`")
+	out := fs.String("out", "", "without --config: output `folder`")
+	sel := addTaskFilter(fs)
+	eflags := addEngineFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *config == "" {
-		return usagef("--config is required")
-	}
-	if isEHRSQLConfig(*config) {
+	var cfg *benchConfig
+	var gcfg generateConfig
+	switch {
+	case *config != "" && *model != "":
+		return usagef("give --config FILE or --model PROVIDER/NAME, not both")
+	case *config == "" && *model == "":
+		return usagef("give --config FILE, or --model PROVIDER/NAME with --judge, --tasks, --db and --out (try --model mock/demo --judge mock/demo: no API key)")
+	case *config != "" && isEHRSQLConfig(*config):
 		return runEHRSQLConfig(ctx, env, *config, *quiet, *batchWait)
-	}
-	cfg, err := loadBenchConfig(*config)
-	if err != nil {
-		return err
+	case *config != "":
+		var err error
+		if cfg, err = loadBenchConfig(*config); err != nil {
+			return err
+		}
+		gcfg = cfg.generateConfig(*quiet)
+	default:
+		if *tasks == "" || *out == "" || *judgeSpec == "" {
+			return usagef("--model needs --judge, --tasks and --out (and --db for the embedded engine)")
+		}
+		models, err := loadModels(env, "", *model)
+		if err != nil {
+			return err
+		}
+		engine, ecfg, err := eflags.config(env, 0)
+		if err != nil {
+			return err
+		}
+		cfg = &benchConfig{Config: &bench.Config{Tasks: *tasks, Out: *out, Judge: *judgeSpec, Report: filepath.Join(*out, "report")}, judgeRaw: *judgeSpec, models: models}
+		if _, ok := strings.CutPrefix(*judgeSpec, "replay:"); !ok {
+			if _, err := llm.ParseModelSpec(*judgeSpec); err != nil {
+				return usagef("--judge %q: want PROVIDER/NAME or replay:FILE: %v", *judgeSpec, err)
+			}
+			cfg.Judge, cfg.judgeModel = "", *judgeSpec
+		}
+		gcfg = generateConfig{Models: models, Tasks: *tasks, Filter: sel, Out: *out, Concurrency: refine.DefaultConcurrency,
+			Engine: engine, EngineCfg: ecfg, Quiet: *quiet}
 	}
 	var pending []string
 
 	fmt.Fprintf(env.Stdout, "== generate (%d models)\n", len(cfg.models))
-	gcfg := cfg.generateConfig(*quiet)
 	gcfg.BatchWait = *batchWait
 	res, err := generate(ctx, env, gcfg)
 	if err != nil {
@@ -93,7 +139,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 			}
 			pending = append(pending, fmt.Sprintf("%s: %d tasks not generated yet, not judged", m.Model, n))
 			continue
-		case cfg.Judge == "":
+		case cfg.Judge == "" && cfg.judgeModel == "":
 			continue
 		}
 		fmt.Fprintf(env.Stdout, "-- %s\n", m.Model)
@@ -101,6 +147,8 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		req.TasksDir, req.Run, req.BatchWait = cfg.Tasks, m.Dir, *batchWait
 		if file, ok := strings.CutPrefix(cfg.judgeSpec(), "replay:"); ok {
 			req.Replay = file
+		} else if cfg.judgeModel != "" {
+			req.Model = cfg.judgeModel
 		} else {
 			req.Config = cfg.Judge
 		}
@@ -120,7 +168,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 			return ctx.Err()
 		}
 	}
-	if cfg.Judge == "" {
+	if cfg.Judge == "" && cfg.judgeModel == "" {
 		fmt.Fprintln(env.Stdout, "no judge in the config: runs are not judged")
 	}
 

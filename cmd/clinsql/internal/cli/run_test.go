@@ -91,7 +91,7 @@ func TestBenchConfigErrors(t *testing.T) {
 		{"models: models.yaml\ntasks: t\nout: o\nengine: {name: oracle}\n", "bench.yaml: engine.name: \"oracle\" is not an engine"},
 		{"models: models.yaml\ntasks: t\nout: o\nengine: {zero_division: sometimes}\n", "bench.yaml: engine.zero_division: must be auto, error or null"},
 		{"models: models.yaml\ntasks: t\nout: o\nbudget_usd: 3\n", "bench.yaml: budget_usd: needs prices"},
-		{"models: models.yaml\ntasks: t\nout: o\nlimit: 3\n", `bench.yaml:4: limit: unknown key "limit"; allowed here: budget_usd, cache, concurrency, engine,`},
+		{"models: models.yaml\ntasks: t\nout: o\nlimt: 3\n", `bench.yaml:4: limt: unknown key "limt"; allowed here: budget_usd, cache, concurrency, difficulty, domain, engine,`},
 		{"models: missing.yaml\ntasks: t\nout: o\n", "missing.yaml"},
 	} {
 		path := filepath.Join(dir, "bench.yaml")

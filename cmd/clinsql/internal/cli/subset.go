@@ -3,129 +3,110 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/clinsql/clinsql/datasets"
 )
 
 // taskFilter holds the subset flags shared by every command that takes
-// tasks: --task KEY (repeatable), --domain, --difficulty and --limit. --tasks
-// itself may already name a part of the tree (see datasets.LoadClinSQL).
+// tasks (--split, --task KEY (repeatable), --domain, --difficulty and
+// --limit): a datasets.Selection. --tasks itself may already name a part
+// of the tree (see datasets.LoadClinSQL).
 type taskFilter struct {
-	keys       stringList
-	domain     string
-	difficulty string
-	limit      int
+	sel  datasets.Selection
+	keys stringList
 }
 
-// addTaskFilter registers the subset flags; withLimit is false for a
-// command with a --limit of its own (generate).
-func addTaskFilter(fs *flag.FlagSet, withLimit bool) *taskFilter {
+// addTaskFilter registers the subset flags.
+func addTaskFilter(fs *flag.FlagSet) *taskFilter {
 	f := &taskFilter{}
+	fs.StringVar(&f.sel.Split, "split", "", "only tasks of this `split` (validation, test)")
 	fs.Var(&f.keys, "task", "only this task `KEY` (split/Domain/difficulty_level_queries/id, or a path ending so; repeatable)")
-	fs.StringVar(&f.domain, "domain", "", "only tasks of this `domain` (e.g. Laboratory_Results_Analysis)")
-	fs.StringVar(&f.difficulty, "difficulty", "", "only tasks of this `difficulty` (easy, medium or hard)")
-	if withLimit {
-		fs.IntVar(&f.limit, "limit", 0, "only the first `N` tasks (in key order) after the other filters")
-	}
+	fs.StringVar(&f.sel.Domain, "domain", "", "only tasks of this `domain` (e.g. Laboratory_Results_Analysis)")
+	fs.StringVar(&f.sel.Difficulty, "difficulty", "", "only tasks of this `difficulty` (easy, medium or hard)")
+	fs.IntVar(&f.sel.Limit, "limit", 0, "only the first `N` tasks (in key order) after the other filters")
 	return f
 }
 
-// apply keeps the selected tasks, in their order. A key, domain or
-// difficulty that selects nothing is an error naming it, never an empty run.
-func (f *taskFilter) apply(tasks []*datasets.Task) ([]*datasets.Task, error) {
-	if f == nil || !f.active() {
-		return tasks, nil
+// selection is the filter with --tasks root: nil when it keeps every task.
+func (f *taskFilter) selection(root string) *datasets.Selection {
+	if f == nil {
+		return nil
 	}
-	if f.difficulty != "" {
-		f.difficulty = strings.TrimSuffix(f.difficulty, "_level_queries")
-		if !slices.Contains(datasets.Difficulties, f.difficulty) {
-			return nil, usagef("--difficulty must be easy, medium or hard, not %q", f.difficulty)
-		}
-	}
-	want := map[datasets.Key]bool{}
-	for _, k := range f.keys {
-		key, err := datasets.ParseKey(k)
-		if err != nil {
-			return nil, usagef("--task: %v", err)
-		}
-		want[key] = false
-	}
-	domains := map[string]bool{}
-	var out []*datasets.Task
-	for _, t := range tasks {
-		domains[t.Domain] = true
-		if len(want) > 0 {
-			if _, ok := want[t.Key]; !ok {
-				continue
-			}
-			want[t.Key] = true
-		}
-		if f.domain != "" && t.Domain != f.domain || f.difficulty != "" && t.Difficulty != f.difficulty {
-			continue
-		}
-		if f.limit > 0 && len(out) == f.limit {
-			break
-		}
-		out = append(out, t)
-	}
-	for k, found := range want {
-		if !found {
-			return nil, fmt.Errorf("--task %s: no such task in --tasks", k)
-		}
-	}
-	if f.domain != "" && !domains[f.domain] {
-		names := make([]string, 0, len(domains))
-		for d := range domains {
-			names = append(names, d)
-		}
-		slices.Sort(names)
-		return nil, fmt.Errorf("--domain %s: no such domain in --tasks (have: %s)", f.domain, strings.Join(names, ", "))
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("no task matches %s", f.describe())
-	}
-	return out, nil
-}
-
-func (f *taskFilter) active() bool {
-	return len(f.keys) > 0 || f.domain != "" || f.difficulty != "" || f.limit > 0
-}
-
-// describe names the filters, for messages and outputs ("" when none).
-func (f *taskFilter) describe() string {
-	if f == nil || !f.active() {
-		return ""
-	}
-	var parts []string
-	for _, k := range f.keys {
-		parts = append(parts, "--task "+k)
-	}
-	if f.domain != "" {
-		parts = append(parts, "--domain "+f.domain)
-	}
-	if f.difficulty != "" {
-		parts = append(parts, "--difficulty "+f.difficulty)
-	}
-	if f.limit > 0 {
-		parts = append(parts, fmt.Sprintf("--limit %d", f.limit))
-	}
-	return strings.Join(parts, " ")
-}
-
-// subsetNote says, on stderr, that a command works on a subset, and which
-// (a score over a subset is not comparable with one over the split), and
-// returns that description ("" for a whole task set) for the outputs.
-func subsetNote(env *Env, f *taskFilter, root string, n int) string {
-	what := f.describe()
+	s := f.sel
+	s.Keys = f.keys
 	if kind := datasets.PartKind(root); kind != "" {
-		what = strings.TrimSpace(fmt.Sprintf("--tasks %s (one %s) %s", root, kind, what))
+		s.Part = fmt.Sprintf("%s (one %s)", root, kind)
 	} else if strings.Contains(root, ".jsonl:") {
-		what = strings.TrimSpace(fmt.Sprintf("--tasks %s (one manifest line) %s", root, what))
+		s.Part = root + " (one manifest line)"
+	}
+	if !s.Active() && s.Split == "" {
+		return nil
+	}
+	return &s
+}
+
+// given reports whether any subset flag was given.
+func (f *taskFilter) given() bool {
+	return f != nil && (len(f.keys) > 0 || f.sel.Split != "" || f.sel.Domain != "" || f.sel.Difficulty != "" || f.sel.Limit > 0)
+}
+
+// check refuses flags that cannot select anything (a usage error).
+func (f *taskFilter) check() error {
+	if f == nil {
+		return nil
+	}
+	s := f.selection("")
+	if err := s.Check(); err != nil {
+		return usageError{err.Error()}
+	}
+	if s != nil {
+		f.sel.Difficulty = s.Difficulty
+	}
+	return nil
+}
+
+// apply keeps the tasks the flags select (with root, the --tasks they came
+// from) and returns them with the subset's description ("" for whole
+// splits).
+func (f *taskFilter) apply(tasks []*datasets.Task, root string) ([]*datasets.Task, string, error) {
+	if err := f.check(); err != nil {
+		return nil, "", err
+	}
+	sel := f.selection(root)
+	tasks, err := sel.Apply(tasks)
+	if err != nil {
+		return nil, "", err
+	}
+	return tasks, sel.String(), nil
+}
+
+// selectTasks narrows tasks to those recorded (a run's subset, with its
+// label; nil keys: none recorded; from names where it is recorded, for
+// errors), then to the flags', and says on stderr
+// when the result is a subset. It returns the tasks and the subset's
+// description ("" for whole splits).
+func (f *taskFilter) selectTasks(env *Env, tasks []*datasets.Task, root string, recorded []datasets.Key, label, from string) ([]*datasets.Task, string, error) {
+	if recorded != nil {
+		kept, unknown := datasets.KeepKeys(tasks, recorded)
+		if len(unknown) > 0 {
+			return nil, "", fmt.Errorf("%s was made on %d tasks, %d of them not in --tasks %s (first: %s): give the --tasks it was made from",
+				from, len(recorded), len(unknown), root, unknown[0])
+		}
+		tasks = kept
+	}
+	tasks, what, err := f.apply(tasks, root)
+	if err != nil && recorded != nil {
+		return nil, "", fmt.Errorf("%w among the %d tasks of %s (%s)", err, len(recorded), from, label)
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if recorded != nil {
+		what = strings.TrimSpace(label + " " + what)
 	}
 	if what != "" {
-		fmt.Fprintf(env.Stderr, "subset: %d tasks (%s)\n", n, what)
+		fmt.Fprintf(env.Stderr, "subset: %d tasks (%s)\n", len(tasks), what)
 	}
-	return what
+	return tasks, what, nil
 }
