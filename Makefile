@@ -19,12 +19,15 @@ build:
 
 # The CI gate: formatting, vet, then every test under the race detector;
 # then, without it, the judge's replays of all 16 released models (under
-# the detector they replay a subset: judge/race_test.go) and the GoogleSQL
-# compliance run (skipped under the detector: its goldens are compared here).
+# the detector they replay a subset: judge/race_test.go), the GoogleSQL
+# compliance run and the real-query golden (both skipped under the
+# detector: their goldens are compared here). UPDATE=1 rewrites the
+# real-query golden (executor/bqsql/testdata/realquery.golden) after review.
 test: lint
 	$(GO) test -race -timeout 45m ./...
 	$(GO) test -count 1 -timeout 20m -run '^TestReplay(Grouping|Skipping|ReferenceDenominators)$$' ./judge
 	$(GO) test -count 1 -timeout 20m -run '^TestConformance$$' ./executor/bqsql/conformance
+	$(GO) test -count 1 -timeout 20m -run '^TestRealQueries$$' ./executor/bqsql $(if $(UPDATE),-update)
 
 lint: fmtcheck vet
 

@@ -19,11 +19,16 @@ import (
 // Verdict is a judge's decision on one leaf of one variant.
 type Verdict struct {
 	Pass bool
-	// Source is who decided: code, llm, replay; invalid for a judge
-	// failure (neither pass nor fail).
+	// Source is who decided: code, llm, replay; SourceInvalid for a
+	// judge failure (neither pass nor fail).
 	Source      string
 	Explanation string
 }
+
+// SourceInvalid is the source of a verdict the judge failed to give (its
+// call failed, its reply could not be read): counted apart (Row.Invalid),
+// never as decided, right or wrong.
+const SourceInvalid = "invalid"
 
 // Judge decides the leaves of the variants' answers. Leaves it leaves
 // undecided are absent from a variant's map.
@@ -233,8 +238,14 @@ func Tally(vs []*Variant, verdicts []map[judgefmt.LeafKey]Verdict) *Report {
 					row.Undecided++
 					continue
 				}
+				if vd.Source == SourceInvalid {
+					// The judge answered nothing usable: neither right
+					// nor wrong, and not decided.
+					row.Invalid++
+					continue
+				}
 				row.Decided[vd.Source]++
-				if vd.Source == "invalid" || vd.Pass == exp.Pass {
+				if vd.Pass == exp.Pass {
 					continue
 				}
 				row.Wrong[vd.Source]++

@@ -38,9 +38,13 @@ type Row struct {
 	// Decided counts the testable leaves decided, per source; Wrong those
 	// decided against the known verdict (false fails on gold, missed
 	// fails on a mutation), per source.
-	Decided   map[string]int `json:"decided"`
-	Wrong     map[string]int `json:"wrong"`
-	Undecided int            `json:"undecided"`
+	Decided map[string]int `json:"decided"`
+	Wrong   map[string]int `json:"wrong"`
+	// Invalid counts the testable leaves the judge gave no verdict on (a
+	// failed call, an unreadable reply): not decided, never right or
+	// wrong. Undecided those it did not judge at all.
+	Invalid   int `json:"invalid"`
+	Undecided int `json:"undecided"`
 }
 
 // Failure is one leaf decided against its known verdict.
@@ -94,7 +98,7 @@ type Report struct {
 
 // Total sums a mutation's rows.
 type Total struct {
-	Answers, Leaves, Testable, Decided, Wrong, Undecided int
+	Answers, Leaves, Testable, Decided, Wrong, Invalid, Undecided int
 	// CodeDecided and CodeWrong count the code checks' share.
 	CodeDecided, CodeWrong int
 }
@@ -108,6 +112,7 @@ func (r *Report) Totals() map[string]Total {
 		t.Leaves += row.Leaves
 		t.Testable += row.Testable
 		t.Undecided += row.Undecided
+		t.Invalid += row.Invalid
 		for s, n := range row.Decided {
 			t.Decided += n
 			if s == "code" {
@@ -123,6 +128,15 @@ func (r *Report) Totals() map[string]Total {
 		out[row.Mutation] = t
 	}
 	return out
+}
+
+// Invalid is the number of testable leaves the judge gave no verdict on.
+func (r *Report) Invalid() int {
+	n := 0
+	for _, row := range r.Rows {
+		n += row.Invalid
+	}
+	return n
 }
 
 // GoldClassCounts counts the gold failures per class.
@@ -224,22 +238,26 @@ func (r *Report) Markdown(w io.Writer) error {
 		fmt.Fprintf(&b, "Note: %s\n\n", n)
 	}
 	b.WriteString("## Per mutation\n\n")
-	b.WriteString("| answer | answers | leaves | testable | decided | wrong | undecided |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| answer | answers | leaves | testable | decided | wrong | invalid | undecided |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	tot := r.Totals()
 	for _, m := range r.Mutations {
 		t, ok := tot[m]
 		if !ok {
-			fmt.Fprintf(&b, "| %s | 0 | 0 | 0 | 0 | 0 | 0 |\n", m)
+			fmt.Fprintf(&b, "| %s | 0 | 0 | 0 | 0 | 0 | 0 | 0 |\n", m)
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d |\n", m, t.Answers, t.Leaves, t.Testable, t.Decided, t.Wrong, t.Undecided)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %d | %d | %d |\n", m, t.Answers, t.Leaves, t.Testable, t.Decided, t.Wrong, t.Invalid, t.Undecided)
 	}
-	b.WriteString("\nOn gold, wrong = false fails; on a mutation, wrong = missed fails (a pass where the leaf must fail).\n\n")
+	b.WriteString("\nOn gold, wrong = false fails; on a mutation, wrong = missed fails (a pass where the leaf must fail). " +
+		"Invalid: the judge gave no verdict (a failed call, an unreadable reply), counted neither as decided nor as right or wrong.\n\n")
+	if inv := r.Invalid(); inv > 0 {
+		fmt.Fprintf(&b, "**%d testable leaves have no verdict (invalid)**: the figures on false and missed fails cover the decided leaves only.\n\n", inv)
+	}
 	b.WriteString("## Per leaf kind and source\n\n")
-	b.WriteString("| answer | tree | kind | leaves | testable | decided | wrong | undecided |\n|---|---|---|---:|---:|---|---|---:|\n")
+	b.WriteString("| answer | tree | kind | leaves | testable | decided | wrong | invalid | undecided |\n|---|---|---|---:|---:|---|---|---:|---:|\n")
 	for _, row := range r.Rows {
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %d |\n", row.Mutation, row.Tree, row.Kind, row.Leaves, row.Testable,
-			sources(row.Decided), sources(row.Wrong), row.Undecided)
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %s | %s | %d | %d |\n", row.Mutation, row.Tree, row.Kind, row.Leaves, row.Testable,
+			sources(row.Decided), sources(row.Wrong), row.Invalid, row.Undecided)
 	}
 	je, rd := r.GoldClassCounts()
 	fmt.Fprintf(&b, "\n## False fails on gold (%d: %d %s, %d %s)\n\n", len(r.GoldFailures), je, ClassJudge, rd, ClassRubric)
@@ -304,7 +322,7 @@ func csvBytes(rows [][]string) []byte {
 }
 
 func (r *Report) rowsCSV() []byte {
-	rows := [][]string{{"answer", "tree", "kind", "source", "leaves", "testable", "decided", "wrong", "undecided"}}
+	rows := [][]string{{"answer", "tree", "kind", "source", "leaves", "testable", "decided", "wrong", "invalid", "undecided"}}
 	for _, row := range r.Rows {
 		srcs := map[string]bool{}
 		for s := range row.Decided {
@@ -319,13 +337,13 @@ func (r *Report) rowsCSV() []byte {
 			keys = []string{""}
 		}
 		for i, s := range keys {
-			leaves, testable, undecided := "", "", ""
+			leaves, testable, invalid, undecided := "", "", "", ""
 			if i == 0 {
 				// Leaf counts go on the first source's line only, so that
 				// a column sum counts each leaf once.
-				leaves, testable, undecided = strconv.Itoa(row.Leaves), strconv.Itoa(row.Testable), strconv.Itoa(row.Undecided)
+				leaves, testable, invalid, undecided = strconv.Itoa(row.Leaves), strconv.Itoa(row.Testable), strconv.Itoa(row.Invalid), strconv.Itoa(row.Undecided)
 			}
-			rows = append(rows, []string{row.Mutation, row.Tree, row.Kind, s, leaves, testable, strconv.Itoa(row.Decided[s]), strconv.Itoa(row.Wrong[s]), undecided})
+			rows = append(rows, []string{row.Mutation, row.Tree, row.Kind, s, leaves, testable, strconv.Itoa(row.Decided[s]), strconv.Itoa(row.Wrong[s]), invalid, undecided})
 		}
 	}
 	return csvBytes(rows)

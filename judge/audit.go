@@ -11,6 +11,7 @@ import (
 
 	"github.com/clinsql/clinsql/audit"
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/internal/localkey"
 	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
@@ -38,13 +39,17 @@ type AuditJudge struct {
 	// endpoint's model, for the price table.
 	Meter *llm.Meter
 	Model string
-	// Dir receives one folder per batch with its ledger.
+	// Dir receives one folder per batch with its ledger; Key
+	// authenticates the ledgers (see Job.Key).
 	Dir string
+	Key localkey.Key
 	// Before is called with the estimate before any call; an error stops
 	// the audit (for an estimate-only run, or a refusal).
 	Before func(audit.Cost) error
-	// Cost is filled by Decide.
-	Cost audit.Cost
+	// Cost is filled by Decide; Stopped is why judging stopped early (nil
+	// when it finished).
+	Cost    audit.Cost
+	Stopped error
 }
 
 // Name is the backend's name, with "+code" when code checks decide first.
@@ -111,7 +116,7 @@ func (j *AuditJudge) Decide(ctx context.Context, vs []*audit.Variant) ([]map[jud
 			return nil, err
 		}
 		l, err := OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), opts, Binding{Backend: BackendIdentity(opts.Backend),
-			TasksSHA256: runfolder.TaskFingerprint(tasksOfItems(b.items))})
+			TasksSHA256: runfolder.TaskFingerprint(tasksOfItems(b.items))}, j.Key)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +168,7 @@ func (j *AuditJudge) Decide(ctx context.Context, vs []*audit.Variant) ([]map[jud
 				case rubric.Pass, rubric.Fail:
 					v = audit.Verdict{Pass: rec.Verdict == rubric.Pass, Source: string(rec.Source), Explanation: rec.Explanation}
 				case rubric.Invalid:
-					v = audit.Verdict{Source: "invalid", Explanation: rec.Explanation}
+					v = audit.Verdict{Source: audit.SourceInvalid, Explanation: rec.Explanation}
 				default:
 					continue
 				}
@@ -171,6 +176,7 @@ func (j *AuditJudge) Decide(ctx context.Context, vs []*audit.Variant) ([]map[jud
 			}
 		}
 		if o.Stopped != nil {
+			j.Stopped = o.Stopped
 			j.Cost.Stopped = fmt.Sprintf("%v (batch %s; run the same audit again to resume)", o.Stopped, b.name)
 			break
 		}

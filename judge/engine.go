@@ -228,12 +228,16 @@ func (e *engine) trees(it Item) []*treeState {
 	}
 }
 
+// fromLedger reports an item the run never started (it stopped first):
+// its backend decisions from the ledger; code and skip records are not
+// taken (they are computed when the item is judged), so its leaves they
+// decided are left undecided.
 func (e *engine) fromLedger(it Item) *ItemResult {
 	r := &ItemResult{Item: it, Records: map[judgefmt.LeafKey]*judgefmt.Record{}}
 	for _, ts := range e.trees(it) {
 		for _, l := range ts.root.Leaves() {
 			k := judgefmt.LeafKey{Task: it.Task.Key.String(), Tree: ts.tree, Leaf: l.ID}
-			if rec := e.ledger.Get(k); rec != nil {
+			if rec := e.ledger.Get(k); rec != nil && rec.Source != judgefmt.SourceCode && rec.Source != judgefmt.SourceSkip {
 				ts.d[l.ID] = rubric.Verdict{Status: rec.Verdict, Score: rec.Score}
 				r.Records[k] = rec
 			}
@@ -279,12 +283,15 @@ func (r *done) calls() (calls, hits int) {
 func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 	key := it.Task.Key.String()
 	trees := e.trees(it)
-	// Resume: what the ledger holds is decided.
+	// Resume: what the ledger holds from the backend is decided. What code
+	// decided, and what was skipped, is decided again below (it costs
+	// nothing): a verdict code can compute is never taken from a file,
+	// and a skip holds only behind a gate that still fails.
 	for _, ts := range trees {
 		ts.plan = newPlan(ts.root, e.opts.Mode)
 		for _, l := range ts.plan.leaves {
 			rec := e.ledger.Get(judgefmt.LeafKey{Task: key, Tree: ts.tree, Leaf: l.ID})
-			if rec == nil || (e.opts.RetryInvalid && rec.Verdict == rubric.Invalid) {
+			if rec == nil || (e.opts.RetryInvalid && rec.Verdict == rubric.Invalid) || rec.Source == judgefmt.SourceCode || rec.Source == judgefmt.SourceSkip {
 				continue
 			}
 			ts.d[l.ID] = rubric.Verdict{Status: rec.Verdict, Score: rec.Score}
@@ -309,7 +316,7 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 				}
 				rec := judgefmt.Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: v.Status, Score: v.Score, Source: judgefmt.SourceCode,
 					Kind: cd.Kind, Explanation: cd.Explanation, Evidence: cd.Evidence, Judge: "code", ReferenceGuided: e.opts.ReferenceGuided}
-				if err := e.record(ts, rec); err != nil {
+				if err := e.recordOrKeep(ts, rec); err != nil {
 					return nil, err
 				}
 			}
@@ -323,7 +330,7 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 	g.SetLimit(e.opts.Leaves)
 	var ledgerErr error
 	launch := func() error {
-		if e.stopped() != nil || ctx.Err() != nil || e.opts.Backend == nil {
+		if e.stopped() != nil || ctx.Err() != nil {
 			return nil
 		}
 		for _, ts := range trees {
@@ -341,6 +348,9 @@ func (e *engine) item(ctx context.Context, it Item) (*ItemResult, error) {
 						}
 						continue
 					}
+				}
+				if e.opts.Backend == nil {
+					continue // skips are still derived; nothing is judged
 				}
 				u := e.opts.Group.unit(l)
 				ready := ts.plan.ready(l, ts.d)
@@ -462,6 +472,21 @@ func (e *engine) skip(key string, ts *treeState, l, by *rubric.Node) error {
 	why := fmt.Sprintf("skipped: cannot change the score, %s", gateReason(l, by, ts.d, e.opts.Mode))
 	rec := judgefmt.Record{Task: key, Tree: ts.tree, Leaf: l.ID, Verdict: rubric.Skipped, Source: judgefmt.SourceSkip,
 		Kind: leafKind(ts.tree, l), Explanation: why, BlockedBy: by.ID, ReferenceGuided: e.opts.ReferenceGuided}
+	return e.recordOrKeep(ts, rec)
+}
+
+// recordOrKeep records a decision computed again on resume (a code check,
+// a skip): the ledger's record of the leaf stands when it says the same
+// (the ledger does not grow at every resume), else the new record is
+// appended and wins.
+func (e *engine) recordOrKeep(ts *treeState, rec judgefmt.Record) error {
+	old := e.ledger.Get(rec.Key())
+	if old != nil && old.Source == rec.Source && old.Verdict == rec.Verdict && old.Score == rec.Score &&
+		old.Explanation == rec.Explanation && old.BlockedBy == rec.BlockedBy && old.Kind == rec.Kind {
+		ts.d[rec.Leaf] = rubric.Verdict{Status: old.Verdict, Score: old.Score}
+		e.add(func(c *judgefmt.RunCounts) { c.Resumed++ })
+		return nil
+	}
 	return e.record(ts, rec)
 }
 

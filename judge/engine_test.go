@@ -154,7 +154,7 @@ func rerun(t *testing.T, g GroupMode) {
 	other := opts
 	other.Mode = rubric.Reference
 	h := judgefmt.LedgerHeader{Mode: other.Mode, Judge: b.Name(), CodeChecks: true, Skipping: true, Samples: 1, Group: string(g)}
-	if _, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), h); err == nil || !strings.Contains(err.Error(), "mode strict, not reference") {
+	if _, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), h, nil); err == nil || !strings.Contains(err.Error(), "mode strict, not reference") {
 		t.Errorf("ledger opened with another mode: %v", err)
 	}
 }

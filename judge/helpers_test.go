@@ -169,7 +169,7 @@ func openLedger(t testing.TB, dir string, opts Options) *judgefmt.Ledger {
 			h.Samples = s.Samples()
 		}
 	}
-	l, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), h)
+	l, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), h, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

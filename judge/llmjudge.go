@@ -89,6 +89,11 @@ type LLMJudge struct {
 	// even after the client's retries; maxDown of them stop the run.
 	down    atomic.Int64
 	maxDown int64
+	// answered reports that the endpoint has answered a call of this run
+	// (a cached reply does not count); refused counts the calls in a row
+	// it refused as bad requests (4xx) since.
+	answered atomic.Bool
+	refused  atomic.Int64
 }
 
 // LLMOptions configure an LLMJudge.
@@ -210,6 +215,10 @@ func (j *LLMJudge) complete(ctx context.Context, r llm.Request, stats *CallStats
 		return llm.Response{}, le, nil
 	}
 	j.down.Store(0)
+	if !resp.FromCache {
+		j.answered.Store(true)
+		j.refused.Store(0)
+	}
 	stats.addCall(resp.Attempts, resp.Usage, resp.CostUSD, resp.ReplyCostUSD, resp.FromCache)
 	stats.Replies = append(stats.Replies, judgefmt.Reply{Text: resp.Text, FromCache: resp.FromCache})
 	return resp, nil, nil
@@ -236,12 +245,56 @@ func (j *LLMJudge) failed(err error) (le *llm.Error, stop error) {
 		if n := j.down.Add(1); j.maxDown > 0 && n >= j.maxDown {
 			return le, &EndpointDownError{Calls: n, Last: err}
 		}
+	case k == llm.KindBadRequest && !contentFiltered(le):
+		// The endpoint refused the request (400, 404, 422, ...). Before
+		// it has answered anything, that is its configuration (a model
+		// name it does not serve, a parameter the model does not take),
+		// and every call will be refused the same way: stop, as generate
+		// stops a model, rather than record every leaf invalid. After
+		// answers, a refusal is the request's, unless maxDown come in a
+		// row.
+		j.down.Store(0)
+		n := j.refused.Add(1)
+		if !j.answered.Load() || (j.maxDown > 0 && n >= j.maxDown) {
+			return le, &ConfigError{Calls: n, Answered: j.answered.Load(), Last: err}
+		}
 	default:
 		// A malformed reply or a refused request: the endpoint answered.
 		j.down.Store(0)
 	}
 	return le, nil
 }
+
+// contentFiltered reports a request refused for its content (OpenAI's
+// and Azure's content_filter): that prompt's refusal, not the endpoint's
+// configuration.
+func contentFiltered(le *llm.Error) bool {
+	m := strings.ToLower(le.Message)
+	return strings.Contains(m, "content_filter") || strings.Contains(m, "content management policy")
+}
+
+// ConfigError stops a run whose judge endpoint refuses its requests as
+// bad (HTTP 4xx other than rate limits, keys and context length): before
+// any answer, or call after call. No leaf is recorded for a refused call:
+// fix the configuration and run again.
+type ConfigError struct {
+	Calls    int64 // calls in a row refused
+	Answered bool  // the endpoint had answered calls of this run before
+	Last     error
+}
+
+func (e *ConfigError) Error() string {
+	what := "refused the first request sent"
+	if e.Answered {
+		what = fmt.Sprintf("refused %d requests in a row", e.Calls)
+	}
+	return fmt.Sprintf("the judge endpoint %s (%v): every call would be refused the same way, a configuration error "+
+		"(a model name the endpoint does not serve, a wrong base URL, deployment or api_version, a sampling parameter the model does not accept, "+
+		"such as max_tokens or temperature for reasoning models); fix the judge configuration and run the same command again: "+
+		"no leaf was recorded for a refused call, what was decided is kept", what, e.Last)
+}
+
+func (e *ConfigError) Unwrap() error { return e.Last }
 
 // EndpointDownError stops a run whose judge endpoint failed call after
 // call even with retries. The leaves it failed before are recorded as

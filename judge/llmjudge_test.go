@@ -86,7 +86,7 @@ func TestLLMFaults(t *testing.T) {
 		// every later call would fail the same way.
 		{name: "401", replies: []llmtest.Reply{llmtest.HTTPError(http.StatusUnauthorized, "invalid_api_key", "Incorrect API key provided")}, kind: string(llm.KindAuth), attempts: 1, stop: true},
 		{name: "quota", replies: []llmtest.Reply{llmtest.QuotaExceeded()}, kind: string(llm.KindQuota), attempts: 1, stop: true},
-		{name: "400", replies: []llmtest.Reply{llmtest.HTTPError(http.StatusBadRequest, "invalid_request", "bad")}, status: rubric.Invalid, kind: string(llm.KindBadRequest), attempts: 1},
+		{name: "400", replies: []llmtest.Reply{llmtest.HTTPError(http.StatusBadRequest, "invalid_request", "bad")}, kind: string(llm.KindBadRequest), attempts: 1, stop: true}, // before any answer: a configuration error (ConfigError)
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			last := tc.replies[len(tc.replies)-1]

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -35,6 +36,11 @@ func Score(o *Outcome, model string) *Scored {
 	s.Completeness = "complete"
 	if !s.Complete {
 		s.Completeness = "interrupted"
+	}
+	if errors.As(o.Stopped, new(*ConfigError)) {
+		// The judge could not judge: its endpoint refused its calls.
+		// Reports refuse such an output, flagged or not.
+		s.Completeness = "failed"
 	}
 	s.Producer = buildinfo.Current()
 	if o.Stopped != nil {

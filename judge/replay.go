@@ -21,25 +21,42 @@ type Replay struct {
 	sha   string
 	evals map[datasets.Key]scoring.Evaluation
 	order map[datasets.Key]int // position in the file
-	// sameResult, when set (see ReExecuted), says for which tasks the
-	// run's result is the one the recorded decisions judged.
-	sameResult map[datasets.Key]bool
-	engine     string
+	// reExecuted is set by ReExecuted: the run judged re-executed the
+	// recorded run's SQL on another engine.
+	reExecuted bool
+	// sameSQL and sameResult, when known (the recorded run was checked),
+	// say for which tasks the run's final SQL and result are the ones the
+	// recorded decisions judged; sameResult nil replays no results
+	// decision.
+	sameSQL, sameResult map[datasets.Key]bool
+	engine              string
+	// recordedRun identifies the recorded run checked ("" when none was).
+	recordedRun string
 }
 
 // ErrorKindOtherResult marks a results leaf of a re-executed run whose
-// recorded decision is not replayed: it judged another result.
+// recorded decision is not replayed: it judged another result (or the
+// result could not be checked against the recorded run's).
 const ErrorKindOtherResult = "other_result"
 
+// ErrorKindOtherSQL marks an SQL leaf of a re-executed run whose final SQL
+// is not the recorded run's: the recorded decision judged other SQL.
+const ErrorKindOtherSQL = "other_sql"
+
 // ReExecuted declares that the run being judged re-executed the recorded
-// run's SQL on engine (clinsql exec --run). The SQL-tree decisions still
-// apply (they judged the same query text), but a results-tree decision
-// judged the result the recorded engine returned: it is replayed only for
-// the tasks of sameResult (result bytes identical to the recorded ones).
-// Every other results leaf code cannot decide is invalid
-// (ErrorKindOtherResult), never another result's verdict.
-func (r *Replay) ReExecuted(sameResult map[datasets.Key]bool, engine string) {
-	r.sameResult, r.engine = sameResult, engine
+// run's SQL on engine (clinsql exec --run). A results-tree decision judged
+// the result the recorded engine returned: it is replayed only for the
+// tasks of sameResult (result bytes identical to the recorded run's, both
+// read); with sameResult nil (the recorded run could not be checked) for
+// none. An SQL-tree decision judged the recorded query text: it is
+// replayed where the final SQL is the recorded one (sameSQL), or, when the
+// recorded run could not be checked (sameSQL nil), wherever the run states
+// its query came from the recorded run. Every other leaf code cannot
+// decide is invalid (ErrorKindOtherResult, ErrorKindOtherSQL), never
+// another answer's verdict. recordedRun identifies the recorded run
+// checked ("" for none): a ledger is resumed only with the same.
+func (r *Replay) ReExecuted(sameSQL, sameResult map[datasets.Key]bool, engine, recordedRun string) {
+	r.reExecuted, r.sameSQL, r.sameResult, r.engine, r.recordedRun = true, sameSQL, sameResult, engine, recordedRun
 }
 
 // NewReplay reads the recorded decisions in path.
@@ -77,10 +94,16 @@ func (r *Replay) Model() string { return r.model }
 // grading file's digest and model, not its path.
 func (r *Replay) Identity() string {
 	id := fmt.Sprintf("replay:sha256:%s model %q", r.sha, r.model)
-	if r.sameResult != nil {
+	if r.reExecuted {
 		// A ledger of a re-executed run's judging is not resumed by one
-		// that replays every results decision, nor the reverse.
+		// that replays every results decision, nor the reverse, nor by
+		// one checked against another recorded run.
 		id += " results only where the result is the recorded one"
+		if r.recordedRun != "" {
+			id += " (checked against " + r.recordedRun + ")"
+		} else {
+			id += " (no recorded run checked: none)"
+		}
 	}
 	return id
 }
@@ -121,10 +144,20 @@ func (r *Replay) Decide(_ context.Context, req *LeafRequest) (Decision, error) {
 		return Decision{Verdict: rubric.Verdict{Status: rubric.Invalid}, ErrorKind: "not_recorded",
 			Explanation: fmt.Sprintf("Error: the recording has no decision for this %s", what)}, nil
 	}
-	if req.Tree == judgefmt.TreeResults && r.sameResult != nil && !r.sameResult[req.Task.Key] {
-		return Decision{Verdict: rubric.Verdict{Status: rubric.Invalid}, ErrorKind: ErrorKindOtherResult,
-			Explanation: fmt.Sprintf("Error: the recorded decision judged the result the recorded run's engine returned; "+
-				"this run re-executed the query on %s and its result differs, so the decision is not replayed (judge the run with --judge-config)", r.engine)}, nil
+	if r.reExecuted {
+		switch {
+		case req.Tree == judgefmt.TreeResults && r.sameResult == nil:
+			return Decision{Verdict: rubric.Verdict{Status: rubric.Invalid}, ErrorKind: ErrorKindOtherResult,
+				Explanation: fmt.Sprintf("Error: the recorded decision judged the result the recorded run's engine returned; "+
+					"this run re-executed the query on %s and its result could not be checked against the recorded run's, so the decision is not replayed (pass --recorded-run, or judge the run with --judge-config)", r.engine)}, nil
+		case req.Tree == judgefmt.TreeResults && !r.sameResult[req.Task.Key]:
+			return Decision{Verdict: rubric.Verdict{Status: rubric.Invalid}, ErrorKind: ErrorKindOtherResult,
+				Explanation: fmt.Sprintf("Error: the recorded decision judged the result the recorded run's engine returned; "+
+					"this run re-executed the query on %s and its result differs, so the decision is not replayed (judge the run with --judge-config)", r.engine)}, nil
+		case req.Tree == judgefmt.TreeSQL && r.sameSQL != nil && !r.sameSQL[req.Task.Key]:
+			return Decision{Verdict: rubric.Verdict{Status: rubric.Invalid}, ErrorKind: ErrorKindOtherSQL,
+				Explanation: "Error: the recorded decision judged the recorded run's SQL; this answer's final SQL is not that text, so the decision is not replayed (judge the run with --judge-config)"}, nil
+		}
 	}
 	v, kind, reason := scoring.Classify(rec)
 	d := Decision{Verdict: v, Explanation: rec.Explanation}

@@ -28,7 +28,7 @@ func runReplay(t testing.TB, tasks map[datasets.Key]*datasets.Task, m *released.
 	}
 	opts.Backend = rp
 	l, err := judgefmt.OpenLedger(filepath.Join(t.TempDir(), judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: opts.Mode, Judge: rp.Name(),
-		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1, Group: string(opts.Group), GroupGated: opts.GroupGated})
+		CodeChecks: opts.CodeChecks, Skipping: opts.Skipping, Samples: 1, Group: string(opts.Group), GroupGated: opts.GroupGated}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

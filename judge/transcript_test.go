@@ -77,7 +77,7 @@ func TestTranscript(t *testing.T) {
 // counted; a later exchange of the same call wins.
 func TestReadTranscriptTorn(t *testing.T) {
 	dir := t.TempDir()
-	l, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: rubric.Strict})
+	l, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: rubric.Strict}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/clinsql/clinsql/internal/localkey"
 	"github.com/clinsql/clinsql/internal/safefile"
 )
 
@@ -29,9 +31,27 @@ import (
 // folder, never through a symbolic link, regular files only (a FIFO in
 // place of an entry is a miss at once, never a wait), at most
 // maxCacheEntryBytes read.
+//
+// With a key (CacheKey: this machine's, package localkey) an entry's sum is
+// an HMAC of its cache key and reply: an entry written elsewhere (a cache
+// copied or shipped with an output folder, one forged with a recomputed
+// SHA-256) is a miss, bought again, and counted (Rejected).
 type Cache struct {
 	dir string
+	key localkey.Key
+	// rejected counts entries read that failed authentication.
+	rejected atomic.Int64
 }
+
+// CacheOption configures OpenCache.
+type CacheOption func(*Cache)
+
+// CacheKey authenticates the cache's entries with key (see Cache).
+func CacheKey(key localkey.Key) CacheOption { return func(c *Cache) { c.key = key } }
+
+// Rejected is the number of entries read that were well formed but not
+// written with the cache's key (since the cache was opened).
+func (c *Cache) Rejected() int { return int(c.rejected.Load()) }
 
 // maxCacheEntryBytes bounds a cache entry: a reply is at most
 // maxReplyBytes, and its JSON encoding escapes some characters; a reply
@@ -39,7 +59,7 @@ type Cache struct {
 const maxCacheEntryBytes = 2*maxReplyBytes + 1<<20
 
 // OpenCache creates dir if needed and returns the cache stored there.
-func OpenCache(dir string) (*Cache, error) {
+func OpenCache(dir string, opts ...CacheOption) (*Cache, error) {
 	if dir == "" {
 		return nil, errors.New("llm: cache directory is empty")
 	}
@@ -47,7 +67,11 @@ func OpenCache(dir string) (*Cache, error) {
 		return nil, fmt.Errorf("llm: open cache: %w", err)
 	}
 	reclaimTemps(dir, time.Now().Add(-staleTemp))
-	return &Cache{dir: dir}, nil
+	c := &Cache{dir: dir}
+	for _, o := range opts {
+		o(c)
+	}
+	return c, nil
 }
 
 // staleTemp is the age past which a cache temporary file is abandoned: a
@@ -108,13 +132,19 @@ type cachedReply struct {
 type cacheFile struct {
 	Version int         `json:"version"`
 	Key     string      `json:"key"`
-	Sum     string      `json:"sum"` // SHA-256 of the encoded reply
+	Sum     string      `json:"sum"` // SHA-256 of the encoded reply, or its HMAC with the key and the cache key
 	Created time.Time   `json:"created"`
 	Reply   cachedReply `json:"reply"`
 }
 
-func replySum(r cachedReply) string {
+// sum is an entry's checksum: without a key the SHA-256 of the encoded
+// reply (it catches damage, not forgery), with one an HMAC that binds the
+// reply to its cache key.
+func (c *Cache) sum(key string, r cachedReply) string {
 	b, _ := json.Marshal(r)
+	if c.key != nil {
+		return c.key.Sum([]byte("clinsql cache entry"), []byte(key), b)
+	}
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
@@ -134,7 +164,13 @@ func (c *Cache) get(key string) (cachedReply, bool) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return cachedReply{}, false
 	}
-	if f.Version != cacheVersion || f.Key != key || f.Sum != replySum(f.Reply) {
+	if f.Version != cacheVersion || f.Key != key {
+		return cachedReply{}, false
+	}
+	if f.Sum != c.sum(key, f.Reply) {
+		if c.key != nil {
+			c.rejected.Add(1)
+		}
 		return cachedReply{}, false
 	}
 	return f.Reply, true
@@ -143,7 +179,7 @@ func (c *Cache) get(key string) (cachedReply, bool) {
 // put stores r under key atomically (temporary file, sync, rename: see
 // safefile.Dir.WriteFile).
 func (c *Cache) put(key string, r cachedReply) error {
-	data, err := json.Marshal(cacheFile{Version: cacheVersion, Key: key, Sum: replySum(r), Created: time.Now().UTC(), Reply: r})
+	data, err := json.Marshal(cacheFile{Version: cacheVersion, Key: key, Sum: c.sum(key, r), Created: time.Now().UTC(), Reply: r})
 	if err != nil {
 		return err
 	}

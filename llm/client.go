@@ -601,6 +601,9 @@ func (c *Client) boughtFor(r cachedReply) float64 {
 // Meter returns the client's meter (nil without one).
 func (c *Client) Meter() *Meter { return c.meter }
 
+// Cache is the client's reply cache, nil without one.
+func (c *Client) Cache() *Cache { return c.cache }
+
 func deref(l *Logprobs) Logprobs {
 	if l == nil {
 		return Logprobs{}

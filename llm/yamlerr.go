@@ -50,7 +50,7 @@ func DecodeYAML(file string, data []byte, v any) error {
 
 var (
 	lineRE     = regexp.MustCompile(`^line (\d+): (.*)$`)
-	unknownRE  = regexp.MustCompile(`^field (\S+) not found in type (\S+)$`)
+	unknownRE  = regexp.MustCompile(`^field (\S+) not found in type (.+)$`)
 	mismatchRE = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (.+)$")
 )
 

@@ -201,7 +201,7 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 		}
 	}()
 	for i, p := range plans {
-		h, err := openRun(p.dir, "generate", p.model.Name, "", opts.Tasks, p.settings, engineRecord(opts.Executor, p.settings, opts.Database), opts.Selection, opts.RunID)
+		h, err := openRun(p.dir, "generate", p.model.Name, recordedFrom{}, opts.Tasks, p.settings, engineRecord(opts.Executor, p.settings, opts.Database), opts.Selection, opts.RunID)
 		if err != nil {
 			return nil, fmt.Errorf("model %q: %w", p.model.Name, err)
 		}

@@ -23,7 +23,7 @@ type runHandle struct {
 // is started: a process that stops for any reason leaves a manifest that
 // says the run is unfinished. Tasks already in the manifest stay in it, so
 // a run first made with a subset and then finished names them all.
-func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, set Settings, engine runfolder.Engine, sel *datasets.Selection, runID string) (*runHandle, error) {
+func openRun(dir, command, model string, recorded recordedFrom, tasks []*datasets.Task, set Settings, engine runfolder.Engine, sel *datasets.Selection, runID string) (*runHandle, error) {
 	lock, err := runfolder.LockExclusive(dir)
 	if err != nil {
 		return nil, err
@@ -51,7 +51,7 @@ func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, 
 		splits[t.Split] = true
 	}
 	gen, _ := json.Marshal(set)
-	m.Benchmark, m.Model, m.RecordedModel, m.RunID, m.Command = "clinsql", model, recordedModel, runID, command
+	m.Benchmark, m.Model, m.RecordedModel, m.RecordedRun, m.RunID, m.Command = "clinsql", model, recorded.Model, recorded.Run, runID, command
 	m.Tasks = slices.Sorted(maps.Keys(keys))
 	m.Splits = slices.Sorted(maps.Keys(splits))
 	m.TasksSHA256 = runfolder.TaskFingerprint(tasks)
@@ -65,6 +65,10 @@ func openRun(dir, command, model, recordedModel string, tasks []*datasets.Task, 
 	}
 	return &runHandle{dir: dir, lock: lock, man: m}, nil
 }
+
+// recordedFrom names the recorded run a re-execution re-ran: its model and
+// its folder (absolute); zero for a generated run.
+type recordedFrom struct{ Model, Run string }
 
 // subsetAfter is whether a run is a subset once a call with selection sel
 // (nil: whole splits) has added tasks to m, and the selection to record.

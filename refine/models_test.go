@@ -63,3 +63,13 @@ func TestParseModelsErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestModelsUnknownTopKey (issue 25, lesser): an unknown key at the top of
+// a models file is named in the user's terms, never with a Go type
+// ("field a not found in type struct {...}").
+func TestModelsUnknownTopKey(t *testing.T) {
+	_, err := ParseModels("models.yaml", []byte("a: 1\nmodels:\n  - name: x\n"))
+	if err == nil || strings.Contains(err.Error(), "struct") || !strings.Contains(err.Error(), `unknown key "a"`) {
+		t.Errorf("unknown top-level key: %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -17,8 +18,8 @@ import (
 )
 
 // RequestRecorded marks an attempt whose query came from a recorded run, not
-// from a model call.
-const RequestRecorded = "recorded"
+// from a model call (runfolder reads it as the sign of a re-execution).
+const RequestRecorded = runfolder.RequestRecorded
 
 // ReplayOptions configure [Replay].
 type ReplayOptions struct {
@@ -87,7 +88,11 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 	if err := checkSettings(o.Out, set); err != nil {
 		return nil, err
 	}
-	h, err := openRun(o.Out, "exec --run", o.Model, recordedModel, o.Tasks, set, engineRecord(o.Executor, set, o.Database), o.Selection, o.RunID)
+	recordedRun, err := filepath.Abs(o.Recorded)
+	if err != nil {
+		return nil, err
+	}
+	h, err := openRun(o.Out, "exec --run", o.Model, recordedFrom{Model: recordedModel, Run: recordedRun}, o.Tasks, set, engineRecord(o.Executor, set, o.Database), o.Selection, o.RunID)
 	if err != nil {
 		return nil, err
 	}

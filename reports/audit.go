@@ -31,7 +31,7 @@ func (r *Report) htmlAudit() *htmlAudit {
 	tot := a.Totals()
 	for _, m := range a.Mutations {
 		t := tot[m]
-		h.Rows = append(h.Rows, []string{m, fmt.Sprint(t.Answers), fmt.Sprint(t.Testable), fmt.Sprint(t.Decided), fmt.Sprint(t.Wrong), fmt.Sprint(t.Undecided)})
+		h.Rows = append(h.Rows, []string{m, fmt.Sprint(t.Answers), fmt.Sprint(t.Testable), fmt.Sprint(t.Decided), fmt.Sprint(t.Wrong), fmt.Sprint(t.Invalid), fmt.Sprint(t.Undecided)})
 	}
 	h.JudgeErrors, h.Defects = a.GoldClassCounts()
 	h.Gold = a.GoldFailures[:min(len(a.GoldFailures), maxAuditRows)]

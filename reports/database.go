@@ -29,14 +29,17 @@ type DatabaseNote struct {
 	Caveat string `json:"caveat"`
 }
 
-// databaseNote reads a model's manifest: nil when the run has none, or
-// when its answers ran on the whole of MIMIC-IV. What the manifest does not
-// say is said to be unknown, never guessed.
+// databaseNote reads what a model's run says of its engine (its
+// manifest, else its task summaries: a run read through its split folder,
+// or whose manifest is gone, is still the same run): nil when the run says
+// nothing (a released run), or when its answers ran on the whole of
+// MIMIC-IV. What the run does not say is said to be unknown, never
+// guessed.
 func (m *Model) databaseNote() *DatabaseNote {
-	if m.Manifest == nil {
+	if m.Engine == nil {
 		return nil
 	}
-	e := m.Manifest.Engine
+	e := *m.Engine
 	n := &DatabaseNote{Engine: e.Name, Patients: e.Patients, Sample: e.OnSample(), Source: e.Source}
 	if n.Engine == "" {
 		n.Engine = "unknown"

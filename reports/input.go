@@ -113,8 +113,11 @@ type Model struct {
 	// judge output says so (see judgefmt.Summary.Completeness).
 	Completeness string
 	// Manifest is the run folder's manifest, nil without one (released
-	// runs); Database what the report says about the data it ran on.
+	// runs); Engine what the run says of the engine its answers ran on
+	// (the manifest's, else its task summaries'; nil for a released run);
+	// Database what the report says about the data it ran on.
 	Manifest *runfolder.Manifest
+	Engine   *runfolder.Engine
 	Database *DatabaseNote
 
 	// fromJudge: the decisions come from clinsql judge (a run's judge/).
@@ -149,8 +152,21 @@ type source struct {
 	run      string
 	outputs  []*runfolder.Output
 	manifest *runfolder.Manifest
+	// engine is what the run says of the engine its answers ran on (its
+	// manifest's, else its task summaries'); reexec is set when the run
+	// re-executed a recorded run's SQL (its manifest or its summaries say
+	// so).
+	engine *runfolder.Engine
+	reexec *runfolder.ReExecution
+	// identity is the run's as read now (nil without a run); idErr says
+	// why some of its files could not be read.
+	identity *runfolder.Identity
+	idErr    error
 	bench    *runfolder.BenchmarkSummary
 	judge    *JudgeSummary
+	// judgeDir is the folder the judge output was read from ("" for a
+	// recorded grading).
+	judgeDir string
 	// ledger holds the last ledger record of every leaf, nil without one.
 	ledger map[judgefmt.LeafKey]*judgefmt.Record
 	// exchanges are the judge's transcript, nil without one.
@@ -158,14 +174,18 @@ type source struct {
 	warns     []error
 }
 
-// loadSources reads every input. Runs whose judge/ folder holds no
-// decisions are paired with the grading file of the same model.
-func loadSources(ctx context.Context, gradings, runs []string, workers int) ([]*source, error) {
+// loadSources reads every input. A judge output (judged) is paired with
+// the run it judged: a --run with the same identity, else the folder its
+// summary names, checked the same way. Runs whose judge/ folder holds no
+// decisions are paired with the grading file of the same model, when that
+// grading can be about the run's answers.
+func loadSources(ctx context.Context, gradings, runs, judged []string, workers int) ([]*source, error) {
 	gs := make([]*source, len(gradings))
 	rs := make([]*source, len(runs))
+	js := make([]*source, len(judged))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
-	var errs = make([]error, len(gradings)+len(runs))
+	var errs = make([]error, len(gradings)+len(runs)+len(judged))
 	for i, path := range gradings {
 		g.Go(func() error {
 			if err := ctx.Err(); err != nil {
@@ -185,12 +205,26 @@ func loadSources(ctx context.Context, gradings, runs []string, workers int) ([]*
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			s, err := loadRun(dir)
+			s, err := loadRun(dir, true)
 			if err != nil {
 				errs[len(gradings)+i] = fmt.Errorf("--run %s: %w", dir, err)
 				return nil
 			}
 			rs[i] = s
+			return nil
+		})
+	}
+	for i, dir := range judged {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			s, err := loadJudged(dir)
+			if err != nil {
+				errs[len(gradings)+len(runs)+i] = fmt.Errorf("--judged %s: %w", dir, err)
+				return nil
+			}
+			js[i] = s
 			return nil
 		})
 	}
@@ -220,8 +254,33 @@ func loadSources(ctx context.Context, gradings, runs []string, workers int) ([]*
 		byModel[name] = append(byModel[name], s)
 		out = append(out, s)
 	}
+	// Judge outputs take the run they judged: a --run of the same
+	// answers, else the folder they name.
+	used := map[*source]bool{}
+	for _, j := range js {
+		var r *source
+		for _, c := range rs {
+			if !used[c] && len(c.gradings) == 0 && c.identity != nil && j.judge.Run.Same(*c.identity) {
+				r = c
+				break
+			}
+		}
+		if r == nil {
+			var err error
+			if r, err = judgedRun(j); err != nil {
+				errs = append(errs, fmt.Errorf("--judged %s: %w", j.judgeDir, err))
+				continue
+			}
+		}
+		used[r] = true
+		j.lend(r)
+		out = append(out, j)
+	}
 	// Pair runs without decisions with the grading of the same model.
 	for _, r := range rs {
+		if used[r] {
+			continue
+		}
 		if len(r.gradings) > 0 {
 			out = append(out, r)
 			continue
@@ -230,13 +289,17 @@ func loadSources(ctx context.Context, gradings, runs []string, workers int) ([]*
 		cands := byModel[name]
 		switch {
 		case len(cands) == 0:
-			errs = append(errs, fmt.Errorf("--run %s: no %s, and no --grading of model %q to pair it with: judge it first (clinsql judge) or give its detailed_grading.json",
+			errs = append(errs, fmt.Errorf("--run %s: no %s, and no --grading of model %q or --judged output of its answers to pair it with: judge it first (clinsql judge) and give its output with --judged, or give its detailed_grading.json",
 				r.run, filepath.Join(runfolder.JudgeDir, GradingFile), name))
 		case cands[0].run != "":
 			errs = append(errs, fmt.Errorf("--run %s: model %q already has run %s", r.run, name, cands[0].run))
 		default:
 			c := cands[0]
-			c.run, c.outputs, c.manifest, c.bench, c.warns = r.run, r.outputs, r.manifest, r.bench, append(c.warns, r.warns...)
+			if err := canLend(r, c); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			c.lend(r)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -245,9 +308,96 @@ func loadSources(ctx context.Context, gradings, runs []string, workers int) ([]*
 	return out, nil
 }
 
-// loadRun reads a run folder: its outputs, benchmark_summary.json and the
-// judge's output when present.
-func loadRun(dir string) (*source, error) {
+// lend gives s the run folder r read: its outputs and what it says about
+// itself.
+func (s *source) lend(r *source) {
+	s.run, s.outputs, s.manifest, s.engine, s.reexec, s.bench = r.run, r.outputs, r.manifest, r.engine, r.reexec, r.bench
+	s.identity, s.idErr = r.identity, r.idErr
+	s.warns = append(s.warns, r.warns...)
+}
+
+// canLend reports whether run r may lend its answers to the recorded
+// grading c: the grading must be about these answers. A grading clinsql
+// judge wrote records the run it judged, which must be r as it is now. A
+// grading that records none (a published one, or the reference scorer's)
+// judged some run of the model's answers; it is refused for a run that
+// re-executed a recorded run's SQL (its manifest or its own task summaries
+// say so: the released SQL run again on the demo database, say), whose
+// results are not the ones the grading judged: its scores, engine and
+// database would be another run's.
+func canLend(r, c *source) error {
+	for _, g := range c.gradings {
+		if id := g.Summary.Run; id != nil {
+			if r.identity == nil || !id.Same(*r.identity) {
+				return fmt.Errorf("--run %s: --grading %s was made on other answers (%s) than the run holds now (%s): judge the run again, or give the run it was made on",
+					r.run, g.File, id, describeIdentity(r))
+			}
+			continue
+		}
+		if x := r.reexec; x != nil {
+			return fmt.Errorf("--run %s re-executed %s's SQL on %s (%s), and --grading %s records no run it judged (a published grading judged the recorded run's results, not these): "+
+				"its scores are not this run's. Judge the run (clinsql judge --run %s ...) and give its output with --judged, or give the recorded run with --run",
+				r.run, orUnknownModel(x.RecordedModel), x.Engine, x.Evidence, g.File, r.run)
+		}
+	}
+	return nil
+}
+
+func orUnknownModel(s string) string {
+	if s == "" {
+		return "an unrecorded model"
+	}
+	return s
+}
+
+func describeIdentity(r *source) string {
+	if r.identity == nil {
+		return "unreadable"
+	}
+	return r.identity.String()
+}
+
+// judgedRun reads the run a judge output names in its summary, and checks
+// that it still holds the answers judged.
+func judgedRun(j *source) (*source, error) {
+	id := j.judge.Run
+	if id.Folder == "" {
+		return nil, fmt.Errorf("it names no run folder: give the run it judged with --run")
+	}
+	if st, err := os.Stat(id.Folder); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("the run it judged (%s) is not there: give it with --run", id.Folder)
+	}
+	r, err := loadRun(id.Folder, false)
+	if err != nil {
+		return nil, fmt.Errorf("the run it judged: %w", err)
+	}
+	if err := bound(j.judge, r, j.judgeDir); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// bound refuses a judge output whose run identity is not the run's as it
+// is now: its verdicts would stand beside answers they were not made on.
+func bound(js *JudgeSummary, r *source, judgeDir string) error {
+	if js.Run == nil || r.identity == nil {
+		return nil // checked by the caller's warning
+	}
+	if js.Run.Same(*r.identity) {
+		return nil
+	}
+	why := "the run changed after it was judged (a result or summary rewritten, a task re-executed or regenerated)"
+	if r.idErr != nil {
+		why = fmt.Sprintf("some of its files cannot be read now (%v)", r.idErr)
+	}
+	return fmt.Errorf("the judge output in %s was made on other answers than %s holds now (judged: %s; now: %s): %s, so its verdicts would be shown beside answers they were not made on; judge the run again (clinsql judge)",
+		judgeDir, r.run, js.Run, r.identity, why)
+}
+
+// loadRun reads a run folder: its outputs, benchmark_summary.json, what it
+// says of itself, its identity, and (withJudge) the decisions of its
+// judge/ folder, checked against its identity.
+func loadRun(dir string, withJudge bool) (*source, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, err
@@ -256,8 +406,8 @@ func loadRun(dir string) (*source, error) {
 		return nil, fmt.Errorf("not a folder")
 	}
 	s := &source{run: dir, origin: SourceJudge}
-	outs, err := runfolder.LoadOutputs(dir)
-	if len(outs) == 0 && err != nil {
+	run, err := runfolder.Load(dir)
+	if run == nil || (len(run.Outputs) == 0 && err != nil) {
 		return nil, err
 	}
 	if err != nil {
@@ -265,37 +415,75 @@ func loadRun(dir string) (*source, error) {
 		// tasks still report.
 		s.warns = append(s.warns, err)
 	}
-	s.outputs = outs
-	if s.manifest, err = runfolder.ReadManifest(dir); err != nil {
-		return nil, err
-	}
-	if bs, err := runfolder.ReadBenchmarkSummary(dir); err != nil {
+	s.outputs, s.manifest, s.engine = run.Outputs, run.Manifest, run.EngineRecord()
+	s.reexec = run.ReExecution()
+	id, idErr := run.Identity()
+	s.identity, s.idErr = &id, idErr
+	if bs, err := runfolder.ReadBenchmarkSummary(run.Root); err != nil {
 		s.warns = append(s.warns, fmt.Errorf("%v (refinement cross-check skipped)", err))
 	} else {
 		s.bench = bs
 	}
-	paths, err := judgeGradings(filepath.Join(dir, runfolder.JudgeDir))
-	if err != nil {
+	if !withJudge {
+		return s, nil
+	}
+	jd := filepath.Join(dir, runfolder.JudgeDir)
+	if err := s.loadJudgeDir(jd); err != nil {
 		return nil, err
 	}
+	if s.judge != nil {
+		if err := bound(s.judge, s, jd); err != nil {
+			return nil, err
+		}
+		if s.judge.Run == nil {
+			s.warns = append(s.warns, fmt.Errorf("%s: written before judge outputs recorded the run they judged: whether %s still holds the answers judged cannot be checked", jd, dir))
+		}
+	}
+	return s, nil
+}
+
+// loadJudged reads a judge output folder (clinsql judge --out): its
+// decisions and its summary, which names the run it judged.
+func loadJudged(dir string) (*source, error) {
+	s := &source{origin: SourceJudge}
+	if err := s.loadJudgeDir(dir); err != nil {
+		return nil, err
+	}
+	if s.judge == nil || s.judge.Run == nil || len(s.gradings) == 0 {
+		return nil, fmt.Errorf("not a judge output folder of this clinsql (no %s naming the run it judged, or no %s): judge the run into it (clinsql judge --out %s)", JudgeSummaryFile, GradingFile, dir)
+	}
+	return s, nil
+}
+
+// loadJudgeDir reads a judge output's gradings, ledger and summary from
+// dir, when there are any.
+func (s *source) loadJudgeDir(dir string) error {
+	paths, err := judgeGradings(dir)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	s.judgeDir = dir
 	for _, p := range paths {
 		g, err := scoring.ReadGrading(p)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.gradings = append(s.gradings, g)
 	}
-	lpath := filepath.Join(dir, runfolder.JudgeDir, LedgerFile)
-	if _, err := os.Stat(lpath); err == nil {
+	lpath := filepath.Join(dir, LedgerFile)
+	if _, err := os.Lstat(lpath); err == nil {
 		l, err := judgefmt.ReadLedger(lpath)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if l.Torn {
 			s.warns = append(s.warns, fmt.Errorf("%s: last line incomplete (a judge run was killed while writing); ignored", lpath))
 		}
 		s.ledger = l.Last()
-		tpath := filepath.Join(dir, runfolder.JudgeDir, judgefmt.TranscriptFile)
+		tpath := filepath.Join(dir, judgefmt.TranscriptFile)
 		xs, bad, err := judgefmt.ReadTranscript(tpath)
 		switch {
 		case err != nil:
@@ -305,7 +493,7 @@ func loadRun(dir string) (*source, error) {
 		}
 		s.exchanges = xs
 	}
-	jpath := filepath.Join(dir, runfolder.JudgeDir, JudgeSummaryFile)
+	jpath := filepath.Join(dir, JudgeSummaryFile)
 	if b, err := runfolder.ReadFile(jpath, runfolder.MaxJudgeFileBytes); err == nil {
 		if js, err := judgefmt.DecodeSummary(b); err != nil {
 			s.warns = append(s.warns, fmt.Errorf("%s: %v", jpath, err))
@@ -313,7 +501,7 @@ func loadRun(dir string) (*source, error) {
 			s.judge = js
 		}
 	}
-	return s, nil
+	return nil
 }
 
 // splitsOfGrading lists the splits a grading's samples belong to.
@@ -444,7 +632,7 @@ func scoreModel(s *source, tasks []*datasets.Task, byKey map[datasets.Key]*datas
 		Outputs: map[datasets.Key]*runfolder.Output{}, Decisions: map[datasets.Key]map[LeafKey]*Decision{},
 		Warnings: s.warns}
 	m.Completeness = completeness(s)
-	m.Manifest = s.manifest
+	m.Manifest, m.Engine = s.manifest, s.engine
 	if m.Name == "" {
 		m.Name = filepath.Base(filepath.Dir(first.File))
 		m.Warnings = append(m.Warnings, fmt.Errorf("%s: summary has no experiment_model; named %q", first.File, m.Name))
@@ -549,7 +737,7 @@ func ledgerDecisions(m *Model, s *source, byKey map[datasets.Key]*datasets.Task,
 		m.Decisions[k][LeafKey{Tree(lk.Tree), lk.Leaf}] = d
 	}
 	if bad > 0 && !subset {
-		warns = append(warns, fmt.Errorf("%s: %d ledger records name tasks that are not among the tasks", filepath.Join(s.run, runfolder.JudgeDir, LedgerFile), bad))
+		warns = append(warns, fmt.Errorf("%s: %d ledger records name tasks that are not among the tasks", filepath.Join(s.judgeDir, LedgerFile), bad))
 	}
 	// The transcript: each task's calls in tree order, then by their
 	// first leaf's place in the rubric.
@@ -652,7 +840,9 @@ func slug(name string) string {
 func completeness(s *source) string {
 	status := "complete"
 	worse := func(st string) {
-		if st != "" && st != "complete" && status != "interrupted" {
+		switch {
+		case st == "" || st == "complete" || status == "failed":
+		case st == "failed" || status != "interrupted":
 			status = st
 		}
 	}

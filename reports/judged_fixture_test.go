@@ -90,7 +90,7 @@ func writeJudgedRun(t testing.TB, dir string, tasks []*datasets.Task) string {
 		}))
 	}
 	const judgeName = "llm:judge/gpt-judge@v1+g1"
-	l, err := judgefmt.OpenLedger(filepath.Join(jdir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: rubric.Strict, Judge: judgeName, Samples: 1, Group: "tree"})
+	l, err := judgefmt.OpenLedger(filepath.Join(jdir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: rubric.Strict, Judge: judgeName, Samples: 1, Group: "tree"}, nil)
 	must(t, err)
 	for _, ft := range fixtures.Tasks() {
 		key := filepath.ToSlash(ft.Path())

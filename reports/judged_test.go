@@ -35,14 +35,45 @@ func judgeFixtureRun(t *testing.T, fs *fixtureSet, run, grading string, mode rub
 	must(t, err)
 	dir := filepath.Join(run, runfolder.JudgeDir)
 	must(t, os.MkdirAll(dir, 0o755))
-	l, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: mode, Judge: rp.Name(), CodeChecks: true, Skipping: true, Samples: 1})
+	l, err := judgefmt.OpenLedger(filepath.Join(dir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: mode, Judge: rp.Name(), CodeChecks: true, Skipping: true, Samples: 1}, nil)
 	must(t, err)
 	o, err := judge.Run(context.Background(), items, l, judge.Options{Mode: mode, Backend: rp, CodeChecks: true, Skipping: true})
 	must(t, err)
 	must(t, l.Close())
 	sc := judge.Score(o, runfolder.ModelName(val, "judged"))
+	// The answers judged, as clinsql judge records them.
+	rr, err := runfolder.Load(run)
+	must(t, err)
+	id, err := rr.Identity()
+	must(t, err)
+	sc.Summary.Run = &id
 	must(t, sc.WriteFiles(dir, o))
 	return sc.Summary
+}
+
+// TestJudgedRunChanged (issue 25 #5): a result CSV changed after the run
+// was judged is refused by report, never shown beside the verdicts made
+// on the old one.
+func TestJudgedRunChanged(t *testing.T) {
+	fs := writeFixtureSet(t)
+	judgeFixtureRun(t, fs, fs.runs[1], fs.gradings[2], rubric.Strict)
+	outs, err := runfolder.LoadOutputs(fs.runs[1])
+	must(t, err)
+	var changed string
+	for _, o := range outs {
+		if p := o.ResultCSV; p != "" && o.Key.Split == "validation" {
+			changed = p
+			break
+		}
+	}
+	if changed == "" {
+		t.Fatal("no result CSV in the fixture run")
+	}
+	must(t, os.WriteFile(changed, []byte("x\n42\n"), 0o644))
+	_, err = Build(context.Background(), Options{Tasks: fs.tasks, Gradings: fs.gradings, Runs: fs.runs, Bootstrap: Bootstrap{Seed: 7, Resamples: 20}})
+	if err == nil || !strings.Contains(err.Error(), "was made on other answers") {
+		t.Fatalf("report of a run changed after judging: %v; want it refused", err)
+	}
 }
 
 func TestJudgedRun(t *testing.T) {

@@ -18,8 +18,11 @@ import (
 type Options struct {
 	// Tasks are the ClinSQL tasks the decisions refer to.
 	Tasks []*datasets.Task
-	// Gradings are recorded detailed_grading.json files; Runs run folders.
-	Gradings, Runs []string
+	// Gradings are recorded detailed_grading.json files; Runs run folders;
+	// Judged judge output folders (clinsql judge --out), each reported
+	// with the run it judged (a Run of the same answers, else the folder
+	// its judge_summary.json names), checked to hold those answers still.
+	Gradings, Runs, Judged []string
 	// Mode is the aggregation mode of the main tables (default Strict, as
 	// everywhere in clinsql; Reference reproduces the published numbers);
 	// the other mode is shown beside it.
@@ -101,7 +104,7 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 	if len(opt.Tasks) == 0 {
 		return nil, errors.New("no tasks")
 	}
-	if len(opt.Gradings)+len(opt.Runs) == 0 {
+	if len(opt.Gradings)+len(opt.Runs)+len(opt.Judged) == 0 {
 		return nil, errors.New("nothing to report: give at least one grading file or run folder")
 	}
 	mode := opt.Mode
@@ -129,7 +132,7 @@ func Build(ctx context.Context, opt Options) (*Report, error) {
 		rel.Abstention.Marker = "null"
 	}
 	workers := defaultWorkers(opt.Workers)
-	srcs, err := loadSources(ctx, opt.Gradings, opt.Runs, workers)
+	srcs, err := loadSources(ctx, opt.Gradings, opt.Runs, opt.Judged, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -291,6 +294,11 @@ func flagIncomplete(models []*Model, tasks []*datasets.Task, include, subset boo
 	var errs []error
 	for _, m := range models {
 		if m.Completeness == "complete" {
+			continue
+		}
+		if m.Completeness == "failed" {
+			errs = append(errs, fmt.Errorf("%s: the judge run of model %q failed (its judge endpoint refused its calls: a configuration error; see stopped_by in %s): it decided nothing to report, and is never reported; fix the judge configuration and judge again",
+				m.Run, m.Name, JudgeSummaryFile))
 			continue
 		}
 		ungraded := m.ungraded(tasks)

@@ -133,7 +133,7 @@ func writeMeasuredRun(t *testing.T, dir, name, released, grading string, tasks [
 	settings := refine.Settings{Model: name, ModelID: name, Prompt: "cot", Rounds: 2, Engine: "bigquery"}
 	jdir := filepath.Join(dir, runfolder.JudgeDir)
 	must(t, os.MkdirAll(jdir, 0o755))
-	l, err := judgefmt.OpenLedger(filepath.Join(jdir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: rubric.Strict, Judge: "llm:judge/gpt-4.1@v1+g1", Samples: 1, Group: "tree"})
+	l, err := judgefmt.OpenLedger(filepath.Join(jdir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: rubric.Strict, Judge: "llm:judge/gpt-4.1@v1+g1", Samples: 1, Group: "tree"}, nil)
 	must(t, err)
 	for _, it := range items {
 		o := findOutput(outs, it.Task.Key)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,9 +34,14 @@ func TaskDir(run string, k datasets.Key) string {
 // Run is a run folder read.
 type Run struct {
 	Dir string
+	// Root is the run's top folder, where manifest.json and
+	// benchmark_summary.json live: Dir, or Dir's parent when Dir is one
+	// split folder of a run whose manifest lists that split.
+	Root string
 	// Outputs are the answers found, sorted by key.
 	Outputs []*Output
-	// Manifest is nil for a run clinsql did not write (a released run).
+	// Manifest is nil for a run clinsql did not write (a released run),
+	// or whose manifest was removed.
 	Manifest *Manifest
 }
 
@@ -86,10 +92,8 @@ func Load(dir string) (*Run, error) {
 	}
 	r := &Run{Dir: dir}
 	var errs []error
-	if m, err := ReadManifest(dir); err != nil {
+	if r.Root, r.Manifest, err = findRoot(dir, splits); err != nil {
 		return nil, err
-	} else {
-		r.Manifest = m
 	}
 	for _, s := range splits {
 		err := filepath.WalkDir(s, func(path string, d fs.DirEntry, err error) error {
@@ -126,6 +130,46 @@ func Load(dir string) (*Run, error) {
 	}
 	sort.Slice(r.Outputs, func(i, j int) bool { return r.Outputs[i].Key.Less(r.Outputs[j].Key) })
 	return r, errors.Join(errs...)
+}
+
+// FindRoot is the top folder of the run dir belongs to (see Run.Root):
+// the folder a writer locks, whichever of the run's folders is named.
+func FindRoot(dir string) (string, error) {
+	splits, err := datasets.SplitDirs(dir)
+	if err != nil {
+		return "", err
+	}
+	root, _, err := findRoot(dir, splits)
+	return root, err
+}
+
+// findRoot finds the run's top folder from dir and reads its manifest:
+// dir itself, or, when dir is one split folder (splits is dir alone), its
+// parent if the parent's manifest lists that split. A run is the same run
+// whichever of its folders it is read from: its manifest (the engine, the
+// recorded run a re-execution re-ran) must not be lost by naming the
+// split folder.
+func findRoot(dir string, splits []string) (string, *Manifest, error) {
+	m, err := ReadManifest(dir)
+	if err != nil || m != nil {
+		return dir, m, err
+	}
+	if len(splits) != 1 || filepath.Clean(splits[0]) != filepath.Clean(dir) {
+		return dir, nil, nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir, nil, nil
+	}
+	parent := filepath.Dir(abs)
+	pm, err := ReadManifest(parent)
+	if err != nil {
+		return dir, nil, fmt.Errorf("%s is a split folder of %s: %w", dir, parent, err)
+	}
+	if pm == nil || !slices.Contains(pm.Splits, filepath.Base(abs)) {
+		return dir, nil, nil
+	}
+	return parent, pm, nil
 }
 
 // readOutput reads one task folder: nil without an answer in it.
@@ -171,14 +215,33 @@ func readOutput(key datasets.Key, dir string) (*Output, error) {
 	o.Summary = doc.ExecutionSummary
 	if len(doc.Clinsql) > 0 && string(doc.Clinsql) != "null" {
 		var c struct {
-			Truncated            bool   `json:"truncated"`
-			RecordedResultSHA256 string `json:"recorded_result_sha256"`
+			Truncated            bool              `json:"truncated"`
+			RecordedResultSHA256 string            `json:"recorded_result_sha256"`
+			Recorded             *ExecutionSummary `json:"recorded"`
+			Settings             struct {
+				Kind            string `json:"kind"`
+				Engine          string `json:"engine"`
+				EngineSemantics string `json:"engine_semantics"`
+			} `json:"settings"`
+			Attempts []struct {
+				Request string `json:"request"`
+			} `json:"attempts"`
 		}
 		if err := json.Unmarshal(doc.Clinsql, &c); err != nil {
 			return nil, fmt.Errorf("%s: clinsql: %s", sumPath, datasets.DescribeJSONError(err))
 		}
 		o.Truncated, o.RecordedResultSHA256 = c.Truncated, c.RecordedResultSHA256
 		o.Detail = doc.Clinsql
+		o.Engine, o.EngineSemantics = c.Settings.Engine, c.Settings.EngineSemantics
+		o.RecordedAnswer = c.Recorded
+		// A query that came from a recorded run rather than a model call:
+		// any one sign makes the answer a re-execution.
+		o.ReExecuted = c.Settings.Kind == RequestRecorded || c.Recorded != nil || c.RecordedResultSHA256 != ""
+		for _, a := range c.Attempts {
+			if a.Request == RequestRecorded {
+				o.ReExecuted = true
+			}
+		}
 	}
 	return o, nil
 }

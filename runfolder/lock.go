@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/clinsql/clinsql/internal/safefile"
 )
 
 // LockFile is the lock's name in a locked folder. It holds the pid and the
@@ -48,7 +50,9 @@ func lock(dir string, how int) (*Lock, error) {
 	} else {
 		flags = os.O_RDONLY
 	}
-	f, err := os.OpenFile(path, flags|syscall.O_NOFOLLOW, 0o644)
+	// Not through a link, a regular file only, never blocking on a FIFO
+	// placed there (a shipped run folder's lock file is not trusted).
+	f, err := safefile.OpenFile(dir, LockFile, flags, 0o644)
 	if err != nil && how == syscall.LOCK_SH && errors.Is(err, os.ErrNotExist) {
 		return &Lock{path: path}, nil
 	}

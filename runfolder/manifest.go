@@ -34,7 +34,11 @@ type Manifest struct {
 	// --run), the model that wrote that SQL: decisions recorded about it
 	// may be replayed for this run.
 	RecordedModel string `json:"recorded_model,omitempty"`
-	RunID         string `json:"run_id"`
+	// RecordedRun is, for a re-execution, the recorded run's folder as an
+	// absolute path: where the judge finds the recorded answers to check
+	// which re-executed results are the recorded ones, byte for byte.
+	RecordedRun string `json:"recorded_run,omitempty"`
+	RunID       string `json:"run_id"`
 	// Command made the folder: "generate", "exec --run".
 	Command string   `json:"command"`
 	Splits  []string `json:"splits"`

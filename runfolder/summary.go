@@ -8,6 +8,11 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 )
 
+// RequestRecorded is the request of an attempt whose query came from a
+// recorded run, not from a model call (clinsql exec --run), and the kind
+// of such a run's settings.
+const RequestRecorded = "recorded"
+
 // File and folder names at the top of a run folder and in a task's folder.
 const (
 	// ExecutionSummaryFile is a task's summary (reference shape).
@@ -62,10 +67,21 @@ type Output struct {
 	Truncated bool
 	// RecordedResultSHA256 is, in a run that re-executes a recorded run
 	// (clinsql exec --run), the SHA-256 of the recorded run's result CSV
-	// for the task ("clinsql.recorded_result_sha256"); "" when the recorded
-	// answer had no result file. Decisions recorded about the recorded
-	// result apply to this answer only when its result is the same bytes.
+	// for the task as the run states it ("clinsql.recorded_result_sha256");
+	// "" when the recorded answer had no result file. A claim of the
+	// folder itself: the judge compares the recorded run's own file, never
+	// this alone.
 	RecordedResultSHA256 string
+	// ReExecuted reports that the answer's query came from a recorded run,
+	// not from a model (clinsql exec --run): its execution summary says so
+	// (an attempt of request "recorded", settings of kind "recorded", the
+	// recorded outcome or result digest kept beside it). RecordedAnswer is
+	// the recorded run's own summary when kept ("clinsql.recorded").
+	ReExecuted     bool
+	RecordedAnswer *ExecutionSummary
+	// Engine and EngineSemantics are the engine clinsql ran the answer's
+	// query on ("clinsql.settings"), "" for a run clinsql did not write.
+	Engine, EngineSemantics string
 	// Detail is clinsql's own section of execution_summary.json ("clinsql",
 	// refine.TaskDetail: every attempt's request, SQL, reply, error, tokens
 	// and timing) as read, for the readers that show it; nil in runs
@@ -92,17 +108,6 @@ func (o *Output) ResultSHA256() (string, error) {
 		o.resultSum.done = true
 	}
 	return o.resultSum.sum, o.resultSum.err
-}
-
-// SameResultAsRecorded reports whether a re-executed answer's result CSV
-// is, byte for byte, the one the recorded run returned for the same query.
-// It is false when either has no result file or the file cannot be read.
-func (o *Output) SameResultAsRecorded() bool {
-	if o.RecordedResultSHA256 == "" {
-		return false
-	}
-	sum, err := o.ResultSHA256()
-	return err == nil && sum == o.RecordedResultSHA256
 }
 
 // BenchmarkSummary is a run's benchmark_summary.json (the reference shape,

@@ -72,6 +72,10 @@ type GradingSummary struct {
 	// Judge is clinsql judge's description of itself (absent in published
 	// gradings).
 	Judge *GradingJudge `json:"judge,omitempty"`
+	// Run is the identity of the run clinsql judge judged (absent in
+	// published gradings, which judged the released runs): the answers
+	// the decisions were made on.
+	Run *runfolder.Identity `json:"run,omitempty"`
 }
 
 // GradingJudge is the "judge" block clinsql judge adds to a grading's

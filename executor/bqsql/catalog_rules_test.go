@@ -55,9 +55,10 @@ func TestEveryFunctionHasRuleTest(t *testing.T) {
 // the name ("bq_floor", for macro(1, 1, "bq_floor")) or calls it ("bq_div(").
 var macroRef = regexp.MustCompile(`"(bq_[a-z0-9_]*[a-z0-9])"|\b(bq_[a-z0-9_]*[a-z0-9])\(`)
 
-// tableAliases are bq_ names the translator gives derived tables and
-// their columns, not macros.
-var tableAliases = wordSetLower(`bq_setop bq_unnest bq_u bq_p bq_outer`)
+// tableAliases are bq_ names the translator gives derived tables, their
+// columns and lambda parameters (TO_JSON_STRING's bq_j0, bq_j1, …), not
+// macros.
+var tableAliases = wordSetLower(`bq_setop bq_unnest bq_u bq_p bq_outer bq_j0 bq_j`)
 
 // TestEveryReferencedMacroExists: every prelude macro the translation
 // rules (and the prelude itself) name is defined in Macros, so no rule

@@ -134,7 +134,7 @@ func rangeVars(items []*item) (vars, aliases map[string]bool) {
 			name := ""
 			switch {
 			case ref.path != nil:
-				name = ref.path.parts[len(ref.path.parts)-1]
+				name = ref.path.alias
 			case ref.tok.Kind == Ident && !ref.synthetic() && !ref.group && !bqReserved[ref.upper()]:
 				name = ref.tok.Text
 			case ref.tok.Kind == QuotedIdent && !ref.synthetic():

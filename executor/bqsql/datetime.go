@@ -525,11 +525,23 @@ func (e *emitter) extract(c *call) string {
 	}
 	x := a[from+1:]
 	if k := indexWord(x, "AT"); k >= 0 {
-		if k+3 > len(x) || !x[k+1].is("TIME") || !x[k+2].is("ZONE") || !e.isUTC(x[k+3:]) {
-			e.unsupported(c.it, "EXTRACT … AT TIME ZONE other than UTC is not supported")
+		if k+3 > len(x) || !x[k+1].is("TIME") || !x[k+2].is("ZONE") {
+			e.invalid(x[k], "Syntax error: Expected \")\" but got keyword AT")
 			return ""
 		}
+		zone := x[k+3:]
 		x = x[:k]
+		if t := baseType(e.exprType(x)); t != "" && t != "TIMESTAMP" {
+			e.invalid(c.it, "No matching signature for function EXTRACT for argument types: DATE_TIME_PART FROM %s AT TIME ZONE STRING", t)
+			return ""
+		}
+		if !e.isUTC(zone) {
+			// The parts of the timestamp's civil time in the zone
+			// (BigQuery's date and time functions reference: "AT TIME
+			// ZONE … extracts the part in the specified time zone"); an
+			// unknown zone is the query's error, as in BigQuery.
+			return fmt.Sprintf("bq_extract_%s(%s(CAST(%s AS TIMESTAMPTZ), bq_str(%s)))", strings.ToLower(part), civilAtFunc, e.text(x), e.text(zone))
+		}
 	}
 	return fmt.Sprintf("bq_extract_%s(%s)", strings.ToLower(part), e.dateArg(x, "DATE"))
 }

@@ -99,11 +99,17 @@ func (e *emitter) deferErrors(c *call, out string) string {
 	if len(failed) == 0 {
 		return out
 	}
+	// The failure is raised by a failing cast in the subscript of a
+	// one-element list of the value, not by error(): DuckDB takes error()
+	// for a side effect and then refuses a HAVING, GROUP BY or ORDER BY
+	// that names the select-list alias holding it ("Alias … referenced -
+	// but the expression has side effects"), which BigQuery allows. The
+	// subscript keeps the value's own type, whatever it is.
 	div := ""
 	if len(divided) > 0 {
-		div = "WHEN " + strings.Join(divided, " OR ") + " THEN error('\"division by zero: in an argument of " + c.name + "\"') "
+		div = "WHEN " + strings.Join(divided, " OR ") + " THEN CAST('division by zero: in an argument of " + c.name + "' AS BIGINT) "
 	}
-	return "(CASE " + div + "WHEN " + strings.Join(failed, " OR ") + " THEN error('" + deferredFailure(c.name) + "') ELSE " + out + " END)"
+	return "[" + out + "][CASE " + div + "WHEN " + strings.Join(failed, " OR ") + " THEN CAST('" + deferredFailure(c.name) + "' AS BIGINT) ELSE 1 END]"
 }
 
 // deferredFailure is the error of a taken branch whose aggregate's

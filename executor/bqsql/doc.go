@@ -31,6 +31,22 @@
 //     registers them (executor/bqduck, the one place that assembles the
 //     embedded engine from this package and executor/duckdb).
 //
+// The statement model (model.go, modeltypes.go): before any rewrite the
+// query is parsed once into GoogleSQL's syntax tree by
+// github.com/sqlc-dev/zetajones (a pure-Go port of the GoogleSQL reference
+// parser, Apache-2.0; chosen over writing a parser of our own because it
+// reads the GoogleSQL grammar BigQuery uses, released queries included),
+// its names are resolved as BigQuery resolves them (a FROM item's range
+// variable, CTEs visible to later CTEs, the innermost query before an
+// outer one) and every expression is typed upward from the catalogue
+// (modeltypes.go: each operator's and function's result type from its
+// arguments, BigQuery's "Return type" tables). Rules ask it for the type of
+// the expression they rewrite (emitter.exprType); where it has none (a
+// statement it cannot parse, a construct it does not follow) they fall back
+// to the flat facts of the scan. The transforms run in the order listed in
+// passes.go, which also says where a new function, macro, construct, check
+// or error wording goes; DuckDB SQL is then emitted once (emitter.seq).
+//
 // How it works: Tokenize splits the input into lossless tokens (every
 // quoting form, raw and bytes literals, comments, backticked paths);
 // buildTree groups them by brackets; rewrite rules then work on the tree:

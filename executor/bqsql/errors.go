@@ -86,3 +86,22 @@ func errAt(src string, pos int, kind ErrorKind, format string, args ...any) *Err
 	}
 	return e
 }
+
+// goFunctionMark starts the message of an error one of the bridge's Go
+// functions (CAST … FORMAT, time zone conversion, FARM_FINGERPRINT) raises
+// on a value. DuckDB reports it wrapped in the driver's words
+// ("database/sql/driver: API error: …"), as it reports the engine's own
+// result filter failing; Explain recognises the mark and gives BigQuery's
+// message, so the engine charges the query (run time), not itself.
+const goFunctionMark = "BigQuery error: "
+
+// goFunctionError marks err (see goFunctionMark). The bridge's own limits
+// (errCastFormatLimit) are left as they are: Explain reports them
+// unsupported.
+func goFunctionError(err error) error {
+	var limit errCastFormatLimit
+	if err == nil || errors.As(err, &limit) {
+		return err
+	}
+	return errors.New(goFunctionMark + err.Error())
+}

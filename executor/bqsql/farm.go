@@ -42,7 +42,20 @@ func Functions() []Function {
 		{Name: farmFunc, Params: []string{"ANY"}, Result: "BIGINT", Eval: farmEval},
 		{Name: civilAtFunc, Params: []string{"TIMESTAMPTZ", "VARCHAR"}, Result: "TIMESTAMP", Eval: civilAtEval},
 	}
-	return append(fns, castFormatFunctions()...)
+	fns = append(fns, castFormatFunctions()...)
+	for i := range fns {
+		fns[i].Eval = markErrors(fns[i].Eval)
+	}
+	return fns
+}
+
+// markErrors marks the errors fn raises on a value as the query's (see
+// goFunctionMark), for the engine to class by Explain.
+func markErrors(fn func([]driver.Value) (any, error)) func([]driver.Value) (any, error) {
+	return func(v []driver.Value) (any, error) {
+		r, err := fn(v)
+		return r, goFunctionError(err)
+	}
 }
 
 func farmEval(values []driver.Value) (any, error) {

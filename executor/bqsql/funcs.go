@@ -111,8 +111,8 @@ func init() {
 		"SQRT":        fn(1, 1, "sqrt"),
 		"CBRT":        macro(1, 1, "bq_cbrt"),
 		"EXP":         fn(1, 1, "exp"),
-		"LN":          fn(1, 1, "ln"),
-		"LOG10":       fn(1, 1, "log10"),
+		"LN":          emit(1, 1, func(c *call) string { return "ln(bq_log_arg(" + c.arg(0) + "))" }),
+		"LOG10":       emit(1, 1, func(c *call) string { return "log10(bq_log_arg(" + c.arg(0) + "))" }),
 		"LOG":         emit(1, 2, logFn),
 		"POW":         fn(2, 2, "pow"),
 		"POWER":       fn(2, 2, "pow"),
@@ -124,9 +124,9 @@ func init() {
 		"ATAN":        fn(1, 1, "atan"),
 		"ATAN2":       fn(2, 2, "atan2"),
 		"COT":         fn(1, 1, "cot"),
-		"FLOOR":       macro(1, 1, "bq_floor"),
-		"CEIL":        macro(1, 1, "bq_ceil"),
-		"CEILING":     macro(1, 1, "bq_ceil"),
+		"FLOOR":       emit(1, 1, func(c *call) string { return decimalOr(c, "floor", "bq_floor("+c.arg(0)+")") }),
+		"CEIL":        emit(1, 1, func(c *call) string { return decimalOr(c, "ceil", "bq_ceil("+c.arg(0)+")") }),
+		"CEILING":     emit(1, 1, func(c *call) string { return decimalOr(c, "ceil", "bq_ceil("+c.arg(0)+")") }),
 		"ROUND":       emit(1, 3, roundFn),
 		"TRUNC":       emit(1, 2, truncFn),
 		"MOD":         macro(2, 2, "bq_mod"),
@@ -135,13 +135,10 @@ func init() {
 		"IEEE_DIVIDE": emit(2, 2, func(c *call) string {
 			return "(CAST(" + c.arg(0) + " AS DOUBLE) / CAST(" + c.arg(1) + " AS DOUBLE))"
 		}),
-		// The SAFE_ forms give NULL where the operator overflows: DuckDB's
-		// try() turns the overflow error into NULL. The operands are
-		// bracketed: SAFE_NEGATE(-x) must not become --x, a comment.
-		"SAFE_ADD":      emit(2, 2, func(c *call) string { return "try((" + c.arg(0) + ") + (" + c.arg(1) + "))" }),
-		"SAFE_SUBTRACT": emit(2, 2, func(c *call) string { return "try((" + c.arg(0) + ") - (" + c.arg(1) + "))" }),
-		"SAFE_MULTIPLY": emit(2, 2, func(c *call) string { return "try((" + c.arg(0) + ") * (" + c.arg(1) + "))" }),
-		"SAFE_NEGATE":   emit(1, 1, func(c *call) string { return "try(-(" + c.arg(0) + "))" }),
+		"SAFE_ADD":      emit(2, 2, func(c *call) string { return safeOperator(c, "+") }),
+		"SAFE_SUBTRACT": emit(2, 2, func(c *call) string { return safeOperator(c, "-") }),
+		"SAFE_MULTIPLY": emit(2, 2, func(c *call) string { return safeOperator(c, "*") }),
+		"SAFE_NEGATE":   emit(1, 1, func(c *call) string { return safeOperator(c, "-") }),
 		"GREATEST":      emit(1, -1, func(c *call) string { return nullStrict(c, "greatest") }),
 		"LEAST":         emit(1, -1, func(c *call) string { return nullStrict(c, "least") }),
 		"IS_INF":        fn(1, 1, "isinf"),
@@ -150,8 +147,8 @@ func init() {
 		"GENERATE_UUID": emit(0, 0, func(*call) string { return "CAST(uuid() AS VARCHAR)" }),
 
 		// Strings.
-		"LOWER":            fn(1, 1, "lower"),
-		"UPPER":            fn(1, 1, "upper"),
+		"LOWER":            emit(1, 1, func(c *call) string { return caseFn(c, "lower") }),
+		"UPPER":            emit(1, 1, func(c *call) string { return caseFn(c, "upper") }),
 		"LENGTH":           macro(1, 1, "bq_length"),
 		"CHAR_LENGTH":      fn(1, 1, "length"),
 		"CHARACTER_LENGTH": fn(1, 1, "length"),
@@ -177,19 +174,20 @@ func init() {
 			}
 			return "bq_instr(" + c.argsText() + ")"
 		}),
-		"LEFT":          macro(2, 2, "bq_left"),
-		"RIGHT":         macro(2, 2, "bq_right"),
-		"ASCII":         fn(1, 1, "ascii"),
-		"CHR":           fn(1, 1, "chr"),
-		"UNICODE":       macro(1, 1, "bq_unicode"),
-		"TRANSLATE":     fn(3, 3, "translate"),
-		"EDIT_DISTANCE": fn(2, 2, "levenshtein"),
-		"LPAD":          emit(2, 3, func(c *call) string { return padFn(c, "lpad") }),
-		"RPAD":          emit(2, 3, func(c *call) string { return padFn(c, "rpad") }),
-		"SUBSTR":        emit(2, 3, substr),
-		"SUBSTRING":     emit(2, 3, substr),
-		"CONCAT":        emit(1, -1, concatFn),
-		"FORMAT":        emit(1, -1, formatFn),
+		"LEFT":           macro(2, 2, "bq_left"),
+		"RIGHT":          macro(2, 2, "bq_right"),
+		"ASCII":          fn(1, 1, "ascii"),
+		"CHR":            fn(1, 1, "chr"),
+		"UNICODE":        macro(1, 1, "bq_unicode"),
+		"TRANSLATE":      fn(3, 3, "translate"),
+		"EDIT_DISTANCE":  fn(2, 2, "levenshtein"),
+		"LPAD":           emit(2, 3, func(c *call) string { return padFn(c, "lpad") }),
+		"RPAD":           emit(2, 3, func(c *call) string { return padFn(c, "rpad") }),
+		"SUBSTR":         emit(2, 3, substr),
+		"SUBSTRING":      emit(2, 3, substr),
+		"CONCAT":         emit(1, -1, concatFn),
+		"FORMAT":         emit(1, -1, formatFn),
+		"TO_JSON_STRING": emit(1, 2, toJSONString),
 		"SPLIT": emit(1, 2, func(c *call) string {
 			if len(c.args) == 1 {
 				return "bq_split(" + c.arg(0) + ", ',')"
@@ -279,9 +277,9 @@ func init() {
 
 func logFn(c *call) string {
 	if len(c.args) == 1 {
-		return "ln(" + c.arg(0) + ")"
+		return "ln(bq_log_arg(" + c.arg(0) + "))"
 	}
-	return "(ln(" + c.arg(0) + ") / ln(" + c.arg(1) + "))"
+	return "(ln(bq_log_arg(" + c.arg(0) + ")) / ln(" + c.arg(1) + "))"
 }
 
 func roundFn(c *call) string {
@@ -298,14 +296,53 @@ func roundFn(c *call) string {
 		}
 		d = v
 	}
+	if dt := decimalType(c); dt != "" {
+		return decimalRound(c, "round", d, dt)
+	}
 	return roundMacro(int(d)) + "(" + c.arg(0) + ")"
 }
 
 func truncFn(c *call) string {
+	if d, ok := literalInt(argAt(c.args, 1)); len(c.args) == 1 || ok && d >= minRoundDigits && d <= maxRoundDigits {
+		if dt := decimalType(c); dt != "" {
+			return decimalRound(c, "trunc", d, dt)
+		}
+	}
 	if len(c.args) == 1 {
 		return "bq_trunc(" + c.arg(0) + ", 0)"
 	}
 	return "bq_trunc(" + c.argsText() + ")"
+}
+
+// decimalType is the DuckDB type of a NUMERIC or BIGNUMERIC first argument
+// (as the statement model or the bridge's typing knows it), or "".
+// ROUND, TRUNC, CEIL and FLOOR of NUMERIC return NUMERIC, computed exactly:
+// ROUND(NUMERIC '2.675', 2) is 2.68, half away from zero (mathematical
+// functions reference). Through FLOAT64 it came back as FLOAT64 and
+// rounded the binary value (2.67).
+func decimalType(c *call) string {
+	switch baseType(c.e.exprType(c.args[0])) {
+	case "NUMERIC":
+		return "DECIMAL(38, 9)"
+	case "BIGNUMERIC":
+		return "DECIMAL(38, 18)"
+	}
+	return ""
+}
+
+// decimalRound renders ROUND or TRUNC of a decimal to d digits, kept in
+// the argument's type.
+func decimalRound(c *call, fn string, d int64, duck string) string {
+	return "CAST(" + fn + "(" + c.arg(0) + ", " + strconv.FormatInt(d, 10) + ") AS " + duck + ")"
+}
+
+// decimalOr renders FLOOR or CEIL: DuckDB's, kept in the type, for a
+// decimal argument; otherwise other (the FLOAT64 macro).
+func decimalOr(c *call, fn, other string) string {
+	if dt := decimalType(c); dt != "" {
+		return "CAST(" + fn + "(" + c.arg(0) + ") AS " + dt + ")"
+	}
+	return other
 }
 
 func padFn(c *call, name string) string {
@@ -986,4 +1023,21 @@ func mixedCivil(c *call) bool {
 	}
 	c.e.invalid(c.it, "No matching signature for function %s: arguments of type DATETIME and TIMESTAMP have no common supertype", c.name)
 	return true
+}
+
+// safeOperator renders SAFE_ADD, SAFE_SUBTRACT, SAFE_MULTIPLY and
+// SAFE_NEGATE, which are the operator but NULL where it overflows
+// (BigQuery's mathematical functions reference). DuckDB's try() turns the
+// overflow error into NULL, but it refuses an aggregate or window call
+// inside it ("aggregates are not allowed inside the TRY expression"), and
+// the operands are often aggregates (SAFE_MULTIPLY(SAFE_DIVIDE(SUM(x),
+// COUNT(*)), 100)). So the operands are evaluated outside, as one list
+// element, and try() applies the operator to them inside a lambda; each
+// operand is written once. The operands are bracketed: SAFE_NEGATE(-x)
+// must not become --x, a comment.
+func safeOperator(c *call, op string) string {
+	if len(c.args) == 1 {
+		return "list_transform([(" + c.arg(0) + ")], bq_p -> try(" + op + "bq_p))[1]"
+	}
+	return "list_transform([struct_pack(bq_a := (" + c.arg(0) + "), bq_b := (" + c.arg(1) + "))], bq_p -> try(bq_p.bq_a " + op + " bq_p.bq_b))[1]"
 }

@@ -16,6 +16,10 @@ import "strings"
 // ties, the default RANGE frame) are the same.
 //
 // Left as they are:
+//   - keys the statement model types as other than FLOAT64: their order
+//     needs no extra key (and a bare name DuckDB resolves to an output
+//     column must not be written inside an expression, where DuckDB
+//     resolves it among the FROM items' columns and may find it ambiguous);
 //   - ordinals (ORDER BY 2) and literals: the key is not an expression;
 //   - a window with a RANGE frame: DuckDB requires a single key there;
 //   - a DISTINCT aggregate (ARRAY_AGG(DISTINCT x ORDER BY x)): DuckDB
@@ -28,10 +32,10 @@ import "strings"
 //     would double the translation at every level).
 
 // nanOrder rewrites every ORDER BY in items and the groups within them.
-func nanOrder(items []*item) []*item {
+func nanOrder(items []*item, m *model) []*item {
 	ranged := map[string]bool{}
 	rangedWindows(items, ranged)
-	return nanOrderIn(items, ranged)
+	return nanOrderIn(items, ranged, m)
 }
 
 // rangedWindows records the named windows that some window specification
@@ -49,14 +53,14 @@ func rangedWindows(items []*item, ranged map[string]bool) {
 	}
 }
 
-func nanOrderIn(items []*item, ranged map[string]bool) []*item {
+func nanOrderIn(items []*item, ranged map[string]bool, m *model) []*item {
 	for i, it := range items {
 		if it.group {
 			if w := at(items, i-2); at(items, i-1).is("AS") && isName(w) && ranged[strings.ToLower(w.tok.Text)] {
 				// WINDOW w AS (ORDER BY x), extended with a RANGE frame.
 				continue
 			}
-			it.kids = nanOrderIn(it.kids, ranged)
+			it.kids = nanOrderIn(it.kids, ranged, m)
 		}
 	}
 	if at(items, 0).is("DISTINCT") {
@@ -80,7 +84,7 @@ func nanOrderIn(items []*item, ranged map[string]bool) []*item {
 			if n > 0 {
 				keys = append(keys, &item{tok: Token{Kind: Punct, Text: ",", Pos: el[0].pos()}})
 			}
-			keys = append(keys, nanKey(el)...)
+			keys = append(keys, nanKey(el, m)...)
 			keys = append(keys, el...)
 		}
 		out := make([]*item, 0, len(items)+len(keys))
@@ -95,12 +99,15 @@ func nanOrderIn(items []*item, ranged map[string]bool) []*item {
 
 // nanKey returns "bq_nan_order(key) modifiers ," for one ORDER BY element,
 // or nothing when the element is left alone (see nanOrder).
-func nanKey(el []*item) []*item {
+func nanKey(el []*item, m *model) []*item {
 	n := len(el)
 	for n > 1 && (isOrderModifier(el[n-1]) || el[n-1].is("FIRST") || el[n-1].is("LAST")) {
 		n--
 	}
 	key, mods := el[:n], el[n:]
+	if t, ok := m.typeOfItems(key); ok && t != "FLOAT64" {
+		return nil
+	}
 	if len(key) == 0 || (len(key) == 1 && !key[0].group && key[0].tok.Kind != Ident && key[0].tok.Kind != QuotedIdent) ||
 		key[0].is("NULL") || holdsSubquery(key) || indexWord(key, "COLLATE") >= 0 {
 		return nil

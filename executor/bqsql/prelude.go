@@ -47,6 +47,11 @@ CREATE OR REPLACE TEMP MACRO bq_intdiv(a BIGINT, b BIGINT) AS CASE WHEN b = 0 AN
 	THEN CAST('division by zero: DIV(' || CAST(a AS VARCHAR) || ', ' || CAST(b AS VARCHAR) || ')' AS BIGINT)
 	ELSE a // b END;
 
+-- The logarithm of -inf is NaN in BigQuery (its function tests run LN,
+-- LOG and LOG10 of -inf; only finite negative numbers and zero are errors);
+-- DuckDB's ln refuses every negative number.
+CREATE OR REPLACE TEMP MACRO bq_log_arg(x) AS CASE WHEN x = CAST('-inf' AS DOUBLE) THEN CAST('nan' AS DOUBLE) ELSE x END;
+
 -- (expr).* (withexpr.go): only a STRUCT has fields to spread; unnest would
 -- turn an array into rows instead.
 CREATE OR REPLACE TEMP MACRO bq_dot_star(s) AS CASE WHEN typeof(s) LIKE 'STRUCT(%' THEN s
@@ -119,30 +124,34 @@ CREATE OR REPLACE TEMP MACRO bq_greatest(l) AS CASE WHEN list_aggregate(l, 'coun
 CREATE OR REPLACE TEMP MACRO bq_least(l) AS CASE WHEN list_aggregate(l, 'count') < len(l) THEN NULL ELSE list_min(l) END;
 
 -- Strings.
+-- A function of a NULL argument is NULL before any check of the others
+-- ("If an operand is NULL, the result is NULL", BigQuery's function call
+-- rules, functions-and-operators reference): SUBSTR('abc', 1, NULL) is NULL,
+-- not the rest of the string, and LEFT(NULL, -1) is NULL, not an error.
 -- SUBSTR of BYTES counts bytes; DuckDB's substring takes no BLOB, so the
 -- bytes are cut from their hex text, two digits a byte (bq_bytes_substr,
 -- used where the bridge knows the argument is BYTES: one macro with BLOB
 -- and VARCHAR overloads could not bind an outer query's column). DuckDB
 -- refuses a length past 2^32; no value is that long, so it is capped.
-CREATE OR REPLACE TEMP MACRO bq_substr(s VARCHAR, p BIGINT) AS
-	substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END),
-	(s VARCHAR, p BIGINT, l BIGINT) AS CASE WHEN l < 0
+CREATE OR REPLACE TEMP MACRO bq_substr(s VARCHAR, p BIGINT) AS CASE WHEN p IS NULL THEN NULL ELSE
+	substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END) END,
+	(s VARCHAR, p BIGINT, l BIGINT) AS CASE WHEN s IS NULL OR p IS NULL OR l IS NULL THEN NULL WHEN l < 0
 	THEN CAST(CAST('Third argument in SUBSTR() cannot be negative' AS BIGINT) AS VARCHAR)
 	ELSE substring(s, CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(length(s) + p + 1, 1) END, least(l, 2147483647)) END;
-CREATE OR REPLACE TEMP MACRO bq_bytes_substr(s BLOB, p BIGINT) AS
-	unhex(substring(hex(s), 2 * CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(octet_length(s) + p + 1, 1) END - 1)),
-	(s BLOB, p BIGINT, l BIGINT) AS CASE WHEN l < 0
+CREATE OR REPLACE TEMP MACRO bq_bytes_substr(s BLOB, p BIGINT) AS CASE WHEN p IS NULL THEN NULL ELSE
+	unhex(substring(hex(s), 2 * CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(octet_length(s) + p + 1, 1) END - 1)) END,
+	(s BLOB, p BIGINT, l BIGINT) AS CASE WHEN s IS NULL OR p IS NULL OR l IS NULL THEN NULL WHEN l < 0
 	THEN CAST(CAST('Third argument in SUBSTR() cannot be negative' AS BIGINT) AS BLOB)
 	ELSE unhex(substring(hex(s), 2 * CASE WHEN p > 0 THEN p WHEN p = 0 THEN 1 ELSE greatest(octet_length(s) + p + 1, 1) END - 1,
 		2 * least(l, 2147483647))) END;
-CREATE OR REPLACE TEMP MACRO bq_left(s VARCHAR, n BIGINT) AS CASE WHEN n < 0
+CREATE OR REPLACE TEMP MACRO bq_left(s VARCHAR, n BIGINT) AS CASE WHEN s IS NULL OR n IS NULL THEN NULL WHEN n < 0
 	THEN CAST(CAST('Second argument in LEFT() cannot be negative' AS BIGINT) AS VARCHAR) ELSE left(s, n) END;
-CREATE OR REPLACE TEMP MACRO bq_right(s VARCHAR, n BIGINT) AS CASE WHEN n < 0
+CREATE OR REPLACE TEMP MACRO bq_right(s VARCHAR, n BIGINT) AS CASE WHEN s IS NULL OR n IS NULL THEN NULL WHEN n < 0
 	THEN CAST(CAST('Second argument in RIGHT() cannot be negative' AS BIGINT) AS VARCHAR) ELSE right(s, n) END;
-CREATE OR REPLACE TEMP MACRO bq_lpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN n < 0
+CREATE OR REPLACE TEMP MACRO bq_lpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN s IS NULL OR n IS NULL OR p IS NULL THEN NULL WHEN n < 0
 	THEN CAST(CAST('Second argument in LPAD() cannot be negative' AS BIGINT) AS VARCHAR)
 	WHEN n > 1048576 THEN CAST(error('Output of LPAD/RPAD exceeds max allowed output size of 1MB') AS VARCHAR) ELSE lpad(s, CAST(n AS INTEGER), p) END;
-CREATE OR REPLACE TEMP MACRO bq_rpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN n < 0
+CREATE OR REPLACE TEMP MACRO bq_rpad(s VARCHAR, n BIGINT, p VARCHAR) AS CASE WHEN s IS NULL OR n IS NULL OR p IS NULL THEN NULL WHEN n < 0
 	THEN CAST(CAST('Second argument in RPAD() cannot be negative' AS BIGINT) AS VARCHAR)
 	WHEN n > 1048576 THEN CAST(error('Output of LPAD/RPAD exceeds max allowed output size of 1MB') AS VARCHAR) ELSE rpad(s, CAST(n AS INTEGER), p) END;
 CREATE OR REPLACE TEMP MACRO bq_split(s VARCHAR, d VARCHAR) AS CASE WHEN s IS NULL OR d IS NULL THEN NULL WHEN s = '' THEN [''] ELSE string_split(s, d) END;
@@ -597,6 +606,7 @@ func buildMacros() string {
 	b.WriteString(staticMacros)
 	b.WriteString(civilMacros)
 	b.WriteString(bytesMacros)
+	b.WriteString(caseMacros())
 	b.WriteString(boundsMacros)
 	b.WriteString(`CREATE OR REPLACE TEMP MACRO bq_interval_micros(x INTERVAL) AS
 	CAST(round(epoch(x - to_months(CAST(date_part('year', x) * 12 + date_part('month', x) AS INTEGER))) * 1000000) AS BIGINT);
@@ -675,11 +685,11 @@ func roundMacro(d int) string {
 // as side-effecting, which DuckDB then refuses to reference by alias), so
 // DuckDB reports "Could not convert string '<message>' to DOUBLE" or a
 // date-format complaint quoting it.
-var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: |Sequence step cannot be 0|Interval field )[^'"]*)['"]`)
+var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: |Sequence step cannot be 0|Interval field |An argument of \w+ failed on a row)[^'"]*)['"]`)
 
 // bridgeLimit finds a prelude macro's report that a value is past what the
 // bridge can compute faithfully: unsupported, not the query's fault.
-var bridgeLimit = regexp.MustCompile(`['"]((?:AVG|STDDEV\w*|VAR\w*) of (?:BIG)?NUMERIC values [^'"]* is not supported)['"]`)
+var bridgeLimit = regexp.MustCompile(`['"]((?:AVG|STDDEV\w*|VAR\w*) of (?:BIG)?NUMERIC values [^'"]* is not supported|TO_JSON_STRING of [^'"]* is not supported)['"]`)
 
 // castFormatLimit finds a CAST … FORMAT the Go functions do not implement
 // (an element such as IYYY, BASE8 of a partial group), and
@@ -707,7 +717,7 @@ var intervalSum = regexp.MustCompile(`No function matches the given name and arg
 
 // wideBignumeric finds a number past DECIMAL(38, 18), the embedded
 // engine's BIGNUMERIC (BigQuery's holds 38 integer digits).
-var wideBignumeric = regexp.MustCompile(`Could not convert string "(-?\d{21,}(?:\.\d*)?)" to DECIMAL\(38, ?18\)`)
+var wideBignumeric = regexp.MustCompile(`Could not convert string "(-?\d{21,}(?:\.\d*)?)" to DECIMAL\(38, ?18\)|Casting value "(-?\d{21,}(?:\.\d*)?)" to type DECIMAL\(38, ?18\) failed`)
 
 // overloads finds DuckDB's complaint that it cannot choose between the
 // typed overloads of a bridge macro: it does not know the type of a
@@ -719,6 +729,18 @@ var overloads = regexp.MustCompile(`Macro bq_([a-z]+)_([a-z]+)_[a-z0-9]+\(\) has
 // raised, if msg is such an error; for the bridge's own limits, a message
 // saying so and unsupported true; msg unchanged otherwise.
 func Explain(msg string) (out string, unsupported bool) {
+	if strings.Contains(msg, "database/sql/driver: ") {
+		// A Go function failed: one of the bridge's on a value (marked,
+		// or the bridge's CAST … FORMAT limit), or the engine's own result
+		// filter, which is no concern of the query's (left unchanged).
+		if m := castFormatLimit.FindStringSubmatch(msg); m != nil {
+			return ErrUnsupported.Error() + ": " + m[1], true
+		}
+		if _, m, ok := strings.Cut(msg, goFunctionMark); ok {
+			return firstLine(m), false
+		}
+		return msg, false
+	}
 	if out, unsupported, ok := explainBounds(msg); ok {
 		return out, unsupported
 	}
@@ -795,7 +817,7 @@ func bigQueryWording(msg string) string {
 	msg = noMacro.ReplaceAllStringFunc(msg, func(m string) string {
 		return fmt.Sprintf("No matching signature for %s for the argument types given", functionName(noMacro.FindStringSubmatch(m)[1]))
 	})
-	return bigQueryTypes(msg)
+	return bigQueryMessage(msg)
 }
 
 // functionName names a DuckDB function or prelude macro as the BigQuery

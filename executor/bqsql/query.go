@@ -169,7 +169,7 @@ func (e *emitter) scan(items []*item) {
 			if table != "" {
 				e.mimicTabls = append(e.mimicTabls, table)
 			}
-			alias := parts[len(parts)-1]
+			alias := rangeVarName(seq[j-1], parts[len(parts)-1])
 			k := j
 			if at(seq, k).is("AS") {
 				k++
@@ -491,6 +491,9 @@ func (e *emitter) branchTypes(body []*item, count bool) (names, types []string) 
 // (inside function arguments and select lists, dotted names are not yet
 // paths) and for MIN, MAX and ANY_VALUE of a typed operand.
 func (e *emitter) exprType(items []*item) string {
+	if t, ok := e.modelType(items); ok && !isLiteralItems(items) {
+		return t
+	}
 	switch {
 	case isIntervalLiteral(items):
 		return "INTERVAL"
@@ -510,6 +513,9 @@ func (e *emitter) exprType(items []*item) string {
 // columnType returns the BigQuery type of a column reference (a path or a
 // lone identifier) when the catalog and the query's aliases determine it.
 func (e *emitter) columnType(it *item) string {
+	if t, ok := e.modelType([]*item{it}); ok {
+		return t
+	}
 	var parts []string
 	switch {
 	case it.path != nil:
@@ -997,4 +1003,20 @@ func (e *emitter) unnestType(col string) string {
 		}
 	}
 	return t
+}
+
+// isLiteralItems reports whether items are one literal (optionally
+// negated), whose "lit:" type the model does not keep.
+func isLiteralItems(items []*item) bool {
+	if len(items) == 2 && items[0].isPunct("-") {
+		items = items[1:]
+	}
+	if len(items) != 1 || items[0].synthetic() || items[0].group {
+		return false
+	}
+	switch items[0].tok.Kind {
+	case String, Number, Bytes:
+		return true
+	}
+	return items[0].is("NULL")
 }

@@ -139,6 +139,7 @@ func (e *emitter) path(items []*item, i int) (int, *item) {
 	}
 	var parts []pathPart
 	j := i
+	last := first // the path's last identifier
 	// An unquoted project name may contain dashes: physionet-data.x.y.
 	if first.tok.Kind == Ident {
 		if name, n := dashedName(items, i); n > 1 {
@@ -156,6 +157,7 @@ func (e *emitter) path(items []*item, i int) (int, *item) {
 			break
 		}
 		parts = append(parts, e.partsOf(nx)...)
+		last = nx
 		j += 2
 	}
 	// t.* stays a path with a star.
@@ -171,11 +173,31 @@ func (e *emitter) path(items []*item, i int) (int, *item) {
 	for _, p := range parts {
 		node.path.parts = append(node.path.parts, p.name)
 	}
+	node.path.alias = rangeVarName(last, parts[len(parts)-1].name)
+	node.path.end = items[j-1].end()
+	node.path.table = len(parts) >= 3 && strings.EqualFold(parts[0].name, Project)
 	node.path.out = e.resolvePath(first, parts)
 	if star {
 		node.path.out += ".*"
 	}
 	return j - i, node
+}
+
+// rangeVarName is the range variable BigQuery makes of an unaliased FROM
+// path whose last identifier is last (and last path component name): the
+// last identifier (query syntax reference, implicit aliases). One
+// backticked identifier holding a whole dotted path (`project.dataset.age`)
+// is one identifier, so its alias is the whole text, which no name in the
+// query can match: BigQuery rejects icustays.stay_id after an unaliased
+// `physionet-data.mimiciv_3_1_icu.icustays` ("Unrecognized name:
+// icustays") and reads a bare age after `….age` as the column.
+func rangeVarName(last *item, name string) string {
+	if last.tok.Kind == QuotedIdent {
+		if v, err := last.tok.Value(); err == nil && strings.Contains(v, ".") {
+			return v
+		}
+	}
+	return name
 }
 
 // dashedName joins ident-ident-ident with no spaces when it is followed by a
@@ -242,7 +264,12 @@ func (e *emitter) resolvePath(first *item, parts []pathPart) string {
 		names[k] = p.name
 	}
 	switch {
-	case strings.Contains(names[0], "-") || strings.EqualFold(names[0], Project):
+	// A dashed first name is a project only in a path of several names
+	// that does not start with a range variable: one backticked identifier
+	// may hold any character (lexical structure reference, quoted
+	// identifiers), so `a-b` alone is a column, alias or CTE name.
+	case strings.EqualFold(names[0], Project) ||
+		(len(names) > 1 && strings.Contains(names[0], "-") && e.aliases[strings.ToLower(names[0])] == ""):
 		if names[0] != Project {
 			e.invalid(first, "Not found: Project %s (the embedded engine holds only %s)", names[0], Project)
 			return ""

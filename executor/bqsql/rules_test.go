@@ -175,6 +175,13 @@ func TestDateDiffRules(t *testing.T) {
 
 func TestDateTimeRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
+		// EXTRACT … AT TIME ZONE takes the part of the timestamp's civil
+		// time in the zone (date and time functions reference); it takes a
+		// TIMESTAMP only.
+		{name: "EXTRACT AT TIME ZONE", bq: `SELECT EXTRACT(HOUR FROM TIMESTAMP '2020-01-01 00:00:00+00' AT TIME ZONE 'America/New_York'), EXTRACT(DATE FROM TIMESTAMP '2020-01-01 20:00:00+00' AT TIME ZONE 'Asia/Tokyo'), EXTRACT(DAYOFWEEK FROM TIMESTAMP '2020-01-01 00:00:00+00' AT TIME ZONE '-05'), EXTRACT(HOUR FROM TIMESTAMP '2020-01-01 00:00:00+00' AT TIME ZONE 'UTC')`,
+			want: "19 | 2020-01-02 | 3 | 0"},
+		{name: "EXTRACT AT TIME ZONE of a DATETIME", bq: `SELECT EXTRACT(HOUR FROM DATETIME '2020-01-01 00:00:00' AT TIME ZONE 'Asia/Tokyo')`, err: ErrInvalid},
+		{name: "EXTRACT AT an unknown TIME ZONE", bq: `SELECT EXTRACT(HOUR FROM TIMESTAMP '2020-01-01 00:00:00+00' AT TIME ZONE 'Nowhere/Else')`, err: errRuntime},
 		{name: "DATE_TRUNC month", bq: `SELECT DATE_TRUNC(DATE '2008-12-25', MONTH)`, want: "2008-12-01", types: "DATE"},
 		{name: "DATE_TRUNC weeks", bq: `SELECT DATE_TRUNC(DATE '2017-11-05', ISOWEEK), DATE_TRUNC(DATE '2017-11-05', WEEK(MONDAY)), DATE_TRUNC(DATE '2017-11-08', WEEK)`, want: "2017-10-30 | 2017-10-30 | 2017-11-05"},
 		{name: "DATE_TRUNC isoyear", bq: `SELECT DATE_TRUNC('2015-06-15', ISOYEAR)`, want: "2014-12-29"},
@@ -205,6 +212,24 @@ func TestDateTimeRules(t *testing.T) {
 			f AS (SELECT MIN(t.ts) AS first_t FROM t)
 			SELECT (SELECT DATE_TRUNC(f.first_t, MONTH) FROM (SELECT 1 AS one) AS o) FROM f`,
 			want: "2020-03-01 00:00:00", types: "TIMESTAMP"},
+		// An unqualified outer column, and one of an UNNEST value table or
+		// through a subquery: the statement model resolves it in the outer
+		// query (was unsupported: "cannot tell whether the column is a
+		// DATE or a DATETIME").
+		// TIMESTAMP_ADD, TIMESTAMP_SUB and TIMESTAMP_TRUNC of a DATETIME are
+		// DATETIMEs, comparable with DATETIME columns (BigQuery ran such
+		// queries; DATETIME_TRUNC "truncates a DATETIME or TIMESTAMP
+		// value", datetime functions reference): the statement model types
+		// them by their argument.
+		// EXTRACT takes a DATE, DATETIME or TIMESTAMP wherever its operand's
+		// type comes from (datetime functions reference): a NULL-first set
+		// operation, an IF with a NULL branch, a CTE, an outer query.
+		{name: "EXTRACT of a date typed through a query", bq: `WITH t AS (SELECT NULL AS d UNION ALL SELECT DATE '2020-03-01'), u AS (SELECT IF(d IS NULL, NULL, DATETIME(d)) AS dt FROM t) SELECT EXTRACT(YEAR FROM d), (SELECT EXTRACT(MONTH FROM d) FROM UNNEST([1])), EXTRACT(DAY FROM (SELECT MAX(dt) FROM u)) FROM t WHERE d IS NOT NULL`,
+			want: "2020 | 3 | 1", types: "BIGINT | BIGINT | BIGINT"},
+		{name: "TIMESTAMP_ADD of a DATETIME is a DATETIME", bq: `WITH w AS (SELECT dt, TIMESTAMP_ADD(dt, INTERVAL 48 HOUR) AS e, TIMESTAMP_SUB(dt, INTERVAL 1 HOUR) AS s FROM (SELECT DATETIME '2020-01-01 10:00:00' AS dt)) SELECT dt <= e, COALESCE(s, dt) < dt, TIMESTAMP_TRUNC(dt, DAY) = DATETIME '2020-01-01 00:00:00' FROM w`,
+			want: "true | true | true", types: "BOOLEAN | BOOLEAN | BOOLEAN"},
+		{name: "DATE_ADD on an unqualified outer column", bq: `SELECT (SELECT DATE_ADD(d, INTERVAL 1 DAY) FROM UNNEST([1])), (SELECT DATE_TRUNC(dt, MONTH) FROM UNNEST([1])) FROM UNNEST([DATE '2020-01-31']) AS d, (SELECT DATETIME '2020-01-31 10:00:00' AS dt)`,
+			want: "2020-02-01 | 2020-01-01 00:00:00", types: "DATE | TIMESTAMP"},
 		{name: "interval arithmetic", bq: `SELECT DATETIME '2020-01-01 00:00:00' + INTERVAL 36 HOUR`, want: "2020-01-02 12:00:00"},
 		// A fractional SECOND string is BigQuery's own literal (was
 		// unsupported); finer than a microsecond stays unsupported.
@@ -386,6 +411,13 @@ func TestAggregateRules(t *testing.T) {
 // GoogleSQL query syntax, GROUP BY); DuckDB binds the FROM column first.
 func TestNameResolutionRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
+		// A backticked identifier may hold any character (lexical
+		// structure reference, quoted identifiers): alone, a dashed one is
+		// an alias, column or CTE name, not a project (was "Not found:
+		// Project a-b").
+		{name: "a dashed backticked alias, column and CTE", bq: "WITH `my-cte` AS (SELECT 1 AS `a-b`) SELECT t.`a-b`, `a-b` + 1 AS `c-d` FROM `my-cte` AS t ORDER BY `c-d`",
+			want: "1 | 2"},
+		{name: "a dashed name that is no range variable before a dot is a project", bq: "SELECT * FROM `other-project.d.t`", err: ErrInvalid},
 		{name: "GROUP BY an alias that shadows a column", bq: `SELECT MOD(x, 2) AS x, COUNT(*) AS n FROM UNNEST([1, 2, 3]) AS x GROUP BY x ORDER BY x`,
 			want: "0 | 1\n1 | 2"},
 		{name: "ORDER BY expression on an implicit alias, the name in two joined tables",
@@ -410,6 +442,21 @@ func TestNameResolutionRules(t *testing.T) {
 
 func TestScalarRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
+		// ROUND, TRUNC, CEIL and FLOOR of NUMERIC are NUMERIC, computed
+		// exactly, ties away from zero (mathematical functions reference),
+		// also where the NUMERIC comes through a CTE (the statement model
+		// types it).
+		{name: "ROUND of NUMERIC", bq: `SELECT ROUND(NUMERIC '2.675', 2), ROUND(NUMERIC '1.005', 2), ROUND(CAST(x AS NUMERIC), 2), TRUNC(NUMERIC '2.679', 2), FLOOR(NUMERIC '-2.5'), CEIL(BIGNUMERIC '2.1'), ROUND(2.675, 2) FROM UNNEST([2.675]) AS x`,
+			want: "2.68 | 1.01 | 2.68 | 2.67 | -3 | 3 | 2.67", types: "DECIMAL(38,9) | DECIMAL(38,9) | DECIMAL(38,9) | DECIMAL(38,9) | DECIMAL(38,9) | DECIMAL(38,18) | DOUBLE"},
+		{name: "ROUND of a NUMERIC CTE column", bq: `WITH t AS (SELECT CAST(x AS NUMERIC) AS n FROM UNNEST([1.005]) AS x) SELECT ROUND(n, 2) FROM t`, want: "1.01", types: "DECIMAL(38,9)"},
+		// BigQuery's function tests run the logarithms of -inf (NaN); a
+		// finite negative number or zero stays an error.
+		{name: "logarithms of -inf", bq: `SELECT LN(x), LOG(x), LOG10(x), LOG(x, 2) FROM UNNEST([CAST('-inf' AS FLOAT64)]) AS x`, want: "NaN | NaN | NaN | NaN"},
+		{name: "LN of a negative number fails", bq: `SELECT LN(x) FROM UNNEST([-1.0]) AS x`, err: errRuntime},
+		// The least INT64 is a literal: a minus and 9223372036854775808,
+		// which alone overflows (lexical structure reference).
+		{name: "least INT64 literal", bq: `SELECT -9223372036854775808, -9223372036854775807 - 1 = -9223372036854775808`, want: "-9223372036854775808 | true", types: "BIGINT | BOOLEAN"},
+		{name: "9223372036854775808 alone overflows", bq: `SELECT 1 -9223372036854775808`, err: ErrInvalid},
 		// SAFE. turns the function's errors into NULL: SQRT and LN of a
 		// negative, LOG with X <= 0, Y <= 0 or Y = 1.
 		{name: "SAFE math", bq: `SELECT SAFE.SQRT(-4), SAFE.LN(0), SAFE.LOG(-1, 2), SAFE.LOG(8, 1), SAFE.LOG(8, 2), SAFE.LOG10(100)`,
@@ -452,6 +499,11 @@ func TestScalarRules(t *testing.T) {
 		// SAFE_ADD and friends give NULL on overflow where the operator
 		// raises (GoogleSQL compliance: safe_function.test).
 		{name: "SAFE_ arithmetic overflows to NULL", bq: `SELECT SAFE_ADD(9223372036854775807, 1), SAFE_SUBTRACT(-9223372036854775807, 2), SAFE_MULTIPLY(9223372036854775807, 2), SAFE_NEGATE(-9223372036854775807 - 1), SAFE_ADD(1, 2), SAFE_MULTIPLY(1.5, 2)`, want: "NULL | NULL | NULL | NULL | 3 | 3"},
+		// Their operands may be aggregates or window calls, which DuckDB's
+		// try() refuses to hold (a released model's SAFE_MULTIPLY of a
+		// SAFE_DIVIDE of SUM and COUNT).
+		{name: "SAFE_ arithmetic of aggregates", bq: `SELECT SAFE_MULTIPLY(SAFE_DIVIDE(SUM(x), COUNT(*)), 100), SAFE_NEGATE(MIN(x)), SAFE_SUBTRACT(-9223372036854775807 - 1, MAX(x)), SAFE_ADD(MAX(x), SUM(x)) FROM UNNEST([1, 2, 3]) AS x`, want: "200 | -1 | NULL | 9"},
+		{name: "SAFE_ADD of a window call", bq: `SELECT SAFE_ADD(x, SUM(x) OVER ()) FROM UNNEST([1, 2]) AS x ORDER BY 1`, want: "4\n5"},
 		{name: "float literals are FLOAT64", bq: `SELECT 1.5, 2e3`, types: "DOUBLE | DOUBLE", want: "1.5 | 2000"},
 		{name: "NULL ordering", bq: `SELECT x FROM UNNEST([2, NULL, 1]) AS x ORDER BY x`, want: "NULL\n1\n2"},
 		{name: "NULL ordering descending", bq: `SELECT x FROM UNNEST([2, NULL, 1]) AS x ORDER BY x DESC`, want: "2\n1\nNULL"},
@@ -485,6 +537,12 @@ func TestStringRules(t *testing.T) {
 		{name: "REGEXP_REPLACE replaces all", bq: `SELECT REGEXP_REPLACE('# Heading', r'^# ([a-zA-Z0-9\s]+$)', '<h1>\\1</h1>'), REGEXP_REPLACE('a-b-c', '-', '+')`, want: "<h1>Heading</h1> | a+b+c"},
 		{name: "SUBSTR", bq: `SELECT SUBSTR('apple', 2, 2), SUBSTR('apple', -2), SUBSTR('apple', 0, 2), SUBSTR('apple', -10, 2), SUBSTR('apple', 10), SUBSTRING('apple', 2)`, want: "pp | le | ap | ap |  | pple"},
 		{name: "SUBSTR negative length fails", bq: `SELECT SUBSTR(s, 1, -1) FROM UNNEST(['apple']) AS s`, err: errRuntime},
+		// A NULL argument makes the result NULL before any argument check
+		// (BigQuery's function call rules, functions-and-operators
+		// reference): no rest of the string for a NULL length, no error for
+		// a negative length beside a NULL.
+		{name: "SUBSTR, LEFT, LPAD of NULL arguments are NULL", bq: `SELECT SUBSTR('apple', 2, NULL), SUBSTR('apple', NULL), SUBSTR(NULL, 1), SUBSTR(CAST(NULL AS STRING), 1, -1), LEFT(NULL, -1), RIGHT('a', NULL), LPAD(NULL, -1), RPAD('a', NULL, 'x'), SUBSTR(b'abc', NULL), SUBSTR(b'abc', 1, NULL)`,
+			want: "NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL"},
 		{name: "SUBSTR of INT64 is rejected", bq: `SELECT SUBSTR(x, 1, 2) FROM UNNEST([12345]) AS x`, err: errRuntime},
 		{name: "CONCAT", bq: `SELECT CONCAT('The sky is ', 'blue'), CONCAT('a', NULL), CONCAT('x', 1), CONCAT('v', 2.5), 'a' || 'b'`, want: "The sky is blue | NULL | x1 | v2.5 | ab"},
 		{name: "string functions", bq: `SELECT LENGTH('абв'), STRPOS('foo@example.com', '@'), STARTS_WITH('bar', 'b'), ENDS_WITH('apple', 'e'), LEFT('apple', 3), RIGHT('apple', 3), REPLACE('apple pie', 'pie', 'cobbler'), TRIM('  apple  '), LOWER('ABC'), UPPER('abc')`,
@@ -500,6 +558,11 @@ func TestStringRules(t *testing.T) {
 		{name: "FORMAT", bq: `SELECT FORMAT('%d', 10), FORMAT('%.2f', 3.14159), FORMAT('-%s-', 'abc'), FORMAT('%05d', 42)`, want: "10 | 3.14 | -abc- | 00042"},
 		{name: "FORMAT %t is unsupported", bq: `SELECT FORMAT('%t', 1)`, err: ErrUnsupported},
 		{name: "LIKE escapes with backslash", bq: `SELECT 'a_c' LIKE 'a\\_c', 'abc' LIKE 'a\\_c', 'a%' LIKE 'a\\%'`, want: "true | false | true"},
+		// GoogleSQL compliance like_any_string_invalid: a pattern ending
+		// in a lone backslash fails, whatever the operand.
+		{name: "LIKE pattern ending in a backslash", bq: `SELECT CAST(NULL AS STRING) LIKE 'a\\'`, err: ErrInvalid},
+		{name: "LIKE ANY pattern ending in a backslash", bq: `SELECT 'a' LIKE ANY ('b', 'a\\')`, err: ErrInvalid},
+		{name: "LIKE pattern ending in an escaped backslash", bq: `SELECT 'a\\' LIKE 'a\\\\'`, want: "true"},
 		{name: "LIKE ANY and ALL", bq: `SELECT 'I21.4' LIKE ANY ('I21%', 'I22%'), 'I25' LIKE ANY ('I21%', 'I22%'), 'abc' LIKE ALL ('a%', '%c'), 'x' NOT LIKE ANY ('x', 'y')`, want: "true | false | true | true"},
 		{name: "ILIKE is not BigQuery", bq: `SELECT 'a' ILIKE 'A'`, err: ErrInvalid},
 	})
@@ -620,5 +683,21 @@ func TestCatalogRules(t *testing.T) {
 		{name: "current time functions", bq: `SELECT CURRENT_DATE() > DATE '2020-01-01', CURRENT_DATETIME() > DATETIME '2020-01-01 00:00:00', CURRENT_TIMESTAMP() > TIMESTAMP '2020-01-01 00:00:00+00', CURRENT_TIME() IS NOT NULL`,
 			want: "true | true | true | true"},
 		{name: "RAND, GENERATE_UUID", bq: `SELECT RAND() >= 0 AND RAND() < 1, LENGTH(GENERATE_UUID())`, want: "true | 36"},
+	})
+}
+
+// TO_JSON_STRING writes BigQuery's JSON encodings (the examples of the JSON
+// functions reference's "JSON encodings" table), by the value's type.
+func TestToJSONStringRules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "scalars", bq: `SELECT TO_JSON_STRING(9007199254740992), TO_JSON_STRING(9007199254740993), TO_JSON_STRING(NUMERIC '-1'), TO_JSON_STRING(NUMERIC '123.56'), TO_JSON_STRING(1.0), TO_JSON_STRING(CAST('inf' AS FLOAT64)), TO_JSON_STRING(CAST('-inf' AS FLOAT64)), TO_JSON_STRING(CAST('nan' AS FLOAT64))`,
+			want: `9007199254740992 | "9007199254740993" | -1 | "123.56" | 1 | "Infinity" | "-Infinity" | "NaN"`},
+		{name: "strings, bytes, dates", bq: `SELECT TO_JSON_STRING('"abc"'), TO_JSON_STRING(b'Google'), TO_JSON_STRING(DATE '2017-03-06'), TO_JSON_STRING(TIMESTAMP '2017-03-06 12:34:56.789012'), TO_JSON_STRING(DATETIME '2017-03-06 12:34:56.789012'), TO_JSON_STRING(TIME '12:34:56.789012'), TO_JSON_STRING(CAST(NULL AS STRING))`,
+			want: `"\"abc\"" | "R29vZ2xl" | "2017-03-06" | "2017-03-06T12:34:56.789012Z" | "2017-03-06T12:34:56.789012" | "12:34:56.789012" | null`},
+		{name: "arrays and structs", bq: `SELECT TO_JSON_STRING(['red', 'blue']), TO_JSON_STRING([1, 2, 3]), TO_JSON_STRING(STRUCT(12 AS purchases, TRUE AS inStock))`,
+			want: `["red","blue"] | [1,2,3] | {"purchases":12,"inStock":true}`},
+		{name: "a row and an aggregate of structs", bq: `SELECT TO_JSON_STRING(t), (SELECT TO_JSON_STRING(ARRAY_AGG(STRUCT(x AS v, x * 1.5 AS w) ORDER BY x)) FROM UNNEST([1, 2]) AS x) FROM (SELECT 1 AS x, 'a' AS y) AS t`,
+			want: `{"x":1,"y":"a"} | [{"v":1,"w":1.5},{"v":2,"w":3}]`},
+		{name: "pretty_print is unsupported", bq: `SELECT TO_JSON_STRING([1], true)`, err: ErrUnsupported},
 	})
 }

@@ -56,88 +56,112 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 			err = &Error{Kind: KindUnsupported, Msg: fmt.Sprintf("internal translator error: %v", r)}
 		}
 	}()
-	// ctx is polled between passes (the emitter also polls it inside its
-	// walk): nesting is bounded (maxNesting), so no one pass runs long on
-	// a query of the size model replies are capped at.
-	var done error
-	alive := func() bool {
-		if err := ctx.Err(); err != nil && done == nil {
-			done = interrupted(err)
-		}
-		return done == nil
-	}
 	toks, err := Tokenize(sql)
 	if err != nil {
 		return "", nil, err
+	}
+	if stmts := statementSpans(toks); len(stmts) > 1 {
+		return t.script(ctx, sql, stmts, withBinds)
 	}
 	items, err := buildTree(sql, toks)
 	if err != nil {
 		return "", nil, err
 	}
-	if !alive() {
-		return "", nil, done
+	e := &emitter{src: sql, cat: t.Catalog, ctx: ctx, tr: t, toks: toks, withBinds: withBinds}
+	// ctx is polled between passes (the emitter also polls it inside its
+	// walk): nesting is bounded (maxNesting), so no one pass runs long on
+	// a query of the size model replies are capped at.
+	for _, p := range passes {
+		if err := ctx.Err(); err != nil {
+			return "", nil, interrupted(err)
+		}
+		items = p.run(e, items)
+		if e.err != nil {
+			return "", nil, e.err
+		}
 	}
-	items = distinctFrom(items)
-	if items, err = withExpressions(sql, items); err != nil {
-		return "", nil, err
-	}
-	if !alive() {
-		return "", nil, done
-	}
-	items = nestedWith(items)
-	items = outerAggregates(items)
-	if !alive() {
-		return "", nil, done
-	}
-	if withBinds {
-		binds = t.bindChecks(ctx, sql, items)
-	}
-	items = nanOrder(items)
-	e := &emitter{src: sql, cat: t.Catalog, ctx: ctx}
-	if err := reservedQualifier(sql, toks); err != nil {
-		return "", nil, err
-	}
-	if !alive() {
-		return "", nil, done
-	}
-	e.checkGroupingSets(items)
-	e.checkUnnestAggregates(items)
-	e.checkArrayEquality(items)
-	groupByAllKeys(items)
-	if !alive() {
-		return "", nil, done
-	}
-	e.scan(items)
-	if !alive() {
-		return "", nil, done
-	}
-	// Before output columns are named (AS f0_ is raw text to the type
-	// rules).
-	e.checkSetOpTypes(items)
-	e.numericSetOpLiterals(items)
-	items = e.nameOutputColumns(items)
-	if !alive() {
-		return "", nil, done
-	}
-	fromValueTables(items)
-	items = selectTuples(items)
-	items = selectAsStruct(items, true)
-	items = wrapSetOperationOrder(items)
-	if !alive() {
-		return "", nil, done
-	}
-	e.outputNames = map[string]int{}
-	e.countOutputNames(items)
-	e.resolveOutputAliases(items)
-	e.markDeferredAggregates(items)
-	if !alive() {
-		return "", nil, done
-	}
+	// Emission: each item translated once, rule by rule (one, funcs.go).
 	out := e.seq(items)
 	if e.err != nil {
 		return "", nil, e.err
 	}
-	return strings.TrimSpace(out), binds, nil
+	return strings.TrimSpace(out), e.binds, nil
+}
+
+// statementSpans splits a script at its top-level semicolons into the
+// byte spans of its statements (a trailing semicolon ends the last one; an
+// empty statement is kept, for the syntax error it is).
+func statementSpans(toks []Token) [][2]int {
+	var out [][2]int
+	depth, start, words := 0, 0, false
+	for _, t := range toks {
+		if t.Kind == Punct {
+			switch t.Text {
+			case "(", "[":
+				depth++
+			case ")", "]":
+				depth--
+			case ";":
+				if depth == 0 {
+					if !words {
+						// An empty statement: its semicolon alone, for
+						// the syntax error.
+						out = append(out, [2]int{t.Pos, t.Pos + 1})
+					} else {
+						out = append(out, [2]int{start, t.Pos})
+					}
+					start, words = t.Pos+1, false
+					continue
+				}
+			}
+		}
+		if t.Kind != Space && t.Kind != Comment {
+			words = true
+		}
+	}
+	if words {
+		end := 0
+		if n := len(toks); n > 0 {
+			end = toks[n-1].Pos + len(toks[n-1].Text)
+		}
+		out = append(out, [2]int{start, end})
+	}
+	return out
+}
+
+// script translates a multi-statement script of queries, which BigQuery
+// runs statement by statement, its result the last statement's (scripting
+// reference). The last statement is the query; the ones before it are
+// checks the engine binds first (as the unread CTEs of bindChecks), so
+// that an analysis error in any of them fails the script, as in BigQuery;
+// a run-time error in an earlier statement is not seen (README). Each
+// statement is translated in the script's own text with the others
+// blanked, so that positions in errors are the script's.
+func (t *Translator) script(ctx context.Context, sql string, stmts [][2]int, withBinds bool) (string, []string, error) {
+	var query string
+	var binds []string
+	for k, sp := range stmts {
+		if sp[1] == sp[0]+1 && sql[sp[0]] == ';' {
+			return "", nil, errAt(sql, sp[0], KindInvalid, `Syntax error: Unexpected ";"`)
+		}
+		b := []byte(sql)
+		for i := range b {
+			if (i < sp[0] || i >= sp[1]) && b[i] != '\n' {
+				b[i] = ' '
+			}
+		}
+		out, more, err := t.translate(ctx, string(b), withBinds)
+		if err != nil {
+			return "", nil, err
+		}
+		binds = append(binds, more...)
+		if k < len(stmts)-1 {
+			binds = append(binds, out)
+		} else {
+			query = out
+		}
+	}
+	return query, binds, nil
 }
 
 // reservedQualifier rejects a reserved keyword used as a qualifier (if.x,
@@ -184,9 +208,16 @@ func afterDot(toks []Token, i int) bool {
 // emitter holds the state of one translation. Rules record the first error
 // and keep going, so the code reads as straight-line rewriting.
 type emitter struct {
-	src string
-	cat Catalog
-	err *Error
+	src   string
+	cat   Catalog
+	model *model // the statement model, or nil
+	err   *Error
+	// tr, toks and withBinds are the translation's input and options;
+	// binds its checks (see bindChecks).
+	tr        *Translator
+	toks      []Token
+	withBinds bool
+	binds     []string
 	// ctx bounds the translation's time; ticks counts items translated,
 	// so that ctx is polled every few hundred items rather than each one.
 	ctx   context.Context
@@ -324,6 +355,11 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 		}
 		w.lead(it)
 		w.write(it.path.out)
+		if p := it.path; p.table && p.alias != p.parts[len(p.parts)-1] && !aliasFollows(items, i+1) {
+			// DuckDB would name the table after its last component; the
+			// BigQuery range variable is the whole dotted name.
+			w.write(" AS " + quoteIdent(p.alias))
+		}
 		return 1
 	case it.sub != nil:
 		w.lead(it)
@@ -384,6 +420,9 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 		return e.ident(w, items, i)
 	}
 	// Punctuation.
+	if n := e.minInt64(w, items, i); n > 0 {
+		return n
+	}
 	switch it.tok.Text {
 	case "::":
 		e.invalid(it, `Syntax error: Expected end of input but got ":"`)
@@ -403,6 +442,30 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 	w.lead(it)
 	w.write(it.tok.Text)
 	return 1
+}
+
+// minInt64 translates the literal -9223372036854775808 at items[i]: the
+// least INT64 is written as a minus before an integer literal that alone
+// would overflow, and BigQuery reads the pair as one negative literal
+// (lexical structure reference: integer literals are the range of INT64);
+// 9223372036854775808 alone stays an invalid literal.
+func (e *emitter) minInt64(w *writer, items []*item, i int) int {
+	it, next := items[i], at(items, i+1)
+	if !it.isPunct("-") || endsOperand(at(items, i-1)) || next == nil || next.synthetic() || next.group ||
+		next.tok.Kind != Number || strings.TrimLeft(next.tok.Text, "0") != "9223372036854775808" {
+		return 0
+	}
+	w.lead(it)
+	w.write("CAST(-9223372036854775808 AS BIGINT)")
+	return 2
+}
+
+// aliasFollows reports whether items[k] starts a FROM item's alias (AS,
+// or a name that is no keyword).
+func aliasFollows(items []*item, k int) bool {
+	a := at(items, k)
+	return a != nil && !a.group && !a.synthetic() &&
+		(a.is("AS") || (a.tok.Kind == Ident && !bqReserved[a.upper()]) || a.tok.Kind == QuotedIdent)
 }
 
 // ident translates an identifier or keyword at items[i].
@@ -693,6 +756,58 @@ func (e *emitter) like(w *writer, items []*item, i int) int {
 		return 2
 	}
 	return 1
+}
+
+// checkLikePatterns rejects a LIKE pattern literal that ends in a lone
+// backslash. BigQuery's LIKE escapes with the backslash and refuses such a
+// pattern ("LIKE pattern ends with a backslash"; GoogleSQL compliance
+// like_any_string_invalid), whatever the operand, NULL included, and a
+// constant pattern is compiled before any row is read; DuckDB fails only
+// when a value reaches the end of the pattern. Plain, quantified (ANY, SOME,
+// ALL over a list or UNNEST of an array literal) and BYTES patterns alike.
+func (e *emitter) checkLikePatterns(items []*item) {
+	for i, it := range items {
+		if it.group {
+			e.checkLikePatterns(it.kids)
+			continue
+		}
+		if !it.is("LIKE") {
+			continue
+		}
+		pats := []*item{at(items, i+1)}
+		if q := at(items, i+1); q.is("ANY") || q.is("SOME") || q.is("ALL") {
+			g := at(items, i+2)
+			if g.is("UNNEST") {
+				if u := at(items, i+3); u.isGroup("(") && len(u.kids) == 1 {
+					g = u.kids[0]
+				}
+			}
+			pats = nil
+			if g != nil && g.group {
+				for _, el := range splitTop(g.kids) {
+					if len(el) == 1 {
+						pats = append(pats, el[0])
+					}
+				}
+			}
+		}
+		for _, p := range pats {
+			if p == nil || p.synthetic() || p.group || (p.tok.Kind != String && p.tok.Kind != Bytes) {
+				continue
+			}
+			if v, err := p.tok.Value(); err == nil && endsInEscape(v) {
+				e.invalid(p, "LIKE pattern ends with a backslash")
+				return
+			}
+		}
+	}
+}
+
+// endsInEscape reports whether a LIKE pattern ends in an escaping
+// backslash (an odd number of them).
+func endsInEscape(p string) bool {
+	n := len(p) - len(strings.TrimRight(p, `\`))
+	return n%2 == 1
 }
 
 // typedConstructor translates STRUCT<a T, …>(v, …) and ARRAY<T>[v, …].

@@ -43,7 +43,10 @@ func TestTablePaths(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"SELECT * FROM `physionet-data.mimiciv_icu.icustays`":              `SELECT * FROM "mimiciv_3_1_icu"."icustays"`,
+		// One backticked identifier: the range variable is the whole name
+		// (TestBacktickedPathAlias).
+		"SELECT * FROM `physionet-data.mimiciv_icu.icustays`":              `SELECT * FROM "mimiciv_3_1_icu"."icustays" AS "physionet-data.mimiciv_icu.icustays"`,
+		"SELECT * FROM `physionet-data`.mimiciv_icu.icustays":              `SELECT * FROM "mimiciv_3_1_icu"."icustays"`,
 		"SELECT * FROM `physionet-data.mimiciv_derived.charlson` c":        `SELECT * FROM "mimiciv_3_1_derived"."charlson" c`,
 		"SELECT * FROM `physionet-data.mimiciv_3_1_derived.charlson` AS c": `SELECT * FROM "mimiciv_3_1_derived"."charlson" AS c`,
 	} {
@@ -232,5 +235,24 @@ func TestLoadCatalog(t *testing.T) {
 	}
 	if !cat.HasTable("mimiciv_3_1_hosp", "patients") || cat.HasTable("mimiciv_3_1_hosp", "Patients") || cat.HasSchema("mimiciv_3_1_icu") {
 		t.Error("HasTable/HasSchema")
+	}
+}
+
+// A script of queries is BigQuery's too (it returns the last query's
+// result): the last statement is the query, the ones before it checks the
+// engine binds first, each translated with positions in the script.
+func TestScript(t *testing.T) {
+	tr := &Translator{Catalog: testCatalog}
+	q, binds, err := tr.TranslateChecked("SELECT 1 AS a;\nSELECT subject_id FROM `physionet-data.mimiciv_3_1_hosp.patients` p;")
+	if err != nil || strings.TrimSpace(q) != `SELECT subject_id FROM "mimiciv_3_1_hosp"."patients" p` || len(binds) != 1 || strings.TrimSpace(binds[0]) != "SELECT 1 AS a" {
+		t.Errorf("script: %q, %q, %v", q, binds, err)
+	}
+	for _, bad := range []string{"SELECT 1;\nSELECT nope(1)", "SELECT 1; ;", ";SELECT 1"} {
+		if _, _, err := tr.TranslateChecked(bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%q: %v, want the model's error", bad, err)
+		}
+	}
+	if _, _, err := tr.TranslateChecked("SELECT 1;\nSELECT nope(1)"); err == nil || !strings.Contains(err.Error(), "[2:8]") {
+		t.Errorf("error position not the script's: %v", err)
 	}
 }

@@ -31,6 +31,11 @@ type pathNode struct {
 	parts []string // unquoted component names
 	table bool     // rewritten to a MIMIC table reference
 	out   string   // DuckDB text
+	end   int      // byte offset just past the path in the source
+	// alias is the name BigQuery gives the path as an unaliased FROM item:
+	// its last identifier, which for one backticked identifier holding the
+	// whole dotted path is that whole text (see rangeVarName).
+	alias string
 }
 
 // subNode is an array subscript: base[OFFSET(i)] and friends.
@@ -78,6 +83,24 @@ func (it *item) pos() int {
 		return it.div.left[0].pos()
 	}
 	return it.tok.Pos
+}
+
+// end is the byte offset just past the item in the source, or -1 for
+// text a rule wrote.
+func (it *item) end() int {
+	switch {
+	case it.path != nil:
+		return it.path.end
+	case it.sub != nil:
+		return it.sub.index.end()
+	case it.div != nil && len(it.div.right) > 0:
+		return it.div.right[len(it.div.right)-1].end()
+	case it.isRaw:
+		return -1
+	case it.group:
+		return it.close.Pos + len(it.close.Text)
+	}
+	return it.tok.Pos + len(it.tok.Text)
 }
 
 // maxNesting bounds how deep brackets nest. BigQuery documents no bound;

@@ -65,10 +65,12 @@ type Options struct {
 	Translate Translator
 	// Shape, when set with Translate, renders the submitted (untranslated)
 	// SQL in a form DuckDB's parser can read (identifiers quoted its way,
-	// literals blanked) so that a statement which is not one SELECT is
+	// literals blanked) so that a statement which is not a SELECT is
 	// refused as such before translation, rather than surfacing as whatever
-	// error its translation causes. A shape DuckDB cannot parse is ignored:
-	// the translated SQL is checked in any case.
+	// error its translation causes. Several SELECTs pass (a script the
+	// dialect runs as one query; Translate returns its statements, each
+	// checked again as exactly one SELECT). A shape DuckDB cannot parse is
+	// ignored: the translated SQL is checked in any case.
 	Shape func(sql string) string
 	// Settings is SQL (one or more SET statements) run once, on the first
 	// connection, before external access is switched off and the
@@ -235,7 +237,7 @@ func (e *Engine) query(parent context.Context, query string, translate bool) (*e
 	translated := query
 	if translate && e.opts.Translate != nil && e.opts.Shape != nil {
 		var ref *refusal
-		_, err := e.sup.do(parent, ctx, e.opts.Limits.Timeout, request{Op: opCheck, SQL: e.opts.Shape(query)})
+		_, err := e.sup.do(parent, ctx, e.opts.Limits.Timeout, request{Op: opCheck, SQL: e.opts.Shape(query), Script: true})
 		if errors.As(err, &ref) {
 			return nil, e.errorf(executor.ClassRefused, err, "%s", ref.msg)
 		}
@@ -328,11 +330,23 @@ func (e *Engine) classify(parent, ctx context.Context, err error) error {
 	case ctx.Err() != nil:
 		return e.errorf(executor.ClassTimeout, err, "query exceeded the %s timeout and was interrupted", e.opts.Limits.Timeout)
 	case errors.As(err, &de) && strings.Contains(de.Msg, "database/sql/driver: "):
-		// The Go driver failed inside DuckDB's call into the result
-		// filter (a value it cannot represent, such as a STRUCT with an
-		// unnamed field): the engine's failure, not the query's, as it was
-		// before the filter wrapped every query.
+		// A Go function failed inside DuckDB. The dialect's own functions
+		// (Options.Register) fail on the query's values (an unparsable
+		// CAST … FORMAT input, an unknown time zone) in words its Explain
+		// recognises: then the class is the query's (run time), or
+		// unsupported where Explain says so. Otherwise it is the result
+		// filter failing on a value it cannot represent (a STRUCT with an
+		// unnamed field): the engine's failure, not the query's.
 		msg := de.Msg[strings.Index(de.Msg, "database/sql/driver: "):]
+		if e.opts.Explain != nil {
+			if out, unsupported := e.opts.Explain(msg); out != msg {
+				class := executor.ClassRuntime
+				if unsupported {
+					class = executor.ClassUnsupported
+				}
+				return e.errorf(class, err, "%s", out)
+			}
+		}
 		return e.errorf(executor.ClassInfra, err, "%s", msg)
 	case errors.As(err, &de):
 		msg, class := de.Msg, classOfDuckError(de.Type)

@@ -601,6 +601,19 @@ func TestShapeRefusesBeforeTranslation(t *testing.T) {
 	if res, err := e2.Query(context.Background(), "anything"); err != nil || res.Rows[0][0] != int64(2) {
 		t.Errorf("shape parse failure blocked the query: %v %v", res, err)
 	}
+	// A script of SELECTs passes the shape check (the dialect runs it as
+	// one query); its translated statements are checked one by one.
+	last := func(_ context.Context, s string) (string, []string, error) {
+		stmts := strings.Split(s, ";")
+		return stmts[len(stmts)-1], stmts[:len(stmts)-1], nil
+	}
+	e3 := openEngine(t, makeDB(t, fixture...), Options{Translate: last, Shape: shape})
+	if res, err := e3.Query(context.Background(), "SELECT 1 AS x; SELECT 2 AS y"); err != nil || res.Rows[0][0] != int64(2) {
+		t.Errorf("script of SELECTs: %v %v", res, err)
+	}
+	if _, err := e3.Query(context.Background(), "SELECT 1 AS x; SELECT 2 AS y; DELETE FROM `mimiciv_3_1_hosp.patients`"); classOf(t, err) != executor.ClassRefused {
+		t.Errorf("script with a DELETE: %v", err)
+	}
 }
 
 // TestTimeoutCoversTranslation: the query's timeout runs from before the
@@ -846,6 +859,39 @@ func TestCapWrapperTransparent(t *testing.T) {
 		}
 		if c.first != nil && !reflect.DeepEqual(res.Rows[0][:len(c.first)], c.first) {
 			t.Errorf("%s: first row %v, want %v", c.sql, res.Rows[0], c.first)
+		}
+	}
+}
+
+// A dialect's Go function failing on a value is the query's run-time error
+// where the dialect's Explain recognises the message (the bridge's CAST …
+// FORMAT of text it cannot parse), and its limit where Explain says so; a
+// message Explain leaves alone stays the engine's (infrastructure).
+func TestGoFunctionErrors(t *testing.T) {
+	e := openEngine(t, makeDB(t, fixture...), Options{
+		Functions: []string{testFunctions},
+		Explain: func(msg string) (string, bool) {
+			if _, m, ok := strings.Cut(msg, "value: "); ok {
+				return m, false
+			}
+			if _, m, ok := strings.Cut(msg, "limit: "); ok {
+				return m, true
+			}
+			return msg, false
+		},
+	})
+	for _, c := range []struct {
+		arg   string
+		class executor.Class
+		msg   string
+	}{
+		{"value: Failed to parse input string", executor.ClassRuntime, "Failed to parse input string"},
+		{"limit: element Q is not supported", executor.ClassUnsupported, "element Q is not supported"},
+		{"something else", executor.ClassInfra, "something else"},
+	} {
+		_, err := e.Query(context.Background(), "SELECT fail('"+c.arg+"') AS x")
+		if got := classOf(t, err); got != c.class || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("fail(%q): %s %v, want %s with %q", c.arg, got, err, c.class, c.msg)
 		}
 	}
 }

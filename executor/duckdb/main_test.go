@@ -2,6 +2,7 @@ package duckdb
 
 import (
 	"database/sql/driver"
+	"errors"
 	"os"
 	"testing"
 )
@@ -27,6 +28,7 @@ var ballast [][]byte
 //	balloon(mb)     allocates and touches mb MiB, then never returns
 //	exit_now()      ends the worker process
 //	once_block(p)   blocks for ever unless the file p exists; creates it
+//	fail(msg)       fails with the error msg
 func misbehaving() []Function {
 	forever := func() { select {} }
 	return []Function{
@@ -42,6 +44,9 @@ func misbehaving() []Function {
 			forever()
 			return nil, nil
 		}},
+		// fail(msg) fails with msg, as a dialect's function fails on a
+		// value (TestGoFunctionErrors).
+		{Name: "fail", Params: []string{"VARCHAR"}, Result: "VARCHAR", Eval: func(v []driver.Value) (any, error) { return nil, errors.New(v[0].(string)) }},
 		{Name: "exit_now", Result: "BIGINT", Eval: func([]driver.Value) (any, error) { os.Exit(3); return nil, nil }},
 		{Name: "once_block", Params: []string{"VARCHAR"}, Result: "BIGINT", Eval: func(v []driver.Value) (any, error) {
 			f, err := os.OpenFile(v[0].(string), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)

@@ -41,6 +41,14 @@ type parsed struct {
 // DuckDB rewrites it into a SELECT. A parse error is returned as a DuckDB
 // parser error; anything else that is not one SELECT is a *refusal.
 func checkSelect(ctx context.Context, query string) error {
+	return checkSelects(ctx, query, false)
+}
+
+// checkSelects is checkSelect that, with script, also accepts several
+// SELECT statements: a script the dialect runs as one query (BigQuery runs
+// a script of queries and returns the last one's result), each of whose
+// translated statements is checked again on its own.
+func checkSelects(ctx context.Context, query string, script bool) error {
 	db, err := parser()
 	if err != nil {
 		return err
@@ -60,15 +68,17 @@ func checkSelect(ctx context.Context, query string) error {
 		return &refusal{"only a single read-only SELECT (or WITH ... SELECT) statement is allowed; DuckDB's parser found a statement of another kind (DDL, DML, ATTACH, COPY, PRAGMA, SET, INSTALL/LOAD, ...)"}
 	case p.Error:
 		return &refusal{fmt.Sprintf("DuckDB's parser could not read the statement as a SELECT: %s: %s", p.ErrorType, p.ErrorMessage)}
-	case len(p.Statements) != 1:
+	case len(p.Statements) == 0 || (len(p.Statements) != 1 && !script):
 		return &refusal{fmt.Sprintf("exactly one SELECT statement is allowed; DuckDB's parser found %d statements", len(p.Statements))}
 	}
-	var tree any
-	if err := json.Unmarshal(p.Statements[0], &tree); err != nil {
-		return fmt.Errorf("duckdb parser: unreadable statement: %w", err)
-	}
-	if name := hostRevealing(tree); name != "" {
-		return &refusal{fmt.Sprintf("%s is not available: the engine's settings and catalog reveal the host's paths", name)}
+	for _, st := range p.Statements {
+		var tree any
+		if err := json.Unmarshal(st, &tree); err != nil {
+			return fmt.Errorf("duckdb parser: unreadable statement: %w", err)
+		}
+		if name := hostRevealing(tree); name != "" {
+			return &refusal{fmt.Sprintf("%s is not available: the engine's settings and catalog reveal the host's paths", name)}
+		}
 	}
 	return nil
 }

@@ -96,7 +96,7 @@ func handle(ctx context.Context, l *local, req request) response {
 	resp := response{ID: req.ID}
 	switch req.Op {
 	case opCheck:
-		if err := checkSelect(ctx, req.SQL); err != nil {
+		if err := checkSelects(ctx, req.SQL, req.Script); err != nil {
 			resp.Err = encodeError(err)
 		}
 	case opRun:

@@ -24,7 +24,7 @@ import (
 
 // Operations a request asks for.
 const (
-	opCheck  = 1 // checkSelect(SQL): is it exactly one SELECT?
+	opCheck  = 1 // checkSelects(SQL, Script): is it exactly one SELECT (or, with Script, SELECTs only)?
 	opRun    = 2 // prepare Checks, then run SQL (after Redefine, when set)
 	opCancel = 3 // stop request ID (its context is cancelled)
 )
@@ -36,6 +36,9 @@ type request struct {
 	SQL      string
 	Checks   []string
 	Redefine string
+	// Script lets opCheck pass several SELECT statements (see
+	// Options.Shape).
+	Script bool
 	// Timeout is the time the query has left; the worker interrupts it
 	// then, and the parent kills the worker if it has not answered soon
 	// after (killGrace).

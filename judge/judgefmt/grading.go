@@ -56,6 +56,16 @@ func MarshalGrading(r *scoring.Rescored, tasks map[datasets.Key]Graded, s *Summa
 			{Key: "completeness", Value: s.Completeness},
 		}},
 	}
+	if id := s.Run; id != nil {
+		// The answers the decisions were made on: a report pairs the
+		// grading only with a run that still holds them.
+		run := pyjson.Object{{Key: "model", Value: id.Model}, {Key: "folder", Value: id.Folder}}
+		if id.RunID != "" {
+			run = append(run, pyjson.Member{Key: "run_id", Value: id.RunID})
+		}
+		run = append(run, pyjson.Member{Key: "answers_sha256", Value: id.Answers}, pyjson.Member{Key: "tasks", Value: id.Tasks})
+		summary = append(summary[:len(summary)-1], pyjson.Member{Key: "run", Value: run}, summary[len(summary)-1])
+	}
 	var evals []any
 	for _, ts := range r.Tasks {
 		it := tasks[ts.Key]

@@ -2,15 +2,20 @@ package judgefmt
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/clinsql/clinsql/internal/buildinfo"
+	"github.com/clinsql/clinsql/internal/localkey"
+	"github.com/clinsql/clinsql/internal/safefile"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
 )
@@ -139,6 +144,10 @@ type Record struct {
 	GroupSize int    `json:"group_size,omitempty"`
 	// Time is when the decision was recorded (UTC).
 	Time time.Time `json:"time"`
+	// Mac authenticates the record with this machine's key (see
+	// OpenLedger): written last on the line, over the line without it and
+	// the header's Mac.
+	Mac string `json:"mac,omitempty"`
 }
 
 // Key identifies a leaf within a run.
@@ -183,6 +192,12 @@ type LedgerHeader struct {
 	Partial bool `json:"partial,omitempty"`
 	// Producer is the clinsql build that created the ledger.
 	Producer *buildinfo.Stamp `json:"producer,omitempty"`
+	// Nonce makes every ledger's header, and so its Mac, unique: records
+	// are bound to the ledger that wrote them.
+	Nonce string `json:"nonce,omitempty"`
+	// Mac authenticates the header with the key of the machine that wrote
+	// it (see OpenLedger).
+	Mac string `json:"mac,omitempty"`
 }
 
 func (h LedgerHeader) compatible(o LedgerHeader) error {
@@ -284,12 +299,23 @@ type Ledger struct {
 	// (AppendExchange).
 	tf     *os.File
 	header LedgerHeader
+	key    localkey.Key
 	// last holds the last record of every leaf, from the file and from
 	// this run.
 	last map[LeafKey]*Record
 	// Recovered reports that a torn last line (a process killed while
 	// writing) was dropped when the ledger was opened.
 	Recovered bool
+	// SetAside is where a ledger this machine did not write (copied,
+	// shipped in a run folder, written before ledgers were authenticated)
+	// was moved when it was opened, with Foreign its records: none of
+	// them is trusted, every leaf is decided again. "" when none.
+	SetAside string
+	Foreign  int
+	// Untrusted counts records of this machine's ledger that failed
+	// authentication (edited after they were written): ignored, their
+	// leaves decided again.
+	Untrusted int
 }
 
 // LedgerContents is a ledger read whole.
@@ -299,6 +325,10 @@ type LedgerContents struct {
 	Records []Record
 	// Torn reports an incomplete last line, ignored.
 	Torn bool
+	// lines are the header's and each record's line as written (for
+	// authentication).
+	headerLine []byte
+	lines      [][]byte
 }
 
 // Last returns the last record of every leaf.
@@ -310,11 +340,13 @@ func (c *LedgerContents) Last() map[LeafKey]*Record {
 	return m
 }
 
-// ReadLedger reads a ledger file. A torn last line (no trailing newline,
-// or not JSON) is ignored and reported in Torn; a damaged line elsewhere is
-// an error naming the line.
+// ReadLedger reads a ledger file (a regular file, not through a link,
+// bounded). A torn last line (no trailing newline, or not JSON) is ignored
+// and reported in Torn; a damaged line elsewhere is an error naming the
+// line. Records are not authenticated: a reader of another's judge output
+// takes it as given, as it takes a recorded grading.
 func ReadLedger(path string) (*LedgerContents, error) {
-	b, err := runfolder.ReadFile(path, runfolder.MaxJudgeFileBytes)
+	b, err := safefile.ReadFile(filepath.Dir(path), filepath.Base(path), runfolder.MaxJudgeFileBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -339,6 +371,7 @@ func parseLedger(path string, b []byte) (*LedgerContents, int, error) {
 		if len(text) > 0 {
 			var err error
 			if line == 1 {
+				c.headerLine = text
 				err = decodeStrict(text, &c.Header)
 				if err == nil && c.Header.Ledger == 0 {
 					err = errors.New("no ledger_version")
@@ -353,11 +386,13 @@ func parseLedger(path string, b []byte) (*LedgerContents, int, error) {
 					err = errors.New("missing task, tree or leaf")
 				}
 				c.Records = append(c.Records, r)
+				c.lines = append(c.lines, text)
 			}
 			if err != nil {
 				if good+nl+1 == len(b) && line > 1 {
 					// The last line is whole but garbled: torn too.
 					c.Records = c.Records[:len(c.Records)-min(1, len(c.Records))]
+					c.lines = c.lines[:len(c.Records)]
 					c.Torn = true
 					break
 				}
@@ -387,11 +422,33 @@ func decodeStrict(b []byte, v any) error {
 // OpenLedger opens (or creates) the ledger at path for appending. An
 // existing ledger must have been written with the same settings (see
 // LedgerHeader); its torn last line, if any, is cut off so that appends
-// start on a fresh line.
-func OpenLedger(path string, h LedgerHeader) (*Ledger, error) {
+// start on a fresh line. The ledger is opened without following a link,
+// as a regular file only, and read bounded (package safefile).
+//
+// With a key (this machine's, package localkey) every line written is
+// authenticated: the header with the key, each record with the key and
+// the header's Mac, so that a record is bound to its ledger. A resumed
+// ledger whose header fails (copied from another machine, shipped in a
+// run folder, written before ledgers were authenticated) is moved aside
+// (SetAside, Foreign) and every leaf is decided again: decisions are taken
+// only from a ledger this machine wrote. A record that fails in a ledger
+// whose header passes (edited since) is ignored (Untrusted). Without a key
+// nothing is authenticated (tests, and callers that judge into a fresh
+// folder only).
+func OpenLedger(path string, h LedgerHeader, key localkey.Key) (*Ledger, error) {
 	h.Ledger = LedgerVersion
-	l := &Ledger{path: path, last: map[LeafKey]*Record{}}
-	b, err := runfolder.ReadFile(path, runfolder.MaxJudgeFileBytes)
+	h.Mac, h.Nonce = "", ""
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	d, err := safefile.OpenDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	l := &Ledger{path: path, last: map[LeafKey]*Record{}, key: key}
+	b, err := d.ReadFile(base, runfolder.MaxJudgeFileBytes)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		b = nil
@@ -402,10 +459,21 @@ func OpenLedger(path string, h LedgerHeader) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
+	if key != nil && good > 0 && !c.sealedBy(key) {
+		// Not this machine's ledger: nothing in it is trusted. It is
+		// kept, renamed, for a person to read.
+		n := len(c.Records)
+		aside := base + ".foreign-" + time.Now().UTC().Format("20060102T150405.000000000Z")
+		if err := d.Rename(base, aside); err != nil {
+			return nil, fmt.Errorf("%s: moving aside a ledger this machine did not write: %w", path, err)
+		}
+		l.SetAside, l.Foreign = d.Join(aside), n
+		b, c, good = nil, &LedgerContents{}, 0
+	}
 	// Append-only: every write lands at the end, whatever another handle
 	// did (the folder lock keeps a second writer out; this keeps lines
 	// whole even if one slipped past it).
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := d.OpenFile(base, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -429,10 +497,21 @@ func OpenLedger(path string, h LedgerHeader) (*Ledger, error) {
 		if h.Created.IsZero() {
 			h.Created = time.Now().UTC().Truncate(time.Second)
 		}
-		l.header = h
-		if err := l.writeLine(h); err != nil {
+		if key != nil {
+			var n [16]byte
+			_, _ = rand.Read(n[:])
+			h.Nonce = hex.EncodeToString(n[:])
+		}
+		line, err := l.seal(h, "")
+		if err != nil {
 			f.Close()
 			return nil, err
+		}
+		l.header = h
+		l.header.Mac = macOf(line)
+		if _, err := l.f.Write(line); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", l.path, err)
 		}
 		return l, nil
 	}
@@ -441,8 +520,71 @@ func OpenLedger(path string, h LedgerHeader) (*Ledger, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	l.header = c.Header
+	if key != nil {
+		kept := c.Records[:0]
+		for i, r := range c.Records {
+			if verifyLine(key, recordDomain, c.lines[i], c.Header.Mac) {
+				kept = append(kept, r)
+			} else {
+				l.Untrusted++
+			}
+		}
+		c.Records = kept
+	}
 	l.last = c.Last()
 	return l, nil
+}
+
+// Domains separate what a key authenticates.
+const (
+	headerDomain = "clinsql ledger header"
+	recordDomain = "clinsql ledger record"
+)
+
+// sealedBy reports whether the ledger's header was written with key.
+func (c *LedgerContents) sealedBy(key localkey.Key) bool {
+	return c.headerLine != nil && c.Header.Mac != "" && verifyLine(key, headerDomain, c.headerLine, "")
+}
+
+// seal encodes v (a header, or a record of the ledger whose header Mac is
+// bound) as one line: the JSON object, then, with a key, its Mac as the
+// last member, over the object without it.
+func (l *Ledger) seal(v any, bound string) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if l.key != nil {
+		domain := recordDomain
+		if _, ok := v.(LedgerHeader); ok {
+			domain = headerDomain
+		}
+		mac := l.key.Sum([]byte(domain), []byte(bound), b)
+		b = append(b[:len(b)-1], `,"mac":"`+mac+`"}`...)
+	}
+	return append(b, '\n'), nil
+}
+
+// macOf is the Mac a sealed line ends with.
+func macOf(line []byte) string {
+	line = bytes.TrimSpace(line)
+	i := bytes.LastIndex(line, []byte(`,"mac":"`))
+	if i < 0 || !bytes.HasSuffix(line, []byte(`"}`)) {
+		return ""
+	}
+	return string(line[i+len(`,"mac":"`) : len(line)-2])
+}
+
+// verifyLine checks a sealed line's Mac: the line with its Mac member
+// removed is the object the Mac was computed over.
+func verifyLine(key localkey.Key, domain string, line []byte, bound string) bool {
+	mac := macOf(line)
+	if mac == "" {
+		return false
+	}
+	i := bytes.LastIndex(line, []byte(`,"mac":"`))
+	object := append(append([]byte(nil), line[:i]...), '}')
+	return key.Verify(mac, []byte(domain), []byte(bound), object)
 }
 
 // Header returns the ledger's header.
@@ -475,11 +617,13 @@ func (l *Ledger) Append(rs ...Record) error {
 		if rs[i].Time.IsZero() {
 			rs[i].Time = now
 		}
-		b, err := json.Marshal(rs[i])
+		rs[i].Mac = ""
+		b, err := l.seal(rs[i], l.header.Mac)
 		if err != nil {
 			return err
 		}
-		buf = append(append(buf, b...), '\n')
+		rs[i].Mac = macOf(b)
+		buf = append(buf, b...)
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -489,18 +633,6 @@ func (l *Ledger) Append(rs ...Record) error {
 	for i := range rs {
 		r := rs[i]
 		l.last[r.Key()] = &r
-	}
-	return nil
-}
-
-func (l *Ledger) writeLine(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	if _, err := l.f.Write(b); err != nil {
-		return fmt.Errorf("%s: %w", l.path, err)
 	}
 	return nil
 }

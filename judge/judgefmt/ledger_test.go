@@ -15,17 +15,17 @@ import (
 func TestLedgerGrouping(t *testing.T) {
 	dir := t.TempDir()
 	h := LedgerHeader{Mode: rubric.Strict, Judge: "j", Group: "tree"}
-	l, err := OpenLedger(filepath.Join(dir, LedgerFile), h)
+	l, err := OpenLedger(filepath.Join(dir, LedgerFile), h, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l.Close()
 	h.Group = "leaf"
-	if _, err := OpenLedger(filepath.Join(dir, LedgerFile), h); err == nil || !strings.Contains(err.Error(), "grouping tree, not leaf") {
+	if _, err := OpenLedger(filepath.Join(dir, LedgerFile), h, nil); err == nil || !strings.Contains(err.Error(), "grouping tree, not leaf") {
 		t.Errorf("ledger of another grouping: %v", err)
 	}
 	h.Group, h.GroupGated = "tree", true
-	if _, err := OpenLedger(filepath.Join(dir, LedgerFile), h); err == nil || !strings.Contains(err.Error(), "grouping tree, not tree+gated") {
+	if _, err := OpenLedger(filepath.Join(dir, LedgerFile), h, nil); err == nil || !strings.Contains(err.Error(), "grouping tree, not tree+gated") {
 		t.Errorf("ledger of another grouping: %v", err)
 	}
 	// A ledger written before grouping existed was judged leaf by leaf.
@@ -40,7 +40,7 @@ func TestLedgerTorn(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, LedgerFile)
 	h := LedgerHeader{Mode: rubric.Strict, Judge: "x"}
-	l, err := OpenLedger(p, h)
+	l, err := OpenLedger(p, h, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestLedgerTorn(t *testing.T) {
 	if err != nil || !c.Torn || len(c.Records) != 3 {
 		t.Fatalf("read: %v, torn %v, %d records", err, c != nil && c.Torn, len(c.Records))
 	}
-	l, err = OpenLedger(p, h)
+	l, err = OpenLedger(p, h, nil)
 	if err != nil || !l.Recovered || l.Len() != 3 {
 		t.Fatalf("reopen: %v recovered %v len %d", err, l != nil && l.Recovered, l.Len())
 	}

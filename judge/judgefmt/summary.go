@@ -90,8 +90,10 @@ type Summary struct {
 	// Completeness is "complete", "subset" (part of the run's tasks, on
 	// purpose: Subset says which), "partial" (the run lacks answers and was
 	// judged with --allow-partial: Missing lists them) or "interrupted"
-	// (leaves left undecided: StoppedBy says why). Only complete outputs
-	// are ranked by clinsql report unless asked otherwise.
+	// (leaves left undecided: StoppedBy says why) or "failed" (stopped by
+	// a configuration failure: the judge endpoint refused its calls). Only
+	// complete outputs are ranked by clinsql report unless asked
+	// otherwise; failed ones never are.
 	Completeness string   `json:"completeness"`
 	Missing      []string `json:"missing_tasks,omitempty"`
 	// Subset describes the task filter of a judge run over part of the

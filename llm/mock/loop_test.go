@@ -98,7 +98,7 @@ func TestWholeLoopOffline(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := judge.Options{Mode: rubric.Strict, Backend: j, CodeChecks: true, Skipping: true, Group: judge.GroupTree}
-	led, err := judgefmt.OpenLedger(filepath.Join(jdir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: rubric.Strict, Judge: j.Name(), CodeChecks: true, Skipping: true, Samples: 1, Group: string(judge.GroupTree)})
+	led, err := judgefmt.OpenLedger(filepath.Join(jdir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: rubric.Strict, Judge: j.Name(), CodeChecks: true, Skipping: true, Samples: 1, Group: string(judge.GroupTree)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,6 +115,10 @@ func runAudit(ctx context.Context, env *Env, args []string) error {
 		if *cacheDir != "" {
 			cfg.Cache = *cacheDir
 		}
+		key, err := loadLocalKey()
+		if err != nil {
+			return err
+		}
 		j, meter, client, err := openLLMJudge(env, cfg, *out, *prices, nil, &llm.BatchOptions{})
 		if err != nil {
 			return err
@@ -123,7 +127,7 @@ func runAudit(ctx context.Context, env *Env, args []string) error {
 		defer client.Close()
 		ej = &judge.AuditJudge{Options: judge.Options{Backend: j, CodeChecks: *codeChecks, Group: group, ReferenceGuided: cfg.ReferenceGuided},
 			Prompter: j, Samples: j.Samples(), MaxTokens: client.Endpoint().Sampling.MaxTokens, Meter: meter, Model: client.Endpoint().Model,
-			Dir: filepath.Join(*out, "ledgers"),
+			Dir: filepath.Join(*out, "ledgers"), Key: key,
 			Before: func(c audit.Cost) error {
 				fmt.Fprintf(env.Stderr, "audit estimate: at most %d judge calls, at most $%.4f before cache hits", c.EstimatedCall, c.EstimatedUSD)
 				if c.BudgetUSD > 0 {
@@ -152,6 +156,9 @@ func runAudit(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	printAuditSummary(env.Stdout, r, *out)
+	if ej != nil && errors.As(ej.Stopped, new(*judge.ConfigError)) {
+		return fmt.Errorf("the audit stopped before every answer was judged: %v", ej.Stopped)
+	}
 	if r.Cost != nil && r.Cost.Stopped != "" {
 		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("stopped before every answer was judged: %s", r.Cost.Stopped)}
 	}
@@ -182,14 +189,17 @@ func closeEngine(ex executor.Executor) {
 func printAuditSummary(w io.Writer, r *audit.Report, out string) {
 	tot := r.Totals()
 	fmt.Fprintf(w, "audit of %s on %d tasks\n", r.Judge, r.Tasks)
-	fmt.Fprintf(w, "%-12s %8s %9s %8s %6s %10s\n", "answer", "answers", "testable", "decided", "wrong", "undecided")
+	fmt.Fprintf(w, "%-12s %8s %9s %8s %6s %8s %10s\n", "answer", "answers", "testable", "decided", "wrong", "invalid", "undecided")
 	for _, m := range r.Mutations {
 		t := tot[m]
-		fmt.Fprintf(w, "%-12s %8d %9d %8d %6d %10d\n", m, t.Answers, t.Testable, t.Decided, t.Wrong, t.Undecided)
+		fmt.Fprintf(w, "%-12s %8d %9d %8d %6d %8d %10d\n", m, t.Answers, t.Testable, t.Decided, t.Wrong, t.Invalid, t.Undecided)
 	}
 	je, rd := r.GoldClassCounts()
 	fmt.Fprintf(w, "false fails on gold: %d (%d judge errors, %d rubric/gold defects); missed fails on mutations: %d; rubric lint: %d findings\n",
 		len(r.GoldFailures), je, rd, len(r.Missed), len(r.Lint))
+	if inv := r.Invalid(); inv > 0 {
+		fmt.Fprintf(w, "warning: the judge gave no verdict on %d testable leaves (invalid: failed calls, unreadable replies); the false and missed fails above count decided leaves only\n", inv)
+	}
 	if c := r.Cost; c != nil {
 		fmt.Fprintf(w, "cost: estimated $%.4f, spent $%.4f in %d calls (%d cache hits); budget $%.4f\n", c.EstimatedUSD, c.SpentUSD, c.Calls, c.CacheHits, c.BudgetUSD)
 	}

@@ -245,7 +245,7 @@ func ehrsqlGenerate(ctx context.Context, env *Env, r ehrsqlRequest) error {
 	if cacheDir == "" {
 		cacheDir = layout.Cache()
 	}
-	c, err := llm.OpenCache(cacheDir)
+	c, err := openCache(cacheDir)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package cli
 import (
 	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -80,12 +82,14 @@ func TestExecSQL(t *testing.T) {
 		{"division by zero as NULL", "SELECT 1 / 0 AS r", 0, "r\n\n", "warning: ", []string{"--zero-division", "null"}},
 		{"bad zero-division mode", "SELECT 1", 2, "", "--zero-division must be auto, error or null", []string{"--zero-division", "never"}},
 		// BigQuery analyses every CTE, read or not.
-		{"error in an unread CTE", "WITH a AS (SELECT 1 AS x), b AS (SELECT nope FROM a) SELECT x FROM a", 11, "", "syntax_error: Binder Error: Referenced column \"nope\" not found", nil},
+		{"error in an unread CTE", "WITH a AS (SELECT 1 AS x), b AS (SELECT nope FROM a) SELECT x FROM a", 11, "", "syntax_error: Unrecognized name: nope", nil},
 		{"refused", "DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`", 8, "", "refused: only a single read-only SELECT", nil},
 		{"hidden delete", "SELECT 1; # x\nDELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE", 8, "", "refused: ", nil},
 		{"copy", "COPY (SELECT 1) TO '/tmp/clinsql-x.csv'", 8, "", "refused: ", nil},
 		{"install", "INSTALL httpfs", 8, "", "refused: ", nil},
-		{"two statements", "SELECT 1; SELECT 2", 8, "", "refused: exactly one SELECT", nil},
+		// BigQuery runs a script of queries; its result is the last one's.
+		{"a script of queries", "SELECT 1; SELECT 2 AS b", 0, "b\n2\n", "", nil},
+		{"a script with another statement", "SELECT 1; DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`", 8, "", "refused: ", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -308,14 +312,102 @@ func TestJudgeReExecutedRun(t *testing.T) {
 	if code, stdout, stderr := runCLI(t, dir, "exec", "--db", db, "--tasks", dir, "--run", rec, "--out", out); code != 0 {
 		t.Fatalf("exec: exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	code, stdout, stderr := runCLI(t, dir, "judge", "--tasks", dir, "--run", out, "--judge", "replay:"+grading, "--replay-other-model")
-	if code != 0 {
-		t.Fatalf("judge: exit %d\n%s\n%s", code, stdout, stderr)
+	// The run is the same re-execution whichever of its folders is named,
+	// with or without its manifest, and whatever digest its summaries
+	// claim for the recorded result (issue 25 #1: each of these replayed
+	// every recorded results decision, as if the run were the recorded
+	// one). sameResults is how many results decisions may be replayed:
+	// with the recorded run reachable, only that of the task whose result
+	// is the recorded one, both files read; without it, none.
+	for _, tc := range []struct {
+		name        string
+		prepare     func(t *testing.T, run string) string // returns the folder to judge
+		sameResults int
+		args        []string
+	}{
+		{"run folder", func(t *testing.T, run string) string { return run }, 1, nil},
+		{"split folder", func(t *testing.T, run string) string { return filepath.Join(run, "validation") }, 1, []string{"--allow-partial"}},
+		{"recorded digests forged", func(t *testing.T, run string) string {
+			forgeRecordedDigests(t, run, tasks)
+			return run
+		}, 1, nil},
+		{"manifest removed", func(t *testing.T, run string) string {
+			if err := os.Remove(filepath.Join(run, runfolder.ManifestFile)); err != nil {
+				t.Fatal(err)
+			}
+			return run
+		}, 0, nil},
+		{"manifest removed, digests forged", func(t *testing.T, run string) string {
+			forgeRecordedDigests(t, run, tasks)
+			if err := os.Remove(filepath.Join(run, runfolder.ManifestFile)); err != nil {
+				t.Fatal(err)
+			}
+			return run
+		}, 0, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := filepath.Join(t.TempDir(), "again")
+			if err := os.CopyFS(run, os.DirFS(out)); err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(filepath.Join(run, runfolder.LockFile))
+			judged := tc.prepare(t, run)
+			jout := filepath.Join(t.TempDir(), "judged")
+			code, stdout, stderr := runCLI(t, dir, append([]string{"judge", "--tasks", dir, "--run", judged, "--out", jout, "--judge", "replay:" + grading, "--replay-other-model"}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("judge: exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			if !strings.Contains(stderr, "re-executed") {
+				t.Errorf("judge does not say the run is a re-execution:\n%s", stderr)
+			}
+			checkReplayedResults(t, jout, tasks, same.Path(), tc.sameResults)
+			if t.Failed() {
+				t.Logf("judge stderr:\n%s", stderr)
+			}
+		})
 	}
-	if !strings.Contains(stderr, "recorded results decisions only for the 1 of 4 answers whose result is byte for byte the recorded one") {
-		t.Errorf("judge does not say which results decisions it replays:\n%s", stderr)
+}
+
+// forgeRecordedDigests sets every task's claimed recorded result digest
+// (clinsql.recorded_result_sha256) to the digest of its own result: a
+// claim the judge must not take alone.
+func forgeRecordedDigests(t *testing.T, run string, tasks []fixtures.Task) {
+	t.Helper()
+	for _, task := range tasks {
+		dir := filepath.Join(run, task.Path())
+		p := filepath.Join(dir, runfolder.ExecutionSummaryFile)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		res, err := os.ReadFile(filepath.Join(dir, runfolder.ResultFile(task.ID)))
+		if err != nil {
+			continue
+		}
+		sum := sha256.Sum256(res)
+		c, _ := doc["clinsql"].(map[string]any)
+		if c == nil {
+			t.Fatalf("%s: no clinsql section", p)
+		}
+		c["recorded_result_sha256"] = hex.EncodeToString(sum[:])
+		b, _ = json.Marshal(doc)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	lc, err := judgefmt.ReadLedger(filepath.Join(out, runfolder.JudgeDir, judgefmt.LedgerFile))
+}
+
+// checkReplayedResults reads a judge output's ledger: every validation
+// task has its SQL decisions replayed; results decisions are replayed for
+// the task samePath only, and only when sameResults is 1; every other
+// results leaf replay could decide is refused as other_result.
+func checkReplayedResults(t *testing.T, jout string, tasks []fixtures.Task, samePath string, sameResults int) {
+	t.Helper()
+	lc, err := judgefmt.ReadLedger(filepath.Join(jout, judgefmt.LedgerFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -333,6 +425,7 @@ func TestJudgeReExecutedRun(t *testing.T) {
 		}
 		replayed[r.Task][kind]++
 	}
+	decided := 0
 	for _, task := range tasks {
 		if task.Split != "validation" {
 			continue // the grading records the validation split only
@@ -346,15 +439,18 @@ func TestJudgeReExecutedRun(t *testing.T) {
 			t.Errorf("%s: SQL decisions refused as another result's: %v", k, got)
 		}
 		resultsDecided := got[string(judgefmt.TreeResults)+" pass"] + got[string(judgefmt.TreeResults)+" fail"]
-		if task.Path() == same.Path() {
-			if resultsDecided == 0 || got[string(judgefmt.TreeResults)+" other_result"] > 0 {
-				t.Errorf("%s (same result): results decisions %v, want replayed", k, got)
+		if resultsDecided > 0 {
+			decided++
+			if task.Path() != samePath {
+				t.Errorf("%s (other result): results decisions %v, want every one refused as other_result", k, got)
 			}
-			continue
 		}
-		if resultsDecided > 0 || got[string(judgefmt.TreeResults)+" other_result"] == 0 {
+		if task.Path() != samePath && got[string(judgefmt.TreeResults)+" other_result"] == 0 {
 			t.Errorf("%s (other result): results decisions %v, want every one refused as other_result", k, got)
 		}
+	}
+	if decided != sameResults {
+		t.Errorf("results decisions replayed for %d tasks, want %d", decided, sameResults)
 	}
 }
 
@@ -378,12 +474,13 @@ func TestExecReplayRun(t *testing.T) {
 	if e := m.Engine; e.Name != "duckdb" || e.Patients != 3 || !e.Sample || e.Source != "mimic-iv" || len(e.SourceSHA256) != 64 {
 		t.Errorf("manifest engine %+v, want duckdb with the database's facts (3 patients, a sample)", e)
 	}
-	code, stdout, stderr = runCLI(t, dir, "judge", "--tasks", dir, "--run", out, "--judge", "replay:"+grading, "--replay-other-model")
+	jout := filepath.Join(dir, "judged")
+	code, stdout, stderr = runCLI(t, dir, "judge", "--tasks", dir, "--run", out, "--out", jout, "--judge", "replay:"+grading, "--replay-other-model")
 	if code != 0 || !strings.Contains(stdout, "validation: 3 tasks") {
 		t.Fatalf("judge: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	// The report flags the run: badge and caveat, from the manifest.
-	code, stdout, stderr = runCLI(t, dir, "report", "--tasks", dir, "--run", out, "--out", filepath.Join(dir, "report"), "--resamples", "50")
+	code, stdout, stderr = runCLI(t, dir, "report", "--tasks", dir, "--judged", jout, "--out", filepath.Join(dir, "report"), "--resamples", "50")
 	if code != 0 {
 		t.Fatalf("report: exit %d\n%s\n%s", code, stdout, stderr)
 	}

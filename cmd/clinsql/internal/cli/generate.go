@@ -224,7 +224,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	if cacheDir == "" {
 		cacheDir = filepath.Join(cfg.Out, runfolder.LLMCacheDir)
 	}
-	cache, err := llm.OpenCache(cacheDir)
+	cache, err := openCache(cacheDir)
 	if err != nil {
 		return nil, err
 	}
@@ -291,6 +291,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	if res != nil {
 		printGenerateTable(env.Stdout, res)
 	}
+	noteRejected(env.Stderr, cache)
 	if err != nil {
 		return res, err
 	}

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -56,11 +56,25 @@ max_tokens is per leaf (a call of n leaves may use n times it). With
 --samples K each leaf of a group keeps its own majority vote over K draws
 of the group prompt.
 
---out (default <run>/judge) receives ledger.jsonl (one line per leaf,
-appended as soon as it is decided), detailed_grading.json and the three
-scoring summaries in the reference shapes, and judge_summary.json. Running
-again into the same --out resumes: decided leaves are not judged again, and
-a finished run makes no call. An exit code of 3 means the run stopped
+--out (default out/judge/<model>-<the first 12 hex digits of the answers'
+fingerprint> in the working folder, never inside the run folder) receives
+ledger.jsonl (one line per leaf, appended as soon as it is decided),
+detailed_grading.json and the three scoring summaries in the reference
+shapes, and judge_summary.json. Running again into the same --out resumes:
+decided leaves are not judged again, and a finished run makes no call.
+Decisions are resumed only from a ledger this machine wrote (authenticated
+with its key, kept in $CLINSQL_CONFIG_DIR or ~/.config/clinsql/local.key):
+a ledger copied from elsewhere is moved aside and every leaf judged again;
+code-decided leaves are decided again by code on every run.
+
+A run that re-executed a recorded run's SQL (clinsql exec --run; its
+manifest or its task summaries say so) replayed with --judge replay:FILE
+gets a recorded decision only where its answer is checked against the
+recorded run (--recorded-run, default the folder its manifest names): SQL
+decisions where the final SQL is the recorded text, results decisions where
+the result CSV is the recorded one byte for byte. Without the recorded run
+no results decision is replayed (such leaves code cannot decide are
+invalid). An exit code of 3 means the run stopped
 before every leaf was decided (budget, interrupt, --batch-wait); what was
 done is kept.
 
@@ -108,11 +122,13 @@ type judgeRequest struct {
 	Prices, Cache      string
 	Concurrency        int
 	RetryInvalid       bool
-	AllowPartial       bool
-	OtherModel         bool
-	EstimateOnly       bool
-	Verbose            bool
-	BatchWait          time.Duration
+	// RecordedRun is --recorded-run: the run a re-executed run re-ran.
+	RecordedRun  string
+	AllowPartial bool
+	OtherModel   bool
+	EstimateOnly bool
+	Verbose      bool
+	BatchWait    time.Duration
 }
 
 // defaultJudgeRequest is clinsql judge's defaults.
@@ -134,7 +150,8 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 	fs.Usage = func() { fmt.Fprint(env.Stderr, judgeUsage); printFlags(fs) }
 	fs.StringVar(&r.TasksDir, "tasks", "", "ClinSQL task `folder` or manifest")
 	fs.StringVar(&r.Run, "run", "", "the model's run `folder`")
-	fs.StringVar(&r.Out, "out", "", "output `folder` (default <run>/judge)")
+	fs.StringVar(&r.Out, "out", "", "output `folder` (default out/judge/<model>-<answers digest>, outside the run)")
+	fs.StringVar(&r.RecordedRun, "recorded-run", "", "for a re-executed run (clinsql exec --run): the recorded run `folder` whose SQL it re-ran (default: the one its manifest names)")
 	judgeSpec := fs.String("judge", "", "judge backend: replay:`FILE` (recorded detailed_grading.json), or PROVIDER/NAME (openai/gpt-4o, azure/DEPLOYMENT, mock/NAME)")
 	fs.StringVar(&r.Config, "judge-config", "", "judge config `file` (LLM endpoint, samples, prices, budget)")
 	modeName := fs.String("mode", string(rubric.Strict), "scoring `mode`: strict or reference")
@@ -212,11 +229,11 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 	if err != nil {
 		return err
 	}
-	out := r.Out
-	if out == "" {
-		out = filepath.Join(r.Run, runfolder.JudgeDir)
+	key, err := loadLocalKey()
+	if err != nil {
+		return err
 	}
-	j := &judgeBackend{env: env, req: r, out: out, batches: newBatchReporter(env.Stderr, "judge:")}
+	j := &judgeBackend{env: env, req: r, batches: newBatchReporter(env.Stderr, "judge:")}
 	defer j.close()
 	if r.Model != "" {
 		if j.endpoint, err = specEndpoint(env, r.Model); err != nil {
@@ -231,7 +248,8 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 	var bar *progress.Bar
 	var barMu sync.Mutex
 	shown := 0
-	job := judge.Job{Tasks: tasks, Subset: subset, Run: r.Run, Out: out,
+	job := judge.Job{Tasks: tasks, Subset: subset, Run: r.Run, Out: r.Out,
+		RecordedRun: r.RecordedRun, Key: key,
 		Options: judge.Options{Mode: r.Mode, CodeChecks: r.CodeChecks, Skipping: r.Skip, ReferenceGuided: r.Guided, RetryInvalid: r.RetryInvalid,
 			Group: r.Group, GroupGated: r.GroupGated, Tasks: r.Concurrency,
 			// A call records every leaf of its group at once, and Progress
@@ -265,6 +283,13 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 	}
 	printJudgeSummary(env.Stdout, res.Scored, res.Out)
 	if o := res.Outcome; o.Stopped != nil {
+		var ce *judge.ConfigError
+		if errors.As(o.Stopped, &ce) {
+			// Running again as it is would be refused again: a failure,
+			// not a pause. The output is marked interrupted, so no report
+			// ranks it.
+			return fmt.Errorf("stopped before every leaf was decided (the output in %s is marked interrupted): %v", res.Out, o.Stopped)
+		}
 		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("stopped before every leaf was decided: %v; run the same command again to resume", o.Stopped)}
 	}
 	return nil
@@ -275,7 +300,7 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 type judgeBackend struct {
 	env     *Env
 	req     judgeRequest
-	out     string
+	out     string // the output folder, once the job chose it
 	batches *batchReporter
 	llm     *judge.LLMJudge
 	meter   *llm.Meter
@@ -284,8 +309,12 @@ type judgeBackend struct {
 	endpoint llm.Endpoint
 }
 
-func (j *judgeBackend) open(_ *runfolder.Run, opts *judge.Options) error {
+func (j *judgeBackend) open(_ *runfolder.Run, out string, opts *judge.Options) error {
 	r := j.req
+	j.out = out
+	if r.Out == "" {
+		fmt.Fprintf(j.env.Stderr, "output: %s (the default for this run's answers; --out to choose)\n", out)
+	}
 	if r.Replay != "" {
 		rp, err := judge.NewReplay(r.Replay)
 		if err != nil {
@@ -344,6 +373,7 @@ func (j *judgeBackend) openLLM(opts *judge.Options) error {
 
 func (j *judgeBackend) close() {
 	if j.client != nil {
+		noteRejected(j.env.Stderr, j.client.Cache())
 		j.client.Close()
 	}
 	if j.meter != nil {

@@ -207,3 +207,31 @@ func TestJudgeUsage(t *testing.T) {
 		t.Errorf("bad config: exit %d: %s", code, stderr)
 	}
 }
+
+// TestJudgeSymlinkedResults (issue 25 #7): a run whose result CSVs are
+// symbolic links (git-annex, DVC, cp -s) is refused with the files named
+// and how to resolve the links, never scored as having no result (execution
+// 0.00 with exit 0).
+func TestJudgeSymlinkedResults(t *testing.T) {
+	dir, grading := fixtureRun(t)
+	runDir := writeModelRun(t, dir)
+	linked := 0
+	err := filepath.WalkDir(runDir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasPrefix(d.Name(), "result_") {
+			return err
+		}
+		real := p + ".annexed"
+		if err := os.Rename(p, real); err != nil {
+			return err
+		}
+		linked++
+		return os.Symlink(filepath.Base(real), p)
+	})
+	if err != nil || linked == 0 {
+		t.Fatalf("linking results: %v (%d linked)", err, linked)
+	}
+	code, stdout, stderr := runCLI(t, dir, "judge", "--tasks", dir, "--run", runDir, "--out", filepath.Join(dir, "judged"), "--judge", "replay:"+grading)
+	if code == 0 || !strings.Contains(stderr, "cannot be read") || !strings.Contains(stderr, "cp -rL") {
+		t.Errorf("judging a run of symlinked results: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

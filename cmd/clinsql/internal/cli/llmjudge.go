@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"fmt"
+	"github.com/clinsql/clinsql/internal/localkey"
+	"io"
 	"log/slog"
 	"path/filepath"
 
@@ -43,7 +46,7 @@ func openLLMJudge(env *Env, cfg *judge.Config, out, pricesFile string, logger *s
 		dir = filepath.Join(out, runfolder.LLMCacheDir)
 	}
 	if dir != "off" {
-		if lo.Cache, err = llm.OpenCache(dir); err != nil {
+		if lo.Cache, err = openCache(dir); err != nil {
 			meter.Close()
 			return nil, nil, nil, err
 		}
@@ -61,4 +64,33 @@ func openLLMJudge(env *Env, cfg *judge.Config, out, pricesFile string, logger *s
 		return nil, nil, nil, usageError{err.Error()}
 	}
 	return j, meter, client, nil
+}
+
+// loadLocalKey is this machine's key (package localkey), which
+// authenticates the judge ledgers and LLM cache entries clinsql resumes
+// from.
+func loadLocalKey() (localkey.Key, error) {
+	dir, err := localkey.Dir()
+	if err != nil {
+		return nil, err
+	}
+	return localkey.Load(dir)
+}
+
+// openCache opens an LLM reply cache whose entries are authenticated with
+// this machine's key: replies cached elsewhere (a cache copied or shipped
+// with a folder) are bought again, never served.
+func openCache(dir string) (*llm.Cache, error) {
+	key, err := loadLocalKey()
+	if err != nil {
+		return nil, err
+	}
+	return llm.OpenCache(dir, llm.CacheKey(key))
+}
+
+// noteRejected says how many cached replies were not this machine's.
+func noteRejected(w io.Writer, c *llm.Cache) {
+	if c != nil && c.Rejected() > 0 {
+		fmt.Fprintf(w, "note: %d cached replies in %s were not written on this machine (copied, shipped with a folder, or cached before entries were authenticated): they were not used, and were asked for again\n", c.Rejected(), c.Dir())
+	}
 }

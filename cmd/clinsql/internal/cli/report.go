@@ -80,19 +80,19 @@ leaderboard as LaTeX tables in leaderboard.tex.
 // reportRequest is what clinsql report is asked to do: from its flags, or
 // from a benchmark config (clinsql run).
 type reportRequest struct {
-	TasksDir, Out          string
-	Gradings, Runs, EHRSQL []string
-	Filter                 *taskFilter
-	Mode                   rubric.Mode
-	Metric                 reports.Metric
-	Compare                [][2]string
-	AuditDir               string
-	LabelsFile             string
-	Seed                   uint64
-	Resamples, PreviewRows int
-	Marker                 string
-	Threshold              float64
-	IncludeIncomplete      bool
+	TasksDir, Out                  string
+	Gradings, Runs, Judged, EHRSQL []string
+	Filter                         *taskFilter
+	Mode                           rubric.Mode
+	Metric                         reports.Metric
+	Compare                        [][2]string
+	AuditDir                       string
+	LabelsFile                     string
+	Seed                           uint64
+	Resamples, PreviewRows         int
+	Marker                         string
+	Threshold                      float64
+	IncludeIncomplete              bool
 }
 
 // defaultReportRequest is clinsql report's defaults.
@@ -112,11 +112,12 @@ func parseReportFlags(env *Env, args []string) (reportRequest, error) {
 	r := defaultReportRequest()
 	fs := newFlagSet(env, "report")
 	fs.Usage = func() { fmt.Fprint(env.Stderr, reportUsage); printFlags(fs) }
-	var gradings, runs, compares, ehrsqlRuns stringList
+	var gradings, runs, judged, compares, ehrsqlRuns stringList
 	fs.StringVar(&r.TasksDir, "tasks", "", "ClinSQL task `folder` or manifest")
 	fs.StringVar(&r.Out, "out", "", "output `folder`")
 	fs.Var(&gradings, "grading", "recorded detailed_grading.json (repeatable)")
 	fs.Var(&runs, "run", "run folder (repeatable)")
+	fs.Var(&judged, "judged", "judge output `folder` (clinsql judge --out; repeatable): reported with the run it judged, which must still hold the answers judged")
 	fs.Var(&ehrsqlRuns, "ehrsql", "EHRSQL run `folder` (repeatable): adds the EHRSQL section")
 	modeName := fs.String("mode", string(rubric.Strict), "main aggregation `mode`: strict or reference")
 	fs.StringVar(&r.AuditDir, "audit", "", "judge audit `folder` (clinsql audit --out) to show in report.html")
@@ -133,15 +134,15 @@ func parseReportFlags(env *Env, args []string) (reportRequest, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return r, err
 	}
-	r.Gradings, r.Runs, r.EHRSQL = gradings, runs, ehrsqlRuns
-	if r.Out != "" && r.TasksDir == "" && len(gradings)+len(runs) == 0 && len(ehrsqlRuns) > 0 {
+	r.Gradings, r.Runs, r.Judged, r.EHRSQL = gradings, runs, judged, ehrsqlRuns
+	if r.Out != "" && r.TasksDir == "" && len(gradings)+len(runs)+len(judged) == 0 && len(ehrsqlRuns) > 0 {
 		return r, nil // the EHRSQL section alone
 	}
 	if r.TasksDir == "" || r.Out == "" {
 		return r, usagef("--tasks and --out are required")
 	}
-	if len(gradings)+len(runs) == 0 {
-		return r, usagef("give at least one --run or --grading")
+	if len(gradings)+len(runs)+len(judged) == 0 {
+		return r, usagef("give at least one --run, --judged or --grading")
 	}
 	var err error
 	if r.Mode, err = rubric.ParseMode(*modeName); err != nil {
@@ -169,7 +170,7 @@ func parseReportFlags(env *Env, args []string) (reportRequest, error) {
 // reportRun writes a requested report (reports.Run) with a progress line,
 // and prints its ranking.
 func reportRun(ctx context.Context, env *Env, r reportRequest) error {
-	if r.TasksDir == "" && len(r.Gradings)+len(r.Runs) == 0 {
+	if r.TasksDir == "" && len(r.Gradings)+len(r.Runs)+len(r.Judged) == 0 {
 		return writeEHRSQLOnly(env, r.Out, r.EHRSQL)
 	}
 	tasks, err := loadTasks(env, r.TasksDir)
@@ -197,7 +198,7 @@ func reportRun(ctx context.Context, env *Env, r reportRequest) error {
 		}
 	}
 	rep, files, err := reports.Run(ctx, reports.Job{Out: r.Out, AuditDir: r.AuditDir, EHRSQL: sec, Labels: labels, LabelsFile: r.LabelsFile,
-		Options: reports.Options{Tasks: tasks, Gradings: r.Gradings, Runs: r.Runs, Mode: r.Mode,
+		Options: reports.Options{Tasks: tasks, Gradings: r.Gradings, Runs: r.Runs, Judged: r.Judged, Mode: r.Mode,
 			Bootstrap: reports.Bootstrap{Seed: r.Seed, Resamples: r.Resamples}, RankBy: r.Metric, Compare: r.Compare, PreviewRows: r.PreviewRows,
 			Reliability:       reports.Reliability{Abstention: reliability.Abstention{Marker: r.Marker}, Threshold: r.Threshold},
 			IncludeIncomplete: r.IncludeIncomplete, Subset: subset},

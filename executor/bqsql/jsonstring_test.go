@@ -1,0 +1,25 @@
+package bqsql
+
+import (
+	"context"
+	"testing"
+)
+
+// A value whose type the bridge cannot tell is written by DuckDB's to_json
+// where that agrees with BigQuery, and refused at run time (unsupported)
+// where it does not.
+func TestDynamicJSON(t *testing.T) {
+	db := openDuck(t)
+	ctx := context.Background()
+	rows, err := queryRows(ctx, db, "SELECT "+dynamicJSON("x")+" FROM (SELECT {'a': 'q', 'b': [1, 2]} AS x)")
+	if err != nil || rows[0][0] != `{"a":"q","b":[1,2]}` {
+		t.Errorf("struct of strings and integers: %v, %v", rows, err)
+	}
+	_, err = queryRows(ctx, db, "SELECT "+dynamicJSON("x")+" FROM (SELECT 1.5::DOUBLE AS x)")
+	if err == nil {
+		t.Fatal("a FLOAT64 of unknown type was encoded")
+	}
+	if msg, unsupported := Explain(err.Error()); !unsupported || msg != ErrUnsupported.Error()+": "+jsonLimit {
+		t.Errorf("Explain = %q, %v", msg, unsupported)
+	}
+}

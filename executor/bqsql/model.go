@@ -1,0 +1,594 @@
+package bqsql
+
+import (
+	"strings"
+
+	"github.com/sqlc-dev/zetajones/ast"
+	"github.com/sqlc-dev/zetajones/parser"
+)
+
+// The statement model: the query parsed once into GoogleSQL's syntax tree
+// (github.com/sqlc-dev/zetajones, a pure-Go port of the GoogleSQL reference
+// parser, chosen over memefish and a parser of our own: see doc.go), with
+// its names resolved and its expressions typed. Names resolve as BigQuery
+// resolves them: a FROM item's range variable before a column of the same
+// name, the innermost query before an outer one (a correlated reference),
+// CTEs visible to the CTEs after them and to the query. Types are inferred
+// upward: catalogue columns, literals, CASTs, then every operator and
+// function from its arguments' types (modeltypes.go), through CTEs,
+// subqueries, UNNEST and set operations.
+//
+// The rewrite rules ask the model for the type of the expression they
+// translate (model.typeAt, by the source span of its items); where the
+// model cannot tell (it could not parse the statement, or a type depends
+// on something it does not follow) they fall back to what they knew before.
+
+// maxModelBytes bounds the statements the model parses. The parser is not
+// cancellable and recurses on nesting; the translator's own tree builder
+// bounds nesting first, and statements this large are translated without
+// a model.
+const maxModelBytes = 256 << 10
+
+// span is a node's source byte range [start, end).
+type span struct{ start, end int }
+
+// model is the statement model of one translation.
+type model struct {
+	src   string
+	cat   Catalog
+	types map[span]string // expression span -> BigQuery type
+}
+
+// relation is what a FROM item or query yields: named, typed columns in
+// order, or the elements of a value table (UNNEST of an array).
+type relation struct {
+	cols []column
+	// complete: cols are all the columns (a table the catalogue lacks, or
+	// a star over one, has columns nobody knows).
+	complete bool
+	// ordered: cols are in output order (a catalogue table's are not: the
+	// catalogue keeps no order).
+	ordered bool
+}
+
+type column struct {
+	name string // as written (names compare without case); "" when anonymous
+	typ  string // "" when unknown
+}
+
+func (r *relation) column(name string) (column, int) {
+	n := 0
+	var found column
+	for _, c := range r.cols {
+		if c.name != "" && strings.EqualFold(c.name, name) {
+			found = c
+			n++
+		}
+	}
+	return found, n
+}
+
+// rangeVar is a FROM item's name in a scope.
+type rangeVar struct {
+	name string // lower-case
+	rel  *relation
+	// value is the element type of a value table (UNNEST(…) AS x): the
+	// name is then the element itself, not a row of columns.
+	value string
+	// isValue marks a value table.
+	isValue bool
+}
+
+// scope is one query block's names: its FROM items, the CTEs visible to
+// it, and the block it is nested in.
+type scope struct {
+	parent *scope
+	vars   []rangeVar
+	ctes   map[string]*relation
+	// aliases are the select list's output names, for ORDER BY (and, as
+	// BigQuery allows, GROUP BY and HAVING).
+	aliases map[string]string
+}
+
+func (s *scope) cte(name string) *relation {
+	for ; s != nil; s = s.parent {
+		if r, ok := s.ctes[name]; ok {
+			return r
+		}
+	}
+	return nil
+}
+
+// buildModel parses sql and types it. It returns nil when sql is too large
+// or does not parse as GoogleSQL, and never fails otherwise: what it cannot
+// type stays unknown.
+func buildModel(sql string, cat Catalog) (m *model) {
+	if len(sql) > maxModelBytes {
+		return nil
+	}
+	defer func() {
+		// A construct the model does not anticipate must not fail the
+		// translation: without a model the rules fall back.
+		if recover() != nil {
+			m = nil
+		}
+	}()
+	script, err := parser.ParseScript(sql)
+	if err != nil || script.Statements == nil {
+		return nil
+	}
+	m = &model{src: sql, cat: cat, types: map[span]string{}}
+	for _, st := range script.Statements.Statements {
+		if q, ok := st.(*ast.QueryStatement); ok {
+			m.query(q.Query, nil)
+		}
+	}
+	return m
+}
+
+// typeAt returns the type of the expression spanning [start, end), if the
+// model typed one there. Brackets around an expression are not part of its
+// span, so they are tried off too.
+func (m *model) typeAt(start, end int) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	for start < end {
+		if t, ok := m.types[span{start, end}]; ok {
+			return t, t != ""
+		}
+		// (expr): strip one pair of brackets and surrounding space.
+		s, e := start, end
+		for s < e && isSpaceByte(m.src[s]) {
+			s++
+		}
+		for e > s && isSpaceByte(m.src[e-1]) {
+			e--
+		}
+		if e-s < 2 || m.src[s] != '(' || m.src[e-1] != ')' {
+			return "", false
+		}
+		start, end = s+1, e-1
+		for start < end && isSpaceByte(m.src[start]) {
+			start++
+		}
+		for end > start && isSpaceByte(m.src[end-1]) {
+			end--
+		}
+	}
+	return "", false
+}
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// record notes n's type and returns it.
+func (m *model) record(n ast.Node, t string) string {
+	m.types[span{n.Pos(), n.End()}] = t
+	return t
+}
+
+// query types a query (WITH, set operations, ORDER BY) in the scope of
+// the query it is nested in, and returns its output relation.
+func (m *model) query(q *ast.Query, outer *scope) *relation {
+	if q == nil {
+		return &relation{}
+	}
+	s := &scope{parent: outer}
+	if q.WithClause != nil {
+		s.ctes = map[string]*relation{}
+		for _, e := range q.WithClause.Entries {
+			if e.AliasedQuery == nil || e.AliasedQuery.Identifier == nil {
+				continue
+			}
+			// A CTE sees the CTEs before it (and, recursive, itself: its
+			// columns are then those of its first branch).
+			r := m.query(e.AliasedQuery.Query, s)
+			s.ctes[strings.ToLower(e.AliasedQuery.Identifier.Name)] = r
+		}
+	}
+	rel, body := m.queryExpr(q.QueryExpr, s)
+	if q.OrderBy != nil {
+		// ORDER BY sees the select list's names, then the FROM items (of
+		// a set operation: its output names only).
+		os := body
+		if os == nil {
+			os = &scope{parent: s, aliases: aliasesOf(rel)}
+		}
+		for _, it := range q.OrderBy.Items {
+			m.expr(it.Expr, os)
+		}
+	}
+	if q.Limit != nil {
+		for _, c := range q.Limit.Children() {
+			m.expr(c, s)
+		}
+	}
+	return rel
+}
+
+func aliasesOf(r *relation) map[string]string {
+	a := map[string]string{}
+	for _, c := range r.cols {
+		if c.name != "" {
+			k := strings.ToLower(c.name)
+			if _, dup := a[k]; dup {
+				a[k] = ""
+				continue
+			}
+			a[k] = c.typ
+		}
+	}
+	return a
+}
+
+// queryExpr types a SELECT, a set operation or a bracketed query. For a
+// SELECT it also returns the scope its ORDER BY resolves in.
+func (m *model) queryExpr(n ast.Node, s *scope) (*relation, *scope) {
+	switch q := n.(type) {
+	case *ast.Select:
+		return m.selectBlock(q, s)
+	case *ast.Query:
+		return m.query(q, s), nil
+	case *ast.SetOperation:
+		var out *relation
+		for _, in := range q.Inputs {
+			r, _ := m.queryExpr(in, s)
+			if out == nil {
+				out = &relation{cols: append([]column(nil), r.cols...), ordered: r.ordered, complete: r.complete}
+				continue
+			}
+			// Names from the first branch; types their common supertype,
+			// position by position.
+			if !r.ordered || !out.ordered || len(r.cols) != len(out.cols) {
+				for k := range out.cols {
+					out.cols[k].typ = ""
+				}
+				continue
+			}
+			for k := range out.cols {
+				out.cols[k].typ = supertype(out.cols[k].typ, r.cols[k].typ)
+			}
+		}
+		if out == nil {
+			out = &relation{}
+		}
+		return out, nil
+	case *ast.FromQuery:
+		sc := &scope{parent: s}
+		if q.From != nil {
+			m.from(q.From.TableExpression, sc, s)
+		}
+		return starRelation(sc), sc
+	}
+	return &relation{}, nil
+}
+
+// selectBlock types one SELECT and returns its output and the scope of its
+// ORDER BY.
+func (m *model) selectBlock(sel *ast.Select, outer *scope) (*relation, *scope) {
+	s := &scope{parent: outer}
+	if sel.From != nil {
+		m.from(sel.From.TableExpression, s, outer)
+	}
+	if sel.Where != nil {
+		m.expr(sel.Where.Expr, s)
+	}
+	out := &relation{ordered: true, complete: true}
+	if sel.SelectList != nil {
+		for _, c := range sel.SelectList.Columns {
+			out.cols = append(out.cols, m.selectColumn(c, s, out)...)
+		}
+	}
+	// GROUP BY, HAVING, QUALIFY and ORDER BY see the select list's names
+	// before the FROM items' (query syntax reference).
+	as := &scope{parent: s, aliases: aliasesOf(out)}
+	if sel.GroupBy != nil {
+		for _, g := range sel.GroupBy.Items {
+			if g.Expr != nil {
+				m.expr(g.Expr, as)
+			}
+		}
+	}
+	if sel.Having != nil {
+		m.expr(sel.Having.Expr, as)
+	}
+	if sel.Qualify != nil {
+		m.expr(sel.Qualify.Expr, as)
+	}
+	if sel.SelectAs != nil {
+		// SELECT AS STRUCT / VALUE: one value per row.
+		if len(out.cols) == 1 {
+			return &relation{cols: []column{{typ: out.cols[0].typ}}, ordered: true, complete: true}, as
+		}
+		return &relation{cols: []column{{typ: structType(out.cols)}}, ordered: true, complete: true}, as
+	}
+	return out, as
+}
+
+// selectColumn types one select-list item and returns the columns it
+// outputs (several for a star).
+func (m *model) selectColumn(c *ast.SelectColumn, s *scope, sofar *relation) []column {
+	switch e := c.Expr.(type) {
+	case *ast.Star, *ast.StarWithModifiers:
+		r := starRelation(s)
+		sofar.ordered = sofar.ordered && r.ordered
+		sofar.complete = sofar.complete && r.complete
+		return r.cols
+	case *ast.DotStar:
+		return m.dotStar(e.Expr, s, sofar)
+	case *ast.DotStarWithModifiers:
+		return m.dotStar(e.Expr, s, sofar)
+	}
+	t := m.expr(c.Expr, s)
+	name := ""
+	if c.Alias != nil && c.Alias.Identifier != nil {
+		name = c.Alias.Identifier.Name
+	} else {
+		name = implicitName(c.Expr)
+	}
+	return []column{{name: name, typ: t}}
+}
+
+// dotStar expands t.* (a range variable's columns) or expr.* (a STRUCT's
+// fields).
+func (m *model) dotStar(e ast.Node, s *scope, sofar *relation) []column {
+	if p, ok := e.(*ast.PathExpression); ok && len(p.Names) == 1 {
+		name := strings.ToLower(p.Names[0].Name)
+		for sc := s; sc != nil; sc = sc.parent {
+			for _, v := range sc.vars {
+				if v.name == name && !v.isValue {
+					sofar.ordered = sofar.ordered && v.rel.ordered
+					sofar.complete = sofar.complete && v.rel.complete
+					return v.rel.cols
+				}
+			}
+		}
+	}
+	t := m.expr(e, s)
+	if fields, ok := typeFields(t); ok {
+		return fields
+	}
+	sofar.ordered, sofar.complete = false, false
+	return nil
+}
+
+// implicitName is the column name BigQuery gives a select item without an
+// alias: the last name of a path or field access; "" otherwise.
+func implicitName(n ast.Node) string {
+	switch e := n.(type) {
+	case *ast.PathExpression:
+		if len(e.Names) > 0 {
+			return e.Names[len(e.Names)-1].Name
+		}
+	case *ast.DotIdentifier:
+		if e.Name != nil {
+			return e.Name.Name
+		}
+	}
+	return ""
+}
+
+// starRelation is what SELECT * outputs: every FROM item's columns in
+// order (a value table's element, under its name).
+func starRelation(s *scope) *relation {
+	out := &relation{ordered: true, complete: true}
+	for _, v := range s.vars {
+		if v.isValue {
+			out.cols = append(out.cols, column{name: v.name, typ: v.value})
+			continue
+		}
+		out.ordered = out.ordered && v.rel.ordered
+		out.complete = out.complete && v.rel.complete
+		out.cols = append(out.cols, v.rel.cols...)
+	}
+	return out
+}
+
+// from adds the range variables of a FROM clause's table expression to s.
+// outer is the scope the FROM clause's block is nested in (for correlated
+// subqueries and UNNEST of an outer array).
+func (m *model) from(n ast.Node, s, outer *scope) {
+	switch t := n.(type) {
+	case *ast.Join:
+		m.from(t.Lhs, s, outer)
+		m.from(t.Rhs, s, outer)
+		if on, ok := t.OnOrUsingClause.(*ast.OnClause); ok {
+			m.expr(on.Expr, s)
+		}
+	case *ast.ParenthesizedJoin:
+		m.from(t.Join, s, outer)
+	case *ast.TableSubquery:
+		// A FROM subquery sees the CTEs and the outer queries, not the FROM
+		// items beside it.
+		r := m.query(t.Query, outer)
+		if t.Alias != nil && t.Alias.Identifier != nil {
+			s.vars = append(s.vars, rangeVar{name: strings.ToLower(t.Alias.Identifier.Name), rel: r})
+		} else {
+			s.vars = append(s.vars, rangeVar{rel: r})
+		}
+	case *ast.TablePathExpression:
+		m.tablePath(t, s)
+	}
+}
+
+// tablePath adds a table, CTE, UNNEST or array path FROM item.
+func (m *model) tablePath(t *ast.TablePathExpression, s *scope) {
+	alias := ""
+	if t.Alias != nil && t.Alias.Identifier != nil {
+		alias = strings.ToLower(t.Alias.Identifier.Name)
+	}
+	offset := func() {
+		if t.Offset != nil {
+			name := "offset"
+			if t.Offset.Alias != nil && t.Offset.Alias.Identifier != nil {
+				name = strings.ToLower(t.Offset.Alias.Identifier.Name)
+			}
+			s.vars = append(s.vars, rangeVar{name: name, isValue: true, value: "INT64"})
+		}
+	}
+	if t.UnnestExpr != nil {
+		elem := ""
+		for _, e := range t.UnnestExpr.Expressions {
+			elem = elementType(m.expr(e.Expr, s))
+		}
+		s.vars = append(s.vars, rangeVar{name: alias, isValue: true, value: elem})
+		offset()
+		return
+	}
+	if t.Path == nil || len(t.Path.Names) == 0 {
+		return
+	}
+	names := make([]string, 0, len(t.Path.Names))
+	for _, id := range t.Path.Names {
+		names = append(names, strings.Split(id.Name, ".")...)
+	}
+	last := t.Path.Names[len(t.Path.Names)-1].Name
+	if alias == "" {
+		// The implicit alias is the last identifier: all of a backticked
+		// dotted name (see rangeVarName).
+		alias = strings.ToLower(last)
+	}
+	var rel *relation
+	switch {
+	case len(names) == 1 && s.cte(strings.ToLower(names[0])) != nil:
+		rel = s.cte(strings.ToLower(names[0]))
+	case len(names) >= 3 && strings.EqualFold(names[0], Project):
+		rel = m.catalogTable(names[1], names[2])
+	case len(names) >= 2:
+		// An array path (t.arr) from an earlier FROM item: a value table.
+		if v, ok := m.resolve(t.Path, s); ok {
+			s.vars = append(s.vars, rangeVar{name: alias, isValue: true, value: elementType(v)})
+			offset()
+			return
+		}
+	}
+	if rel == nil {
+		rel = &relation{}
+	}
+	s.vars = append(s.vars, rangeVar{name: alias, rel: rel})
+	offset()
+}
+
+// catalogTable is a MIMIC-IV table's columns (unordered: the catalogue
+// keeps no order), or nil.
+func (m *model) catalogTable(dataset, table string) *relation {
+	schema, ok := mimicDatasets[dataset]
+	if !ok || m.cat == nil {
+		return nil
+	}
+	cols, ok := m.cat[schema][table]
+	if !ok {
+		return nil
+	}
+	r := &relation{complete: true}
+	for name, typ := range cols {
+		r.cols = append(r.cols, column{name: name, typ: typ})
+	}
+	return r
+}
+
+// resolve types a path expression (a, t.a, a.field, t.a.field, or an outer
+// query's column) as BigQuery resolves it.
+func (m *model) resolve(p *ast.PathExpression, s *scope) (string, bool) {
+	if len(p.Names) == 0 {
+		return "", false
+	}
+	first := strings.ToLower(p.Names[0].Name)
+	rest := p.Names[1:]
+	for sc := s; sc != nil; sc = sc.parent {
+		// A range variable first (a bare t is the row of t).
+		for _, v := range sc.vars {
+			if v.name == "" || v.name != first {
+				continue
+			}
+			if v.isValue {
+				return fieldPath(v.value, rest)
+			}
+			if len(rest) == 0 {
+				// The row: a STRUCT of the columns, in order (unknown
+				// where the order or the columns are).
+				if !v.rel.ordered || !v.rel.complete {
+					return "", false
+				}
+				return structType(v.rel.cols), true
+			}
+			c, n := v.rel.column(strings.ToLower(rest[0].Name))
+			if n != 1 {
+				return "", false
+			}
+			return fieldPath(c.typ, rest[1:])
+		}
+		// Then a column of exactly one FROM item.
+		found, n := column{}, 0
+		for _, v := range sc.vars {
+			if v.isValue {
+				continue
+			}
+			if c, k := v.rel.column(first); k > 0 {
+				found, n = c, n+k
+			}
+		}
+		if n == 1 {
+			return fieldPath(found.typ, rest)
+		}
+		if n > 1 {
+			return "", false // ambiguous
+		}
+		// Then a select-list alias (ORDER BY, GROUP BY, HAVING).
+		if t, ok := sc.aliases[first]; ok {
+			return fieldPath(t, rest)
+		}
+		// A FROM item whose columns are not all known may hold the name:
+		// stop rather than guess an outer query's column.
+		for _, v := range sc.vars {
+			if !v.isValue && !v.rel.complete {
+				return "", false
+			}
+		}
+	}
+	return "", false
+}
+
+// fieldPath follows STRUCT field accesses from type t.
+func fieldPath(t string, names []*ast.Identifier) (string, bool) {
+	for _, id := range names {
+		fields, ok := typeFields(t)
+		if !ok {
+			return "", false
+		}
+		t = ""
+		for _, f := range fields {
+			if strings.EqualFold(f.name, id.Name) {
+				t = f.typ
+				break
+			}
+		}
+		if t == "" {
+			return "", false
+		}
+	}
+	return t, t != ""
+}
+
+// modelType is the model's type for the expression items span, if it has
+// one.
+func (e *emitter) modelType(items []*item) (string, bool) {
+	return e.model.typeOfItems(items)
+}
+
+// typeOfItems is the type of the expression items span, if the model has
+// one (rules see the query as items; the model knows it by source span).
+func (m *model) typeOfItems(items []*item) (string, bool) {
+	if m == nil || len(items) == 0 {
+		return "", false
+	}
+	first, last := items[0], items[len(items)-1]
+	if first.isRaw || last.isRaw {
+		return "", false
+	}
+	start, end := first.pos(), last.end()
+	if start < 0 || end <= start || end > len(m.src) {
+		return "", false
+	}
+	return m.typeAt(start, end)
+}
