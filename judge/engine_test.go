@@ -112,7 +112,10 @@ func TestRunEndToEnd(t *testing.T) {
 // endpoint never sees more requests in flight than its limit.
 func TestConcurrencyLimit(t *testing.T) {
 	_, _, items := fixtureRun(t)
-	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{Latency: 40 * time.Millisecond})
+	// Two requests in flight together however slowly a loaded machine
+	// starts them (llmtest.Together); the latency lets a fourth break the
+	// limit if it could.
+	srv := llmtest.Start(t, llmtest.Together(2, verdictReply(hashVerdict)), llmtest.Options{Latency: 40 * time.Millisecond})
 	j := newTestJudge(t, srv, func(ep *llm.Endpoint) { ep.Limits.Concurrency = 3 }, llm.Options{}, 1)
 	opts := Options{Mode: rubric.Strict, Backend: j, Tasks: 16, Leaves: 16}
 	mustRun(t, items, openLedger(t, t.TempDir(), opts), opts)

@@ -92,14 +92,9 @@ func TestLLMFaults(t *testing.T) {
 			last := tc.replies[len(tc.replies)-1]
 			srv := llmtest.Start(t, llmtest.Then(llmtest.Fixed(last), tc.replies[:len(tc.replies)-1]...), llmtest.Options{})
 			sl := &llmtest.Sleeper{}
-			// Only the hanging server needs a short attempt timeout; the
-			// others get a long one, so a loaded machine's slow reply is
-			// never taken for a timeout (and retried).
-			timeout := time.Minute
-			if tc.kind == string(llm.KindTimeout) {
-				timeout = 200 * time.Millisecond
-			}
-			j := newTestJudge(t, srv, func(ep *llm.Endpoint) { ep.Limits.Timeout = timeout }, llm.Options{Sleep: sl.Sleep}, 1)
+			// An attempt times out when the server hangs on it, never
+			// because a loaded machine was slow to deliver a reply.
+			j := newTestJudge(t, srv, nil, llm.Options{Sleep: sl.Sleep, WithTimeout: srv.Timeouts()}, 1)
 			d, err := j.Decide(context.Background(), req)
 			if tc.stop {
 				if llm.KindOf(err) != llm.ErrorKind(tc.kind) || srv.Calls() != tc.attempts {

@@ -1284,7 +1284,7 @@ func (c *Client) controlN(ctx context.Context, what string, limit int64, attempt
 			// headers come as soon as any reply's: a provider that sends
 			// none within the attempt timeout is as hung as one that
 			// never answers a call.
-			actx, cancel = context.WithTimeout(ctx, c.health.attemptTimeout(started, max(c.ep.Limits.Timeout, 10*time.Minute), c.ep.Retry.DownAfter))
+			actx, cancel = c.within(ctx, c.health.attemptTimeout(started, max(c.ep.Limits.Timeout, 10*time.Minute), c.ep.Retry.DownAfter))
 			hung := time.AfterFunc(timeout, func() {
 				if !ex.answered.Load() {
 					cancel()
@@ -1292,7 +1292,7 @@ func (c *Client) controlN(ctx context.Context, what string, limit int64, attempt
 			})
 			unhang = hung.Stop
 		} else {
-			actx, cancel = context.WithTimeout(ctx, timeout)
+			actx, cancel = c.within(ctx, timeout)
 		}
 		err := call(withExchange(actx, ex))
 		unhang()
@@ -1307,7 +1307,7 @@ func (c *Client) controlN(ctx context.Context, what string, limit int64, attempt
 			o.kind, o.msg = classifyTransport(ctx, actx, ex.sendErr), ex.sendErr.Error()
 		case ex.status < 200 || ex.status > 299:
 			o.kind, o.msg = classifyStatus(ex.status, ex.body, c.redact)
-			o.retryAfter = retryAfter(ex.header, time.Now())
+			o.retryAfter = retryAfter(ex.header, c.now())
 		case ex.sendErr != nil:
 			o.kind, o.msg = KindNetwork, "reply cut off: "+ex.sendErr.Error()
 		case limit > 0 && (int64(len(ex.body)) > limit || ex.streamed > limit) || limit == 0 && len(ex.body) > maxReplyBytes:

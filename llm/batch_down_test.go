@@ -45,7 +45,6 @@ func TestBatchEndpointDown(t *testing.T) {
 				}
 				const downAfter = 300 * time.Millisecond
 				ep := batchEndpoint(srv, func(ep *llm.Endpoint) {
-					ep.Limits.Timeout = 100 * time.Millisecond
 					// Retries outlast the window, as the defaults do (6
 					// attempts, backoff up to 60 s, down_after 30 s): the
 					// down rule ends them, not max_attempts.
@@ -57,7 +56,9 @@ func TestBatchEndpointDown(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					c := newClient(t, ep, llm.Options{Cache: cache, Meter: m, Batch: &llm.BatchOptions{Dir: dir, Step: hook}})
+					// An attempt times out when the server hangs on it,
+					// never because a loaded machine was slow.
+					c := newClient(t, ep, llm.Options{Cache: cache, Meter: m, Batch: &llm.BatchOptions{Dir: dir, Step: hook}, WithTimeout: srv.Timeouts()})
 					return c, m
 				}
 				wentDown := false

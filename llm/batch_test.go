@@ -24,7 +24,10 @@ func batchEndpoint(srv *llmtest.Server, mod func(*llm.Endpoint)) llm.Endpoint {
 		ep.Mode = llm.ModeBatch
 		ep.Sampling.Temperature = new(0.0)
 		ep.Sampling.MaxTokens = 50
-		ep.Batch = llm.BatchLimits{Poll: time.Millisecond, Collect: 20 * time.Millisecond}
+		// A batch goes out when every caller of askAll waits (it
+		// announces them with Client.Expect), never after a quiet time a
+		// loaded machine may spend starting them.
+		ep.Batch = llm.BatchLimits{Poll: time.Millisecond, Collect: time.Hour}
 		if mod != nil {
 			mod(ep)
 		}
@@ -49,9 +52,13 @@ type result struct {
 // requests that are ready, and returns the results in prompt order.
 func askAll(c *llm.Client, ps []string, mod func(*llm.Request)) []result {
 	out := make([]result, len(ps))
+	// Each caller is a unit of work (Client.Expect) until it has its
+	// result.
+	c.Expect(len(ps))
 	var wg sync.WaitGroup
 	for i, p := range ps {
 		wg.Go(func() {
+			defer c.Expect(-1)
 			r := ask(p)
 			if mod != nil {
 				mod(&r)
@@ -83,13 +90,12 @@ func TestBatchMatchesOnline(t *testing.T) {
 	run := func(mode llm.Mode, cache *llm.Cache) ([]result, []llmtest.Call, *llm.Meter) {
 		before := len(srv.Requests())
 		m := llm.NewMeter(testPrices, 0)
-		// The batch goes out when all 30 callers wait (Client.Expect),
-		// never after a quiet time: a loaded machine may start them slowly.
-		ep := batchEndpoint(srv, func(ep *llm.Endpoint) { ep.Mode = mode; ep.Batch.Collect = time.Hour })
+		// The batch goes out when all 30 callers wait (askAll announces
+		// them), never after a quiet time: a loaded machine may start them
+		// slowly.
+		ep := batchEndpoint(srv, func(ep *llm.Endpoint) { ep.Mode = mode })
 		c := newClient(t, ep, llm.Options{Cache: cache, Meter: m, Batch: &llm.BatchOptions{Dir: t.TempDir()}})
-		c.Expect(len(ps))
 		res := askAll(c, ps, nil)
-		c.Expect(-len(ps))
 		return res, srv.Requests()[before:], m
 	}
 	onCache, _ := llm.OpenCache(t.TempDir())
@@ -599,7 +605,7 @@ func TestBatchAPIFaults(t *testing.T) {
 func TestBatchExpect(t *testing.T) {
 	srv := llmtest.Start(t, answer, llmtest.Options{})
 	c := newClient(t, batchEndpoint(srv, func(ep *llm.Endpoint) { ep.Batch.Collect = time.Hour }), llm.Options{Batch: &llm.BatchOptions{Dir: t.TempDir()}})
-	c.Expect(6)
+	c.Expect(1) // a sixth unit of work beside askAll's five
 	done := make(chan []result)
 	go func() { done <- askAll(c, prompts(5), nil) }()
 	select {

@@ -128,9 +128,15 @@ type Options struct {
 	// Sleep waits between attempts and for rate limits (default: a timer).
 	// Tests inject a recorder to check backoff without waiting.
 	Sleep func(ctx context.Context, d time.Duration) error
-	// Now is the clock the endpoint's downtime is measured with (default
-	// time.Now); tests pair it with Sleep.
+	// Now is the clock the endpoint's downtime, its rate limits and a
+	// Retry-After date are measured with (default time.Now); tests pair it
+	// with Sleep.
 	Now func() time.Time
+	// WithTimeout bounds one attempt by its timeout (default
+	// context.WithTimeout). Tests pass one whose context expires when
+	// their fake server holds the request, so that a timeout is an event
+	// of the test, never a race with the machine's load.
+	WithTimeout func(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc)
 	// Batch is needed by an endpoint in mode batch: where its batches are
 	// recorded, how long to wait for them, progress.
 	Batch *BatchOptions
@@ -151,6 +157,7 @@ type Client struct {
 	host   string
 	close  sync.Once
 	now    func() time.Time
+	within func(context.Context, time.Duration) (context.Context, context.CancelFunc)
 	health health
 	batch  *batcher // mode batch: requests go through the batch API
 }
@@ -257,7 +264,11 @@ func New(ep Endpoint, opts Options) (*Client, error) {
 			return nil, err
 		}
 	}
-	g, err := gateFor(ep)
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	g, err := gateFor(ep, now)
 	if err != nil {
 		return nil, err
 	}
@@ -287,10 +298,11 @@ func New(ep Endpoint, opts Options) (*Client, error) {
 		sleep:  opts.Sleep,
 		redact: redactor{key},
 		host:   hostOf(ep.BaseURL),
-		now:    opts.Now,
+		now:    now,
+		within: opts.WithTimeout,
 	}
-	if c.now == nil {
-		c.now = time.Now
+	if c.within == nil {
+		c.within = context.WithTimeout
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -672,7 +684,7 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 		defer func() { c.meter.settle(res, o.usage, o.billing) }()
 	}
 	started := c.now()
-	actx, cancel := context.WithTimeout(ctx, c.health.attemptTimeout(started, c.ep.Limits.Timeout, c.ep.Retry.DownAfter))
+	actx, cancel := c.within(ctx, c.health.attemptTimeout(started, c.ep.Limits.Timeout, c.ep.Retry.DownAfter))
 	defer cancel()
 	ex := &exchange{patch: patch}
 	resp, err := c.api.CreateChatCompletion(withExchange(actx, ex), oreq)
@@ -710,7 +722,7 @@ func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.Chat
 		return o
 	case ex.status < 200 || ex.status > 299:
 		o.kind, o.msg = classifyStatus(ex.status, ex.body, c.redact)
-		o.retryAfter = retryAfter(ex.header, time.Now())
+		o.retryAfter = retryAfter(ex.header, c.now())
 		return o
 	case ex.sendErr != nil:
 		// Headers arrived but the body was cut off.

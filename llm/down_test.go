@@ -20,10 +20,13 @@ type fakeClock struct {
 
 func (f *fakeClock) Now() time.Time { f.mu.Lock(); defer f.mu.Unlock(); return f.now }
 func (f *fakeClock) Sleep(_ context.Context, d time.Duration) error {
+	f.Advance(d)
+	return nil
+}
+func (f *fakeClock) Advance(d time.Duration) {
 	f.mu.Lock()
 	f.now = f.now.Add(d)
 	f.mu.Unlock()
-	return nil
 }
 
 // TestDeadEndpointDeclaredDown: with the default retry settings, an endpoint

@@ -14,24 +14,27 @@ import (
 // TestHungEndpointDeclaredDown: an endpoint that accepts connections and
 // never answers is declared down after one attempt's timeout (it cannot be
 // told from a slow model before), not after every retry: timeout 2 s and
-// window 1 s here, to keep the test short.
+// window 1 s here. The client runs on a fake clock that the attempt's
+// timeout advances when the server hangs on it (llmtest's
+// TimeoutsAdvancing), so the test takes no wall time and no load can
+// stretch it.
 func TestHungEndpointDeclaredDown(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Hang()), llmtest.Options{})
 	ep := endpoint(srv, func(e *llm.Endpoint) {
 		e.Retry = llm.Retry{DownAfter: time.Second}
 		e.Limits.Timeout = 2 * time.Second
 	})
-	c := newClient(t, ep, llm.Options{})
-	start := time.Now()
+	clock := &fakeClock{now: time.Unix(0, 0)}
+	c := newClient(t, ep, llm.Options{Sleep: clock.Sleep, Now: clock.Now, WithTimeout: srv.TimeoutsAdvancing(clock.Advance)})
 	_, err := c.Complete(context.Background(), ask("q"))
-	waited := time.Since(start)
+	waited := clock.Now().Sub(time.Unix(0, 0))
 	var le *llm.Error
 	if !errors.As(err, &le) || !strings.Contains(le.Message, "declared down") || !le.EndpointDown() {
 		t.Fatalf("after %s: %v; want the endpoint declared down", waited, err)
 	}
 	// One attempt's timeout (2 s), then no retry past the 1 s window.
-	if waited > 5*time.Second {
-		t.Errorf("declared down after %s, want after one 2s attempt", waited)
+	if srv.Calls() != 1 || waited != 2*time.Second {
+		t.Errorf("declared down after %d calls and %s, want after one 2s attempt", srv.Calls(), waited)
 	}
 }
 

@@ -30,10 +30,11 @@ func gateKey(e Endpoint) string {
 	return fmt.Sprintf("%s|%s|%s|%s|%s", e.Kind, e.BaseURL, e.Model, e.Deployment, e.APIKeyEnv)
 }
 
-// gateFor returns the process-wide gate of e (which has defaults applied).
+// gateFor returns the process-wide gate of e (which has defaults applied);
+// a new gate's rate limits refill by now (the first client's clock).
 // Two configurations of one endpoint with different limits are an error:
 // silently keeping either would break someone's expectation.
-func gateFor(e Endpoint) (*gate, error) {
+func gateFor(e Endpoint, now func() time.Time) (*gate, error) {
 	gatesMu.Lock()
 	defer gatesMu.Unlock()
 	k := gateKey(e)
@@ -47,10 +48,10 @@ func gateFor(e Endpoint) (*gate, error) {
 	}
 	g := &gate{key: k, refs: 1, limits: e.Limits, slots: make(chan struct{}, e.Limits.Concurrency)}
 	if e.Limits.RPM > 0 {
-		g.rpm = newBucket(e.Limits.RPM, time.Now)
+		g.rpm = newBucket(e.Limits.RPM, now)
 	}
 	if e.Limits.TPM > 0 {
-		g.tpm = newBucket(e.Limits.TPM, time.Now)
+		g.tpm = newBucket(e.Limits.TPM, now)
 	}
 	gates[k] = g
 	return g, nil

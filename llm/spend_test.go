@@ -207,9 +207,8 @@ func TestUnknownUsageCharged(t *testing.T) {
 			}
 			c := newClient(t, endpoint(tc.srv, func(e *llm.Endpoint) {
 				e.Sampling.MaxTokens = 100
-				e.Limits.Timeout = 100 * time.Millisecond
 				e.Retry = llm.Retry{MaxAttempts: 2, Budget: time.Minute, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}
-			}), llm.Options{Meter: meter})
+			}), llm.Options{Meter: meter, WithTimeout: tc.srv.Timeouts()}) // an attempt times out when the server hangs on it
 			_, _ = c.Complete(context.Background(), ask("question"))
 			spent := meter.Spent()
 			meter.Close()

@@ -178,7 +178,12 @@ func TestWrongKeyIsAuth(t *testing.T) {
 }
 
 func TestConcurrencyLimit(t *testing.T) {
-	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text("ok")), llmtest.Options{Latency: 50 * time.Millisecond})
+	// The first three requests are answered once all three have arrived,
+	// so the limit is reached however slowly a loaded machine starts the
+	// callers (an event, not the 50 ms latency), and each reply's latency
+	// gives a fourth request the chance to break the limit.
+	h := llmtest.Together(3, llmtest.Fixed(llmtest.Text("ok")))
+	srv := llmtest.Start(t, h, llmtest.Options{Latency: 50 * time.Millisecond})
 	ep := endpoint(srv, func(e *llm.Endpoint) { e.Limits.Concurrency = 3 })
 	// Two clients of the same endpoint share its limit.
 	a := newClient(t, ep, llm.Options{})

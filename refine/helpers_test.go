@@ -134,9 +134,14 @@ func getenv(k string) string {
 func noSleep(context.Context, time.Duration) error { return nil }
 
 // solver returns a Solver for model m on the synthetic database.
-func solver(t testing.TB, m Model, ex executor.Executor) *Solver {
+// solver builds a Solver for m on ex; mods adjust the client's options.
+func solver(t testing.TB, m Model, ex executor.Executor, mods ...func(*llm.Options)) *Solver {
 	t.Helper()
-	c, err := llm.New(m.Endpoint, llm.Options{Getenv: getenv, Sleep: noSleep})
+	opts := llm.Options{Getenv: getenv, Sleep: noSleep}
+	for _, mod := range mods {
+		mod(&opts)
+	}
+	c, err := llm.New(m.Endpoint, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

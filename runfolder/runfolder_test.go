@@ -68,7 +68,7 @@ func TestReadRefusesWhatIsNotARegularFile(t *testing.T) {
 		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), c.path) {
 			t.Errorf("%s: %q, %v; want %v naming the file and %q", c.path, b, err, c.want, c.says)
 		}
-		if d := time.Since(start); d > time.Second {
+		if d := time.Since(start); d > time.Minute { // a guard against a read that blocks, not a measure
 			t.Errorf("%s: took %v", c.path, d)
 		}
 	}
@@ -194,7 +194,7 @@ func TestLockRefusesASecondWriterAtOnce(t *testing.T) {
 	if _, err := LockShared(dir); !errors.Is(err, ErrLocked) {
 		t.Fatalf("reader beside a writer: %v", err)
 	}
-	if d := time.Since(start); d > time.Second {
+	if d := time.Since(start); d > time.Minute { // a guard against a lock that waits, not a measure
 		t.Errorf("refusals took %v", d)
 	}
 	l.Release()

@@ -15,7 +15,10 @@ import (
 
 // fakeExec answers by the query text: "ok:<n>" returns n rows, "fail:<class>"
 // fails with that class, "slow" waits for cancellation.
-type fakeExec struct{ calls atomic.Int32 }
+type fakeExec struct {
+	calls atomic.Int32
+	slow  chan struct{} // if set, closed when a "slow" query starts
+}
 
 func (f *fakeExec) Name() string { return "fake" }
 func (f *fakeExec) Close() error { return nil }
@@ -25,6 +28,9 @@ func (f *fakeExec) Query(ctx context.Context, q string) (*executor.Result, error
 	case strings.HasPrefix(q, "fail:"):
 		return nil, &executor.Error{Class: executor.Class(strings.TrimPrefix(q, "fail:")), Engine: "fake", Message: "it broke\nsecond line"}
 	case q == "slow":
+		if f.slow != nil {
+			close(f.slow)
+		}
 		<-ctx.Done()
 		return nil, &executor.Error{Class: executor.ClassInfra, Engine: "fake", Message: "cancelled"}
 	case q == "warned":
@@ -90,8 +96,10 @@ func TestRun(t *testing.T) {
 func TestRunInterrupted(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
-	f := &fakeExec{}
+	// The run is interrupted while its first query runs (an event: after a
+	// fixed 100 ms a loaded machine may not have started it).
+	f := &fakeExec{slow: make(chan struct{})}
+	go func() { <-f.slow; cancel() }()
 	items := []Item{{Key: "1", SQL: "slow"}, {Key: "2", SQL: "ok"}, {Key: "3", SQL: "ok"}}
 	s, err := Run(ctx, f, items, nil, Options{Out: out, Concurrency: 1})
 	if err != nil {

@@ -47,4 +47,10 @@
 // ([Server.Calls]), keeps the decoded valid ones ([Server.Requests]) and
 // measures the largest number handled at once ([Server.MaxInFlight]), which is
 // how tests check a client's concurrency limit.
+//
+// No test should depend on the machine's speed: [Server.Timeouts] (for
+// llm.Options.WithTimeout) makes an attempt time out when, and only when,
+// the server holds its request, and [Sleeper] records waits without
+// waiting, so a loaded machine neither cuts a reply short nor stretches a
+// test.
 package llmtest

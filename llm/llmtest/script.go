@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -141,6 +142,24 @@ func Queue(replies ...Reply) Handler {
 		}
 		i++
 		return replies[i-1]
+	}
+}
+
+// Together answers the first n requests with h only once all n have
+// arrived, and the rest at once: n requests are then in flight together
+// however slowly a loaded machine starts their senders, which is how a
+// test sees a concurrency limit reached without a latency to race. A
+// client that never has n requests out at once hangs on it.
+func Together(n int, h Handler) Handler {
+	var arrived sync.WaitGroup
+	arrived.Add(n)
+	var seen atomic.Int64
+	return func(c *Call) Reply {
+		if seen.Add(1) <= int64(n) {
+			arrived.Done()
+			arrived.Wait()
+		}
+		return h(c)
 	}
 }
 

@@ -64,6 +64,8 @@ type Server struct {
 	batches []*fakeBatch
 	faulted map[string]int
 
+	held holds // requests held (Timeouts)
+
 	omu     sync.Mutex
 	outage  *Reply // Down
 	refused bool   // Refuse
@@ -204,6 +206,7 @@ func (s *Server) wait(r *http.Request, d time.Duration) bool {
 	if d <= 0 {
 		return true
 	}
+	s.held.signal()
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -134,7 +134,10 @@ func TestScripts(t *testing.T) {
 }
 
 func TestMaxInFlightAndLatency(t *testing.T) {
-	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text("ok")), llmtest.Options{Latency: 200 * time.Millisecond})
+	// Each request is answered once all five have arrived (an event: a
+	// loaded machine may start the senders slowly), so five are in flight
+	// together.
+	srv := llmtest.Start(t, llmtest.Together(5, llmtest.Fixed(llmtest.Text("ok"))), llmtest.Options{Latency: 200 * time.Millisecond})
 	bearer := map[string]string{"Authorization": "Bearer sk-x"}
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -206,8 +209,10 @@ func TestInflateAndBilled(t *testing.T) {
 	}
 
 	// A client that gives up while the reply is being generated is billed.
+	// The client gives up once the server holds its request (an event: a
+	// fixed timeout may end before a loaded machine delivers it).
 	slow := llmtest.Start(t, llmtest.Fixed(r), llmtest.Options{Latency: time.Hour})
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	ctx, cancel := slow.Timeouts()(context.Background(), 0)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, slow.OpenAIBaseURL()+"/chat/completions", strings.NewReader(capped))
 	req.Header.Set("Authorization", "Bearer sk-x")

@@ -14,12 +14,8 @@ import (
 // end to end: every task is accounted for, every success has its CSV and
 // every failure its class.
 func TestExecGoldDemo(t *testing.T) {
-	demo := shared.Path(t, "mimic-iv-demo")
+	db := demoDB(t)
 	data := shared.Path(t, "clinsql-data")
-	db := filepath.Join(t.TempDir(), "demo.duckdb")
-	if code, out, errs := runCLI(t, "", "db", "build", "--mimic", demo, "--out", db, "--quiet"); code != 0 {
-		t.Fatalf("build: exit %d: %s%s", code, out, errs)
-	}
 	out := filepath.Join(t.TempDir(), "gold")
 	code, stdout, errs := runCLI(t, "", "exec", "--db", db, "--tasks", data, "--gold", "--out", out, "--concurrency", "2")
 	if code != 0 {

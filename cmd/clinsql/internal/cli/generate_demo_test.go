@@ -172,13 +172,9 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 // demoValidation builds the demo database in a temporary folder and loads
 // the 190 validation tasks (skipped without the shared data).
 func demoValidation(t *testing.T) (dir, db, data string, tasks []*datasets.Task) {
-	demo := shared.Path(t, "mimic-iv-demo")
+	db = demoDB(t)
 	data = shared.Path(t, "clinsql-data")
 	dir = t.TempDir()
-	db = filepath.Join(dir, "demo.duckdb")
-	if code, out, errs := runGen(t, "db", "build", "--mimic", demo, "--out", db, "--quiet"); code != 0 {
-		t.Fatalf("db build: exit %d: %s%s", code, out, errs)
-	}
 	tasks, _, err := loadGenerateTasks(&Env{Stderr: io.Discard}, data, &taskFilter{sel: datasets.Selection{Split: "validation"}})
 	if err != nil {
 		t.Fatal(err)
