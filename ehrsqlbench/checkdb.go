@@ -3,9 +3,14 @@ package ehrsqlbench
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"runtime"
 	"strings"
+	"time"
 
 	"github.com/clinsql/clinsql/datasets/ehrsql"
+	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/sqlite"
 	"github.com/clinsql/clinsql/reliability"
 )
 
@@ -44,4 +49,21 @@ func CheckDatabase(ctx context.Context, db reliability.Querier, split *ehrsql.Sp
 			split.Dir, len(bad), len(ids), strings.Join(shown, ", "))
 	}
 	return nil
+}
+
+// VerifyFetched checks a fetched data folder (datasets/ehrsql.Fetch): its
+// valid split loads and its database reproduces every published valid
+// answer (CheckDatabase).
+func VerifyFetched(ctx context.Context, dir string) error {
+	valid, err := ehrsql.LoadSplit(filepath.Join(dir, "valid"))
+	if err != nil {
+		return err
+	}
+	db, err := sqlite.Open(filepath.Join(dir, filepath.FromSlash(ehrsql.DatabaseFile)),
+		sqlite.Options{Limits: executor.Limits{Timeout: time.Minute, MaxRows: 1_000_000}, MaxIdle: 2 * runtime.GOMAXPROCS(0)})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return CheckDatabase(ctx, db, valid)
 }

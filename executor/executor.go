@@ -262,3 +262,16 @@ func (k *Keeper) Finish(res *Result, total int64) {
 	res.Truncated = total > int64(len(res.Rows))
 	res.ByteCapped = res.Truncated && k.byBytes
 }
+
+// TruncationNote says which cap cut a truncated result (--max-rows or
+// --max-result-bytes) and how much of it is kept.
+func (r *Result) TruncationNote() string {
+	total := "an unknown number of"
+	if r.TotalRows >= 0 {
+		total = fmt.Sprint(r.TotalRows)
+	}
+	if r.ByteCapped {
+		return fmt.Sprintf("result truncated to its first %d of %s rows: the rows kept reached the byte cap (--max-result-bytes)", len(r.Rows), total)
+	}
+	return fmt.Sprintf("result truncated to %d of %s rows (--max-rows)", len(r.Rows), total)
+}

@@ -341,3 +341,14 @@ func humanInt(n int) string {
 	}
 	return fmt.Sprint(n)
 }
+
+// LogWriter is an io.Writer of log lines that prints them above the
+// progress line of Bar (Bar.Log).
+type LogWriter struct{ Bar *Bar }
+
+func (l LogWriter) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		l.Bar.Log("%s", line)
+	}
+	return len(p), nil
+}

@@ -3,6 +3,7 @@ package judgefmt
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/clinsql/clinsql/scoring"
 	"path/filepath"
 
 	"github.com/clinsql/clinsql/datasets"
@@ -68,13 +69,9 @@ type TaskCost struct {
 	Excluded bool `json:"excluded,omitempty"`
 }
 
-// SplitScores are a split's averages.
-type SplitScores struct {
-	Tasks               int     `json:"tasks"`
-	AverageSQLScore     float64 `json:"average_sql_score"`
-	AverageResultsScore float64 `json:"average_results_score"`
-	TasksWithInvalid    int     `json:"tasks_with_invalid_leaves"`
-}
+// SplitScores are a split's averages (scoring.SplitScores: the rescore
+// summary states them too).
+type SplitScores = scoring.SplitScores
 
 // Summary is judge_summary.json. Leaf counts and costs cover every record
 // in the ledger (all invocations that built it); ThisRun is the last

@@ -62,5 +62,5 @@ func (r *batchReporter) options(wait time.Duration) *llm.BatchOptions {
 // batchPrice formats the cost of usd online at the batch share of model's
 // price, for estimates: "$1.20 online, $0.60 in batch mode".
 func batchPrice(prices llm.Prices, model string, usd float64) string {
-	return fmt.Sprintf("$%.2f online, $%.2f in batch mode", usd, usd*prices[model].BatchShare())
+	return prices.OnlineAndBatch(model, usd)
 }

@@ -1,193 +1,36 @@
 package cli
 
 import (
-	"errors"
-	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
-
 	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/executor"
-	"github.com/clinsql/clinsql/executor/bigquery"
-	"github.com/clinsql/clinsql/executor/bqduck"
-	"github.com/clinsql/clinsql/executor/duckdb"
-	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
-	"github.com/clinsql/clinsql/runfolder"
+	"github.com/clinsql/clinsql/refine/bench"
 )
 
-// benchConfig is the file clinsql run takes: everything a benchmark of many
-// models needs, from generation to the report. Relative paths are relative
-// to the file's folder.
-//
-//	models: models.yaml        # refine models file
-//	tasks: data/clinsql        # ClinSQL tasks (folder or manifest)
-//	split: validation          # optional: one split
-//	domain: Vital_Signs_Monitoring  # optional subset (as --domain,
-//	difficulty: easy           # --difficulty, --task and --limit)
-//	task: [validation/...]
-//	limit: 6
-//	engine: {name: duckdb, db: demo.duckdb, timeout: 300s, max_rows: 100000}
-//	                           # or {name: bigquery, bq_config: bq.yaml}
-//	out: runs/bench1           # one run folder per model below it
-//	prices: prices.yaml        # optional, for costs and the budget
-//	budget_usd: 50             # optional cap on what generation into OUT ever spends
-//	concurrency: 8             # tasks in flight over all models
-//	cache: llm-cache           # optional, default OUT/llm-cache
-//	judge: judge.yaml          # the judge's config (clinsql judge --config)
-//	report: report             # report folder, default OUT/report
+// benchConfig is the file clinsql run takes (refine/bench).
 type benchConfig struct {
-	Models      string         `yaml:"models"`
-	Tasks       string         `yaml:"tasks"`
-	Split       string         `yaml:"split,omitempty"`
-	Domain      string         `yaml:"domain,omitempty"`
-	Difficulty  string         `yaml:"difficulty,omitempty"`
-	Task        []string       `yaml:"task,omitempty"`
-	Limit       int            `yaml:"limit,omitempty"`
-	Engine      benchEngine    `yaml:"engine"`
-	Out         string         `yaml:"out"`
-	Prices      string         `yaml:"prices,omitempty"`
-	BudgetUSD   float64        `yaml:"budget_usd,omitempty"`
-	Concurrency int            `yaml:"concurrency,omitempty"`
-	Cache       string         `yaml:"cache,omitempty"`
-	Judge       string         `yaml:"judge,omitempty"`
-	Report      string         `yaml:"report,omitempty"`
-	file        string         // the config's own path, for messages
-	judgeRaw    string         // Judge as written (replay:FILE is not a path)
-	judgeModel  string         // run --judge PROVIDER/NAME (no config file)
-	models      []refine.Model // loaded from Models
-}
-
-type benchEngine struct {
-	Name    string        `yaml:"name"`
-	DB      string        `yaml:"db,omitempty"`
-	Timeout time.Duration `yaml:"timeout,omitempty"`
-	MaxRows int           `yaml:"max_rows,omitempty"`
-	// MaxResultBytes is --max-result-bytes ("64MiB" or bytes).
-	MaxResultBytes bigquery.ByteSize `yaml:"max_result_bytes,omitempty"`
-	Memory         string            `yaml:"memory,omitempty"`
-	Threads        int               `yaml:"threads,omitempty"`
-	// ZeroDivision is --zero-division (auto, error or null).
-	ZeroDivision string `yaml:"zero_division,omitempty"`
-	// BQConfig is the bigquery engine's configuration file
-	// (executor/bigquery/README.md).
-	BQConfig string `yaml:"bq_config,omitempty"`
+	*bench.Config
+	file, judgeRaw string
+	judgeModel     string // run --judge PROVIDER/NAME (no config file)
+	models         []refine.Model
 }
 
 // loadBenchConfig reads and checks a benchmark config and the models file
-// it names. Every problem is reported at once, each naming the file and
-// field.
+// it names (bench.Load).
 func loadBenchConfig(path string) (*benchConfig, error) {
-	data, err := os.ReadFile(path)
+	c, err := bench.Load(path)
 	if err != nil {
 		return nil, err
 	}
-	var c benchConfig
-	if err := llm.DecodeYAML(path, data, &c); err != nil {
-		return nil, err
-	}
-	c.file = path
-	base := filepath.Dir(path)
-	rel := func(p *string) {
-		if *p != "" && !filepath.IsAbs(*p) {
-			*p = filepath.Join(base, *p)
-		}
-	}
-	c.judgeRaw = c.Judge
-	for _, p := range []*string{&c.Models, &c.Tasks, &c.Out, &c.Prices, &c.Cache, &c.Report, &c.Engine.DB, &c.Engine.BQConfig} {
-		rel(p)
-	}
-	if !strings.HasPrefix(c.Judge, "replay:") {
-		rel(&c.Judge)
-	}
-	var errs []error
-	bad := func(field, format string, a ...any) {
-		errs = append(errs, &llm.ConfigError{File: path, Field: field, Problem: fmt.Sprintf(format, a...)})
-	}
-	for _, f := range []struct{ name, value string }{{"models", c.Models}, {"tasks", c.Tasks}, {"out", c.Out}} {
-		if f.value == "" {
-			bad(f.name, "is required")
-		}
-	}
-	if c.Engine.Name == "" {
-		c.Engine.Name = duckdb.EngineName
-	}
-	if _, ok := engines[c.Engine.Name]; !ok {
-		bad("engine.name", "%q is not an engine (available: %s)", c.Engine.Name, engineNames())
-	}
-	if c.Engine.Name == bigquery.Name && c.Engine.BQConfig == "" {
-		bad("engine.bq_config", "is required for the bigquery engine")
-	}
-	switch {
-	case c.Engine.Timeout < 0:
-		bad("engine.timeout", "must not be negative")
-	case c.Engine.MaxRows < 0:
-		bad("engine.max_rows", "must not be negative")
-	case c.Engine.MaxResultBytes < 0:
-		bad("engine.max_result_bytes", "must not be negative")
-	case c.Engine.Threads < 0:
-		bad("engine.threads", "must not be negative")
-	}
-	if _, err := bqduck.ParseZeroDivision(c.Engine.ZeroDivision); err != nil {
-		bad("engine.zero_division", "must be auto, error or null, not %q", c.Engine.ZeroDivision)
-	}
-	if c.Concurrency < 0 {
-		bad("concurrency", "must not be negative")
-	}
-	if c.Limit < 0 {
-		bad("limit", "must not be negative")
-	}
-	if err := c.filter().selection("").Check(); err != nil {
-		field, problem, _ := strings.Cut(strings.TrimPrefix(err.Error(), "--"), " ")
-		field = strings.TrimSuffix(field, ":")
-		bad(field, "%s", problem)
-	}
-	if c.BudgetUSD < 0 {
-		bad("budget_usd", "must not be negative")
-	}
-	if c.BudgetUSD > 0 && c.Prices == "" {
-		bad("budget_usd", "needs prices")
-	}
-	if c.Models != "" {
-		ms, err := refine.LoadModels(c.Models)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: models: %w", path, err))
-		}
-		c.models = ms
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	if c.Concurrency == 0 {
-		c.Concurrency = refine.DefaultConcurrency
-	}
-	if c.Cache == "" {
-		c.Cache = filepath.Join(c.Out, runfolder.LLMCacheDir)
-	}
-	if c.Report == "" {
-		c.Report = filepath.Join(c.Out, "report")
-	}
-	return &c, nil
+	return &benchConfig{Config: c, file: c.File, judgeRaw: c.JudgeRaw, models: c.LoadedModels}, nil
 }
 
 // generateConfig is the generation part of the benchmark.
 func (c *benchConfig) generateConfig(quiet bool) generateConfig {
-	e := c.Engine
-	g := generateConfig{
+	return generateConfig{
 		Models: c.models, Tasks: c.Tasks, Filter: c.filter(), Out: c.Out, Cache: c.Cache,
-		Prices: c.Prices, Budget: c.BudgetUSD, Concurrency: c.Concurrency, Engine: e.Name, Quiet: quiet,
-		EngineCfg: engineConfig{DB: e.DB, Limits: executor.Limits{Timeout: e.Timeout, MaxRows: e.MaxRows, MaxResultBytes: int64(e.MaxResultBytes)}, Memory: e.Memory, Threads: e.Threads, ZeroDivision: e.ZeroDivision},
+		Prices: c.Prices, Budget: c.BudgetUSD, Concurrency: c.Concurrency, Engine: c.Engine.Name, Quiet: quiet,
+		EngineCfg: c.EngineConfig(),
 	}
-	if e.Name == bigquery.Name {
-		// No flags are given: the configuration file says everything.
-		f := bigquery.AddFlags(flag.NewFlagSet("run", flag.ContinueOnError))
-		f.ConfigPath = e.BQConfig
-		g.EngineCfg.BigQuery = f
-	}
-	return g
 }
 
 // filter is the config's subset, as the subset flags give it.

@@ -11,6 +11,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/batch"
+	"github.com/clinsql/clinsql/executor/bigquery"
 	"github.com/clinsql/clinsql/internal/bqfake"
 	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/runfolder"
@@ -148,7 +149,7 @@ func TestExecBigQueryDryRunGold(t *testing.T) {
 			t.Fatal("a job ran during --dry-run")
 		}
 	}
-	var rep dryRunReport
+	var rep bigquery.DryRunReport
 	b, err := os.ReadFile(filepath.Join(out, "dry_run.json"))
 	if err != nil {
 		t.Fatal(err)

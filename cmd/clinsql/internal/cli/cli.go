@@ -12,9 +12,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 	"github.com/clinsql/clinsql/internal/buildinfo"
-
-	"github.com/agnivade/levenshtein"
 )
 
 // Env is what a command may touch of the outside world.
@@ -60,6 +59,7 @@ func (e *ExitError) Error() string { return e.Err.Error() }
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // usageError marks errors in the command line itself (exit code 2).
+// The flag grammar's own are cliflag.UsageError.
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
@@ -91,13 +91,14 @@ func run(ctx context.Context, env *Env, args []string) int {
 	}
 	err := cmd.run(ctx, env, rest)
 	var ue usageError
+	var fe cliflag.UsageError
 	var ee *ExitError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
-	case errors.As(err, &ue):
+	case errors.As(err, &ue) || errors.As(err, &fe):
 		fmt.Fprintf(env.Stderr, "clinsql %s: %v\n", cmd.name, err)
 		return exitUsage
 	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled):
@@ -172,24 +173,7 @@ func unknownCommand(env *Env, args []string) int {
 	return exitUsage
 }
 
-// nearest returns the candidate closest to s in edit distance, or "" when
-// none is close enough to be a likely typo.
-func nearest(s string, candidates []string) string {
-	best, bestDist := "", -1
-	for _, c := range candidates {
-		d := levenshtein.ComputeDistance(s, c)
-		if strings.HasPrefix(c, s) && len(s) >= 2 {
-			d = min(d, 1) // an abbreviation is as good as one typo
-		}
-		if bestDist < 0 || d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	if bestDist < 0 || bestDist > max(2, len(s)/3) {
-		return ""
-	}
-	return best
-}
+func nearest(s string, candidates []string) string { return cliflag.Nearest(s, candidates) }
 
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: clinsql <command> [flags]")
@@ -230,102 +214,26 @@ func newFlagSet(env *Env, name string) *flag.FlagSet {
 	return fs
 }
 
-// deprecatedPrefix starts the usage of an old flag name kept working.
-const deprecatedPrefix = "deprecated alias of --"
+// alias keeps an old flag name working for the flag now called name.
+func alias(fs *flag.FlagSet, old, name string) { cliflag.Alias(fs, old, name) }
 
-// alias keeps an old flag name working for the flag now called name; using
-// it prints a warning naming the new one.
-func alias(fs *flag.FlagSet, old, name string) {
-	f := fs.Lookup(name)
-	fs.Var(f.Value, old, deprecatedPrefix+name)
-}
+// printFlags prints the flags of fs, each spelt with two dashes.
+func printFlags(fs *flag.FlagSet) { cliflag.PrintDefaults(fs) }
 
-// printFlags prints the flags of fs, without the deprecated aliases, each
-// spelt with two dashes as in the README.
-func printFlags(fs *flag.FlagSet) {
-	var b strings.Builder
-	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
-	shown.SetOutput(&b)
-	fs.VisitAll(func(f *flag.Flag) {
-		if !strings.HasPrefix(f.Usage, deprecatedPrefix) {
-			shown.Var(f.Value, f.Name, f.Usage)
-		}
-	})
-	shown.PrintDefaults()
-	io.WriteString(fs.Output(), strings.ReplaceAll("\n"+b.String(), "\n  -", "\n  --")[1:])
-}
-
-// parseFlags parses args and rejects positional arguments. A mistyped flag
-// gets one line naming the nearest flag rather than the whole usage, and -h
-// prints the command's usage followed by the exit codes.
+// parseFlags parses args (cliflag.Parse); -h prints the command's usage
+// followed by the exit codes.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	usage, out := fs.Usage, fs.Output()
-	fs.Usage = func() {}
-	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
-	fs.Usage = usage
-	fs.SetOutput(out)
-	if errors.Is(err, flag.ErrHelp) {
-		usage()
-		fmt.Fprintln(out)
-		printExitCodes(out)
-		return err
-	}
-	if err != nil {
-		return usageError{flagError(fs, err)}
-	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q; run \"%s -h\" for every flag", fs.Arg(0), fs.Name())
-	}
-	fs.Visit(func(f *flag.Flag) {
-		if name, ok := strings.CutPrefix(f.Usage, deprecatedPrefix); ok {
-			fmt.Fprintf(out, "%s: warning: --%s is deprecated; use --%s\n", fs.Name(), f.Name, name)
-		}
-	})
-	return nil
+	return cliflag.Parse(fs, args, printExitCodes)
 }
 
 // parseInterleaved is parseFlags for a command that takes positional
 // arguments among its flags: it returns them, in order.
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		rest := []string{}
-		err := parseFlags(fs, args)
-		var ue usageError
-		if errors.As(err, &ue) && fs.NArg() > 0 && strings.HasPrefix(ue.msg, "unexpected argument") {
-			pos = append(pos, fs.Arg(0))
-			rest = fs.Args()[1:]
-		} else if err != nil {
-			return nil, err
-		} else {
-			return pos, nil
-		}
-		args = rest
-	}
-}
-
-// flagError rewrites the flag package's message in the command's terms.
-func flagError(fs *flag.FlagSet, err error) string {
-	msg := err.Error()
-	hint := fmt.Sprintf("; run \"%s -h\" for every flag", fs.Name())
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		var names []string
-		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-		msg = "unknown flag --" + name
-		if s := nearest(name, names); s != "" {
-			msg += fmt.Sprintf(" (did you mean --%s?)", s)
-		}
-		return msg + hint
-	}
-	return strings.ReplaceAll(msg, "flag -", "flag --") + hint
+	return cliflag.ParseInterleaved(fs, args, printExitCodes)
 }
 
 // stringList is a repeatable string flag.
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ",") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+type stringList = cliflag.StringList
 
 func runVersion(_ context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "version")

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	goldenfile "github.com/clinsql/clinsql/internal/golden"
+	"github.com/clinsql/clinsql/scoring"
 
 	"github.com/clinsql/clinsql/internal/fixtures"
 )
@@ -90,8 +91,8 @@ func TestRescore(t *testing.T) {
 				}
 			}
 			// The mode the three files are in is stated beside them.
-			var sum rescoreSummary
-			b, err := os.ReadFile(filepath.Join(out, rescoreSummaryFile))
+			var sum scoring.RescoreSummary
+			b, err := os.ReadFile(filepath.Join(out, scoring.RescoreSummaryFile))
 			if err == nil {
 				err = json.Unmarshal(b, &sum)
 			}
@@ -100,7 +101,7 @@ func TestRescore(t *testing.T) {
 				want = "reference"
 			}
 			if err != nil || string(sum.Mode) != want || sum.Tasks != 3 || sum.Producer.Version == "" {
-				t.Errorf("%s: %+v (%v); want mode %s, 3 tasks, a clinsql version", rescoreSummaryFile, sum, err, want)
+				t.Errorf("%s: %+v (%v); want mode %s, 3 tasks, a clinsql version", scoring.RescoreSummaryFile, sum, err, want)
 			}
 		})
 	}

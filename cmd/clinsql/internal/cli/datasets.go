@@ -3,15 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"runtime"
-	"time"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/datasets/ehrsql"
 	"github.com/clinsql/clinsql/ehrsqlbench"
-	"github.com/clinsql/clinsql/executor"
-	"github.com/clinsql/clinsql/executor/sqlite"
 )
 
 const fetchUsage = `usage: clinsql datasets fetch clinsql [--out DIR] [--url URL] [--sha256 HEX] [--outputs]
@@ -54,7 +49,7 @@ func runDatasetsFetch(ctx context.Context, env *Env, args []string) error {
 	// Bytes received, the rate and, when the server gives the size, the
 	// time left; the extraction after it shows as the clock moving.
 	bar := newByteBar(env, "datasets fetch")
-	tasks, err := datasets.FetchClinSQL(ctx, *out, datasets.FetchOptions{URL: *url, SHA256: *sum, Outputs: *outputs, Log: barLog{bar}, Progress: bar})
+	tasks, err := datasets.FetchClinSQL(ctx, *out, datasets.FetchOptions{URL: *url, SHA256: *sum, Outputs: *outputs, Log: barLog{Bar: bar}, Progress: bar})
 	bar.Finish()
 	if err != nil {
 		return err
@@ -77,21 +72,9 @@ func runFetchEHRSQL(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	bar := newByteBar(env, "datasets fetch ehrsql")
-	opt := ehrsql.FetchOptions{BaseURL: *base, Log: barLog{bar}, Progress: bar}
+	opt := ehrsql.FetchOptions{BaseURL: *base, Log: barLog{Bar: bar}, Progress: bar}
 	if !*noVerify {
-		opt.Verify = func(ctx context.Context, dir string) error {
-			valid, err := ehrsql.LoadSplit(filepath.Join(dir, "valid"))
-			if err != nil {
-				return err
-			}
-			db, err := sqlite.Open(filepath.Join(dir, filepath.FromSlash(ehrsql.DatabaseFile)),
-				sqlite.Options{Limits: executor.Limits{Timeout: time.Minute, MaxRows: 1_000_000}, MaxIdle: 2 * runtime.GOMAXPROCS(0)})
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			return ehrsqlbench.CheckDatabase(ctx, db, valid)
-		}
+		opt.Verify = ehrsqlbench.VerifyFetched
 	}
 	err := ehrsql.Fetch(ctx, *out, opt)
 	bar.Finish()

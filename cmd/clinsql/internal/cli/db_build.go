@@ -55,7 +55,7 @@ func runDBBuild(ctx context.Context, env *Env, args []string) error {
 	switch {
 	case *quiet:
 	case gprogress.IsTerminal(env.Stderr):
-		progress = barLog{bar}
+		progress = barLog{Bar: bar}
 	default:
 		progress = env.Stdout
 	}
@@ -76,35 +76,6 @@ func runDBBuild(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	printBuildReport(env.Stdout, rep)
+	rep.WriteText(env.Stdout)
 	return nil
-}
-
-func printBuildReport(w io.Writer, rep *mimic.Report) {
-	var rows int64
-	loaded := 0
-	for _, t := range rep.Tables {
-		rows += t.Rows
-		if !t.Missing {
-			loaded++
-		}
-	}
-	fmt.Fprintf(w, "\nbuilt %s: %d tables (%d loaded or derived), %d rows, %.2f GB in %v\n",
-		rep.Out, len(rep.Tables), loaded, rows, float64(rep.Bytes)/1e9, rep.Duration.Round(time.Millisecond))
-	if rep.Attempt > 1 {
-		fmt.Fprintf(w, "resumed: attempt %d of this build kept the tables earlier attempts had loaded\n", rep.Attempt)
-	}
-	fmt.Fprintf(w, "manifest: %s\n", rep.Manifest)
-	f := rep.Facts
-	kind := "the whole of MIMIC-IV or most of it"
-	if mimic.IsSample(f.Patients) {
-		kind = "a sample of MIMIC-IV: scores on it are not comparable with BigQuery runs"
-	}
-	fmt.Fprintf(w, "recorded in %s: source %s, %d patients (%s), source files sha256 %s\n", mimic.FactsTable, f.Source, f.Patients, kind, f.SourceSHA256)
-	if missing := rep.Missing(); len(missing) > 0 {
-		fmt.Fprintf(w, "empty tables (no file): %d\n", len(missing))
-		for _, m := range missing {
-			fmt.Fprintf(w, "  %s\n", m)
-		}
-	}
 }

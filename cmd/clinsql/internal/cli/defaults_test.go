@@ -49,7 +49,7 @@ func TestDefaultModeIsStrict(t *testing.T) {
 		}, judgefmt.SummaryFile},
 		{"rescore", func(out string) []string {
 			return []string{"rescore", "--grading", grading, "--tasks", dir, "--out", out}
-		}, rescoreSummaryFile},
+		}, scoring.RescoreSummaryFile},
 		{"report", func(out string) []string {
 			return []string{"report", "--tasks", dir, "--grading", grading, "--out", out, "--resamples", "50"}
 		}, reports.ReportJSON},

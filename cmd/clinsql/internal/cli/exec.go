@@ -8,117 +8,67 @@ import (
 	"io"
 	"os"
 	"path"
-	"sort"
-	"strings"
-	"time"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/batch"
 	"github.com/clinsql/clinsql/executor/bigquery"
-	"github.com/clinsql/clinsql/executor/bqduck"
 	"github.com/clinsql/clinsql/executor/duckdb"
+	"github.com/clinsql/clinsql/executor/engine"
 	"github.com/clinsql/clinsql/refine"
-	"github.com/clinsql/clinsql/runfolder"
 )
 
 // engineConfig is what every engine may be opened with.
-type engineConfig struct {
-	DB      string
-	Limits  executor.Limits
-	Memory  string
-	Threads int
-	Conns   int
-	// BigQuery holds the --bq-* flags (the bigquery engine's configuration).
-	BigQuery *bigquery.Flags
-	// Explicit names the flags given on the command line, so that an engine
-	// with a configuration file of its own lets only those override it.
-	Explicit map[string]bool
-	// Log receives the engine's warnings (retries, cancellations).
-	Log io.Writer
-	// ZeroDivision is the duckdb engine's --zero-division mode.
-	ZeroDivision string
-}
+type engineConfig = engine.Config
 
-// engines opens an executor by --engine name; engines in their own files
-// (bigquery.go) add themselves.
+// engines opens an executor by --engine name (executor/engine), a bad
+// setting a usage error.
 var engines = map[string]func(context.Context, engineConfig) (executor.Executor, error){
 	duckdb.EngineName: openDuckDB,
+	bigquery.Name: func(ctx context.Context, cfg engineConfig) (executor.Executor, error) {
+		ex, err := engine.Open(ctx, bigquery.Name, cfg)
+		return ex, engineError(err)
+	},
 }
 
 // openDuckDB opens the embedded engine (executor/bqduck).
 func openDuckDB(ctx context.Context, cfg engineConfig) (executor.Executor, error) {
-	if cfg.DB == "" {
-		return nil, usagef("--db is required for the duckdb engine")
-	}
-	if err := checkDuckDBFile(cfg.DB); err != nil {
-		return nil, err
-	}
-	z, err := bqduck.ParseZeroDivision(cfg.ZeroDivision)
-	if err != nil {
-		return nil, usageError{err.Error()}
-	}
-	eng, err := bqduck.Open(ctx, bqduck.Options{DB: cfg.DB, Limits: cfg.Limits, Memory: cfg.Memory, Threads: cfg.Threads, Conns: cfg.Conns, ZeroDivision: z})
+	eng, err := engine.OpenDuckDB(ctx, cfg)
 	if class := executor.ClassOf(err); class == executor.ClassTimeout {
 		// Counting the patients for --zero-division auto runs under
 		// --timeout too: a timeout this short is the user's, and exits as
 		// any query's timeout does.
 		return nil, &ExitError{Code: exitCodeOf(class), Err: err}
 	}
-	return eng, err
-}
-
-// checkDuckDBFile refuses a database file that is not there, saying how
-// to build one, before anything is written.
-func checkDuckDBFile(path string) error {
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("database %s does not exist: build it with clinsql db build --mimic MIMIC_DIR --out %s (make demo builds the MIMIC-IV demo's as out/demo/mimic-iv-demo.duckdb)", path, path)
+	if err != nil {
+		return nil, engineError(err)
 	}
-	return nil
+	return eng, nil
 }
 
-// engineFlags are the flags of every command that runs queries: the
-// engine, the limits every engine shares, and each engine's own.
-type engineFlags struct {
-	fs        *flag.FlagSet
-	engine    *string
-	timeout   *time.Duration
-	maxRows   *int
-	maxResult *bigquery.ByteSize
-	duck      *bqduck.Flags
-	bq        *bigquery.Flags
-}
-
-func addEngineFlags(fs *flag.FlagSet) *engineFlags {
-	return &engineFlags{
-		fs:        fs,
-		engine:    fs.String("engine", duckdb.EngineName, "engine to run on ("+engineNames()+")"),
-		timeout:   fs.Duration("timeout", duckdb.DefaultTimeout, "per-query timeout"),
-		maxRows:   fs.Int("max-rows", duckdb.DefaultMaxRows, "rows kept per result (the true count is still reported)"),
-		maxResult: resultBytesFlag(fs),
-		duck:      bqduck.AddFlags(fs),
-		bq:        bigquery.AddFlags(fs),
+// engineError makes a setting the engine refuses a usage error.
+func engineError(err error) error {
+	if msg, ok := engine.IsUsage(err); ok {
+		return usageError{msg}
 	}
+	return err
 }
+
+// engineFlags are the flags of every command that runs queries.
+type engineFlags struct{ *engine.Flags }
+
+func addEngineFlags(fs *flag.FlagSet) *engineFlags { return &engineFlags{engine.AddFlags(fs)} }
 
 // config checks the flags and gives the engine's name and configuration.
 func (f *engineFlags) config(env *Env, conns int) (string, engineConfig, error) {
-	if *f.timeout <= 0 || *f.maxRows <= 0 || *f.maxResult <= 0 {
-		return "", engineConfig{}, usagef("--timeout, --max-rows and --max-result-bytes must be positive")
-	}
-	return *f.engine, engineConfig{DB: f.duck.DB, Limits: executor.Limits{Timeout: *f.timeout, MaxRows: *f.maxRows, MaxResultBytes: int64(*f.maxResult)},
-		Memory: f.duck.Memory, Threads: f.duck.Threads, Conns: conns, ZeroDivision: f.duck.ZeroDivision,
-		BigQuery: f.bq, Explicit: explicitFlags(f.fs), Log: env.Stderr}, nil
+	cfg, err := f.Config(env.Stderr, conns)
+	return f.Engine, cfg, engineError(err)
 }
 
-func engineNames() string {
-	var names []string
-	for n := range engines {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return strings.Join(names, ", ")
-}
+func engineNames() string { return engine.Names() }
+
+// checkDuckDBFile refuses a database file that is not there.
+func checkDuckDBFile(path string) error { return engine.CheckDuckDBFile(path) }
 
 func runExec(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "exec")
@@ -161,12 +111,12 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	open, ok := engines[*eflags.engine]
+	open, ok := engines[eflags.Engine]
 	if !ok {
-		return usagef("unknown engine %q (available: %s)", *eflags.engine, engineNames())
+		return usagef("unknown engine %q (available: %s)", eflags.Engine, engineNames())
 	}
 	single := *query != "" || *sqlFile != ""
-	if err := checkExecFlags(execFlags{query: *query, sqlFile: *sqlFile, tasks: *tasks, runDir: *runDir, out: *out, engine: *eflags.engine,
+	if err := checkExecFlags(execFlags{query: *query, sqlFile: *sqlFile, tasks: *tasks, runDir: *runDir, out: *out, engine: eflags.Engine,
 		gold: *gold, dryRun: *dryRun}); err != nil {
 		return err
 	}
@@ -311,29 +261,9 @@ func execOne(ctx context.Context, env *Env, ex executor.Executor, query string) 
 		fmt.Fprintf(env.Stderr, "clinsql exec: warning: %s\n", w)
 	}
 	if res.Truncated {
-		fmt.Fprintf(env.Stderr, "clinsql exec: %s\n", truncationNote(res))
+		fmt.Fprintf(env.Stderr, "clinsql exec: %s\n", res.TruncationNote())
 	}
 	return nil
-}
-
-// resultBytesFlag registers --max-result-bytes, the per-query byte cap on the
-// rows kept (executor.Limits.MaxResultBytes).
-func resultBytesFlag(fs *flag.FlagSet) *bigquery.ByteSize {
-	b := bigquery.ByteSize(executor.DefaultMaxResultBytes)
-	fs.Var(&b, "max-result-bytes", "bytes of rows kept per result, e.g. 64MiB; later rows are counted, not kept (default 32MiB)")
-	return &b
-}
-
-// truncationNote says which cap cut a result, and how much of it is kept.
-func truncationNote(res *executor.Result) string {
-	total := "an unknown number of"
-	if res.TotalRows >= 0 {
-		total = fmt.Sprint(res.TotalRows)
-	}
-	if res.ByteCapped {
-		return fmt.Sprintf("result truncated to its first %d of %s rows: the rows kept reached the byte cap (--max-result-bytes)", len(res.Rows), total)
-	}
-	return fmt.Sprintf("result truncated to %d of %s rows (--max-rows)", len(res.Rows), total)
 }
 
 func execGold(ctx context.Context, env *Env, open func(context.Context, engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, out string, conc int) error {
@@ -377,30 +307,7 @@ func execGold(ctx context.Context, env *Env, open func(context.Context, engineCo
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "%s: %d tasks, %d succeeded, %d failed", sum.Engine, sum.Total, sum.Succeeded, sum.Failed)
-	if sum.LatencyMS != nil {
-		fmt.Fprintf(env.Stdout, "; latency mean %.1f ms, median %.1f ms, p95 %.1f ms", sum.LatencyMS.Mean, sum.LatencyMS.Median, sum.LatencyMS.P95)
-	}
-	fmt.Fprintf(env.Stdout, "; %v\n", time.Duration(sum.DurationMS*float64(time.Millisecond)).Round(time.Millisecond))
-	for _, f := range sum.Failures {
-		fmt.Fprintf(env.Stdout, "  %s  %s  %s\n", f.Task, f.Class, firstLine(f.Error))
-	}
-	if sum.Warned > 0 {
-		fmt.Fprintf(env.Stdout, "%d of them ran with a warning:\n", sum.Warned)
-		for _, o := range sum.Outcomes {
-			for _, w := range o.Warnings {
-				fmt.Fprintf(env.Stdout, "  %s  %s\n", o.Task, w)
-			}
-		}
-	}
-	if n := sum.ByClass[executor.ClassRuntime]; n > 0 {
-		// Gold SQL is correct on the data it was written for; a runtime
-		// error says how this database differs, not that the bridge failed.
-		fmt.Fprintf(env.Stdout, "note: %d runtime error(s) depend on the data, not the dialect: gold SQL is written for the whole of\n"+
-			"MIMIC-IV, and on a smaller database groups it leaves empty can divide by zero, as BigQuery would on the same data\n"+
-			"(--zero-division null gives NULL there instead)\n", n)
-	}
-	fmt.Fprintf(env.Stdout, "summary: %s\n", path.Join(out, batch.SummaryFile))
+	sum.WriteText(env.Stdout, out)
 	if sum.Interrupted {
 		return fmt.Errorf("interrupted: %w", ctx.Err())
 	}
@@ -414,16 +321,8 @@ func unwrapAll(err error) []error {
 	return []error{err}
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
+func firstLine(s string) string { return batch.FirstLine(s) }
 
 // databaseOf fingerprints the embedded database of an engine config for a
 // run's manifest ("" for BigQuery).
-func databaseOf(cfg engineConfig) string {
-	if cfg.DB == "" {
-		return ""
-	}
-	return runfolder.DatabaseFingerprint(cfg.DB)
-}
+func databaseOf(cfg engineConfig) string { return cfg.Database() }

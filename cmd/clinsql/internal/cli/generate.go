@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/clinsql/clinsql/datasets"
@@ -299,30 +298,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	return res, nil
 }
 
-func printGenerateTable(w io.Writer, res *refine.Result) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\ttasks\tok\tempty\tfailed\tno SQL\tunsupported\tpending\texec ≤1\t≤2\t≤3\ttokens\tcost $\t")
-	for _, m := range res.Models {
-		s := m.Summary
-		if s == nil {
-			fmt.Fprintf(tw, "%s\t(no summary)\t\n", m.Model)
-			continue
-		}
-		tokens := m.Usage.PromptTokens + m.Usage.CompletionTokens
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%d\t%.2f\t\n", m.Model,
-			s.Total+len(s.Excluded)+len(s.Pending), s.Statuses[refine.StatusOK], s.Statuses[refine.StatusEmpty],
-			s.Statuses[refine.StatusFailed], s.Statuses[refine.StatusNoSQL], len(s.Excluded), len(s.Pending),
-			s.CumulativeRate(1), s.CumulativeRate(2), s.CumulativeRate(3), tokens, m.CostUSD)
-	}
-	tw.Flush()
-	for _, m := range res.Models {
-		if m.Stopped != "" {
-			fmt.Fprintf(w, "%s: %s\n", m.Model, m.Stopped)
-		}
-	}
-	fmt.Fprintln(w, "exec ≤k: tasks whose query ran by attempt k, of the tasks counted (unsupported and pending ones are not);")
-	fmt.Fprintln(w, "tokens and cost: this run's uncached calls.")
-}
+func printGenerateTable(w io.Writer, res *refine.Result) { res.WriteTable(w) }
 
 // estimateGenerate prints the calls a run would make and their cost.
 func estimateGenerate(env *Env, cfg generateConfig) error {
@@ -336,29 +312,6 @@ func estimateGenerate(env *Env, cfg generateConfig) error {
 			return err
 		}
 	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "model\ttasks\tfirst calls\tprompt tokens\tcost $ (first)\tcost $ (all rounds)\tbatch $ (all rounds)\t")
-	for _, m := range cfg.Models {
-		p := refine.NewPrompter(m.PromptOrDefault(), mimic.V31)
-		promptTokens := 0
-		for _, t := range tasks {
-			promptTokens += llm.EstimateTokens([]llm.Message{{Role: llm.RoleUser, Content: p.Generate(t)}})
-		}
-		completion := m.Sampling.MaxTokens
-		if completion == 0 {
-			completion = llm.DefaultCompletionReserve
-		}
-		first, all, batch := "-", "-", "-"
-		if prices != nil {
-			if usd, ok := prices.Cost(m.Model, llm.Usage{PromptTokens: promptTokens, CompletionTokens: completion * len(tasks)}); ok {
-				first = fmt.Sprintf("%.2f", usd)
-				all = fmt.Sprintf("%.2f", usd*float64(1+m.RoundsOrDefault()))
-				batch = fmt.Sprintf("%.2f", usd*float64(1+m.RoundsOrDefault())*prices[m.Model].BatchShare())
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t\n", m.Name, len(tasks), len(tasks), promptTokens, first, all, batch)
-	}
-	tw.Flush()
-	fmt.Fprintln(env.Stdout, "prompt tokens are estimated (4 bytes a token); completions at max_tokens; \"all rounds\" is the worst case; \"batch\" at the batch API's share of the price (mode: batch)")
+	refine.WriteEstimate(env.Stdout, cfg.Models, tasks, prices)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 	"github.com/creack/pty"
 )
 
@@ -77,7 +78,7 @@ func TestHelpEveryCommand(t *testing.T) {
 				t.Errorf("%s -h lacks %q", c.name, w)
 			}
 		}
-		if strings.Contains(stderr, "Usage of ") || strings.Contains(stderr, deprecatedPrefix) {
+		if strings.Contains(stderr, "Usage of ") || strings.Contains(stderr, cliflag.DeprecatedPrefix) {
 			t.Errorf("%s -h prints Go's bare usage or deprecated aliases:\n%s", c.name, stderr)
 		}
 	}

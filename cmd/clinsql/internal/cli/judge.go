@@ -6,19 +6,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/clinsql/clinsql/internal/progress"
 	"github.com/clinsql/clinsql/judge"
-	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
-	"github.com/clinsql/clinsql/scoring"
 )
 
 const judgeUsage = `usage: clinsql judge --tasks DIR --run DIR [--out DIR] (--judge replay:FILE | --judge PROVIDER/NAME | --judge-config FILE) [--mode strict|reference]
@@ -386,111 +382,7 @@ func (j *judgeBackend) close() {
 }
 
 func printEstimate(w io.Writer, model string, tasks, resumed int, e judge.Estimate, opts judge.Options, meter *llm.Meter, j *judge.LLMJudge) {
-	fmt.Fprintf(w, "judging %s: %d tasks, mode %s, judge %s, grouping %s", model, tasks, opts.Mode, opts.Backend.Name(), groupName(opts.Group, opts.GroupGated))
-	if opts.ReferenceGuided {
-		fmt.Fprint(w, ", REFERENCE-GUIDED (gold shown to the judge)")
-	}
-	fmt.Fprintln(w)
-	if resumed > 0 {
-		fmt.Fprintf(w, "resuming: %d leaves already decided\n", resumed)
-	}
-	fmt.Fprintf(w, "estimate: %d leaves to decide, %d by code, at most %d by the judge in %d calls", e.Leaves, e.CodeLeaves, e.BackendLeaves, e.Calls)
-	if opts.Skipping {
-		fmt.Fprint(w, " (gate skipping usually saves about a third)")
-	}
-	fmt.Fprintln(w)
-	if j == nil {
-		return
-	}
-	fmt.Fprintf(w, "estimate: at most %d calls, ~%d prompt and at most %d completion tokens", e.Calls, e.PromptTokens, e.CompletionTokens)
-	if meter != nil {
-		if usd, err := meter.Prices().Estimate(endpointModel(j), 1, e.PromptTokens, e.CompletionTokens); err == nil {
-			fmt.Fprintf(w, ", at most %s before cache hits", batchPrice(meter.Prices(), endpointModel(j), usd))
-		} else if len(meter.Prices()) > 0 {
-			fmt.Fprintf(w, " (no price for %s)", endpointModel(j))
-		}
-		if b := meter.Budget(); b > 0 {
-			fmt.Fprintf(w, "; budget $%.2f", b)
-		}
-	}
-	fmt.Fprintln(w)
+	judge.JobEstimate{Model: model, Tasks: tasks, Resumed: resumed, Estimate: e, Options: opts}.WriteText(w, meter, j)
 }
 
-// groupName is "tree" or "tree+gated".
-func groupName(g judge.GroupMode, gated bool) string {
-	if gated {
-		return string(g) + "+gated"
-	}
-	return string(g)
-}
-
-func endpointModel(j *judge.LLMJudge) string {
-	name := strings.TrimPrefix(j.Name(), "llm:")
-	_, rest, _ := strings.Cut(name, "/")
-	m, _, _ := strings.Cut(rest, "@")
-	return m
-}
-
-func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) {
-	s := sc.Summary
-	fmt.Fprintf(w, "%s  mode %s  judge %s", s.Model, s.Mode, s.Judge)
-	if s.ReferenceGuided {
-		fmt.Fprint(w, "  REFERENCE-GUIDED")
-	}
-	if s.Completeness != "complete" {
-		fmt.Fprintf(w, "  %s", strings.ToUpper(s.Completeness))
-	}
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprint(tw, "leaves\ttotal\tcode\tllm\treplay\tskipped\tinvalid\tundecided\t\n")
-	for _, name := range []judgefmt.Tree{judgefmt.TreeSQL, judgefmt.TreeResults} {
-		c := s.ByTree[name]
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", name, c.Total, c.Code, c.LLM, c.Replay, c.Skipped, c.Invalid, c.Undecided)
-	}
-	fmt.Fprintf(tw, "all\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t\n", s.LeavesTotal, s.LeavesCode, s.LeavesLLM, s.LeavesReplay, s.LeavesSkipped, s.LeavesInvalid, s.LeavesUndecided)
-	tw.Flush()
-	fmt.Fprintf(w, "judge calls %d (%.2f per task, grouping %s) for %d leaves", s.BackendCalls, s.BackendCallsPerTask, groupName(judge.GroupMode(s.Group), s.GroupGated), s.LeavesLLM+s.LeavesReplay)
-	if s.BackendLeavesUncounted > 0 {
-		fmt.Fprintf(w, ", %d of them cannot count", s.BackendLeavesUncounted)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "llm calls %d (%.2f per task; %d cache hits), tokens %d prompt + %d completion, $%.4f; this run: %d calls, %d leaves recorded\n",
-		s.LLMCalls, s.LLMCallsPerTask, s.CacheHits, s.PromptTokens, s.CompletionTokens, s.CostUSD, s.This.LLMCalls, s.This.Recorded)
-	if s.RepliesCostUSD > 0 || s.Spending != nil {
-		fmt.Fprintf(w, "the replies the verdicts used cost $%.4f when bought (cache hits included)", s.RepliesCostUSD)
-		if sp := s.Spending; sp != nil {
-			fmt.Fprintf(w, "; spent by this run $%.4f, by every run into this folder $%.4f", sp.ThisRunUSD, sp.FolderUSD)
-		}
-		fmt.Fprintln(w)
-	}
-	if s.FlipRate != nil {
-		fmt.Fprintf(w, "k=%d vote: flip rate %.3f\n", s.Samples, *s.FlipRate)
-	}
-	for _, split := range sortedSplits(s.Splits) {
-		v := s.Splits[split]
-		fmt.Fprintf(w, "%s: %d tasks, SQL %s (%.6f), execution %s (%.6f), %s mode", split, v.Tasks, pct(v.AverageSQLScore), v.AverageSQLScore,
-			pct(v.AverageResultsScore), v.AverageResultsScore, s.Mode)
-		if s.Completeness != "complete" {
-			fmt.Fprintf(w, " (%s: not a score of the whole run)", s.Completeness)
-		}
-		if v.TasksWithInvalid > 0 {
-			fmt.Fprintf(w, ", %d tasks with invalid leaves", v.TasksWithInvalid)
-		}
-		fmt.Fprintln(w)
-	}
-	if n := len(s.Excluded); n > 0 {
-		fmt.Fprintf(w, "left out of the scores in reference mode, as the published scorer did: %d task(s) the recorded grading lacks (%s); strict mode keeps them\n",
-			n, strings.Join(s.Excluded, ", "))
-	}
-	fmt.Fprintf(w, "wrote %s, %s, %s, %s, %s and %s to %s\n", judgefmt.LedgerFile, judgefmt.GradingFile, scoring.ScoringFile,
-		scoring.DifficultyFile, scoring.ScenarioFile, judgefmt.SummaryFile, out)
-}
-
-func sortedSplits(m map[string]judgefmt.SplitScores) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) { sc.Summary.WriteText(w, out) }

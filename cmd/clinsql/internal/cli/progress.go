@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"strings"
-
 	"github.com/clinsql/clinsql/internal/progress"
 )
 
@@ -26,13 +24,5 @@ func newByteBar(env *Env, label string) *progress.Bar {
 	return b
 }
 
-// barLog is an io.Writer of log lines that prints them above the progress
-// line (plainly when there is none).
-type barLog struct{ bar *progress.Bar }
-
-func (l barLog) Write(p []byte) (int, error) {
-	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
-		l.bar.Log("%s", line)
-	}
-	return len(p), nil
-}
+// barLog prints log lines above the progress line.
+type barLog = progress.LogWriter

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/refine/bench"
 )
 
 const runUsage = `usage: clinsql run --config bench.yaml [--quiet]
@@ -105,7 +107,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		cfg = &benchConfig{Tasks: *tasks, Out: *out, Judge: *judgeSpec, judgeRaw: *judgeSpec, Report: filepath.Join(*out, "report"), models: models}
+		cfg = &benchConfig{Config: &bench.Config{Tasks: *tasks, Out: *out, Judge: *judgeSpec, Report: filepath.Join(*out, "report")}, judgeRaw: *judgeSpec, models: models}
 		if _, ok := strings.CutPrefix(*judgeSpec, "replay:"); !ok {
 			if _, err := llm.ParseModelSpec(*judgeSpec); err != nil {
 				return usagef("--judge %q: want PROVIDER/NAME or replay:FILE: %v", *judgeSpec, err)
@@ -128,45 +130,11 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	}
 
 	fmt.Fprintln(env.Stdout, "\n== judge")
-	var judged []string
-	for _, m := range res.Models {
-		switch {
-		case m.Summary == nil || len(m.Summary.Pending) > 0:
-			n := 0
-			if m.Summary != nil {
-				n = len(m.Summary.Pending)
-			}
-			pending = append(pending, fmt.Sprintf("%s: %d tasks not generated yet, not judged", m.Model, n))
-			continue
-		case cfg.Judge == "" && cfg.judgeModel == "":
-			continue
-		}
-		fmt.Fprintf(env.Stdout, "-- %s\n", m.Model)
-		req := defaultJudgeRequest()
-		req.TasksDir, req.Run, req.BatchWait = cfg.Tasks, m.Dir, *batchWait
-		if file, ok := strings.CutPrefix(cfg.judgeSpec(), "replay:"); ok {
-			req.Replay = file
-		} else if cfg.judgeModel != "" {
-			req.Model = cfg.judgeModel
-		} else {
-			req.Config = cfg.Judge
-		}
-		err := judgeRun(ctx, env, req)
-		var ee *ExitError
-		switch {
-		case errors.As(err, &ee) && ee.Code == exitIncomplete:
-			// An interrupted judge output is not ranked: the report
-			// would refuse it (see reports.Options.IncludeIncomplete).
-			pending = append(pending, fmt.Sprintf("%s: judging stopped early, not reported: %v", m.Model, ee.Err))
-		case err != nil:
-			return fmt.Errorf("judge %s: %w", m.Model, err)
-		default:
-			judged = append(judged, m.Dir)
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	judged, notJudged, err := judgeBenchmark(ctx, env, cfg, res, *batchWait)
+	if err != nil {
+		return err
 	}
+	pending = append(pending, notJudged...)
 	if cfg.Judge == "" && cfg.judgeModel == "" {
 		fmt.Fprintln(env.Stdout, "no judge in the config: runs are not judged")
 	}
@@ -186,6 +154,51 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("the benchmark is not complete; run the same command again to resume")}
 	}
 	return nil
+}
+
+// judgeBenchmark judges each model whose every task is generated (the
+// judge would score a pending task as an empty answer and keep that
+// decision), and returns the run folders judged and what is pending.
+func judgeBenchmark(ctx context.Context, env *Env, cfg *benchConfig, res *refine.Result, batchWait time.Duration) (judged, pending []string, err error) {
+	for _, m := range res.Models {
+		switch {
+		case m.Summary == nil || len(m.Summary.Pending) > 0:
+			n := 0
+			if m.Summary != nil {
+				n = len(m.Summary.Pending)
+			}
+			pending = append(pending, fmt.Sprintf("%s: %d tasks not generated yet, not judged", m.Model, n))
+			continue
+		case cfg.Judge == "" && cfg.judgeModel == "":
+			continue
+		}
+		fmt.Fprintf(env.Stdout, "-- %s\n", m.Model)
+		req := defaultJudgeRequest()
+		req.TasksDir, req.Run, req.BatchWait = cfg.Tasks, m.Dir, batchWait
+		if file, ok := strings.CutPrefix(cfg.judgeSpec(), "replay:"); ok {
+			req.Replay = file
+		} else if cfg.judgeModel != "" {
+			req.Model = cfg.judgeModel
+		} else {
+			req.Config = cfg.Judge
+		}
+		err := judgeRun(ctx, env, req)
+		var ee *ExitError
+		switch {
+		case errors.As(err, &ee) && ee.Code == exitIncomplete:
+			// An interrupted judge output is not ranked: the report
+			// would refuse it (see reports.Options.IncludeIncomplete).
+			pending = append(pending, fmt.Sprintf("%s: judging stopped early, not reported: %v", m.Model, ee.Err))
+		case err != nil:
+			return nil, nil, fmt.Errorf("judge %s: %w", m.Model, err)
+		default:
+			judged = append(judged, m.Dir)
+		}
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+	}
+	return judged, pending, nil
 }
 
 // judgeSpec is the judge setting as written: "replay:FILE" stays a replay

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/reports"
+	"github.com/clinsql/clinsql/scoring"
 )
 
 // TestReportAndRescoreSubsets: report and rescore take the subset filters
@@ -42,7 +43,7 @@ func TestReportAndRescoreSubsets(t *testing.T) {
 				Subset string `json:"subset"`
 				Tasks  int    `json:"tasks"`
 			}
-			b, _ := os.ReadFile(filepath.Join(out, rescoreSummaryFile))
+			b, _ := os.ReadFile(filepath.Join(out, scoring.RescoreSummaryFile))
 			if err := json.Unmarshal(b, &sum); err != nil || sum.Tasks != 1 || !strings.Contains(sum.Subset, tc.want) {
 				t.Errorf("rescore_summary.json: tasks %d, subset %q (%v); want 1 task and %q", sum.Tasks, sum.Subset, err, tc.want)
 			}
