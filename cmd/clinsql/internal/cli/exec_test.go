@@ -245,7 +245,9 @@ func TestExecHostileWithBridge(t *testing.T) {
 		"LOAD httpfs",
 		"PRAGMA database_list",
 		"SET memory_limit = '100GB'",
-		"SELECT 1; SELECT 2",
+		// ("SELECT 1; SELECT 2" is a script BigQuery runs, giving the last
+		// query's result: TestExecSQL; a script with another statement
+		// kind is refused.)
 		"SELECT 1 -- harmless\n; DROP TABLE `physionet-data.mimiciv_3_1_hosp.patients`",
 		"SELECT 1 /* ; */; DELETE FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE TRUE",
 		"CREATE TEMP TABLE t AS SELECT 1 AS x",
