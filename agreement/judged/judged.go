@@ -19,10 +19,15 @@ import (
 )
 
 // Outputs is one judge output's decisions: per model, per leaf.
-type Outputs map[string]decisions
+type Outputs map[string]*decisions
 
-// decisions are one model's decisions by leaf.
-type decisions map[leafRef]leafDecision
+// decisions are one model's decisions by leaf, and the answers they were
+// made on when the output records them (clinsql judge does; published
+// gradings, made on the released runs, do not).
+type decisions struct {
+	leaves map[leafRef]leafDecision
+	run    *runfolder.Identity
+}
 
 type leafRef struct{ task, tree, leaf string }
 
@@ -64,20 +69,21 @@ func Load(path string) (Outputs, error) {
 		}
 	}
 	out := Outputs{}
-	add := func(model, file string) (decisions, error) {
+	add := func(model, file string, run *runfolder.Identity) (map[leafRef]leafDecision, error) {
 		if out[model] != nil {
 			return nil, fmt.Errorf("%s: model %q already read from another file", file, model)
 		}
-		m := decisions{}
+		m := &decisions{leaves: map[leafRef]leafDecision{}, run: run}
 		out[model] = m
-		return m, nil
+		return m.leaves, nil
 	}
 	for _, l := range ledgers {
 		c, err := judgefmt.ReadLedger(l)
 		if err != nil {
 			return nil, err
 		}
-		m, err := add(ledgerModel(l), l)
+		model, run := ledgerModel(l)
+		m, err := add(model, l, run)
 		if err != nil {
 			return nil, err
 		}
@@ -101,7 +107,7 @@ next:
 		if model == "" {
 			model = filepath.Base(filepath.Dir(filepath.Dir(g)))
 		}
-		m, err := add(model, g)
+		m, err := add(model, g, gr.Summary.Run)
 		if err != nil {
 			return nil, err
 		}
@@ -127,9 +133,10 @@ next:
 	return out, nil
 }
 
-// ledgerModel names a ledger's model: the judge summary beside it says,
-// else the folder (a run's judge/ folder is named after the run).
-func ledgerModel(ledger string) string {
+// ledgerModel names a ledger's model and the answers it judged: the judge
+// summary beside it says, else the folder names the model (a run's judge/
+// folder is named after the run) and the answers are unknown.
+func ledgerModel(ledger string) (string, *runfolder.Identity) {
 	dir := filepath.Dir(ledger)
 	sums, _ := filepath.Glob(filepath.Join(dir, judgefmt.SummaryFile))
 	more, _ := filepath.Glob(filepath.Join(dir, "*", judgefmt.SummaryFile))
@@ -140,16 +147,17 @@ func ledgerModel(ledger string) string {
 			continue
 		}
 		var sum struct {
-			Model string `json:"model"`
+			Model string              `json:"model"`
+			Run   *runfolder.Identity `json:"run"`
 		}
 		if json.Unmarshal(b, &sum) == nil && folderName(sum.Model) != "" {
-			return folderName(sum.Model)
+			return folderName(sum.Model), sum.Run
 		}
 	}
 	if filepath.Base(dir) == "judge" {
 		dir = filepath.Dir(dir)
 	}
-	return filepath.Base(dir)
+	return filepath.Base(dir), nil
 }
 
 // Context is what a judge output may not say about a leaf: its kind and
@@ -192,13 +200,13 @@ func RunResults(dir string) (model string, results map[string]bool, err error) {
 
 // results says whether each answer of the model has a result: the runs,
 // else a code check of "CSV File Exists" in any of the decisions.
-func (c Context) results(model string, ds ...decisions) map[string]bool {
+func (c Context) results(model string, ds ...*decisions) map[string]bool {
 	res := map[string]bool{}
 	for t, v := range c.Results[model] {
 		res[t] = v
 	}
 	for _, d := range ds {
-		for r, x := range d {
+		for r, x := range d.leaves {
 			if _, ok := res[r.task]; !ok && x.kind == string(codecheck.KindCSV) && x.source == string(judgefmt.SourceCode) {
 				res[r.task] = x.status == agreement.Pass
 			}
@@ -239,15 +247,30 @@ func Pair(a, b Outputs, ctx Context) ([]agreement.Item, []string, error) {
 			pairs = append(pairs, pair{m, m, m})
 		}
 	}
+	// Two outputs of one model each, named differently, are paired only
+	// when both record the same answers: a judge of one model's answers
+	// says nothing about another model's, leaf by leaf.
 	if len(pairs) == 0 && len(a) == 1 && len(b) == 1 {
-		for ma := range a {
-			for mb := range b {
-				pairs = append(pairs, pair{ma, ma, mb})
+		for ma, da := range a {
+			for mb, db := range b {
+				if da.run != nil && db.run != nil && da.run.Answers == db.run.Answers && da.run.Tasks == db.run.Tasks {
+					pairs = append(pairs, pair{ma, ma, mb})
+				}
 			}
 		}
 	}
 	if len(pairs) == 0 {
 		return nil, nil, fmt.Errorf("no model judged by both (A: %s; B: %s)", strings.Join(names(a), ", "), strings.Join(names(b), ", "))
+	}
+	// Both sides must have judged the same answers where both say what
+	// they judged: judges of a BigQuery run and of its re-execution on a
+	// sample database decided different results, and agreeing or not on
+	// them measures nothing.
+	for _, p := range pairs {
+		ra, rb := a[p.a].run, b[p.b].run
+		if ra != nil && rb != nil && (ra.Answers != rb.Answers || ra.Tasks != rb.Tasks) {
+			return nil, nil, fmt.Errorf("model %s: A judged other answers than B (A: %s; B: %s): judges are compared only on the same answers", p.name, ra, rb)
+		}
 	}
 	sort.Slice(pairs, func(i, j int) bool { return pairs[i].name < pairs[j].name })
 	var items []agreement.Item
@@ -262,18 +285,18 @@ func Pair(a, b Outputs, ctx Context) ([]agreement.Item, []string, error) {
 		tasksA, tasksB := da.tasks(), db.tasks()
 		res := ctx.results(p.name, da, db)
 		refs := map[leafRef]bool{}
-		for r := range da {
+		for r := range da.leaves {
 			refs[r] = true
 		}
-		for r := range db {
+		for r := range db.leaves {
 			refs[r] = true
 		}
 		for r := range refs {
 			if !tasksA[r.task] || !tasksB[r.task] {
 				continue
 			}
-			x, okA := da[r]
-			y, okB := db[r]
+			x, okA := da.leaves[r]
+			y, okB := db.leaves[r]
 			it := agreement.Item{Model: p.name, Task: r.task, Tree: r.tree, Leaf: r.leaf, Kind: ctx.kind(r, x, y),
 				A: verdictOf(x, okA), B: verdictOf(y, okB)}
 			it.Result, it.ResultKnown = res[r.task]
@@ -318,7 +341,7 @@ func Labels(out Outputs, labels []labelset.Label, ctx Context) ([]agreement.Labe
 			continue
 		}
 		r := leafRef{task, l.Tree, l.Leaf}
-		x, ok := d[r]
+		x, ok := d.leaves[r]
 		it := agreement.Labelled{Item: agreement.Item{Model: l.Model, Task: task, Tree: l.Tree, Leaf: l.Leaf, Kind: ctx.kind(r, x),
 			A: verdictOf(x, ok), B: agreement.Verdict{Status: l.Label, Source: "label", Explanation: l.Rationale}}, Chosen: l.Chosen, Weight: 1}
 		if l.Drawn > 0 && l.Population > 0 {
@@ -335,9 +358,9 @@ func Labels(out Outputs, labels []labelset.Label, ctx Context) ([]agreement.Labe
 	return items, m
 }
 
-func (d decisions) tasks() map[string]bool {
+func (d *decisions) tasks() map[string]bool {
 	t := map[string]bool{}
-	for r := range d {
+	for r := range d.leaves {
 		t[r.task] = true
 	}
 	return t
