@@ -19,8 +19,8 @@ func writeGrading(t *testing.T, model string, answers *runfolder.Identity) strin
 		sum["run"] = answers
 	}
 	b, err := json.Marshal(map[string]any{"summary": sum, "detailed_evaluations": []any{map[string]any{
-		"sample_path": "/r/" + model + "/validation/Diagnostic_Procedures/easy_level_queries/001",
-		"sql_evaluations": map[string]any{"joins": map[string]any{"score": 1, "explanation": "ok", "critical": true, "weight": 1}},
+		"sample_path":         "/r/" + model + "/validation/Diagnostic_Procedures/easy_level_queries/001",
+		"sql_evaluations":     map[string]any{"joins": map[string]any{"score": 1, "explanation": "ok", "critical": true, "weight": 1}},
 		"results_evaluations": map[string]any{"band": map[string]any{"score": 0, "explanation": "out of band", "critical": true, "weight": 1}},
 	}}})
 	if err != nil {
