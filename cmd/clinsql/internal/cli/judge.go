@@ -56,8 +56,8 @@ max_tokens is per leaf (a call of n leaves may use n times it). With
 --samples K each leaf of a group keeps its own majority vote over K draws
 of the group prompt.
 
---out (default out/judge/<model>-<the first 12 hex digits of the answers'
-fingerprint> in the working folder, never inside the run folder) receives
+--out (default <run>/judge, where report --run finds it; no other folder
+inside the run) receives
 ledger.jsonl (one line per leaf, appended as soon as it is decided),
 detailed_grading.json and the three scoring summaries in the reference
 shapes, and judge_summary.json. Running again into the same --out resumes:
@@ -150,7 +150,7 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 	fs.Usage = func() { fmt.Fprint(env.Stderr, judgeUsage); printFlags(fs) }
 	fs.StringVar(&r.TasksDir, "tasks", "", "ClinSQL task `folder` or manifest")
 	fs.StringVar(&r.Run, "run", "", "the model's run `folder`")
-	fs.StringVar(&r.Out, "out", "", "output `folder` (default out/judge/<model>-<answers digest>, outside the run)")
+	fs.StringVar(&r.Out, "out", "", "output `folder` (default <run>/judge)")
 	fs.StringVar(&r.RecordedRun, "recorded-run", "", "for a re-executed run (clinsql exec --run): the recorded run `folder` whose SQL it re-ran (default: the one its manifest names)")
 	judgeSpec := fs.String("judge", "", "judge backend: replay:`FILE` (recorded detailed_grading.json), or PROVIDER/NAME (openai/gpt-4o, azure/DEPLOYMENT, mock/NAME)")
 	fs.StringVar(&r.Config, "judge-config", "", "judge config `file` (LLM endpoint, samples, prices, budget)")
