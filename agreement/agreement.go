@@ -244,19 +244,7 @@ func Compute(items []Item, o Options) *Report {
 		s.Kappa = bootstrapKappa(cs, o, label)
 		rep.Slices = append(rep.Slices, s)
 	}
-	sort.Slice(rep.Disagreements, func(i, j int) bool {
-		a, b := rep.Disagreements[i], rep.Disagreements[j]
-		if a.Model != b.Model {
-			return a.Model < b.Model
-		}
-		if a.Task != b.Task {
-			return a.Task < b.Task
-		}
-		if a.Tree != b.Tree {
-			return a.Tree < b.Tree
-		}
-		return a.Leaf < b.Leaf
-	})
+	sort.Slice(rep.Disagreements, func(i, j int) bool { return lessItem(rep.Disagreements[i], rep.Disagreements[j]) })
 	for m := range models {
 		rep.Models = append(rep.Models, m)
 	}

@@ -238,6 +238,7 @@ func Score(items []Labelled) *LabelReport {
 	return rep
 }
 
+// lessItem orders items by model, task, tree and leaf.
 func lessItem(a, b Item) bool {
 	if a.Model != b.Model {
 		return a.Model < b.Model
