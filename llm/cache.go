@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/url"
 	"os"
@@ -72,6 +73,25 @@ func OpenCache(dir string, opts ...CacheOption) (*Cache, error) {
 		o(c)
 	}
 	return c, nil
+}
+
+// OpenLocalCache opens the cache in dir with this machine's key
+// (localkey.Default): replies cached elsewhere (a cache copied or shipped
+// with a folder) are bought again, never served.
+func OpenLocalCache(dir string) (*Cache, error) {
+	key, err := localkey.Default()
+	if err != nil {
+		return nil, err
+	}
+	return OpenCache(dir, CacheKey(key))
+}
+
+// NoteRejected writes to w how many cached replies were not this
+// machine's, if any (c may be nil).
+func (c *Cache) NoteRejected(w io.Writer) {
+	if c != nil && c.Rejected() > 0 {
+		fmt.Fprintf(w, "note: %d cached replies in %s were not written on this machine (copied, shipped with a folder, or cached before entries were authenticated): they were not used, and were asked for again\n", c.Rejected(), c.Dir())
+	}
 }
 
 // staleTemp is the age past which a cache temporary file is abandoned: a

@@ -12,6 +12,24 @@ func (p Prices) OnlineAndBatch(model string, usd float64) string {
 	return fmt.Sprintf("$%.2f online, $%.2f in batch mode", usd, usd*p[model].BatchShare())
 }
 
+// OpenFolderMeter opens the spending record of an output folder (judge
+// --out, generate --out): budget caps what the folder will ever have
+// spent, over every run into it (OpenMeter). It writes to w where the
+// folder stands, so a resumed run says how much of the cap is left.
+// Without prices nothing can be priced or capped, and the meter only
+// counts calls and tokens (NewMeter), recording nothing.
+func OpenFolderMeter(w io.Writer, dir string, prices Prices, budget float64) (*Meter, error) {
+	if len(prices) == 0 {
+		return NewMeter(prices, budget), nil
+	}
+	m, err := OpenMeter(dir, prices, budget)
+	if err != nil {
+		return nil, err
+	}
+	m.Resumed().WriteText(w, dir, budget)
+	return m, nil
+}
+
 // WriteText prints where an output folder (dir) stands before a run
 // resumes into it: what it has spent against budget (0: no cap), and the
 // notes a resumed run needs (unsettled calls, a recovered or compacted

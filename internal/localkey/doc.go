@@ -13,7 +13,7 @@
 // others may read is refused. Deleting it makes every ledger and cache
 // entry written before foreign: decided again, paid again.
 //
-//	k, err := localkey.Load(localkey.Dir())
+//	k, err := localkey.Default() // localkey.Load(localkey.Dir())
 //	mac := k.Sum([]byte("ledger record"), line)
 //	ok := k.Verify(mac, []byte("ledger record"), line)
 package localkey

@@ -41,6 +41,15 @@ func Dir() (string, error) {
 	return filepath.Join(base, "clinsql"), nil
 }
 
+// Default is this machine's key: Load of Dir.
+func Default() (Key, error) {
+	dir, err := Dir()
+	if err != nil {
+		return nil, err
+	}
+	return Load(dir)
+}
+
 // Load reads the key in dir, creating dir (0700) and the key (0600) on
 // first use. Two processes creating it at once end with the same key.
 func Load(dir string) (Key, error) {
