@@ -52,6 +52,9 @@ type AuditJudge struct {
 	Stopped error
 }
 
+// AuditCost is what judging cost (an audit.Costed: the report carries it).
+func (j *AuditJudge) AuditCost() audit.Cost { return j.Cost }
+
 // Name is the backend's name, with "+code" when code checks decide first.
 func (j *AuditJudge) Name() string {
 	n := "none"

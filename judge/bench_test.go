@@ -3,10 +3,11 @@ package judge
 import (
 	"context"
 	"fmt"
-	"github.com/clinsql/clinsql/judge/judgefmt"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/clinsql/clinsql/judge/judgefmt"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/shared"

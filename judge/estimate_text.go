@@ -4,14 +4,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"github.com/clinsql/clinsql/llm"
 )
 
 // WriteText prints the estimate as clinsql judge does before it judges:
 // what is judged and how, the leaves to decide, and, for an LLM judge (j
-// not nil), the calls and tokens priced by meter (nil: not priced).
-func (e JobEstimate) WriteText(w io.Writer, meter *llm.Meter, j *LLMJudge) {
+// not nil), the calls and tokens priced by its meter.
+func (e JobEstimate) WriteText(w io.Writer, j *OpenedLLM) {
 	opts := e.Options
 	group := string(opts.Group)
 	if opts.GroupGated {
@@ -34,8 +32,8 @@ func (e JobEstimate) WriteText(w io.Writer, meter *llm.Meter, j *LLMJudge) {
 		return
 	}
 	fmt.Fprintf(w, "estimate: at most %d calls, ~%d prompt and at most %d completion tokens", e.Calls, e.PromptTokens, e.CompletionTokens)
-	if meter != nil {
-		model := j.EndpointModel()
+	if meter := j.Meter; meter != nil {
+		model := j.Judge.EndpointModel()
 		if usd, err := meter.Prices().Estimate(model, 1, e.PromptTokens, e.CompletionTokens); err == nil {
 			fmt.Fprintf(w, ", at most %s before cache hits", meter.Prices().OnlineAndBatch(model, usd))
 		} else if len(meter.Prices()) > 0 {

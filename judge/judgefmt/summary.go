@@ -3,8 +3,9 @@ package judgefmt
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/clinsql/clinsql/scoring"
 	"path/filepath"
+
+	"github.com/clinsql/clinsql/scoring"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/atomicfile"

@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"path/filepath"
 
 	"github.com/clinsql/clinsql/audit"
-	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/duckdb"
+	"github.com/clinsql/clinsql/internal/localkey"
 	"github.com/clinsql/clinsql/judge"
 	"github.com/clinsql/clinsql/llm"
-	"github.com/clinsql/clinsql/runfolder"
 )
 
 const auditUsage = `usage: clinsql audit --tasks DIR --out DIR (--code-only | --judge-config FILE) [--mutations LIST] [--sample N] [--db FILE]
@@ -84,78 +81,51 @@ func runAudit(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	tasks = spread(tasks, *sample)
-	opts := audit.Options{Mutations: muts, Workers: 2}
+	job := audit.Job{Tasks: tasks, Sample: *sample, Out: *out, Options: audit.Options{Mutations: muts, Workers: 2}}
 	if *db != "" {
-		ex, err := openDuckDB(ctx, engineConfig{DB: *db, Conns: 2, Log: env.Stderr})
+		ex, err := openEngine(ctx, duckdb.EngineName, engineConfig{DB: *db, Conns: 2, Log: env.Stderr})
 		if err != nil {
 			return err
 		}
-		defer closeEngine(ex)
-		opts.Engine = ex
+		defer ex.Close()
+		job.Options.Engine = ex
 	}
-	lock, err := runfolder.LockExclusive(*out)
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
 	var ej *judge.AuditJudge
 	if *configFile != "" {
 		group, err := judge.ParseGroupMode(*groupName)
 		if err != nil {
 			return usageError{err.Error()}
 		}
-		cfg, err := judge.LoadConfig(*configFile)
-		if err != nil {
-			return err
-		}
-		if *budget >= 0 {
-			cfg.BudgetUSD = *budget
-		}
-		if *cacheDir != "" {
-			cfg.Cache = *cacheDir
-		}
-		key, err := loadLocalKey()
-		if err != nil {
-			return err
-		}
-		j, meter, client, err := openLLMJudge(env, cfg, *out, *prices, nil, &llm.BatchOptions{})
-		if err != nil {
-			return err
-		}
-		defer meter.Close()
-		defer client.Close()
-		ej = &judge.AuditJudge{Options: judge.Options{Backend: j, CodeChecks: *codeChecks, Group: group, ReferenceGuided: cfg.ReferenceGuided},
-			Prompter: j, Samples: j.Samples(), MaxTokens: client.Endpoint().Sampling.MaxTokens, Meter: meter, Model: client.Endpoint().Model,
-			Dir: filepath.Join(*out, "ledgers"), Key: key,
-			Before: func(c audit.Cost) error {
+		spec := &judge.BackendSpec{Config: *configFile, Budget: *budget, Prices: *prices, Cache: *cacheDir, GroupSet: true, GatedSet: true,
+			LLM: llm.Options{Getenv: env.Getenv, Now: env.Now}, Log: env.Stderr}
+		defer spec.Close()
+		job.OpenJudge = func(out string) (audit.Judge, error) {
+			key, err := localkey.Default()
+			if err != nil {
+				return nil, err
+			}
+			ej, err = spec.OpenAudit(out, judge.Options{CodeChecks: *codeChecks, Group: group}, key, func(c audit.Cost) error {
 				fmt.Fprintf(env.Stderr, "audit estimate: at most %d judge calls, at most $%.4f before cache hits", c.EstimatedCall, c.EstimatedUSD)
 				if c.BudgetUSD > 0 {
 					fmt.Fprintf(env.Stderr, "; budget $%.4f", c.BudgetUSD)
 				}
 				fmt.Fprintln(env.Stderr)
 				if *estimateOnly {
-					return errEstimateOnly
+					return judge.ErrEstimateOnly
 				}
 				return nil
-			}}
-		opts.Judge = ej
+			})
+			return ej, budgetError(err)
+		}
 	}
-	r, err := audit.Run(ctx, tasks, opts)
-	if errors.Is(err, errEstimateOnly) {
+	r, err := audit.RunJob(ctx, job)
+	if errors.Is(err, judge.ErrEstimateOnly) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if ej != nil {
-		c := ej.Cost
-		r.Cost = &c
-	}
-	if err := r.WriteFiles(*out); err != nil {
-		return err
-	}
-	printAuditSummary(env.Stdout, r, *out)
+	r.WriteText(env.Stdout, *out)
 	if ej != nil && errors.As(ej.Stopped, new(*judge.ConfigError)) {
 		return fmt.Errorf("the audit stopped before every answer was judged: %v", ej.Stopped)
 	}
@@ -163,48 +133,4 @@ func runAudit(ctx context.Context, env *Env, args []string) error {
 		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("stopped before every answer was judged: %s", r.Cost.Stopped)}
 	}
 	return nil
-}
-
-var errEstimateOnly = errors.New("estimate only")
-
-// spread picks n tasks evenly over the sorted list: every domain and
-// difficulty stays represented, and the choice is reproducible.
-func spread(tasks []*datasets.Task, n int) []*datasets.Task {
-	if n <= 0 || n >= len(tasks) {
-		return tasks
-	}
-	out := make([]*datasets.Task, n)
-	for i := range out {
-		out[i] = tasks[i*len(tasks)/n]
-	}
-	return out
-}
-
-func closeEngine(ex executor.Executor) {
-	if c, ok := ex.(io.Closer); ok {
-		c.Close()
-	}
-}
-
-func printAuditSummary(w io.Writer, r *audit.Report, out string) {
-	tot := r.Totals()
-	fmt.Fprintf(w, "audit of %s on %d tasks\n", r.Judge, r.Tasks)
-	fmt.Fprintf(w, "%-12s %8s %9s %8s %6s %8s %10s\n", "answer", "answers", "testable", "decided", "wrong", "invalid", "undecided")
-	for _, m := range r.Mutations {
-		t := tot[m]
-		fmt.Fprintf(w, "%-12s %8d %9d %8d %6d %8d %10d\n", m, t.Answers, t.Testable, t.Decided, t.Wrong, t.Invalid, t.Undecided)
-	}
-	je, rd := r.GoldClassCounts()
-	fmt.Fprintf(w, "false fails on gold: %d (%d judge errors, %d rubric/gold defects); missed fails on mutations: %d; rubric lint: %d findings\n",
-		len(r.GoldFailures), je, rd, len(r.Missed), len(r.Lint))
-	if inv := r.Invalid(); inv > 0 {
-		fmt.Fprintf(w, "warning: the judge gave no verdict on %d testable leaves (invalid: failed calls, unreadable replies); the false and missed fails above count decided leaves only\n", inv)
-	}
-	if c := r.Cost; c != nil {
-		fmt.Fprintf(w, "cost: estimated $%.4f, spent $%.4f in %d calls (%d cache hits); budget $%.4f\n", c.EstimatedUSD, c.SpentUSD, c.Calls, c.CacheHits, c.BudgetUSD)
-	}
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
-	fmt.Fprintf(w, "written to %s\n", out)
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 	"github.com/clinsql/clinsql/internal/buildinfo"
@@ -21,6 +22,10 @@ type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
+	// Now is the clock the LLM clients measure their waits with (nil:
+	// time.Now): a test moves it past --batch-wait on an event of its
+	// own, never by waiting.
+	Now func() time.Time
 }
 
 type command struct {

@@ -21,7 +21,7 @@ func TestExecGoldDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	t.Log(firstLine(stdout))
+	t.Log(batch.FirstLine(stdout))
 	b, err := os.ReadFile(filepath.Join(out, batch.SummaryFile))
 	if err != nil {
 		t.Fatal(err)

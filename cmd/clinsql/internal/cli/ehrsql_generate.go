@@ -2,23 +2,16 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/clinsql/clinsql/datasets/ehrsql"
 	"github.com/clinsql/clinsql/ehrsqlbench"
-	"github.com/clinsql/clinsql/executor"
-	"github.com/clinsql/clinsql/executor/sqlite"
 	"github.com/clinsql/clinsql/llm"
-	"github.com/clinsql/clinsql/reports"
-	"github.com/clinsql/clinsql/runfolder"
 )
 
 const ehrsqlGenerateUsage = `usage: clinsql generate --benchmark ehrsql --tasks DIR --split NAME (--models FILE | --model PROVIDER/NAME) --out DIR [flags]
@@ -48,22 +41,10 @@ exit codes: 0 done; 3 items pending (run again); 1 other errors; 2 usage errors.
 // ehrsqlRequest is what clinsql generate --benchmark ehrsql is asked to
 // do: from its flags, or from an EHRSQL benchmark config (clinsql run).
 type ehrsqlRequest struct {
-	DataDir, Split, CalSplit string
-	Models, Only, Out        string
-	Limit, CalLimit          int
-	Penalty                  float64
-	Concurrency              int
-	Cache, Prices            string
-	Budget                   float64
-	Estimate, Quiet          bool
-	Timeout                  time.Duration
-	Seed                     uint64
-	BatchWait                time.Duration
-}
-
-// defaultEHRSQLRequest is the command's defaults.
-func defaultEHRSQLRequest() ehrsqlRequest {
-	return ehrsqlRequest{CalSplit: "validation", Penalty: ehrsqlbench.DefaultPenalty, Concurrency: 8, Timeout: sqlite.DefaultTimeout, Seed: 1}
+	ehrsqlbench.Job
+	ModelsFile, Only string
+	Estimate, Quiet  bool
+	BatchWait        time.Duration
 }
 
 // runGenerateEHRSQL is "clinsql generate --benchmark ehrsql".
@@ -76,26 +57,26 @@ func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
 }
 
 func parseEHRSQLFlags(env *Env, args []string) (ehrsqlRequest, error) {
-	r := defaultEHRSQLRequest()
+	r := ehrsqlRequest{Job: ehrsqlbench.DefaultJob()}
 	fs := newFlagSet(env, "generate --benchmark ehrsql")
 	fs.Usage = func() { fmt.Fprint(env.Stderr, ehrsqlGenerateUsage+"\n"); printFlags(fs) }
 	benchmark := fs.String("benchmark", "ehrsql", "benchmark: ehrsql here (clinsql: see clinsql generate -h)")
 	fs.StringVar(&r.DataDir, "tasks", "", "EHRSQL 2024 data `folder` (clinsql datasets fetch ehrsql): NAME/data.json, NAME/label.json, mimic_iv/mimic_iv.sqlite")
 	fs.StringVar(&r.Split, "split", "", "split `NAME` to answer and score (validation, test)")
-	fs.StringVar(&r.CalSplit, "calibration-split", "validation", "split `NAME` the thresholds are chosen on")
-	fs.StringVar(&r.Models, "models", "", "EHRSQL models `file` (YAML)")
+	fs.StringVar(&r.CalibrationSplit, "calibration-split", r.CalibrationSplit, "split `NAME` the thresholds are chosen on")
+	fs.StringVar(&r.ModelsFile, "models", "", "EHRSQL models `file` (YAML)")
 	fs.StringVar(&r.Only, "only", "", "comma-separated model `names` to run (default: all)")
 	fs.StringVar(&r.Out, "out", "", "output `folder`")
 	fs.IntVar(&r.Limit, "limit", 0, "only the first `N` questions of --split (the predictions then cover only those)")
-	fs.IntVar(&r.CalLimit, "calibration-limit", 0, "only the first `N` questions of the calibration split")
-	fs.Float64Var(&r.Penalty, "penalty", ehrsqlbench.DefaultPenalty, "calibration maximises RS(`c`)")
-	fs.IntVar(&r.Concurrency, "concurrency", 8, "questions in flight over all models")
+	fs.IntVar(&r.CalibrationLimit, "calibration-limit", 0, "only the first `N` questions of the calibration split")
+	fs.Float64Var(&r.Penalty, "penalty", r.Penalty, "calibration maximises RS(`c`)")
+	fs.IntVar(&r.Concurrency, "concurrency", r.Concurrency, "questions in flight over all models")
 	fs.StringVar(&r.Cache, "cache", "", "model reply cache `folder` (default OUT/llm-cache)")
 	fs.StringVar(&r.Prices, "prices", "", "prices `file` (YAML, dollars per million tokens)")
 	fs.Float64Var(&r.Budget, "budget", 0, "stop calling models once this many `dollars` are spent (needs --prices)")
 	fs.BoolVar(&r.Estimate, "estimate", false, "print the planned calls, tokens and cost per model and strategy, then exit")
-	fs.DurationVar(&r.Timeout, "timeout", sqlite.DefaultTimeout, "per-query timeout on SQLite (the official scorer has none)")
-	fs.Uint64Var(&r.Seed, "seed", 1, "bootstrap seed")
+	fs.DurationVar(&r.Timeout, "timeout", r.Timeout, "per-query timeout on SQLite (the official scorer has none)")
+	fs.Uint64Var(&r.Seed, "seed", r.Seed, "bootstrap seed")
 	fs.BoolVar(&r.Quiet, "quiet", false, "no progress line")
 	batchWait := addBatchWait(fs)
 	alias(fs, "data-dir", "tasks")
@@ -112,9 +93,9 @@ func parseEHRSQLFlags(env *Env, args []string) (ehrsqlRequest, error) {
 // check refuses a request the command would refuse on its command line.
 func (r *ehrsqlRequest) check() error {
 	switch {
-	case r.DataDir == "" || r.Split == "" || r.Models == "" || (r.Out == "" && !r.Estimate):
+	case r.DataDir == "" || r.Split == "" || r.ModelsFile == "" || (r.Out == "" && !r.Estimate):
 		return usagef("--tasks (the EHRSQL data folder), --split, --models and --out are required")
-	case r.Concurrency <= 0 || r.Limit < 0 || r.CalLimit < 0 || r.Budget < 0 || r.Penalty < 0:
+	case r.Concurrency <= 0 || r.Limit < 0 || r.CalibrationLimit < 0 || r.Budget < 0 || r.Penalty < 0:
 		return usagef("--concurrency must be positive; --limit, --calibration-limit, --budget and --penalty not negative")
 	case r.Budget > 0 && r.Prices == "":
 		return usagef("--budget needs --prices")
@@ -122,156 +103,41 @@ func (r *ehrsqlRequest) check() error {
 	return nil
 }
 
-// ehrsqlInputs are what an EHRSQL generation reads before it calls a
-// model: the models, the questions of both splits, the retriever of
-// few-shot examples and the database.
-type ehrsqlInputs struct {
-	models          []ehrsqlbench.Model
-	eval, cal       *ehrsql.Split
-	evalIDs, calIDs []string
-	retriever       *ehrsqlbench.Retriever
-	db              *sqlite.DB
-	dbSHA, schema   string
-	prices          llm.Prices
-}
-
-func loadEHRSQLInputs(ctx context.Context, r ehrsqlRequest) (*ehrsqlInputs, error) {
-	in := &ehrsqlInputs{}
-	models, err := ehrsqlbench.LoadModels(r.Models)
-	if err != nil {
-		return nil, err
-	}
-	if in.models, err = selectNamed(models, func(m ehrsqlbench.Model) string { return m.Name }, r.Only); err != nil {
-		return nil, err
-	}
-	load := func(name string, n int) (*ehrsql.Split, []string, error) {
-		dir, err := ehrsql.SplitDir(r.DataDir, name)
-		if err != nil {
-			return nil, nil, err
-		}
-		s, err := ehrsql.LoadSplit(dir)
-		if err != nil {
-			return nil, nil, err
-		}
-		ids := s.Data.IDs()
-		if n > 0 && n < len(ids) {
-			ids = ids[:n]
-		}
-		return s, ids, nil
-	}
-	if in.eval, in.evalIDs, err = load(r.Split, r.Limit); err != nil {
-		return nil, err
-	}
-	if ehrsqlbench.NeedsCalibration(in.models) {
-		if in.cal, in.calIDs, err = load(r.CalSplit, r.CalLimit); err != nil {
-			return nil, err
-		}
-		if in.cal.Dir == in.eval.Dir {
-			return nil, usagef("--calibration-split %s is the split being scored: thresholds are never tuned on it; give another (--calibration-split train)", r.CalSplit)
-		}
-	}
-	for _, m := range in.models {
-		if m.Shots > 0 {
-			train, err := ehrsql.LoadSplit(filepath.Join(r.DataDir, "train"))
-			if err != nil {
-				return nil, fmt.Errorf("shots need the train split: %w", err)
-			}
-			in.retriever = ehrsqlbench.NewRetriever(train)
-			break
-		}
-	}
-	dbPath := filepath.Join(r.DataDir, "mimic_iv", "mimic_iv.sqlite")
-	if in.dbSHA, err = runfolder.FileSHA256(dbPath, ehrsqlbench.MaxDatabaseBytes); err != nil {
-		return nil, err
-	}
-	in.db, err = sqlite.Open(dbPath,
-		sqlite.Options{Limits: executor.Limits{Timeout: r.Timeout, MaxRows: 1_000_000}, MaxIdle: 2 * runtime.GOMAXPROCS(0)})
-	if err != nil {
-		return nil, err
-	}
-	if in.schema, err = ehrsqlbench.SchemaText(ctx, in.db); err != nil {
-		in.db.Close()
-		return nil, err
-	}
-	if r.Prices != "" {
-		if in.prices, err = llm.LoadPrices(r.Prices); err != nil {
-			in.db.Close()
-			return nil, err
-		}
-	}
-	return in, nil
-}
-
-// questionsOf are the questions of s with the ids given.
-func questionsOf(s *ehrsql.Split, ids []string) []ehrsql.Question {
-	if s == nil {
-		return nil
-	}
-	keep := map[string]bool{}
-	for _, id := range ids {
-		keep[id] = true
-	}
-	var qs []ehrsql.Question
-	for _, q := range s.Data.Questions {
-		if keep[q.ID] {
-			qs = append(qs, q)
-		}
-	}
-	return qs
-}
-
-// ehrsqlGenerate runs an EHRSQL generation (ehrsqlbench.Run), or prints
+// ehrsqlGenerate runs an EHRSQL generation (ehrsqlbench.Job), or prints
 // its estimate.
 func ehrsqlGenerate(ctx context.Context, env *Env, r ehrsqlRequest) error {
 	if err := r.check(); err != nil {
 		return err
 	}
-	in, err := loadEHRSQLInputs(ctx, r)
+	models, err := ehrsqlbench.LoadModels(r.ModelsFile)
 	if err != nil {
 		return err
 	}
-	defer in.db.Close()
+	if r.Models, err = selectNamed(models, func(m ehrsqlbench.Model) string { return m.Name }, r.Only); err != nil {
+		return err
+	}
+	in, err := r.Open(ctx)
+	if se := (*ehrsqlbench.SameSplitError)(nil); errors.As(err, &se) {
+		return usageError{err.Error()}
+	}
+	if err != nil {
+		return err
+	}
+	defer in.Close()
 	if r.Estimate {
-		printEHRSQLEstimate(env.Stdout, ehrsqlbench.EstimateRun(in.models, questionsOf(in.eval, in.evalIDs), questionsOf(in.cal, in.calIDs), in.schema, in.retriever, in.prices))
+		ehrsqlbench.WriteEstimates(env.Stdout, r.Job.Estimate(in))
 		return nil
 	}
-	layout := ehrsqlbench.Layout{Root: r.Out}
-	lock, err := layout.Lock()
-	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	cacheDir := r.Cache
-	if cacheDir == "" {
-		cacheDir = layout.Cache()
-	}
-	c, err := openCache(cacheDir)
-	if err != nil {
-		return err
-	}
-	var meter *llm.Meter
-	if in.prices != nil {
-		meter = llm.NewMeter(in.prices, r.Budget)
-	}
-	total := len(in.evalIDs) + len(in.calIDs)
 	fmt.Fprintf(env.Stderr, "generate ehrsql: %d questions (%s %d, calibration %s %d) x %d models; output %s\n",
-		total, r.Split, len(in.evalIDs), r.CalSplit, len(in.calIDs), len(in.models), r.Out)
+		len(in.EvalIDs)+len(in.CalibrationIDs), r.Split, len(in.EvalIDs), r.CalibrationSplit, len(in.CalibrationIDs), len(r.Models), r.Out)
 	done := 0
-	res, err := ehrsqlbench.Run(ctx, ehrsqlbench.RunOptions{
-		Options: ehrsqlbench.Options{
-			Layout: layout, Models: in.models, DB: in.db, Schema: in.schema, Retriever: in.retriever,
-			LLM:         llm.Options{Cache: c, Meter: meter, Getenv: env.Getenv, Batch: newBatchReporter(env.Stderr, "generate ehrsql:").options(r.BatchWait)},
-			Concurrency: r.Concurrency,
-			Progress: func(model, id string, resumed bool, rec *ehrsqlbench.Record) {
-				done++
-				if !r.Quiet && done%100 == 0 {
-					fmt.Fprintf(env.Stderr, "  %d items answered\n", done)
-				}
-			},
-		},
-		Eval: in.eval, EvalIDs: in.evalIDs, Calibration: in.cal, CalibrationIDs: in.calIDs,
-		Penalty: r.Penalty, Bootstrap: reports.Bootstrap{Seed: r.Seed}, DatabaseSHA256: in.dbSHA,
-	})
+	res, err := r.Run(ctx, in, llm.Options{Getenv: env.Getenv, Batch: llm.NewBatchReporter(env.Stderr, "generate ehrsql:").Options(r.BatchWait), Now: env.Now},
+		func(model, id string, resumed bool, rec *ehrsqlbench.Record) {
+			done++
+			if !r.Quiet && done%100 == 0 {
+				fmt.Fprintf(env.Stderr, "  %d items answered\n", done)
+			}
+		})
 	if res != nil {
 		for split, mrs := range res.Generated {
 			for _, mr := range mrs {
@@ -290,13 +156,9 @@ func ehrsqlGenerate(ctx context.Context, env *Env, r ehrsqlRequest) error {
 	if res.Pending > 0 {
 		return &ExitError{Code: 3, Err: fmt.Errorf("%d items pending; run the same command again to resume", res.Pending)}
 	}
-	printEHRSQLResults(env.Stdout, res.Results)
+	ehrsqlbench.WriteResults(env.Stdout, res.Results)
 	return nil
 }
-
-func printEHRSQLResults(w io.Writer, rs []*ehrsqlbench.Result) { ehrsqlbench.WriteResults(w, rs) }
-
-func printEHRSQLEstimate(w io.Writer, es []ehrsqlbench.Estimate) { ehrsqlbench.WriteEstimates(w, es) }
 
 // benchmarkOf returns the --benchmark value in args (default clinsql).
 func benchmarkOf(args []string) string {
@@ -338,20 +200,8 @@ func runEHRSQLConfig(ctx context.Context, env *Env, path string, quiet bool, bat
 	for _, w := range c.Warnings {
 		fmt.Fprintln(env.Stderr, "warning:", w)
 	}
-	r := defaultEHRSQLRequest()
-	r.Models, r.DataDir, r.Split, r.Out, r.Quiet, r.BatchWait = c.Models, c.Tasks, c.Split, c.Out, quiet, batchWait
-	r.Prices, r.Cache, r.Budget, r.Limit, r.CalLimit = c.Prices, c.Cache, c.BudgetUSD, c.Limit, c.CalibrationLimit
-	if c.CalibrationSplit != "" {
-		r.CalSplit = c.CalibrationSplit
-	}
-	if c.Concurrency != 0 {
-		r.Concurrency = c.Concurrency
-	}
-	if c.Penalty != nil {
-		r.Penalty = *c.Penalty
-	}
 	fmt.Fprintln(env.Stdout, "== generate (EHRSQL 2024)")
-	if err := ehrsqlGenerate(ctx, env, r); err != nil {
+	if err := ehrsqlGenerate(ctx, env, ehrsqlRequest{Job: c.Job(nil), ModelsFile: c.Models, Quiet: quiet, BatchWait: batchWait}); err != nil {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, "\n== report")

@@ -1,9 +1,10 @@
 package cli
 
 import (
-	"github.com/clinsql/clinsql/ehrsqlbench"
 	"path/filepath"
 	"testing"
+
+	"github.com/clinsql/clinsql/ehrsqlbench"
 
 	"github.com/clinsql/clinsql/judge"
 	"github.com/clinsql/clinsql/llm"

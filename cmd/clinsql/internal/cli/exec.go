@@ -13,7 +13,6 @@ import (
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/batch"
 	"github.com/clinsql/clinsql/executor/bigquery"
-	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/executor/engine"
 	"github.com/clinsql/clinsql/refine"
 )
@@ -21,29 +20,19 @@ import (
 // engineConfig is what every engine may be opened with.
 type engineConfig = engine.Config
 
-// engines opens an executor by --engine name (executor/engine), a bad
-// setting a usage error.
-var engines = map[string]func(context.Context, engineConfig) (executor.Executor, error){
-	duckdb.EngineName: openDuckDB,
-	bigquery.Name: func(ctx context.Context, cfg engineConfig) (executor.Executor, error) {
-		ex, err := engine.Open(ctx, bigquery.Name, cfg)
-		return ex, engineError(err)
-	},
-}
-
-// openDuckDB opens the embedded engine (executor/bqduck).
-func openDuckDB(ctx context.Context, cfg engineConfig) (executor.Executor, error) {
-	eng, err := engine.OpenDuckDB(ctx, cfg)
+// openEngine opens the engine called name (engine.Open), a setting it
+// refuses a usage error. Counting the patients for --zero-division auto
+// runs under --timeout too: a timeout this short is the user's, and exits
+// as any query's timeout does.
+func openEngine(ctx context.Context, name string, cfg engineConfig) (executor.Executor, error) {
+	ex, err := engine.Open(ctx, name, cfg)
 	if class := executor.ClassOf(err); class == executor.ClassTimeout {
-		// Counting the patients for --zero-division auto runs under
-		// --timeout too: a timeout this short is the user's, and exits as
-		// any query's timeout does.
 		return nil, &ExitError{Code: exitCodeOf(class), Err: err}
 	}
 	if err != nil {
 		return nil, engineError(err)
 	}
-	return eng, nil
+	return ex, nil
 }
 
 // engineError makes a setting the engine refuses a usage error.
@@ -64,11 +53,6 @@ func (f *engineFlags) config(env *Env, conns int) (string, engineConfig, error) 
 	cfg, err := f.Config(env.Stderr, conns)
 	return f.Engine, cfg, engineError(err)
 }
-
-func engineNames() string { return engine.Names() }
-
-// checkDuckDBFile refuses a database file that is not there.
-func checkDuckDBFile(path string) error { return engine.CheckDuckDBFile(path) }
 
 func runExec(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "exec")
@@ -111,9 +95,8 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	open, ok := engines[eflags.Engine]
-	if !ok {
-		return usagef("unknown engine %q (available: %s)", eflags.Engine, engineNames())
+	if !engine.Known(eflags.Engine) {
+		return usagef("unknown engine %q (available: %s)", eflags.Engine, engine.Names())
 	}
 	single := *query != "" || *sqlFile != ""
 	if err := checkExecFlags(execFlags{query: *query, sqlFile: *sqlFile, tasks: *tasks, runDir: *runDir, out: *out, engine: eflags.Engine,
@@ -136,7 +119,7 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 			}
 			text = b
 		}
-		ex, err := open(ctx, cfg)
+		ex, err := openEngine(ctx, eflags.Engine, cfg)
 		if err != nil {
 			return err
 		}
@@ -144,9 +127,9 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 		return execOne(ctx, env, ex, text)
 	}
 	if *runDir != "" {
-		return execReplay(ctx, env, open, cfg, *tasks, sel, *runDir, *out, *runName, *conc)
+		return execReplay(ctx, env, eflags.Engine, cfg, *tasks, sel, *runDir, *out, *runName, *conc)
 	}
-	return execGold(ctx, env, open, cfg, *tasks, sel, *out, *conc)
+	return execGold(ctx, env, eflags.Engine, cfg, *tasks, sel, *out, *conc)
 }
 
 // execFlags are the exec flags whose combinations are checked.
@@ -184,7 +167,7 @@ func checkExecFlags(f execFlags) error {
 }
 
 // execReplay runs a recorded run's final SQL again into a new run folder.
-func execReplay(ctx context.Context, env *Env, open func(context.Context, engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, recorded, out, name string, conc int) error {
+func execReplay(ctx context.Context, env *Env, engineName string, cfg engineConfig, root string, sel *taskFilter, recorded, out, name string, conc int) error {
 	tasks, err := loadTasks(env, root)
 	if err != nil {
 		return err
@@ -193,7 +176,7 @@ func execReplay(ctx context.Context, env *Env, open func(context.Context, engine
 	if err != nil {
 		return err
 	}
-	ex, err := open(ctx, cfg)
+	ex, err := openEngine(ctx, engineName, cfg)
 	if err != nil {
 		return err
 	}
@@ -201,7 +184,7 @@ func execReplay(ctx context.Context, env *Env, open func(context.Context, engine
 	status := map[string]int{}
 	bar := newBar(env, "exec", len(tasks), false)
 	mr, err := refine.Replay(ctx, refine.ReplayOptions{
-		Recorded: recorded, Out: out, Tasks: tasks, Executor: ex, Model: name, Concurrency: max(conc, 1), Database: databaseOf(cfg),
+		Recorded: recorded, Out: out, Tasks: tasks, Executor: ex, Model: name, Concurrency: max(conc, 1), Database: cfg.Database(),
 		Selection: sel.selection(root),
 		Events: func(ev refine.Event) { // one call at a time
 			status[ev.Status]++
@@ -266,7 +249,7 @@ func execOne(ctx context.Context, env *Env, ex executor.Executor, query string) 
 	return nil
 }
 
-func execGold(ctx context.Context, env *Env, open func(context.Context, engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, out string, conc int) error {
+func execGold(ctx context.Context, env *Env, engineName string, cfg engineConfig, root string, sel *taskFilter, out string, conc int) error {
 	tasks, loadErr := datasets.LoadClinSQL(root)
 	if loadErr != nil && len(tasks) == 0 {
 		return fmt.Errorf("load tasks: %w", loadErr)
@@ -282,7 +265,7 @@ func execGold(ctx context.Context, env *Env, open func(context.Context, engineCo
 			fmt.Fprintf(env.Stderr, "clinsql exec: task not loaded: %v\n", e)
 		}
 	}
-	ex, err := open(ctx, cfg)
+	ex, err := openEngine(ctx, engineName, cfg)
 	if err != nil {
 		return err
 	}
@@ -296,7 +279,7 @@ func execGold(ctx context.Context, env *Env, open func(context.Context, engineCo
 		Out: out, Concurrency: conc, Subset: subset,
 		Progress: func(o batch.Outcome) {
 			if !o.OK {
-				bar.Log("%s: %s: %s", o.Task, o.Class, firstLine(o.Error))
+				bar.Log("%s: %s: %s", o.Task, o.Class, batch.FirstLine(o.Error))
 				bar.Step("failed", 0, 0, false)
 				return
 			}
@@ -320,9 +303,3 @@ func unwrapAll(err error) []error {
 	}
 	return []error{err}
 }
-
-func firstLine(s string) string { return batch.FirstLine(s) }
-
-// databaseOf fingerprints the embedded database of an engine config for a
-// run's manifest ("" for BigQuery).
-func databaseOf(cfg engineConfig) string { return cfg.Database() }

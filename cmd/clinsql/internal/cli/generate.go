@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/executor/batch"
+	"github.com/clinsql/clinsql/executor/engine"
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/internal/safefile"
 	"github.com/clinsql/clinsql/llm"
@@ -199,9 +200,8 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	if err != nil {
 		return nil, err
 	}
-	open, ok := engines[cfg.Engine]
-	if !ok {
-		return nil, usagef("unknown engine %q (available: %s)", cfg.Engine, engineNames())
+	if !engine.Known(cfg.Engine) {
+		return nil, usagef("unknown engine %q (available: %s)", cfg.Engine, engine.Names())
 	}
 	endpoints := make([]*llm.Endpoint, len(cfg.Models))
 	for i := range cfg.Models {
@@ -213,7 +213,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	}
 	defer stopMock()
 	if cfg.EngineCfg.DB != "" {
-		if err := checkDuckDBFile(cfg.EngineCfg.DB); err != nil {
+		if err := engine.CheckDuckDBFile(cfg.EngineCfg.DB); err != nil {
 			return nil, err // before OUT is made
 		}
 	}
@@ -224,7 +224,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	if cacheDir == "" {
 		cacheDir = filepath.Join(cfg.Out, runfolder.LLMCacheDir)
 	}
-	cache, err := openCache(cacheDir)
+	cache, err := llm.OpenLocalCache(cacheDir)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +234,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 		if err != nil {
 			return nil, err
 		}
-		if meter, err = openMeter(env.Stderr, cfg.Out, prices, cfg.Budget); err != nil {
+		if meter, err = llm.OpenFolderMeter(env.Stderr, cfg.Out, prices, cfg.Budget); err != nil {
 			return nil, err
 		}
 		defer meter.Close()
@@ -251,7 +251,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 
 	ecfg := cfg.EngineCfg
 	ecfg.Conns = max(ecfg.Conns, min(cfg.Concurrency, 8))
-	ex, err := open(ctx, ecfg)
+	ex, err := openEngine(ctx, cfg.Engine, ecfg)
 	if err != nil {
 		return nil, err
 	}
@@ -264,12 +264,14 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	fmt.Fprintf(env.Stderr, "generate: %d tasks x %d models (%s) on %s; output %s\n",
 		len(tasks), len(cfg.Models), strings.Join(names, ", "), ex.Name(), cfg.Out)
 	bar := newBar(env, "generate", len(tasks)*len(cfg.Models), cfg.Quiet)
-	batches := newBatchReporter(env.Stderr, "generate:")
-	batches.setBar(bar)
+	batches := llm.NewBatchReporter(env.Stderr, "generate:")
+	if bar != nil {
+		batches.SetOutput(barLog{Bar: bar})
+	}
 	res, err := refine.Generate(ctx, refine.Options{
 		Out: cfg.Out, Tasks: tasks, Models: cfg.Models, Executor: ex, Schema: mimic.V31,
-		LLM:         llm.Options{Cache: cache, Meter: meter, Logger: logger, Getenv: env.Getenv, Batch: batches.options(cfg.BatchWait)},
-		Concurrency: cfg.Concurrency, Selection: cfg.Filter.selection(cfg.Tasks), Database: databaseOf(cfg.EngineCfg),
+		LLM:         llm.Options{Cache: cache, Meter: meter, Logger: logger, Getenv: env.Getenv, Batch: batches.Options(cfg.BatchWait), Now: env.Now},
+		Concurrency: cfg.Concurrency, Selection: cfg.Filter.selection(cfg.Tasks), Database: cfg.EngineCfg.Database(),
 		Events: func(e refine.Event) {
 			logger.Info("task", "model", e.Model, "task", e.Key.String(), "status", e.Status, "resumed", e.Resumed, "detail", e.Detail)
 			if bar == nil {
@@ -280,7 +282,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 				status = "resumed"
 			}
 			if e.Detail != "" {
-				bar.Log("%s %s: %s: %s", e.Model, e.Key, e.Status, firstLine(e.Detail))
+				bar.Log("%s %s: %s: %s", e.Model, e.Key, e.Status, batch.FirstLine(e.Detail))
 			}
 			bar.Step(status, e.Usage.PromptTokens+e.Usage.CompletionTokens, e.CostUSD, e.Resumed)
 		},
@@ -289,16 +291,11 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 		bar.Finish()
 	}
 	if res != nil {
-		printGenerateTable(env.Stdout, res)
+		res.WriteTable(env.Stdout)
 	}
-	noteRejected(env.Stderr, cache)
-	if err != nil {
-		return res, err
-	}
-	return res, nil
+	cache.NoteRejected(env.Stderr)
+	return res, err
 }
-
-func printGenerateTable(w io.Writer, res *refine.Result) { res.WriteTable(w) }
 
 // estimateGenerate prints the calls a run would make and their cost.
 func estimateGenerate(env *Env, cfg generateConfig) error {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/internal/shared"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/refine"
@@ -38,7 +39,7 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 	dir, db, data, tasks := demoValidation(t)
 
 	// The gold queries on the engine the run uses (same opening code).
-	ex, err := openDuckDB(context.Background(), engineConfig{DB: db, Conns: 2})
+	ex, err := openEngine(context.Background(), duckdb.EngineName, engineConfig{DB: db, Conns: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
+	"github.com/clinsql/clinsql/executor/batch"
 	"github.com/creack/pty"
 )
 
@@ -71,7 +72,7 @@ func TestHelpEveryCommand(t *testing.T) {
 			t.Errorf("%s -h: exit %d", c.name, code)
 		}
 		if !strings.HasPrefix(stderr, "usage: clinsql "+c.name) {
-			t.Errorf("%s -h does not start with its usage line:\n%s", c.name, firstLine(stderr))
+			t.Errorf("%s -h does not start with its usage line:\n%s", c.name, batch.FirstLine(stderr))
 		}
 		for _, w := range []string{"exit codes:", "  2  usage error", "  3  incomplete"} {
 			if !strings.Contains(stderr, w) {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/clinsql/clinsql/internal/localkey"
 	"github.com/clinsql/clinsql/internal/progress"
 	"github.com/clinsql/clinsql/judge"
 	"github.com/clinsql/clinsql/llm"
@@ -229,17 +229,26 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 	if err != nil {
 		return err
 	}
-	key, err := loadLocalKey()
+	key, err := localkey.Default()
 	if err != nil {
 		return err
 	}
-	j := &judgeBackend{env: env, req: r, batches: newBatchReporter(env.Stderr, "judge:")}
-	defer j.close()
+	var logger *slog.Logger
+	if r.Verbose {
+		logger = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	batches := llm.NewBatchReporter(env.Stderr, "judge:")
+	spec := &judge.BackendSpec{Replay: r.Replay, Config: r.Config, Samples: r.Samples, Budget: r.Budget, Prices: r.Prices, Cache: r.Cache,
+		ReferenceGuided: r.Guided, GroupSet: r.GroupSet, GatedSet: r.GatedSet, Log: env.Stderr,
+		LLM: llm.Options{Getenv: env.Getenv, Logger: logger, Batch: batches.Options(r.BatchWait), Now: env.Now}}
+	defer spec.Close()
 	if r.Model != "" {
-		if j.endpoint, err = specEndpoint(env, r.Model); err != nil {
+		ep, err := specEndpoint(env, r.Model)
+		if err != nil {
 			return err
 		}
-		stopMock, err := startMock(tasks, &j.endpoint)
+		spec.Endpoint = &ep
+		stopMock, err := startMock(tasks, spec.Endpoint)
 		if err != nil {
 			return err
 		}
@@ -262,16 +271,27 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 					bar.Step("recorded", 0, 0, false)
 				}
 			}},
-		NewBackend: j.open, AllowPartial: r.AllowPartial, ReplayOtherModel: r.OtherModel,
+		NewBackend: func(run *runfolder.Run, out string, opts *judge.Options) error {
+			if r.Out == "" {
+				fmt.Fprintf(env.Stderr, "output: %s (the default for this run's answers; --out to choose)\n", out)
+			}
+			if err := spec.Open(run, out, opts); err != nil {
+				return budgetError(err)
+			}
+			if opts.GroupGated && opts.Group == judge.GroupLeaf {
+				return usagef("--group-gated needs --group category or tree")
+			}
+			return nil
+		},
+		AllowPartial: r.AllowPartial, ReplayOtherModel: r.OtherModel,
 		Note: func(format string, a ...any) { fmt.Fprintf(env.Stderr, format+"\n", a...) },
 		Estimated: func(e judge.JobEstimate) error {
-			job := e.Options
-			printEstimate(env.Stderr, e.Model, e.Tasks, e.Resumed, e.Estimate, job, j.meter, j.llm)
+			e.WriteText(env.Stderr, spec.Opened())
 			if r.EstimateOnly {
 				return judge.ErrEstimateOnly
 			}
 			bar = newBar(env, "judge: leaves", e.Leaves, false)
-			j.batches.setBar(bar)
+			batches.SetOutput(barLog{Bar: bar})
 			return nil
 		}}
 	res, err := judge.RunJob(ctx, job)
@@ -281,7 +301,7 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 	if err != nil || res == nil {
 		return err
 	}
-	printJudgeSummary(env.Stdout, res.Scored, res.Out)
+	res.Scored.Summary.WriteText(env.Stdout, res.Out)
 	if o := res.Outcome; o.Stopped != nil {
 		var ce *judge.ConfigError
 		if errors.As(o.Stopped, &ce) {
@@ -295,94 +315,11 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 	return nil
 }
 
-// judgeBackend opens the backend a judge request names, once the job has
-// locked its folders, and closes what it opened.
-type judgeBackend struct {
-	env     *Env
-	req     judgeRequest
-	out     string // the output folder, once the job chose it
-	batches *batchReporter
-	llm     *judge.LLMJudge
-	meter   *llm.Meter
-	client  *llm.Client
-	// endpoint is the judge --judge PROVIDER/NAME names.
-	endpoint llm.Endpoint
+// budgetError makes a budget with no price table to price it (given on
+// the command line) a usage error.
+func budgetError(err error) error {
+	if errors.Is(err, judge.ErrBudgetWithoutPrices) {
+		return usageError{err.Error()}
+	}
+	return err
 }
-
-func (j *judgeBackend) open(_ *runfolder.Run, out string, opts *judge.Options) error {
-	r := j.req
-	j.out = out
-	if r.Out == "" {
-		fmt.Fprintf(j.env.Stderr, "output: %s (the default for this run's answers; --out to choose)\n", out)
-	}
-	if r.Replay != "" {
-		rp, err := judge.NewReplay(r.Replay)
-		if err != nil {
-			return err
-		}
-		opts.Backend = rp
-	} else if err := j.openLLM(opts); err != nil {
-		return err
-	}
-	if opts.GroupGated && opts.Group == judge.GroupLeaf {
-		return usagef("--group-gated needs --group category or tree")
-	}
-	return nil
-}
-
-// openLLM opens the LLM judge of the request's configuration, which may
-// set the grouping and the reference-guided mode where the flags do not.
-func (j *judgeBackend) openLLM(opts *judge.Options) error {
-	r := j.req
-	cfg := &judge.Config{Endpoint: j.endpoint, Samples: 1}
-	var err error
-	if r.Model == "" {
-		if cfg, err = judge.LoadConfig(r.Config); err != nil {
-			return err
-		}
-	}
-	if r.Samples != 0 {
-		cfg.Samples = r.Samples
-	}
-	if cfg.Group != "" && !r.GroupSet {
-		opts.Group = cfg.Group
-	}
-	if cfg.GroupGated && !r.GatedSet {
-		opts.GroupGated = true
-	}
-	if r.Guided {
-		cfg.ReferenceGuided = true
-	}
-	opts.ReferenceGuided = cfg.ReferenceGuided
-	if r.Budget >= 0 {
-		cfg.BudgetUSD = r.Budget
-	}
-	if r.Cache != "" {
-		cfg.Cache = r.Cache
-	}
-	var logger *slog.Logger
-	if r.Verbose {
-		logger = slog.New(slog.NewTextHandler(j.env.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	if j.llm, j.meter, j.client, err = openLLMJudge(j.env, cfg, j.out, r.Prices, logger, j.batches.options(r.BatchWait)); err != nil {
-		return err
-	}
-	opts.Backend = j.llm
-	return nil
-}
-
-func (j *judgeBackend) close() {
-	if j.client != nil {
-		noteRejected(j.env.Stderr, j.client.Cache())
-		j.client.Close()
-	}
-	if j.meter != nil {
-		j.meter.Close()
-	}
-}
-
-func printEstimate(w io.Writer, model string, tasks, resumed int, e judge.Estimate, opts judge.Options, meter *llm.Meter, j *judge.LLMJudge) {
-	judge.JobEstimate{Model: model, Tasks: tasks, Resumed: resumed, Estimate: e, Options: opts}.WriteText(w, meter, j)
-}
-
-func printJudgeSummary(w io.Writer, sc *judge.Scored, out string) { sc.Summary.WriteText(w, out) }

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/clinsql/clinsql/agreement/labelset"
 	"path/filepath"
 	"strings"
+
+	"github.com/clinsql/clinsql/agreement/labelset"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/ehrsqlbench"
@@ -272,7 +273,7 @@ func writeEHRSQLReport(env *Env, out string, dirs []string) (*reports.EHRSQL, er
 		return nil, err
 	}
 	for _, r := range runs {
-		printEHRSQLResults(env.Stdout, r.Results)
+		ehrsqlbench.WriteResults(env.Stdout, r.Results)
 	}
 	fmt.Fprintf(env.Stdout, "wrote the EHRSQL section (%d files) to %s\n", len(files), out)
 	return ehrsqlbench.Section(runs)
