@@ -192,15 +192,7 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 	if r.Group, err = judge.ParseGroupMode(*groupName); err != nil {
 		return r, usageError{err.Error()}
 	}
-	if *judgeSpec != "" {
-		file, ok := strings.CutPrefix(*judgeSpec, "replay:")
-		if !ok {
-			if _, err := llm.ParseModelSpec(*judgeSpec); err != nil {
-				return r, usagef("--judge %q: want replay:FILE (recorded decisions) or PROVIDER/NAME: %v", *judgeSpec, err)
-			}
-			r.Model = *judgeSpec
-			return r, nil
-		}
+	if file, ok := strings.CutPrefix(*judgeSpec, "replay:"); ok {
 		if file == "" {
 			return r, usagef("--judge %q: want replay:FILE or PROVIDER/NAME", *judgeSpec)
 		}
@@ -208,6 +200,16 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 			return r, usagef("--samples and --reference-guided need an LLM judge (--judge-config)")
 		}
 		r.Replay = file
+		return r, nil
+	}
+	if *judgeSpec != "" {
+		if _, err := llm.ParseModelSpec(*judgeSpec); err != nil {
+			return r, usagef("--judge %q: want replay:FILE (recorded decisions) or PROVIDER/NAME: %v", *judgeSpec, err)
+		}
+		r.Model = *judgeSpec
+	}
+	if r.Samples < 0 || r.Samples%2 == 0 && r.Samples != 0 {
+		return r, usagef("--samples must be a positive odd number, not %d", r.Samples)
 	}
 	return r, nil
 }

@@ -176,6 +176,8 @@ func TestJudgeUsage(t *testing.T) {
 		{[]string{"judge", "--tasks", dir, "--run", runDir, "--judge", "replay:" + grading, "--mode", "lenient"}, 2, `unknown mode "lenient"`},
 		{[]string{"judge", "--tasks", dir, "--run", runDir, "--judge", "replay:" + grading, "--samples", "3"}, 2, "need an LLM judge"},
 		{[]string{"judge", "--tasks", dir, "--run", runDir, "--judge-config", filepath.Join(dir, "missing.yaml")}, 1, "missing.yaml"},
+		{[]string{"judge", "--tasks", dir, "--run", runDir, "--judge-config", filepath.Join(dir, "missing.yaml"), "--samples", "2"}, 2, "--samples must be a positive odd number"},
+		{[]string{"judge", "--tasks", dir, "--run", runDir, "--judge", "mock/demo", "--budget", "1"}, 2, "a budget needs a price table"},
 		{[]string{"judge", "--tasks", dir, "--run", runDir, "--judge", "replay:" + grading, "--group", "task"}, 2, `grouping "task": want leaf, category or tree`},
 		{[]string{"judge", "--tasks", dir, "--run", runDir, "--judge", "replay:" + grading, "--group", "leaf", "--group-gated"}, 2, "--group-gated needs --group category or tree"},
 	} {
