@@ -58,6 +58,55 @@ func (s *Selection) String() string {
 	return strings.Join(parts, " ")
 }
 
+// ForTasks is the selection with --tasks root as its Part when root names
+// part of the tree (a domain, difficulty or task folder, a manifest
+// line); nil when the selection keeps every task.
+func (s Selection) ForTasks(root string) *Selection {
+	if kind := PartKind(root); kind != "" {
+		s.Part = fmt.Sprintf("%s (one %s)", root, kind)
+	} else if strings.Contains(root, ".jsonl:") {
+		s.Part = root + " (one manifest line)"
+	}
+	if !s.Active() && s.Split == "" {
+		return nil
+	}
+	return &s
+}
+
+// Recorded is the subset a run was made on (runfolder.RunSubset,
+// reports.RunsSubset): its tasks' keys, Label describing it and From
+// naming where it is recorded ("--run DIR"), for messages.
+type Recorded struct {
+	Keys        []Key
+	Label, From string
+}
+
+// Select keeps the tasks of the recorded subset (rec nil: none), then
+// those s selects (s nil: all), of tasks loaded from --tasks root. It
+// returns them with the subset's description ("" for whole splits). A
+// recorded task that root lacks is an error: the run was made from other
+// tasks.
+func (s *Selection) Select(tasks []*Task, root string, rec *Recorded) ([]*Task, string, error) {
+	if rec != nil {
+		kept, unknown := KeepKeys(tasks, rec.Keys)
+		if len(unknown) > 0 {
+			return nil, "", fmt.Errorf("%s was made on %d tasks, %d of them not in --tasks %s (first: %s): give the --tasks it was made from",
+				rec.From, len(rec.Keys), len(unknown), root, unknown[0])
+		}
+		tasks = kept
+	}
+	tasks, err := s.Apply(tasks)
+	switch {
+	case err != nil && rec != nil:
+		return nil, "", fmt.Errorf("%w among the %d tasks of %s (%s)", err, len(rec.Keys), rec.From, rec.Label)
+	case err != nil:
+		return nil, "", err
+	case rec != nil:
+		return tasks, strings.TrimSpace(rec.Label + " " + s.String()), nil
+	}
+	return tasks, s.String(), nil
+}
+
 // Equal reports whether two selections choose by the same flags.
 func (s *Selection) Equal(o *Selection) bool {
 	if s == nil || o == nil {

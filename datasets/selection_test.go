@@ -66,3 +66,52 @@ func TestSelection(t *testing.T) {
 		t.Errorf("KeepKeys: kept %v, unknown %v", kept, unknown)
 	}
 }
+
+// TestSelect: a run's recorded subset comes first, the flags narrow it,
+// and the description names both; a recorded task --tasks lacks means the
+// run was made from other tasks; an error of the flags says which subset
+// it was looked for in. ForTasks names a --tasks that is part of a tree.
+func TestSelect(t *testing.T) {
+	var tasks []*Task
+	for _, k := range []string{"validation/A/easy_level_queries/001", "validation/A/hard_level_queries/001", "validation/B/easy_level_queries/001"} {
+		key, err := ParseKey(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tasks = append(tasks, &Task{Key: key})
+	}
+	rec := &Recorded{Keys: []Key{tasks[0].Key, tasks[1].Key}, Label: "the run's subset: --domain A", From: "--run r"}
+	other := &Recorded{Keys: []Key{{Split: "test", Domain: "A", Difficulty: "easy", ID: "009"}}, Label: "x", From: "--run r"}
+	for _, tc := range []struct {
+		name    string
+		sel     *Selection
+		rec     *Recorded
+		n       int
+		what    string
+		wantErr string
+	}{
+		{name: "all", n: 3},
+		{name: "whole split", sel: Selection{Split: "validation"}.ForTasks("data"), n: 3},
+		{name: "flags", sel: Selection{Difficulty: "easy"}.ForTasks("data"), n: 2, what: "--difficulty easy"},
+		{name: "recorded", rec: rec, n: 2, what: "the run's subset: --domain A"},
+		{name: "recorded, narrowed", sel: &Selection{Limit: 1}, rec: rec, n: 1, what: "the run's subset: --domain A --limit 1"},
+		{name: "recorded elsewhere", rec: other, wantErr: "--run r was made on 1 tasks, 1 of them not in --tasks data (first: test/A/easy_level_queries/009): give the --tasks it was made from"},
+		{name: "flags outside the recorded", sel: &Selection{Domain: "B"}, rec: rec, wantErr: "--domain B: no such domain in --tasks (have: A) among the 2 tasks of --run r (the run's subset: --domain A)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, what, err := tc.sel.Select(tasks, "data", tc.rec)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || len(got) != tc.n || what != tc.what {
+				t.Errorf("%d tasks, %q, %v; want %d, %q", len(got), what, err, tc.n, tc.what)
+			}
+		})
+	}
+	if s := (Selection{}).ForTasks("data.jsonl:3"); s == nil || s.Part != "data.jsonl:3 (one manifest line)" || s.String() != "--tasks data.jsonl:3 (one manifest line)" {
+		t.Errorf("a manifest line: %+v", s)
+	}
+}

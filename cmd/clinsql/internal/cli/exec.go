@@ -172,7 +172,7 @@ func execReplay(ctx context.Context, env *Env, engineName string, cfg engineConf
 	if err != nil {
 		return err
 	}
-	tasks, _, err = sel.selectTasks(env, tasks, root, nil, "", "")
+	tasks, _, err = sel.selectTasks(env, tasks, root, nil)
 	if err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func execGold(ctx context.Context, env *Env, engineName string, cfg engineConfig
 	if loadErr != nil && len(tasks) == 0 {
 		return fmt.Errorf("load tasks: %w", loadErr)
 	}
-	tasks, subset, err := sel.selectTasks(env, tasks, root, nil, "", "")
+	tasks, subset, err := sel.selectTasks(env, tasks, root, nil)
 	if err != nil {
 		return err
 	}

@@ -190,7 +190,7 @@ func loadGenerateTasks(env *Env, root string, sel *taskFilter) ([]*datasets.Task
 			fmt.Fprintf(env.Stderr, "warning: task not loaded: %v\n", e)
 		}
 	}
-	return sel.selectTasks(env, tasks, root, nil, "", "")
+	return sel.selectTasks(env, tasks, root, nil)
 }
 
 // generate runs refine.Generate with a progress line and prints the

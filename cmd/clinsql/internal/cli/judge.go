@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/localkey"
 	"github.com/clinsql/clinsql/internal/progress"
 	"github.com/clinsql/clinsql/judge"
@@ -223,11 +224,15 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 		return err
 	}
 	// The run's recorded subset is the default; the flags narrow it.
-	recorded, label, err := runfolder.RunSubset(r.Run)
+	keys, label, err := runfolder.RunSubset(r.Run)
 	if err != nil {
 		return err
 	}
-	tasks, subset, err := r.Filter.selectTasks(env, tasks, r.TasksDir, recorded, label, "--run "+r.Run)
+	var rec *datasets.Recorded
+	if keys != nil {
+		rec = &datasets.Recorded{Keys: keys, Label: label, From: "--run " + r.Run}
+	}
+	tasks, subset, err := r.Filter.selectTasks(env, tasks, r.TasksDir, rec)
 	if err != nil {
 		return err
 	}

@@ -237,9 +237,9 @@ func (r reportRequest) selectTasks(env *Env, tasks []*datasets.Task) ([]*dataset
 		return nil, "", err
 	}
 	if in == nil {
-		return r.Filter.selectTasks(env, tasks, r.TasksDir, nil, "", "")
+		return r.Filter.selectTasks(env, tasks, r.TasksDir, nil)
 	}
-	return r.Filter.selectTasks(env, tasks, r.TasksDir, in.Keys, in.Label, "--run "+in.Runs[0])
+	return r.Filter.selectTasks(env, tasks, r.TasksDir, &datasets.Recorded{Keys: in.Keys, Label: in.Label, From: "--run " + in.Runs[0]})
 }
 
 // writeEHRSQLOnly writes the report of EHRSQL runs alone: the section's

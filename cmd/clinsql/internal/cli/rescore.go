@@ -57,7 +57,7 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	tasks, subset, err := sel.selectTasks(env, tasks, *tasksDir, nil, "", "")
+	tasks, subset, err := sel.selectTasks(env, tasks, *tasksDir, nil)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/clinsql/clinsql/datasets"
 )
@@ -35,75 +34,28 @@ func (f *taskFilter) selection(root string) *datasets.Selection {
 	}
 	s := f.sel
 	s.Keys = f.keys
-	if kind := datasets.PartKind(root); kind != "" {
-		s.Part = fmt.Sprintf("%s (one %s)", root, kind)
-	} else if strings.Contains(root, ".jsonl:") {
-		s.Part = root + " (one manifest line)"
-	}
-	if !s.Active() && s.Split == "" {
-		return nil
-	}
-	return &s
+	return s.ForTasks(root)
 }
 
 // given reports whether any subset flag was given.
-func (f *taskFilter) given() bool {
-	return f != nil && (len(f.keys) > 0 || f.sel.Split != "" || f.sel.Domain != "" || f.sel.Difficulty != "" || f.sel.Limit > 0)
-}
+func (f *taskFilter) given() bool { return f.selection("") != nil }
 
-// check refuses flags that cannot select anything (a usage error).
-func (f *taskFilter) check() error {
-	if f == nil {
-		return nil
-	}
-	s := f.selection("")
+// selectTasks narrows tasks to a recorded subset (rec nil: none), then
+// to the flags' (datasets.Selection.Select; flags that cannot select
+// anything are a usage error), and says on stderr when the result is a
+// subset. It returns the tasks and the subset's description ("" for
+// whole splits).
+func (f *taskFilter) selectTasks(env *Env, tasks []*datasets.Task, root string, rec *datasets.Recorded) ([]*datasets.Task, string, error) {
+	s := f.selection(root)
 	if err := s.Check(); err != nil {
-		return usageError{err.Error()}
+		return nil, "", usageError{err.Error()}
 	}
 	if s != nil {
-		f.sel.Difficulty = s.Difficulty
+		f.sel.Difficulty = s.Difficulty // as Check spells it, for the run's manifest
 	}
-	return nil
-}
-
-// apply keeps the tasks the flags select (with root, the --tasks they came
-// from) and returns them with the subset's description ("" for whole
-// splits).
-func (f *taskFilter) apply(tasks []*datasets.Task, root string) ([]*datasets.Task, string, error) {
-	if err := f.check(); err != nil {
-		return nil, "", err
-	}
-	sel := f.selection(root)
-	tasks, err := sel.Apply(tasks)
+	tasks, what, err := s.Select(tasks, root, rec)
 	if err != nil {
 		return nil, "", err
-	}
-	return tasks, sel.String(), nil
-}
-
-// selectTasks narrows tasks to those recorded (a run's subset, with its
-// label; nil keys: none recorded; from names where it is recorded, for
-// errors), then to the flags', and says on stderr
-// when the result is a subset. It returns the tasks and the subset's
-// description ("" for whole splits).
-func (f *taskFilter) selectTasks(env *Env, tasks []*datasets.Task, root string, recorded []datasets.Key, label, from string) ([]*datasets.Task, string, error) {
-	if recorded != nil {
-		kept, unknown := datasets.KeepKeys(tasks, recorded)
-		if len(unknown) > 0 {
-			return nil, "", fmt.Errorf("%s was made on %d tasks, %d of them not in --tasks %s (first: %s): give the --tasks it was made from",
-				from, len(recorded), len(unknown), root, unknown[0])
-		}
-		tasks = kept
-	}
-	tasks, what, err := f.apply(tasks, root)
-	if err != nil && recorded != nil {
-		return nil, "", fmt.Errorf("%w among the %d tasks of %s (%s)", err, len(recorded), from, label)
-	}
-	if err != nil {
-		return nil, "", err
-	}
-	if recorded != nil {
-		what = strings.TrimSpace(label + " " + what)
 	}
 	if what != "" {
 		fmt.Fprintf(env.Stderr, "subset: %d tasks (%s)\n", len(tasks), what)
