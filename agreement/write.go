@@ -1,11 +1,18 @@
 package agreement
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/clinsql/clinsql/internal/atomicfile"
 )
 
 // WriteTable prints the slices as an aligned table: all answers first,
@@ -147,4 +154,41 @@ func resultWord(it Item) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// WriteFiles writes the report into dir as agreement.tsv (the slices)
+// and disagreements.tsv (every leaf decided differently) and returns
+// their paths.
+func (r *Report) WriteFiles(dir string) ([]string, error) {
+	return writeFiles(dir, map[string]func(io.Writer) error{"agreement.tsv": r.WriteSlicesTSV, "disagreements.tsv": r.WriteDisagreementsTSV})
+}
+
+// WriteLabelFiles writes the judges' accuracy against labels into dir as
+// accuracy.tsv and wrong.tsv (every leaf decided against its label) and
+// returns their paths.
+func WriteLabelFiles(dir string, reps []*LabelReport) ([]string, error) {
+	return writeFiles(dir, map[string]func(io.Writer) error{
+		"accuracy.tsv": func(w io.Writer) error { return WriteAccuracyTSV(w, reps) },
+		"wrong.tsv":    func(w io.Writer) error { return WriteWrongTSV(w, reps) },
+	})
+}
+
+// writeFiles writes each named file into dir atomically, in name order.
+func writeFiles(dir string, files map[string]func(io.Writer) error) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		var b bytes.Buffer
+		if err := files[name](&b); err != nil {
+			return nil, err
+		}
+		path := filepath.Join(dir, name)
+		if err := atomicfile.Write(path, b.Bytes()); err != nil {
+			return nil, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
 }

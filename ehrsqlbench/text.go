@@ -1,10 +1,13 @@
 package ehrsqlbench
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/clinsql/clinsql/internal/atomicfile"
 )
 
 // WriteResults prints one line per model and strategy: coverage, RS(0),
@@ -53,4 +56,53 @@ func WriteEstimates(w io.Writer, es []Estimate) {
 	fmt.Fprintln(w, "a strategy's row is its cost alone; (run) is what the run makes for the model (strategies share answers).")
 	fmt.Fprintln(w, "prompt tokens are estimated (4 bytes a token); completions at max_tokens; \"worst\" uses every refinement round;")
 	fmt.Fprintln(w, "\"batch\" is the cost through the batch API (mode: batch), at the prices file's batch share")
+}
+
+// WriteText prints the scores as clinsql ehrsql score does: what was
+// scored (a subset, the gold source, lenient abstention said first),
+// RS(0), RS(5), RS(10) and RS(N), and the items per outcome.
+func (out *ScoreOutput) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "EHRSQL 2024 reliability: split %s, %d items, predictions %s\n", out.Split, out.N, out.Predictions)
+	if out.Subset != "" {
+		fmt.Fprintf(w, "SUBSET: %s; not comparable with a score of the whole split\n", out.Subset)
+	}
+	if out.GoldSource != "labels" {
+		fmt.Fprintln(w, "gold results from answer.json (the scoring_v2 variant), not from executing label.json")
+	}
+	if out.Lenient {
+		fmt.Fprintln(w, "lenient abstention: a deviation from the official scorer")
+	}
+	fmt.Fprintln(w)
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{{"RS(0)", out.RS0}, {"RS(5)", out.RS5}, {"RS(10)", out.RS10}, {fmt.Sprintf("RS(N=%d)", out.N), out.RSN}} {
+		fmt.Fprintf(w, "%-12s %10.2f\n", r.name, r.v)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%-24s %6s  %s\n", "outcome", "items", "score")
+	for _, r := range []struct {
+		name  string
+		n     int
+		score string
+	}{
+		{"correct", out.Correct, "+1"},
+		{"wrong", out.Wrong, "-c"},
+		{"error", out.Error, "-c"},
+		{"abstained answerable", out.AbstainedAnswerable, "0"},
+		{"answered unanswerable", out.AnsweredUnanswerable, "-c"},
+		{"abstained unanswerable", out.AbstainedUnanswerable, "+1"},
+	} {
+		fmt.Fprintf(w, "%-24s %6d  %s\n", r.name, r.n, r.score)
+	}
+}
+
+// WriteFile writes the scores and every item's outcome to path as JSON,
+// atomically (an interrupted run never leaves half a file).
+func (out *ScoreOutput) WriteFile(path string) error {
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, append(b, '\n'))
 }

@@ -3,16 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/clinsql/clinsql/agreement"
 	"github.com/clinsql/clinsql/agreement/judged"
 	"github.com/clinsql/clinsql/agreement/labelset"
-	"github.com/clinsql/clinsql/internal/atomicfile"
 )
 
 const agreeUsage = `usage: clinsql agree A B [--out DIR] [--tasks DIR] [--run DIR]... [--seed N] [--resamples N]
@@ -118,7 +113,7 @@ func runAgree(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "\n%d disagreement(s)\n", len(rep.Disagreements))
-	return writeTSVs(env, *out, map[string]func(io.Writer) error{"agreement.tsv": rep.WriteSlicesTSV, "disagreements.tsv": rep.WriteDisagreementsTSV})
+	return writeFiles(env, *out, rep.WriteFiles)
 }
 
 // agreeLabels measures each judge output against the label set.
@@ -146,37 +141,18 @@ func agreeLabels(_ context.Context, env *Env, file string, outputs []string, jct
 		}
 		fmt.Fprintf(env.Stdout, "\n%d leaf(s) decided against the label\n\n", len(rep.Wrong))
 	}
-	return writeTSVs(env, out, map[string]func(io.Writer) error{
-		"accuracy.tsv": func(w io.Writer) error { return agreement.WriteAccuracyTSV(w, reps) },
-		"wrong.tsv":    func(w io.Writer) error { return agreement.WriteWrongTSV(w, reps) },
-	})
+	return writeFiles(env, out, func(dir string) ([]string, error) { return agreement.WriteLabelFiles(dir, reps) })
 }
 
-// writeTSVs writes each named file into dir ("" writes nothing).
-func writeTSVs(env *Env, dir string, files map[string]func(io.Writer) error) error {
+// writeFiles writes the files into dir ("" writes nothing) and says
+// which.
+func writeFiles(env *Env, dir string, write func(dir string) ([]string, error)) error {
 	if dir == "" {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	paths, err := write(dir)
+	if err == nil {
+		fmt.Fprintf(env.Stdout, "wrote %s\n", strings.Join(paths, " and "))
 	}
-	var names []string
-	for name := range files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		var sb strings.Builder
-		if err := files[name](&sb); err != nil {
-			return err
-		}
-		if err := atomicfile.Write(filepath.Join(dir, name), []byte(sb.String())); err != nil {
-			return err
-		}
-	}
-	for i := range names {
-		names[i] = filepath.Join(dir, names[i])
-	}
-	fmt.Fprintf(env.Stdout, "wrote %s\n", strings.Join(names, " and "))
-	return nil
+	return err
 }

@@ -2,15 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"runtime"
 	"time"
 
 	"github.com/clinsql/clinsql/ehrsqlbench"
 	"github.com/clinsql/clinsql/executor/sqlite"
-	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/internal/progress"
 	"github.com/clinsql/clinsql/reliability"
 )
@@ -82,57 +79,11 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if *jsonOut != "" {
-		if err := ehrsqlWriteJSON(*jsonOut, out); err != nil {
+		if err := out.WriteFile(*jsonOut); err != nil {
 			return err
 		}
 	}
-	printEHRSQLScores(env.Stdout, out)
+	out.WriteText(env.Stdout)
 	fmt.Fprintf(env.Stderr, "scored %d items in %s (SQLite %s)\n", out.N, time.Since(start).Round(time.Millisecond), out.SQLite)
 	return nil
-}
-
-func printEHRSQLScores(w io.Writer, out *ehrsqlbench.ScoreOutput) {
-	fmt.Fprintf(w, "EHRSQL 2024 reliability: split %s, %d items, predictions %s\n", out.Split, out.N, out.Predictions)
-	if out.Subset != "" {
-		fmt.Fprintf(w, "SUBSET: %s; not comparable with a score of the whole split\n", out.Subset)
-	}
-	if out.GoldSource != "labels" {
-		fmt.Fprintln(w, "gold results from answer.json (the scoring_v2 variant), not from executing label.json")
-	}
-	if out.Lenient {
-		fmt.Fprintln(w, "lenient abstention: a deviation from the official scorer")
-	}
-	fmt.Fprintln(w)
-	for _, r := range []struct {
-		name string
-		v    float64
-	}{{"RS(0)", out.RS0}, {"RS(5)", out.RS5}, {"RS(10)", out.RS10}, {fmt.Sprintf("RS(N=%d)", out.N), out.RSN}} {
-		fmt.Fprintf(w, "%-12s %10.2f\n", r.name, r.v)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%-24s %6s  %s\n", "outcome", "items", "score")
-	for _, r := range []struct {
-		name  string
-		n     int
-		score string
-	}{
-		{"correct", out.Correct, "+1"},
-		{"wrong", out.Wrong, "-c"},
-		{"error", out.Error, "-c"},
-		{"abstained answerable", out.AbstainedAnswerable, "0"},
-		{"answered unanswerable", out.AnsweredUnanswerable, "-c"},
-		{"abstained unanswerable", out.AbstainedUnanswerable, "+1"},
-	} {
-		fmt.Fprintf(w, "%-24s %6d  %s\n", r.name, r.n, r.score)
-	}
-}
-
-// ehrsqlWriteJSON writes v to path atomically, so an interrupted run never
-// leaves a half-written file.
-func ehrsqlWriteJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, append(b, '\n'))
 }

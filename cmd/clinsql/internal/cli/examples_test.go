@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/ehrsqlbench"
+	"github.com/clinsql/clinsql/refine/bench"
 
 	"github.com/clinsql/clinsql/judge"
 	"github.com/clinsql/clinsql/llm"
@@ -22,12 +23,12 @@ func TestExampleConfigs(t *testing.T) {
 	if jc.Endpoint.Retry.DownAfter == 0 || jc.BudgetUSD == 0 {
 		t.Errorf("examples/judge.yaml lost its settings: %+v", jc)
 	}
-	bc, err := loadBenchConfig(filepath.Join(dir, "bench.yaml"))
+	bc, err := bench.Load(filepath.Join(dir, "bench.yaml"))
 	if err != nil {
 		t.Fatalf("examples/bench.yaml: %v", err)
 	}
-	if len(bc.models) != 2 || bc.Judge != filepath.Join(dir, "judge.yaml") {
-		t.Errorf("examples/bench.yaml: %d models, judge %q", len(bc.models), bc.Judge)
+	if len(bc.LoadedModels) != 2 || bc.Judge != filepath.Join(dir, "judge.yaml") {
+		t.Errorf("examples/bench.yaml: %d models, judge %q", len(bc.LoadedModels), bc.Judge)
 	}
 	if _, err := refine.LoadModels(filepath.Join(dir, "models.yaml")); err != nil {
 		t.Errorf("examples/models.yaml: %v", err)

@@ -80,8 +80,9 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	var cfg *benchConfig
+	var cfg *bench.Config
 	var gcfg generateConfig
+	judgeModel := "" // --judge PROVIDER/NAME (no config file)
 	switch {
 	case *config != "" && *model != "":
 		return usagef("give --config FILE or --model PROVIDER/NAME, not both")
@@ -91,10 +92,12 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		return runEHRSQLConfig(ctx, env, *config, *quiet, *batchWait)
 	case *config != "":
 		var err error
-		if cfg, err = loadBenchConfig(*config); err != nil {
+		if cfg, err = bench.Load(*config); err != nil {
 			return err
 		}
-		gcfg = cfg.generateConfig(*quiet)
+		gcfg = generateConfig{Models: cfg.LoadedModels, Tasks: cfg.Tasks, Filter: &taskFilter{sel: *cfg.Selection(), keys: cfg.Task}, Out: cfg.Out,
+			Cache: cfg.Cache, Prices: cfg.Prices, Budget: cfg.BudgetUSD, Concurrency: cfg.Concurrency, Engine: cfg.Engine.Name, Quiet: *quiet,
+			EngineCfg: cfg.EngineConfig()}
 	default:
 		if *tasks == "" || *out == "" || *judgeSpec == "" {
 			return usagef("--model needs --judge, --tasks and --out (and --db for the embedded engine)")
@@ -107,19 +110,19 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		cfg = &benchConfig{Config: &bench.Config{Tasks: *tasks, Out: *out, Judge: *judgeSpec, Report: filepath.Join(*out, "report")}, judgeRaw: *judgeSpec, models: models}
+		cfg = &bench.Config{Tasks: *tasks, Out: *out, Judge: *judgeSpec, JudgeRaw: *judgeSpec, Report: filepath.Join(*out, "report"), LoadedModels: models}
 		if _, ok := strings.CutPrefix(*judgeSpec, "replay:"); !ok {
 			if _, err := llm.ParseModelSpec(*judgeSpec); err != nil {
 				return usagef("--judge %q: want PROVIDER/NAME or replay:FILE: %v", *judgeSpec, err)
 			}
-			cfg.Judge, cfg.judgeModel = "", *judgeSpec
+			cfg.Judge, judgeModel = "", *judgeSpec
 		}
 		gcfg = generateConfig{Models: models, Tasks: *tasks, Filter: sel, Out: *out, Concurrency: refine.DefaultConcurrency,
 			Engine: engine, EngineCfg: ecfg, Quiet: *quiet}
 	}
 	var pending []string
 
-	fmt.Fprintf(env.Stdout, "== generate (%d models)\n", len(cfg.models))
+	fmt.Fprintf(env.Stdout, "== generate (%d models)\n", len(cfg.LoadedModels))
 	gcfg.BatchWait = *batchWait
 	res, err := generate(ctx, env, gcfg)
 	if err != nil {
@@ -130,12 +133,12 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	}
 
 	fmt.Fprintln(env.Stdout, "\n== judge")
-	judged, notJudged, err := judgeBenchmark(ctx, env, cfg, res, *batchWait)
+	judged, notJudged, err := judgeBenchmark(ctx, env, cfg, judgeModel, res, *batchWait)
 	if err != nil {
 		return err
 	}
 	pending = append(pending, notJudged...)
-	if cfg.Judge == "" && cfg.judgeModel == "" {
+	if cfg.Judge == "" && judgeModel == "" {
 		fmt.Fprintln(env.Stdout, "no judge in the config: runs are not judged")
 	}
 
@@ -159,7 +162,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 // judgeBenchmark judges each model whose every task is generated (the
 // judge would score a pending task as an empty answer and keep that
 // decision), and returns the run folders judged and what is pending.
-func judgeBenchmark(ctx context.Context, env *Env, cfg *benchConfig, res *refine.Result, batchWait time.Duration) (judged, pending []string, err error) {
+func judgeBenchmark(ctx context.Context, env *Env, cfg *bench.Config, judgeModel string, res *refine.Result, batchWait time.Duration) (judged, pending []string, err error) {
 	for _, m := range res.Models {
 		switch {
 		case m.Summary == nil || len(m.Summary.Pending) > 0:
@@ -169,16 +172,16 @@ func judgeBenchmark(ctx context.Context, env *Env, cfg *benchConfig, res *refine
 			}
 			pending = append(pending, fmt.Sprintf("%s: %d tasks not generated yet, not judged", m.Model, n))
 			continue
-		case cfg.Judge == "" && cfg.judgeModel == "":
+		case cfg.Judge == "" && judgeModel == "":
 			continue
 		}
 		fmt.Fprintf(env.Stdout, "-- %s\n", m.Model)
 		req := defaultJudgeRequest()
 		req.TasksDir, req.Run, req.BatchWait = cfg.Tasks, m.Dir, batchWait
-		if file, ok := strings.CutPrefix(cfg.judgeSpec(), "replay:"); ok {
+		if file, ok := strings.CutPrefix(cfg.JudgeSpec(), "replay:"); ok {
 			req.Replay = file
-		} else if cfg.judgeModel != "" {
-			req.Model = cfg.judgeModel
+		} else if judgeModel != "" {
+			req.Model = judgeModel
 		} else {
 			req.Config = cfg.Judge
 		}
@@ -199,16 +202,4 @@ func judgeBenchmark(ctx context.Context, env *Env, cfg *benchConfig, res *refine
 		}
 	}
 	return judged, pending, nil
-}
-
-// judgeSpec is the judge setting as written: "replay:FILE" stays a replay
-// (its file made relative to the config), anything else is a config file.
-func (c *benchConfig) judgeSpec() string {
-	if file, ok := strings.CutPrefix(c.judgeRaw, "replay:"); ok {
-		if !filepath.IsAbs(file) {
-			file = filepath.Join(filepath.Dir(c.file), file)
-		}
-		return "replay:" + file
-	}
-	return c.Judge
 }
