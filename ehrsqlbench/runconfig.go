@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/clinsql/clinsql/llm"
+	"gopkg.in/yaml.v3"
 )
 
 // RunConfig is a clinsql run config with benchmark: ehrsql, in the words
@@ -47,6 +48,20 @@ type RunConfig struct {
 	Report           string   `yaml:"report,omitempty"`
 	// Warnings are old spellings read (data_dir).
 	Warnings []string `yaml:"-"`
+}
+
+// IsRunConfig reports whether the clinsql run config at path says
+// benchmark: ehrsql (false for one that cannot be read: the ClinSQL
+// loader then says why).
+func IsRunConfig(path string) bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var peek struct {
+		Benchmark string `yaml:"benchmark"`
+	}
+	return yaml.Unmarshal(b, &peek) == nil && peek.Benchmark == "ehrsql"
 }
 
 // LoadRunConfig reads and checks an EHRSQL run config: every problem at

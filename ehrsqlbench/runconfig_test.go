@@ -52,3 +52,28 @@ func TestLoadRunConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestIsRunConfig: only a config that says benchmark: ehrsql is one; an
+// unreadable file is not (the ClinSQL loader then says why).
+func TestIsRunConfig(t *testing.T) {
+	dir := t.TempDir()
+	for name, tc := range map[string]struct {
+		yaml string
+		want bool
+	}{
+		"ehrsql.yaml":  {"benchmark: ehrsql\nmodels: m.yaml\n", true},
+		"clinsql.yaml": {"models: m.yaml\ntasks: t\nout: o\n", false},
+		"broken.yaml":  {"benchmark: [\n", false},
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(tc.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := IsRunConfig(path); got != tc.want {
+			t.Errorf("%s: %v, want %v", name, got, tc.want)
+		}
+	}
+	if IsRunConfig(filepath.Join(dir, "missing.yaml")) {
+		t.Error("a missing file is a run config")
+	}
+}

@@ -112,6 +112,27 @@ func (r *Result) Pending() int {
 	return n
 }
 
+// PendingError says what to do about the pending tasks (nil: none): run
+// again, or, when a model was stopped (a wrong model id, a refused key),
+// fix what stopped it first, since running again unchanged fails the same
+// way.
+func (r *Result) PendingError() error {
+	n := r.Pending()
+	if n == 0 {
+		return nil
+	}
+	var stopped []string
+	for _, m := range r.Models {
+		if m.Stopped != "" {
+			stopped = append(stopped, m.Model)
+		}
+	}
+	if len(stopped) == 0 {
+		return fmt.Errorf("%d tasks pending; run the same command again to resume", n)
+	}
+	return fmt.Errorf("%d tasks pending: %s stopped (why is printed above); fix that, then run the same command again (finished tasks are kept)", n, strings.Join(stopped, ", "))
+}
+
 // Generate answers every task with every model, in the reference inference
 // layout under Out/<model>/, and writes each model's benchmark_summary.json.
 // Tasks already finished in a run folder are not redone; a folder written

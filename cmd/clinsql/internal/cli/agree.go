@@ -8,6 +8,7 @@ import (
 	"github.com/clinsql/clinsql/agreement"
 	"github.com/clinsql/clinsql/agreement/judged"
 	"github.com/clinsql/clinsql/agreement/labelset"
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 )
 
 const agreeUsage = `usage: clinsql agree A B [--out DIR] [--tasks DIR] [--run DIR]... [--seed N] [--resamples N]
@@ -50,10 +51,10 @@ each answer has a result.
 
 func runAgree(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "agree")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, agreeUsage); printFlags(fs) }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, agreeUsage); cliflag.PrintDefaults(fs) }
 	out := fs.String("out", "", "`folder` for the TSV files")
 	tasksDir := fs.String("tasks", "", "ClinSQL task `folder` or manifest, for the kinds of recorded leaves")
-	var runs stringList
+	var runs cliflag.StringList
 	fs.Var(&runs, "run", "model run `folder` (named after the model), for which answers have a result; repeatable")
 	labelsFile := fs.String("labels", "", "label set `file` (JSON lines): measure each judge output against it")
 	seed := fs.Uint64("seed", 1, "bootstrap `seed`")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/clinsql/clinsql/audit"
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/internal/localkey"
 	"github.com/clinsql/clinsql/judge"
@@ -50,7 +51,7 @@ answers that fail their own rubric). clinsql report --audit DIR shows it.
 
 func runAudit(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "audit")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, auditUsage); printFlags(fs) }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, auditUsage); cliflag.PrintDefaults(fs) }
 	tasksDir := fs.String("tasks", "", "ClinSQL task `folder` or manifest")
 	out := fs.String("out", "", "output `folder`")
 	codeOnly := fs.Bool("code-only", false, "audit the code checks alone")
@@ -75,7 +76,7 @@ func runAudit(ctx context.Context, env *Env, args []string) error {
 	}
 	muts, err := audit.ParseMutations(*mutations)
 	if err != nil {
-		return usageError{err.Error()}
+		return usageError{Msg: err.Error()}
 	}
 	tasks, err := loadTasks(env, *tasksDir)
 	if err != nil {
@@ -94,7 +95,7 @@ func runAudit(ctx context.Context, env *Env, args []string) error {
 	if *configFile != "" {
 		group, err := judge.ParseGroupMode(*groupName)
 		if err != nil {
-			return usageError{err.Error()}
+			return usageError{Msg: err.Error()}
 		}
 		spec := &judge.BackendSpec{Config: *configFile, Budget: *budget, Prices: *prices, Cache: *cacheDir, GroupSet: true, GatedSet: true,
 			LLM: llm.Options{Getenv: env.Getenv, Now: env.Now}, Log: env.Stderr}

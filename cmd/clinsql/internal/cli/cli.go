@@ -63,13 +63,11 @@ type ExitError struct {
 func (e *ExitError) Error() string { return e.Err.Error() }
 func (e *ExitError) Unwrap() error { return e.Err }
 
-// usageError marks errors in the command line itself (exit code 2).
-// The flag grammar's own are cliflag.UsageError.
-type usageError struct{ msg string }
+// usageError marks errors in the command line itself (exit code 2), as
+// the flag grammar's own are.
+type usageError = cliflag.UsageError
 
-func (e usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+var usagef = cliflag.Usagef
 
 // Main runs the clinsql command line as a process and returns its exit code.
 // An interrupt or SIGTERM cancels the context the command runs with, so work
@@ -96,14 +94,13 @@ func run(ctx context.Context, env *Env, args []string) int {
 	}
 	err := cmd.run(ctx, env, rest)
 	var ue usageError
-	var fe cliflag.UsageError
 	var ee *ExitError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
-	case errors.As(err, &ue) || errors.As(err, &fe):
+	case errors.As(err, &ue):
 		fmt.Fprintf(env.Stderr, "clinsql %s: %v\n", cmd.name, err)
 		return exitUsage
 	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled):
@@ -171,14 +168,12 @@ func unknownCommand(env *Env, args []string) int {
 		names[i] = c.name
 	}
 	fmt.Fprintf(env.Stderr, "clinsql: unknown command %q", name)
-	if s := nearest(name, names); s != "" {
+	if s := cliflag.Nearest(name, names); s != "" {
 		fmt.Fprintf(env.Stderr, " (did you mean %q?)", s)
 	}
 	fmt.Fprintln(env.Stderr, "; run \"clinsql help\" for the list of commands")
 	return exitUsage
 }
-
-func nearest(s string, candidates []string) string { return cliflag.Nearest(s, candidates) }
 
 func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "usage: clinsql <command> [flags]")
@@ -214,16 +209,10 @@ func newFlagSet(env *Env, name string) *flag.FlagSet {
 	fs.SetOutput(env.Stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "usage: clinsql %s [flags]\n\n%s.\n\nflags:\n", name, summaries[name])
-		printFlags(fs)
+		cliflag.PrintDefaults(fs)
 	}
 	return fs
 }
-
-// alias keeps an old flag name working for the flag now called name.
-func alias(fs *flag.FlagSet, old, name string) { cliflag.Alias(fs, old, name) }
-
-// printFlags prints the flags of fs, each spelt with two dashes.
-func printFlags(fs *flag.FlagSet) { cliflag.PrintDefaults(fs) }
 
 // parseFlags parses args (cliflag.Parse); -h prints the command's usage
 // followed by the exit codes.
@@ -236,9 +225,6 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	return cliflag.ParseInterleaved(fs, args, printExitCodes)
 }
-
-// stringList is a repeatable string flag.
-type stringList = cliflag.StringList
 
 func runVersion(_ context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "version")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/datasets/ehrsql"
 	"github.com/clinsql/clinsql/ehrsqlbench"
@@ -38,7 +39,7 @@ func runDatasetsFetch(ctx context.Context, env *Env, args []string) error {
 		return usagef("want: clinsql datasets fetch clinsql|ehrsql [flags]")
 	}
 	fs := newFlagSet(env, "datasets fetch")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, fetchUsage); printFlags(fs) }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, fetchUsage); cliflag.PrintDefaults(fs) }
 	out := fs.String("out", "clinsql-data", "destination `folder` (receives data/splits)")
 	url := fs.String("url", datasets.ClinSQLArchiveURL, "archive `URL` (a .tar.gz)")
 	sum := fs.String("sha256", "", "expected archive `checksum` (hex), optional")
@@ -64,7 +65,7 @@ func runDatasetsFetch(ctx context.Context, env *Env, args []string) error {
 
 func runFetchEHRSQL(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "datasets fetch ehrsql")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, fetchUsage); printFlags(fs) }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, fetchUsage); cliflag.PrintDefaults(fs) }
 	out := fs.String("out", "ehrsql-data", "destination `folder` (--data-dir of the EHRSQL commands)")
 	base := fs.String("base-url", ehrsql.BaseURL, "`URL` the repository's files are under (a mirror, another commit)")
 	noVerify := fs.Bool("no-verify", false, "skip checking that the database reproduces the published valid answers")

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 	"github.com/clinsql/clinsql/executor/mimic"
 	gprogress "github.com/clinsql/clinsql/internal/progress"
 )
@@ -29,7 +30,7 @@ func runDBBuild(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "Interrupted (Ctrl-C, kill -9)? Run the same command again: finished tables are kept, the rest load.")
 		fmt.Fprintln(env.Stderr, "Writes FILE.duckdb.manifest.json beside it: size, facts and rows per table.")
 		fmt.Fprintln(env.Stderr)
-		printFlags(fs)
+		cliflag.PrintDefaults(fs)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

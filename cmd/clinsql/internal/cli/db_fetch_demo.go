@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 	"github.com/clinsql/clinsql/executor/mimic"
 )
 
@@ -20,7 +21,7 @@ func runDBFetchDemo(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "verifying every file against SHA256SUMS.txt. Rerun to resume; verified files are kept.")
 		fmt.Fprintln(env.Stderr, "Then: clinsql db build --mimic DIR --out demo.duckdb")
 		fmt.Fprintln(env.Stderr)
-		printFlags(fs)
+		cliflag.PrintDefaults(fs)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 	"github.com/clinsql/clinsql/executor/mimic/synth"
 )
 
@@ -24,7 +25,7 @@ func runDBSynth(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "data needed. For tests and benchmarks of the embedded engine at scale; never for scores.")
 		fmt.Fprintln(env.Stderr, "Then: clinsql db build --mimic DIR --out synth.duckdb")
 		fmt.Fprintln(env.Stderr)
-		printFlags(fs)
+		cliflag.PrintDefaults(fs)
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -136,3 +136,6 @@ func TestJudgeReferencePublished(t *testing.T) {
 		})
 	}
 }
+
+// pct is a score in percent as the published tables print it.
+func pct(x float64) string { return fmt.Sprintf("%.2f", 100*scoring.Round6(x)) }

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 	"github.com/clinsql/clinsql/ehrsqlbench"
 	"github.com/clinsql/clinsql/llm"
 )
@@ -59,7 +57,7 @@ func runGenerateEHRSQL(ctx context.Context, env *Env, args []string) error {
 func parseEHRSQLFlags(env *Env, args []string) (ehrsqlRequest, error) {
 	r := ehrsqlRequest{Job: ehrsqlbench.DefaultJob()}
 	fs := newFlagSet(env, "generate --benchmark ehrsql")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, ehrsqlGenerateUsage+"\n"); printFlags(fs) }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, ehrsqlGenerateUsage+"\n"); cliflag.PrintDefaults(fs) }
 	benchmark := fs.String("benchmark", "ehrsql", "benchmark: ehrsql here (clinsql: see clinsql generate -h)")
 	fs.StringVar(&r.DataDir, "tasks", "", "EHRSQL 2024 data `folder` (clinsql datasets fetch ehrsql): NAME/data.json, NAME/label.json, mimic_iv/mimic_iv.sqlite")
 	fs.StringVar(&r.Split, "split", "", "split `NAME` to answer and score (validation, test)")
@@ -79,7 +77,7 @@ func parseEHRSQLFlags(env *Env, args []string) (ehrsqlRequest, error) {
 	fs.Uint64Var(&r.Seed, "seed", r.Seed, "bootstrap seed")
 	fs.BoolVar(&r.Quiet, "quiet", false, "no progress line")
 	batchWait := addBatchWait(fs)
-	alias(fs, "data-dir", "tasks")
+	cliflag.Alias(fs, "data-dir", "tasks")
 	if err := parseFlags(fs, args); err != nil {
 		return r, err
 	}
@@ -118,7 +116,7 @@ func ehrsqlGenerate(ctx context.Context, env *Env, r ehrsqlRequest) error {
 	}
 	in, err := r.Open(ctx)
 	if se := (*ehrsqlbench.SameSplitError)(nil); errors.As(err, &se) {
-		return usageError{err.Error()}
+		return usageError{Msg: err.Error()}
 	}
 	if err != nil {
 		return err
@@ -176,18 +174,6 @@ func benchmarkOf(args []string) string {
 		}
 	}
 	return "clinsql"
-}
-
-// isEHRSQLConfig reports whether the run config at path says benchmark: ehrsql.
-func isEHRSQLConfig(path string) bool {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	var peek struct {
-		Benchmark string `yaml:"benchmark"`
-	}
-	return yaml.Unmarshal(b, &peek) == nil && peek.Benchmark == "ehrsql"
 }
 
 // runEHRSQLConfig is clinsql run with an EHRSQL config: generation,

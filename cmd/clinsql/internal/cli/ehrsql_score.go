@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 	"github.com/clinsql/clinsql/ehrsqlbench"
 	"github.com/clinsql/clinsql/executor/sqlite"
 	"github.com/clinsql/clinsql/internal/progress"
@@ -27,7 +28,7 @@ with --limit) is scored over those and says "subset" (stdout, --out's
 
 func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "ehrsql score")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, ehrsqlScoreUsage+"\n"); printFlags(fs) }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, ehrsqlScoreUsage+"\n"); cliflag.PrintDefaults(fs) }
 	o := ehrsqlbench.ScoreOptions{}
 	fs.StringVar(&o.DataDir, "tasks", "", "EHRSQL 2024 data `folder`: NAME/data.json, NAME/label.json, mimic_iv/mimic_iv.sqlite")
 	fs.StringVar(&o.Split, "split", "", "split `NAME` (validation, train, test)")
@@ -40,11 +41,11 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 	fs.StringVar(&o.Abstention.Marker, "abstain-marker", "null", "abstention `MARKER`: a prediction equal to it (after post-processing) is not executed")
 	fs.BoolVar(&o.Abstention.Lenient, "lenient", false, "deviation from the official scorer: also accept the marker in any case, with quotes or a trailing ';', an empty prediction, and JSON null in the prediction file as abstentions")
 	goldSource := fs.String("gold-source", "labels", "gold results from `labels` (execute label.json, as scoring.py) or answers (answer.json, as scoring_v2.py)")
-	alias(fs, "data-dir", "tasks")
-	alias(fs, "pred", "run")
-	alias(fs, "json", "out")
-	alias(fs, "workers", "concurrency")
-	alias(fs, "abstain", "abstain-marker")
+	cliflag.Alias(fs, "data-dir", "tasks")
+	cliflag.Alias(fs, "pred", "run")
+	cliflag.Alias(fs, "json", "out")
+	cliflag.Alias(fs, "workers", "concurrency")
+	cliflag.Alias(fs, "abstain", "abstain-marker")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/batch"
@@ -38,7 +39,7 @@ func openEngine(ctx context.Context, name string, cfg engineConfig) (executor.Ex
 // engineError makes a setting the engine refuses a usage error.
 func engineError(err error) error {
 	if msg, ok := engine.IsUsage(err); ok {
-		return usageError{msg}
+		return usageError{Msg: msg}
 	}
 	return err
 }
@@ -88,7 +89,7 @@ func runExec(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(w, "\nWith --tasks the run succeeds (exit 0) whatever the queries did; one query's failure exits with")
 		fmt.Fprintln(w, "its class's code.")
 		fmt.Fprintln(w)
-		printFlags(fs)
+		cliflag.PrintDefaults(fs)
 		fmt.Fprintln(w)
 		printExitCodes(w)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor/batch"
 	"github.com/clinsql/clinsql/executor/engine"
@@ -60,7 +61,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		return runGenerateEHRSQL(ctx, env, args)
 	}
 	fs := newFlagSet(env, "generate")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, generateUsage+"\n"); printFlags(fs) }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, generateUsage+"\n"); cliflag.PrintDefaults(fs) }
 	benchmark := fs.String("benchmark", "clinsql", "benchmark: clinsql, or ehrsql (see clinsql generate --benchmark ehrsql -h)")
 	modelsFile := fs.String("models", "", "models `file` (YAML)")
 	modelSpec := fs.String("model", "", "one model as `PROVIDER/NAME`, no models file: openai/gpt-4o (OPENAI_API_KEY, OPENAI_BASE_URL), azure/DEPLOYMENT (AZURE_OPENAI_*), mock/NAME (the built-in model, offline)")
@@ -116,26 +117,10 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 		}
 		return err
 	}
-	if n := res.Pending(); n > 0 {
-		return &ExitError{Code: exitIncomplete, Err: pendingError(n, res)}
+	if err := res.PendingError(); err != nil {
+		return &ExitError{Code: exitIncomplete, Err: err}
 	}
 	return nil
-}
-
-// pendingError says what to do about pending tasks: run again, or, when a
-// model was stopped (a wrong model id, a refused key), fix what stopped it
-// first, since running again unchanged fails the same way.
-func pendingError(n int, res *refine.Result) error {
-	var stopped []string
-	for _, m := range res.Models {
-		if m.Stopped != "" {
-			stopped = append(stopped, m.Model)
-		}
-	}
-	if len(stopped) == 0 {
-		return fmt.Errorf("%d tasks pending; run the same command again to resume", n)
-	}
-	return fmt.Errorf("%d tasks pending: %s stopped (why is printed above); fix that, then run the same command again (finished tasks are kept)", n, strings.Join(stopped, ", "))
 }
 
 // loadModels is the models of a models file, or the one --model names.

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/localkey"
 	"github.com/clinsql/clinsql/internal/progress"
@@ -148,7 +149,7 @@ func runJudge(ctx context.Context, env *Env, args []string) error {
 func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 	r := defaultJudgeRequest()
 	fs := newFlagSet(env, "judge")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, judgeUsage); printFlags(fs) }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, judgeUsage); cliflag.PrintDefaults(fs) }
 	fs.StringVar(&r.TasksDir, "tasks", "", "ClinSQL task `folder` or manifest")
 	fs.StringVar(&r.Run, "run", "", "the model's run `folder`")
 	fs.StringVar(&r.Out, "out", "", "output `folder` (default <run>/judge)")
@@ -173,7 +174,7 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 	fs.BoolVar(&r.Verbose, "verbose", false, "log retries and calls")
 	batchWait := addBatchWait(fs)
 	r.Filter = addTaskFilter(fs)
-	alias(fs, "v", "verbose")
+	cliflag.Alias(fs, "v", "verbose")
 	if err := parseFlags(fs, args); err != nil {
 		return r, err
 	}
@@ -186,12 +187,12 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 	}
 	var err error
 	if r.Mode, err = rubric.ParseMode(*modeName); err != nil {
-		return r, usageError{err.Error()}
+		return r, usageError{Msg: err.Error()}
 	}
 	set := explicitFlags(fs)
 	r.GroupSet, r.GatedSet = set["group"], set["group-gated"]
 	if r.Group, err = judge.ParseGroupMode(*groupName); err != nil {
-		return r, usageError{err.Error()}
+		return r, usageError{Msg: err.Error()}
 	}
 	if file, ok := strings.CutPrefix(*judgeSpec, "replay:"); ok {
 		if file == "" {
@@ -326,7 +327,7 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 // the command line) a usage error.
 func budgetError(err error) error {
 	if errors.Is(err, judge.ErrBudgetWithoutPrices) {
-		return usageError{err.Error()}
+		return usageError{Msg: err.Error()}
 	}
 	return err
 }

@@ -16,14 +16,14 @@ const mockSeed = 1
 func specEndpoint(env *Env, spec string) (llm.Endpoint, error) {
 	s, err := llm.ParseModelSpec(spec)
 	if err != nil {
-		return llm.Endpoint{}, usageError{err.Error()}
+		return llm.Endpoint{}, usageError{Msg: err.Error()}
 	}
 	if s.Provider == llm.ProviderMock {
 		return mock.Placeholder(s.Name), nil
 	}
 	e, err := s.Endpoint(env.Getenv)
 	if err != nil {
-		return e, usageError{err.Error()}
+		return e, usageError{Msg: err.Error()}
 	}
 	return e, nil
 }

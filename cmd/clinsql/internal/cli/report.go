@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clinsql/clinsql/agreement/labelset"
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/ehrsqlbench"
@@ -112,8 +113,8 @@ func runReport(ctx context.Context, env *Env, args []string) error {
 func parseReportFlags(env *Env, args []string) (reportRequest, error) {
 	r := defaultReportRequest()
 	fs := newFlagSet(env, "report")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, reportUsage); printFlags(fs) }
-	var gradings, runs, judged, compares, ehrsqlRuns stringList
+	fs.Usage = func() { fmt.Fprint(env.Stderr, reportUsage); cliflag.PrintDefaults(fs) }
+	var gradings, runs, judged, compares, ehrsqlRuns cliflag.StringList
 	fs.StringVar(&r.TasksDir, "tasks", "", "ClinSQL task `folder` or manifest")
 	fs.StringVar(&r.Out, "out", "", "output `folder`")
 	fs.Var(&gradings, "grading", "recorded detailed_grading.json (repeatable)")
@@ -147,10 +148,10 @@ func parseReportFlags(env *Env, args []string) (reportRequest, error) {
 	}
 	var err error
 	if r.Mode, err = rubric.ParseMode(*modeName); err != nil {
-		return r, usageError{err.Error()}
+		return r, usageError{Msg: err.Error()}
 	}
 	if r.Metric, err = reports.ParseMetric(*rankBy); err != nil {
-		return r, usageError{err.Error()}
+		return r, usageError{Msg: err.Error()}
 	}
 	if !(r.Threshold > 0 && r.Threshold <= 1) {
 		return r, usagef("--correct-at must be in (0, 1]")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
@@ -36,7 +37,7 @@ rescore_summary.json.
 
 func runRescore(_ context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "rescore")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, rescoreUsage); printFlags(fs) }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, rescoreUsage); cliflag.PrintDefaults(fs) }
 	grading := fs.String("grading", "", "recorded `detailed_grading.json`")
 	tasksDir := fs.String("tasks", "", "ClinSQL task `folder` or manifest")
 	out := fs.String("out", "", "output `folder` for the summary files")
@@ -51,7 +52,7 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	}
 	mode, err := rubric.ParseMode(*modeName)
 	if err != nil {
-		return usageError{err.Error()}
+		return usageError{Msg: err.Error()}
 	}
 	tasks, err := loadTasks(env, *tasksDir)
 	if err != nil {
@@ -94,5 +95,3 @@ func loadTasks(env *Env, dir string) ([]*datasets.Task, error) {
 	}
 	return tasks, nil
 }
-
-func pct(x float64) string { return fmt.Sprintf("%.2f", 100*scoring.Round6(x)) }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
+	"github.com/clinsql/clinsql/ehrsqlbench"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
 	"github.com/clinsql/clinsql/refine/bench"
@@ -67,7 +69,7 @@ resume; 1 other errors; 2 usage errors.
 
 func runRun(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "run")
-	fs.Usage = func() { fmt.Fprint(env.Stderr, runUsage+"\n"); printFlags(fs) }
+	fs.Usage = func() { fmt.Fprint(env.Stderr, runUsage+"\n"); cliflag.PrintDefaults(fs) }
 	config := fs.String("config", "", "benchmark config `file` (YAML)")
 	quiet := fs.Bool("quiet", false, "no progress line during generation")
 	batchWait := addBatchWait(fs)
@@ -88,7 +90,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		return usagef("give --config FILE or --model PROVIDER/NAME, not both")
 	case *config == "" && *model == "":
 		return usagef("give --config FILE, or --model PROVIDER/NAME with --judge, --tasks, --db and --out (try --model mock/demo --judge mock/demo: no API key)")
-	case *config != "" && isEHRSQLConfig(*config):
+	case *config != "" && ehrsqlbench.IsRunConfig(*config):
 		return runEHRSQLConfig(ctx, env, *config, *quiet, *batchWait)
 	case *config != "":
 		var err error

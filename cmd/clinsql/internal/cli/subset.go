@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
 	"github.com/clinsql/clinsql/datasets"
 )
 
@@ -13,7 +14,7 @@ import (
 // of the tree (see datasets.LoadClinSQL).
 type taskFilter struct {
 	sel  datasets.Selection
-	keys stringList
+	keys cliflag.StringList
 }
 
 // addTaskFilter registers the subset flags.
@@ -48,7 +49,7 @@ func (f *taskFilter) given() bool { return f.selection("") != nil }
 func (f *taskFilter) selectTasks(env *Env, tasks []*datasets.Task, root string, rec *datasets.Recorded) ([]*datasets.Task, string, error) {
 	s := f.selection(root)
 	if err := s.Check(); err != nil {
-		return nil, "", usageError{err.Error()}
+		return nil, "", usageError{Msg: err.Error()}
 	}
 	if s != nil {
 		f.sel.Difficulty = s.Difficulty // as Check spells it, for the run's manifest
