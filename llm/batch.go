@@ -29,9 +29,11 @@ type BatchOptions struct {
 	// [BatchJournalName] there, locked while the client is open.
 	Dir string
 	// Wait bounds how long requests wait for their batches, from the
-	// client's first request (0: until they finish). When it runs out,
-	// every request still waiting fails with [KindBatchPending]; submitted
-	// batches stay recorded and a later client resumes them.
+	// client's first request (0: until they finish), on the client's
+	// clock (Options.Now: a test moves it past the wait on an event).
+	// When it runs out, every request still waiting fails with
+	// [KindBatchPending]; submitted batches stay recorded and a later
+	// client resumes them.
 	Wait time.Duration
 	// Progress, if set, is called after every change of the batches'
 	// states. It must be quick.
@@ -471,7 +473,7 @@ func (b *batcher) complete(ctx context.Context, tag, key string, oreq openai.Cha
 			Latency: time.Since(start), CacheKey: key, Logprobs: deref(hit.Logprobs)}, nil
 	}
 	if b.first.IsZero() {
-		b.first = time.Now()
+		b.first = b.c.now()
 	}
 	q := b.byKey[key]
 	if q == nil {
@@ -542,7 +544,7 @@ func (b *batcher) run(ctx context.Context) {
 			b.mu.Unlock()
 			continue
 		}
-		if b.opts.Wait > 0 && !b.first.IsZero() && !b.expired && time.Since(b.first) > b.opts.Wait {
+		if b.opts.Wait > 0 && !b.first.IsZero() && !b.expired && b.c.now().Sub(b.first) > b.opts.Wait {
 			b.expired = true
 			b.queue = nil
 			b.failAll(&Error{Kind: KindBatchPending, Endpoint: b.c.ep.Name,

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -450,13 +451,27 @@ func reverse(s string) string {
 // TestBatchWait: a batch that outlasts the wait leaves its requests
 // pending (KindBatchPending) and recorded; a later client resumes it
 // without submitting anything again.
+//
+// The first client's clock jumps past its wait when the provider creates
+// the batch: the batcher checks the wait between its steps, so the batch
+// is recorded first however loaded the machine (a wait of 200 ms could
+// run out before it was created). The second client's wait may run out
+// at any time: its requests are pending either way.
 func TestBatchWait(t *testing.T) {
+	var late atomic.Bool
 	srv := llmtest.Start(t, answer, llmtest.Options{Batches: func(i, n int) llmtest.BatchScript {
+		late.Store(true)
 		return llmtest.BatchScript{Steps: []string{"in_progress"}}
 	}})
+	now := func() time.Time {
+		if late.Load() {
+			return time.Now().Add(2 * time.Hour)
+		}
+		return time.Now()
+	}
 	dir := t.TempDir()
 	ep := batchEndpoint(srv, nil)
-	c1 := newClient(t, ep, llm.Options{Batch: &llm.BatchOptions{Dir: dir, Wait: 200 * time.Millisecond}})
+	c1 := newClient(t, ep, llm.Options{Now: now, Batch: &llm.BatchOptions{Dir: dir, Wait: time.Hour}})
 	ps := prompts(4)
 	for _, r := range askAll(c1, ps, nil) {
 		if llm.KindOf(r.err) != llm.KindBatchPending {

@@ -247,7 +247,9 @@ func TestExecBigQueryNoCredentialLeaks(t *testing.T) {
 	keyPath := filepath.Join(secretDir, "runner-key-5530.json")
 	os.WriteFile(keyPath, key.JSON, 0o600)
 	cfg := filepath.Join(t.TempDir(), "bq.yaml")
-	os.WriteFile(cfg, []byte(fmt.Sprintf("project: clinsql-cli-test\nendpoint: %s\ncredentials: key_file\nkey_file: %s\ntimeout: 300ms\nretry: {attempts: 2, initial: 1ms, max: 2ms, budget: 1s}\n", srv.Endpoint(), keyPath)), 0o644)
+	// The timeout ends the hanging query (a cancel, whose reply could leak);
+	// every other call must finish within it, on a loaded machine too.
+	os.WriteFile(cfg, []byte(fmt.Sprintf("project: clinsql-cli-test\nendpoint: %s\ncredentials: key_file\nkey_file: %s\ntimeout: 3s\nretry: {attempts: 2, initial: 1ms, max: 2ms, budget: 1s}\n", srv.Endpoint(), keyPath)), 0o644)
 
 	root, tasks := goldTasks(t, srv)
 	// One gold query hangs (cancelled), one is rate limited, one echoes the

@@ -162,7 +162,7 @@ func TestGenerateBatchDown(t *testing.T) {
 	models := filepath.Join(dir, "batch.yaml")
 	yaml := "models:\n  - name: m\n    kind: openai\n    base_url: " + srv.OpenAIBaseURL() +
 		"\n    model: fake-model\n    api_key_env: GEN_TEST_KEY\n    sampling: {temperature: 0, max_tokens: 512}\n" +
-		"    limits: {concurrency: 4, timeout: 5s}\n    retry: {max_attempts: 100, base_delay: 1ms, max_delay: 20ms, down_after: 300ms}\n" +
+		"    limits: {concurrency: 4, timeout: 10m}\n    retry: {max_attempts: 100, base_delay: 1ms, max_delay: 20ms, down_after: 300ms}\n" +
 		"    rounds: 2\n    mode: batch\n    batch: {poll: 5ms, collect: 1h}\n"
 	if err := os.WriteFile(models, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)

@@ -42,7 +42,7 @@ func writeModels(t *testing.T, dir string, urls map[string]string) string {
 		}
 		b.WriteString("  - name: " + name + "\n    kind: openai\n    base_url: " + urls[name] +
 			"\n    model: fake-" + name + "\n    api_key_env: GEN_TEST_KEY\n    sampling: {temperature: 0, max_tokens: 512}\n" +
-			"    limits: {concurrency: 2, timeout: 5s}\n    retry: {max_attempts: 2, base_delay: 1ms, max_delay: 2ms}\n")
+			"    limits: {concurrency: 2, timeout: 10m}\n    retry: {max_attempts: 2, base_delay: 1ms, max_delay: 2ms}\n")
 		if name == "beta" {
 			b.WriteString("    prompt: schema-hinted\n    history: true\n")
 		}

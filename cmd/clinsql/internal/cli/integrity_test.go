@@ -231,9 +231,14 @@ func TestTwoJudgesOneOutput(t *testing.T) {
 	// second is refused while the first holds the folder (waiting for the
 	// lock instead would hang the test), with no bound in wall time a
 	// loaded machine could break.
-	release := make(chan struct{})
+	release, called := make(chan struct{}), make(chan struct{})
+	var first sync.Once
 	judge := fakeJudge(func(string) string { return "pass" })
-	srv := llmtest.Start(t, func(c *llmtest.Call) llmtest.Reply { <-release; return judge(c) }, llmtest.Options{APIKey: "secret"})
+	srv := llmtest.Start(t, func(c *llmtest.Call) llmtest.Reply {
+		first.Do(func() { close(called) })
+		<-release
+		return judge(c)
+	}, llmtest.Options{APIKey: "secret"})
 	cfg := writeJudgeConfig(t, dir, srv.OpenAIBaseURL())
 	out := filepath.Join(dir, "out")
 	args := []string{"judge", "--tasks", dir, "--run", run, "--out", out, "--judge-config", cfg, "--group", "leaf", "--concurrency", "1"}
@@ -241,23 +246,25 @@ func TestTwoJudgesOneOutput(t *testing.T) {
 		code   int
 		stderr string
 	}
-	var first result
-	var wg sync.WaitGroup
-	wg.Add(1)
+	var one result
+	done := make(chan struct{})
 	go func() {
-		defer wg.Done()
-		first.code, _, first.stderr = runWithKey(t, dir, args...)
+		defer close(done)
+		one.code, _, one.stderr = runWithKey(t, dir, args...)
 	}()
-	// The second starts while the first is judging.
-	for deadline := time.Now().Add(10 * time.Minute); srv.Calls() == 0 && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
+	// The second starts while the first is judging: its first call is
+	// held.
+	select {
+	case <-called:
+	case <-done:
+		t.Fatalf("first: ended before its first call: exit %d: %s", one.code, one.stderr)
 	}
 	var second result
 	second.code, _, second.stderr = runWithKey(t, dir, args...)
 	close(release)
-	wg.Wait()
-	if first.code != 0 {
-		t.Fatalf("first: exit %d: %s", first.code, first.stderr)
+	<-done
+	if one.code != 0 {
+		t.Fatalf("first: exit %d: %s", one.code, one.stderr)
 	}
 	if second.code != 1 || !strings.Contains(second.stderr, "in use by another clinsql process") || !strings.Contains(second.stderr, "pid ") {
 		t.Errorf("second: exit %d: %s", second.code, second.stderr)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
@@ -17,14 +18,29 @@ import (
 // run again after the provider finished, it collects the batch, sends
 // nothing twice and finishes with every leaf decided once. The estimate
 // shows the online and the batch price.
+//
+// The wait runs out on an event, not a time: the command's clock jumps
+// past --batch-wait when the provider creates the batch. The client checks
+// the wait between its steps, so the batch is recorded first, however
+// slowly a loaded machine gets there (a wait of 300 ms could run out
+// before the batch was created). The collect window only delays a batch
+// (a loaded machine may split the first into several, which changes
+// nothing here).
 func TestJudgeBatchWait(t *testing.T) {
 	dir, _ := fixtureRun(t)
 	runDir := writeModelRun(t, dir)
-	var slow atomic.Bool // the provider is slow during the first run
+	var slow, late atomic.Bool // the provider is slow during the first run
 	slow.Store(true)
+	now := func() time.Time {
+		if late.Load() {
+			return time.Now().Add(2 * time.Hour)
+		}
+		return time.Now()
+	}
 	srv := llmtest.Start(t, fakeJudge(func(string) string { return "pass" }), llmtest.Options{APIKey: "secret",
 		Batches: func(i, n int) llmtest.BatchScript {
 			if slow.Load() {
+				late.Store(true)
 				return llmtest.BatchScript{Steps: []string{"validating", "in_progress"}}
 			}
 			return llmtest.BatchScript{}
@@ -36,7 +52,7 @@ func TestJudgeBatchWait(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	code, _, stderr := runWithKey(t, dir, "judge", "--tasks", dir, "--run", runDir, "--out", out, "--judge-config", cfg, "--batch-wait", "300ms")
+	code, _, stderr := runWithClock(t, dir, now, "judge", "--tasks", dir, "--run", runDir, "--out", out, "--judge-config", cfg, "--batch-wait", "1h")
 	if code != exitIncomplete || !strings.Contains(stderr, "batch wait") || !strings.Contains(stderr, "in batch mode") || !strings.Contains(stderr, "1 submitted, 1 in progress") {
 		t.Fatalf("exit %d, want %d:\n%s", code, exitIncomplete, stderr)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/fixtures"
@@ -45,8 +46,15 @@ func writeModelRun(t *testing.T, dir string) string {
 
 func runWithKey(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
+	return runWithClock(t, dir, nil, args...)
+}
+
+// runWithClock is runWithKey with now the clock the command's LLM
+// clients measure their waits with (nil: time.Now).
+func runWithClock(t *testing.T, dir string, now func() time.Time, args ...string) (int, string, string) {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	env := &Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string {
+	env := &Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Now: now, Getenv: func(k string) string {
 		if k == "FAKE_JUDGE_KEY" {
 			return "secret"
 		}

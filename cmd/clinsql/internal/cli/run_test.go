@@ -70,7 +70,7 @@ func TestRunBenchmark(t *testing.T) {
 	// A model that cannot finish is not judged; the others are reported.
 	gamma := llmtest.Start(t, llmtest.Fixed(llmtest.HTTPError(401, "invalid_api_key", "bad key")), llmtest.Options{})
 	models := "models:\n  - {name: alpha, kind: openai, base_url: " + alpha.OpenAIBaseURL() + ", model: fake-alpha, api_key_env: GEN_TEST_KEY," +
-		" sampling: {temperature: 0, max_tokens: 512}, limits: {concurrency: 2, timeout: 5s}, retry: {max_attempts: 2, base_delay: 1ms, max_delay: 2ms}}\n" +
+		" sampling: {temperature: 0, max_tokens: 512}, limits: {concurrency: 2, timeout: 10m}, retry: {max_attempts: 2, base_delay: 1ms, max_delay: 2ms}}\n" +
 		"  - {name: gamma, kind: openai, base_url: " + gamma.OpenAIBaseURL() + ", model: fake-gamma, api_key_env: GEN_TEST_KEY}\n"
 	write("models.yaml", models)
 	code, stdout, stderr = runGen(t, "run", "--config", filepath.Join(dir, "bench.yaml"), "--quiet")
