@@ -127,27 +127,7 @@ func TestAgreeLabels(t *testing.T) {
 	}
 	// A SQL leaf the replay passed, labelled fail: the replay is wrong, and
 	// so is the grading it replays.
-	ledger, err := os.ReadFile(filepath.Join(judged, "ledger.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The first in (task, leaf) order: the ledger's order is the order the
-	// leaves were decided in, which the tasks judged at once change.
-	var sqlTask, sqlLeaf string
-	for _, l := range strings.Split(string(ledger), "\n") {
-		if strings.Contains(l, `"source":"replay"`) && strings.Contains(l, `"verdict":"pass"`) && strings.Contains(l, `"tree":"sql"`) {
-			var r struct{ Task, Leaf string }
-			if err := json.Unmarshal([]byte(l), &r); err != nil {
-				t.Fatal(err)
-			}
-			if sqlLeaf == "" || r.Task < sqlTask || r.Task == sqlTask && r.Leaf < sqlLeaf {
-				sqlTask, sqlLeaf = r.Task, r.Leaf
-			}
-		}
-	}
-	if sqlLeaf == "" {
-		t.Fatal("no replayed SQL pass in the ledger")
-	}
+	sqlTask, sqlLeaf := firstReplayedSQLPass(t, filepath.Join(judged, "ledger.jsonl"))
 	label(sqlTask, "sql", sqlLeaf, labelset.Fail)
 	labels[0].Label = labelset.Arguable
 	file := filepath.Join(dir, "labels.jsonl")
@@ -300,4 +280,30 @@ func TestAgreeLabels(t *testing.T) {
 	if code, _, stderr := runCLI(t, dir, "agree", "--labels", file, judged); code != 1 || !strings.Contains(stderr, "judges none of the") || !strings.Contains(stderr, "another-model") {
 		t.Errorf("another model's labels: exit %d, %s", code, stderr)
 	}
+}
+
+// firstReplayedSQLPass is the SQL leaf a ledger records as a replayed
+// pass, the first in (task, leaf) order: the ledger's order is the order
+// the leaves were decided in, which the tasks judged at once change.
+func firstReplayedSQLPass(t *testing.T, ledger string) (task, leaf string) {
+	t.Helper()
+	b, err := os.ReadFile(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, `"source":"replay"`) && strings.Contains(l, `"verdict":"pass"`) && strings.Contains(l, `"tree":"sql"`) {
+			var r struct{ Task, Leaf string }
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatal(err)
+			}
+			if leaf == "" || r.Task < task || r.Task == task && r.Leaf < leaf {
+				task, leaf = r.Task, r.Leaf
+			}
+		}
+	}
+	if leaf == "" {
+		t.Fatal("no replayed SQL pass in the ledger")
+	}
+	return task, leaf
 }

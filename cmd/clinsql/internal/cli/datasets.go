@@ -8,6 +8,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/datasets/ehrsql"
 	"github.com/clinsql/clinsql/ehrsqlbench"
+	"github.com/clinsql/clinsql/internal/progress"
 )
 
 const fetchUsage = `usage: clinsql datasets fetch clinsql [--out DIR] [--url URL] [--sha256 HEX] [--outputs]
@@ -50,7 +51,7 @@ func runDatasetsFetch(ctx context.Context, env *Env, args []string) error {
 	// Bytes received, the rate and, when the server gives the size, the
 	// time left; the extraction after it shows as the clock moving.
 	bar := newByteBar(env, "datasets fetch")
-	tasks, err := datasets.FetchClinSQL(ctx, *out, datasets.FetchOptions{URL: *url, SHA256: *sum, Outputs: *outputs, Log: barLog{Bar: bar}, Progress: bar})
+	tasks, err := datasets.FetchClinSQL(ctx, *out, datasets.FetchOptions{URL: *url, SHA256: *sum, Outputs: *outputs, Log: progress.LogWriter{Bar: bar}, Progress: bar})
 	bar.Finish()
 	if err != nil {
 		return err
@@ -73,7 +74,7 @@ func runFetchEHRSQL(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	bar := newByteBar(env, "datasets fetch ehrsql")
-	opt := ehrsql.FetchOptions{BaseURL: *base, Log: barLog{Bar: bar}, Progress: bar}
+	opt := ehrsql.FetchOptions{BaseURL: *base, Log: progress.LogWriter{Bar: bar}, Progress: bar}
 	if !*noVerify {
 		opt.Verify = ehrsqlbench.VerifyFetched
 	}

@@ -56,7 +56,7 @@ func runDBBuild(ctx context.Context, env *Env, args []string) error {
 	switch {
 	case *quiet:
 	case gprogress.IsTerminal(env.Stderr):
-		progress = barLog{Bar: bar}
+		progress = gprogress.LogWriter{Bar: bar}
 	default:
 		progress = env.Stdout
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/clinsql/clinsql/executor/batch"
 	"github.com/clinsql/clinsql/executor/engine"
 	"github.com/clinsql/clinsql/executor/mimic"
+	"github.com/clinsql/clinsql/internal/progress"
 	"github.com/clinsql/clinsql/internal/safefile"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
@@ -251,7 +252,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	bar := newBar(env, "generate", len(tasks)*len(cfg.Models), cfg.Quiet)
 	batches := llm.NewBatchReporter(env.Stderr, "generate:")
 	if bar != nil {
-		batches.SetOutput(barLog{Bar: bar})
+		batches.SetOutput(progress.LogWriter{Bar: bar})
 	}
 	res, err := refine.Generate(ctx, refine.Options{
 		Out: cfg.Out, Tasks: tasks, Models: cfg.Models, Executor: ex, Schema: mimic.V31,

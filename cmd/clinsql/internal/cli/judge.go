@@ -220,20 +220,7 @@ func parseJudgeFlags(env *Env, args []string) (judgeRequest, error) {
 // (judge.RunJob), with the backend it names, a progress line and the
 // printed summary.
 func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
-	tasks, err := loadTasks(env, r.TasksDir)
-	if err != nil {
-		return err
-	}
-	// The run's recorded subset is the default; the flags narrow it.
-	keys, label, err := runfolder.RunSubset(r.Run)
-	if err != nil {
-		return err
-	}
-	var rec *datasets.Recorded
-	if keys != nil {
-		rec = &datasets.Recorded{Keys: keys, Label: label, From: "--run " + r.Run}
-	}
-	tasks, subset, err := r.Filter.selectTasks(env, tasks, r.TasksDir, rec)
+	tasks, subset, err := r.tasks(env)
 	if err != nil {
 		return err
 	}
@@ -241,27 +228,12 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 	if err != nil {
 		return err
 	}
-	var logger *slog.Logger
-	if r.Verbose {
-		logger = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
 	batches := llm.NewBatchReporter(env.Stderr, "judge:")
-	spec := &judge.BackendSpec{Replay: r.Replay, Config: r.Config, Samples: r.Samples, Budget: r.Budget, Prices: r.Prices, Cache: r.Cache,
-		ReferenceGuided: r.Guided, GroupSet: r.GroupSet, GatedSet: r.GatedSet, Log: env.Stderr,
-		LLM: llm.Options{Getenv: env.Getenv, Logger: logger, Batch: batches.Options(r.BatchWait), Now: env.Now}}
-	defer spec.Close()
-	if r.Model != "" {
-		ep, err := specEndpoint(env, r.Model)
-		if err != nil {
-			return err
-		}
-		spec.Endpoint = &ep
-		stopMock, err := startMock(tasks, spec.Endpoint)
-		if err != nil {
-			return err
-		}
-		defer stopMock()
+	spec, stop, err := r.backend(env, tasks, batches)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	var bar *progress.Bar
 	var barMu sync.Mutex
 	shown := 0
@@ -299,7 +271,7 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 				return judge.ErrEstimateOnly
 			}
 			bar = newBar(env, "judge: leaves", e.Leaves, false)
-			batches.SetOutput(barLog{Bar: bar})
+			batches.SetOutput(progress.LogWriter{Bar: bar})
 			return nil
 		}}
 	res, err := judge.RunJob(ctx, job)
@@ -321,6 +293,50 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 		return &ExitError{Code: exitIncomplete, Err: fmt.Errorf("stopped before every leaf was decided: %v; run the same command again to resume", o.Stopped)}
 	}
 	return nil
+}
+
+// tasks are the tasks the request judges: the run's recorded subset is
+// the default, the flags narrow it.
+func (r judgeRequest) tasks(env *Env) ([]*datasets.Task, string, error) {
+	tasks, err := loadTasks(env, r.TasksDir)
+	if err != nil {
+		return nil, "", err
+	}
+	keys, label, err := runfolder.RunSubset(r.Run)
+	if err != nil {
+		return nil, "", err
+	}
+	var rec *datasets.Recorded
+	if keys != nil {
+		rec = &datasets.Recorded{Keys: keys, Label: label, From: "--run " + r.Run}
+	}
+	return r.Filter.selectTasks(env, tasks, r.TasksDir, rec)
+}
+
+// backend is the backend the request names, an LLM's batches reported to
+// batches; a mock model (--judge mock/NAME) is started for the tasks'
+// questions. stop closes what it opened.
+func (r judgeRequest) backend(env *Env, tasks []*datasets.Task, batches *llm.BatchReporter) (spec *judge.BackendSpec, stop func(), err error) {
+	var logger *slog.Logger
+	if r.Verbose {
+		logger = slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	spec = &judge.BackendSpec{Replay: r.Replay, Config: r.Config, Samples: r.Samples, Budget: r.Budget, Prices: r.Prices, Cache: r.Cache,
+		ReferenceGuided: r.Guided, GroupSet: r.GroupSet, GatedSet: r.GatedSet, Log: env.Stderr,
+		LLM: llm.Options{Getenv: env.Getenv, Logger: logger, Batch: batches.Options(r.BatchWait), Now: env.Now}}
+	if r.Model == "" {
+		return spec, spec.Close, nil
+	}
+	ep, err := specEndpoint(env, r.Model)
+	if err != nil {
+		return nil, nil, err
+	}
+	spec.Endpoint = &ep
+	stopMock, err := startMock(tasks, spec.Endpoint)
+	if err != nil {
+		return nil, nil, err
+	}
+	return spec, func() { spec.Close(); stopMock() }, nil
 }
 
 // budgetError makes a budget with no price table to price it (given on

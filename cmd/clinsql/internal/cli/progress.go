@@ -23,6 +23,3 @@ func newByteBar(env *Env, label string) *progress.Bar {
 	b.Start()
 	return b
 }
-
-// barLog prints log lines above the progress line.
-type barLog = progress.LogWriter
