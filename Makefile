@@ -18,14 +18,17 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/clinsql
 
 # The CI gate: formatting, vet, then every test under the race detector;
-# then, without it, the judge's replays of all 16 released models (under
-# the detector they replay a subset: judge/race_test.go), the GoogleSQL
-# compliance run and the real-query golden (both skipped under the
-# detector: their goldens are compared here). UPDATE=1 rewrites the
-# real-query golden (executor/bqsql/testdata/realquery.golden) after review.
+# then, without it, the tests that under the detector run a stated part of
+# their data (internal/testrace): the judge's replays of all 16 released
+# models and its batch run of all 190 tasks, generation of all 190 tasks on
+# the demo database, the GoogleSQL compliance run and the real-query golden
+# (both skipped under the detector: their goldens are compared here).
+# UPDATE=1 rewrites the real-query golden
+# (executor/bqsql/testdata/realquery.golden) after review.
 test: lint
 	$(GO) test -race -timeout 45m ./...
-	$(GO) test -count 1 -timeout 20m -run '^TestReplay(Grouping|Skipping|ReferenceDenominators)$$' ./judge
+	$(GO) test -count 1 -timeout 20m -run '^(TestReplay(Grouping|Skipping|ReferenceDenominators)|TestBatchJudge190)$$' ./judge
+	$(GO) test -count 1 -timeout 20m -run '^TestGenerate(ValidationOnDemo|BatchOnDemo)$$' ./cmd/clinsql/internal/cli
 	$(GO) test -count 1 -timeout 20m -run '^TestConformance$$' ./executor/bqsql/conformance
 	$(GO) test -count 1 -timeout 20m -run '^TestRealQueries$$' ./executor/bqsql $(if $(UPDATE),-update)
 
