@@ -3,9 +3,21 @@ package testrace
 import "testing"
 
 // SecondPass is the Makefile's promise, stated once for every test that
-// uses Part: `make test` runs the whole of such a test again without the
-// race detector (its second pass names each one).
-const SecondPass = "make test runs all of them in its second pass, without the race detector"
+// uses Part or SecondPassOnly: `make test` runs the whole of such a test
+// again without the race detector (its second pass names each one, and
+// TestSecondPassNamesEveryTest checks that it does).
+const SecondPass = "make test runs all of it in its second pass, without the race detector"
+
+// SecondPassOnly skips t under the race detector. It is for tests that
+// compare figures over a whole data set with a golden file (a part would
+// not match it) and whose code is single-threaded data processing, which
+// the detector slows without checking anything.
+func SecondPassOnly(t testing.TB) {
+	t.Helper()
+	if Enabled {
+		t.Skip("race detector on: skipped; " + SecondPass)
+	}
+}
 
 // Part returns every n-th element of items, starting with the first,
 // when the race detector is on, and items unchanged otherwise. Evenly
