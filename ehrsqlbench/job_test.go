@@ -16,26 +16,21 @@ import (
 func jobData(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	write := func(rel, content string) {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("valid/data.json", `{"version": "v", "data": [{"id": "v1", "question": "How many patients?"},
-		{"id": "v2", "question": "Which genders?"}, {"id": "v3", "question": "What is the weather?"}]}`)
-	write("valid/label.json", `{"v1": "SELECT COUNT(*) FROM patients", "v2": "SELECT DISTINCT gender FROM patients", "v3": "null"}`)
-	write("train/data.json", `{"version": "t", "data": [{"id": "t1", "question": "How many women?"}, {"id": "t2", "question": "Is it raining?"}]}`)
-	write("train/label.json", `{"t1": "SELECT COUNT(*) FROM patients WHERE gender = 'f'", "t2": "null"}`)
-	b, err := os.ReadFile(sqlitetest.Build(t, `CREATE TABLE patients (row_id INT PRIMARY KEY, gender VARCHAR(5));
+	writeSplit(t, dir, "valid", []string{"v1", "v2", "v3"}, []string{"How many patients?", "Which genders?", "What is the weather?"},
+		[]string{"SELECT COUNT(*) FROM patients", "SELECT DISTINCT gender FROM patients", "null"})
+	writeSplit(t, dir, "train", []string{"t1", "t2"}, []string{"How many women?", "Is it raining?"},
+		[]string{"SELECT COUNT(*) FROM patients WHERE gender = 'f'", "null"})
+	db, err := os.ReadFile(sqlitetest.Build(t, `CREATE TABLE patients (row_id INT PRIMARY KEY, gender VARCHAR(5));
 		INSERT INTO patients VALUES (0, 'f'), (1, 'm');`))
+	if err == nil {
+		err = os.MkdirAll(filepath.Join(dir, "mimic_iv"), 0o755)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "mimic_iv", "mimic_iv.sqlite"), db, 0o644)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	write("mimic_iv/mimic_iv.sqlite", string(b))
 	return dir
 }
 
