@@ -131,59 +131,19 @@ func TestAgreeLabels(t *testing.T) {
 	label(sqlTask, "sql", sqlLeaf, labelset.Fail)
 	labels[0].Label = labelset.Arguable
 	file := filepath.Join(dir, "labels.jsonl")
-	var lb bytes.Buffer
-	if err := labelset.Write(&lb, labels, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, lb.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeLabels(t, file, labels)
 	out := filepath.Join(dir, "accuracy")
 	code, stdout, stderr := runCLI(t, dir, "agree", "--labels", file, judged, grading, "--tasks", dir, "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	golden(t, "agree-labels.stdout", stdout)
-	acc, err := os.ReadFile(filepath.Join(out, "accuracy.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := map[string][]string{}
-	for _, l := range strings.Split(strings.TrimSpace(string(acc)), "\n")[1:] {
-		f := strings.Split(l, "\t")
-		rows[f[0]+"|"+f[1]+"|"+f[2]] = f
-	}
-	// judge answers slice labelled arguable undecided decided tp tf fp ff
-	n := len(disagreements)
-	for _, tc := range []struct {
-		judge, slice       string
-		labelled, arguable int
-		wrong              int
-	}{
-		// The code is wrong on every disagreement but the arguable one; the
-		// replayed SQL leaf is wrong too.
-		{judged, "all", n + 1, 1, n},
-		{judged, "source=code", n, 1, n - 1},
-		{judged, "source=replay", 1, 0, 1},
-		{grading, "source=recorded", n + 1, 1, 1},
-	} {
-		f := rows[tc.judge+"|all|"+tc.slice]
-		if f == nil {
-			t.Errorf("%s %s: no row in\n%s", tc.judge, tc.slice, acc)
-			continue
-		}
-		if f[3] != fmt.Sprint(tc.labelled) || f[4] != fmt.Sprint(tc.arguable) || f[6] != fmt.Sprint(tc.labelled-tc.arguable) {
-			t.Errorf("%s %s: labelled/arguable/decided %v, want %d %d %d", tc.judge, tc.slice, f[3:7], tc.labelled, tc.arguable, tc.labelled-tc.arguable)
-		}
-		if wrong, _ := strconv.Atoi(f[9]); func() int { w, _ := strconv.Atoi(f[10]); return wrong + w }() != tc.wrong {
-			t.Errorf("%s %s: false pass %s + false fail %s, want %d wrong", tc.judge, tc.slice, f[9], f[10], tc.wrong)
-		}
-	}
+	checkAccuracy(t, out, judged, grading, len(disagreements))
 	wrong, err := os.ReadFile(filepath.Join(out, "wrong.tsv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Count(string(wrong), "\n") - 1; got != n+1 {
+	if got, n := strings.Count(string(wrong), "\n")-1, len(disagreements); got != n+1 {
 		t.Errorf("wrong.tsv: %d rows, want %d (the judge folder's %d and the grading's 1):\n%s", got, n+1, n, wrong)
 	}
 	if !strings.Contains(string(wrong), "the fixture's label for "+sqlLeaf) {
@@ -203,11 +163,89 @@ func TestAgreeLabels(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(withRun, "accuracy.tsv")); err != nil || !strings.Contains(string(b), "\twith result\tsource=recorded\t") {
 		t.Errorf("--run gives the grading no with-result rows (%v):\n%s", err, b)
 	}
+	checkLLMJudgeAccuracy(t, dir, runDir, file, labels)
 
-	// A model judge through the fake endpoint (code checks on, no leaf
-	// skipped) that passes every leaf it is asked about: its llm rows
-	// hold no false fail, and a false pass for each fail label among the
-	// leaves it decided.
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"agree", "--labels", file}, 2, "want at least one judge output"},
+		{[]string{"agree", "--labels", filepath.Join(dir, "none.jsonl"), judged}, 1, "none.jsonl"},
+		{[]string{"agree", "--labels", grading, judged}, 1, "detailed_grading.json:1"},
+	} {
+		code, _, stderr := runCLI(t, dir, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args[1:], code, stderr, tc.code, tc.want)
+		}
+	}
+	// Labels of another model are refused, not measured as nothing.
+	for i := range labels {
+		labels[i].Model = "another-model"
+	}
+	writeLabels(t, file, labels)
+	if code, _, stderr := runCLI(t, dir, "agree", "--labels", file, judged); code != 1 || !strings.Contains(stderr, "judges none of the") || !strings.Contains(stderr, "another-model") {
+		t.Errorf("another model's labels: exit %d, %s", code, stderr)
+	}
+}
+
+// writeLabels writes a label set to file.
+func writeLabels(t *testing.T, file string, labels []labelset.Label) {
+	t.Helper()
+	var lb bytes.Buffer
+	if err := labelset.Write(&lb, labels, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, lb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkAccuracy checks accuracy.tsv in out: the code is wrong on every
+// one of the n disagreements but the arguable one, the replayed SQL leaf
+// is wrong too, and the recorded grading only on that leaf.
+func checkAccuracy(t *testing.T, out, judged, grading string, n int) {
+	t.Helper()
+	acc, err := os.ReadFile(filepath.Join(out, "accuracy.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(acc)), "\n")[1:] {
+		f := strings.Split(l, "\t")
+		rows[f[0]+"|"+f[1]+"|"+f[2]] = f
+	}
+	// judge answers slice labelled arguable undecided decided tp tf fp ff
+	for _, tc := range []struct {
+		judge, slice       string
+		labelled, arguable int
+		wrong              int
+	}{
+		{judged, "all", n + 1, 1, n},
+		{judged, "source=code", n, 1, n - 1},
+		{judged, "source=replay", 1, 0, 1},
+		{grading, "source=recorded", n + 1, 1, 1},
+	} {
+		f := rows[tc.judge+"|all|"+tc.slice]
+		if f == nil {
+			t.Errorf("%s %s: no row in\n%s", tc.judge, tc.slice, acc)
+			continue
+		}
+		if f[3] != fmt.Sprint(tc.labelled) || f[4] != fmt.Sprint(tc.arguable) || f[6] != fmt.Sprint(tc.labelled-tc.arguable) {
+			t.Errorf("%s %s: labelled/arguable/decided %v, want %d %d %d", tc.judge, tc.slice, f[3:7], tc.labelled, tc.arguable, tc.labelled-tc.arguable)
+		}
+		if wrong, _ := strconv.Atoi(f[9]); func() int { w, _ := strconv.Atoi(f[10]); return wrong + w }() != tc.wrong {
+			t.Errorf("%s %s: false pass %s + false fail %s, want %d wrong", tc.judge, tc.slice, f[9], f[10], tc.wrong)
+		}
+	}
+}
+
+// checkLLMJudgeAccuracy: a model judge through the fake endpoint (code
+// checks on, no leaf skipped) that passes every leaf it is asked about:
+// its llm rows hold no false fail, and a false pass for each fail label
+// among the leaves it decided.
+func checkLLMJudgeAccuracy(t *testing.T, dir, runDir, file string, labels []labelset.Label) {
+	t.Helper()
 	srv := llmtest.Start(t, fakeJudge(func(string) string { return "pass" }), llmtest.Options{APIKey: "secret"})
 	cfg := writeJudgeConfig(t, dir, srv.OpenAIBaseURL())
 	llmOut := filepath.Join(dir, "llm-judged")
@@ -250,35 +288,6 @@ func TestAgreeLabels(t *testing.T) {
 	}
 	if llmRow == nil || llmRow[6] != fmt.Sprint(llmLabelled) || llmRow[9] != fmt.Sprint(llmFails) || llmRow[10] != "0" {
 		t.Errorf("source=llm row %v: want %d decided, %d false pass, 0 false fail\n%s", llmRow, llmLabelled, llmFails, acc2)
-	}
-
-	for _, tc := range []struct {
-		args []string
-		code int
-		want string
-	}{
-		{[]string{"agree", "--labels", file}, 2, "want at least one judge output"},
-		{[]string{"agree", "--labels", filepath.Join(dir, "none.jsonl"), judged}, 1, "none.jsonl"},
-		{[]string{"agree", "--labels", grading, judged}, 1, "detailed_grading.json:1"},
-	} {
-		code, _, stderr := runCLI(t, dir, tc.args...)
-		if code != tc.code || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tc.args[1:], code, stderr, tc.code, tc.want)
-		}
-	}
-	// Labels of another model are refused, not measured as nothing.
-	for i := range labels {
-		labels[i].Model = "another-model"
-	}
-	lb.Reset()
-	if err := labelset.Write(&lb, labels, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, lb.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if code, _, stderr := runCLI(t, dir, "agree", "--labels", file, judged); code != 1 || !strings.Contains(stderr, "judges none of the") || !strings.Contains(stderr, "another-model") {
-		t.Errorf("another model's labels: exit %d, %s", code, stderr)
 	}
 }
 

@@ -63,59 +63,8 @@ func TestGenerateEHRSQL(t *testing.T) {
 	if !regexp.MustCompile(`gold\s+model\s+75.0%\s+100.00\s+100.00\s+100.00`).MatchString(stdout) {
 		t.Errorf("results table:\n%s", stdout)
 	}
-	for _, st := range []string{"model", "model+executable"} {
-		pred := filepath.Join(out, "gold", "mini", st, "prediction.json")
-		m, err := ehrsql.LoadPredictions(pred, ehrsql.PredictionOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Join(m.IDs, ",") != strings.Join(data.IDs(), ",") {
-			t.Errorf("%s: ids %v, want the split's %v", st, m.IDs, data.IDs())
-		}
-		if m.Values["u1"] != "null" || m.Values["a1"] != labels.Values["a1"] {
-			t.Errorf("%s: predictions %v", st, m.Values)
-		}
-		scores := filepath.Join(t.TempDir(), "scores.json")
-		code, _, stderr := runCLI(t, "", "ehrsql", "score", "--tasks", dir, "--split", "mini", "--run", pred, "--json", scores)
-		if code != 0 {
-			t.Fatalf("ehrsql score: exit %d: %s", code, stderr)
-		}
-		var got struct{ RS10, RSN float64 }
-		b, _ := os.ReadFile(scores)
-		var raw map[string]any
-		json.Unmarshal(b, &raw)
-		got.RS10, got.RSN = raw["rs10"].(float64), raw["rsN"].(float64)
-		if got.RS10 != 100 || got.RSN != 100 {
-			t.Errorf("%s: ehrsql score gives %+v, want 100", st, got)
-		}
-	}
-	// summary.json traces its scores to the split, database and build.
-	var sum struct {
-		Inputs struct {
-			EvalSplit string  `json:"eval_split"`
-			EvalSHA   string  `json:"eval_split_sha256"`
-			Items     int     `json:"eval_items"`
-			DBSHA     string  `json:"database_sha256"`
-			Penalty   float64 `json:"penalty"`
-		}
-		Producer struct{ Version string }
-	}
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
-	split, err := ehrsql.LoadSplit(filepath.Join(dir, "mini"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dbBytes, _ := os.ReadFile(filepath.Join(dir, "mimic_iv", "mimic_iv.sqlite"))
-	if in := sum.Inputs; in.EvalSplit != "mini" || in.EvalSHA != split.SHA256() || in.Items != 4 || in.Penalty != 10 ||
-		in.DBSHA != fmt.Sprintf("%x", sha256.Sum256(dbBytes)) || sum.Producer.Version == "" {
-		t.Errorf("summary.json provenance: %+v", sum)
-	}
+	checkEHRSQLPredictions(t, dir, out, data, labels)
+	checkEHRSQLProvenance(t, dir, out)
 	calls := srv.Calls()
 	if calls != 4 {
 		t.Errorf("%d calls, want 4", calls)
@@ -156,5 +105,70 @@ func TestGenerateEHRSQL(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// checkEHRSQLPredictions: each strategy's prediction.json has exactly the
+// split's ids, the gold answers, and is what clinsql ehrsql score reads,
+// giving RS = 100.
+func checkEHRSQLPredictions(t *testing.T, dir, out string, data *ehrsql.Data, labels *ehrsql.Map) {
+	t.Helper()
+	for _, st := range []string{"model", "model+executable"} {
+		pred := filepath.Join(out, "gold", "mini", st, "prediction.json")
+		m, err := ehrsql.LoadPredictions(pred, ehrsql.PredictionOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(m.IDs, ",") != strings.Join(data.IDs(), ",") {
+			t.Errorf("%s: ids %v, want the split's %v", st, m.IDs, data.IDs())
+		}
+		if m.Values["u1"] != "null" || m.Values["a1"] != labels.Values["a1"] {
+			t.Errorf("%s: predictions %v", st, m.Values)
+		}
+		scores := filepath.Join(t.TempDir(), "scores.json")
+		code, _, stderr := runCLI(t, "", "ehrsql", "score", "--tasks", dir, "--split", "mini", "--run", pred, "--json", scores)
+		if code != 0 {
+			t.Fatalf("ehrsql score: exit %d: %s", code, stderr)
+		}
+		var got struct{ RS10, RSN float64 }
+		b, _ := os.ReadFile(scores)
+		var raw map[string]any
+		json.Unmarshal(b, &raw)
+		got.RS10, got.RSN = raw["rs10"].(float64), raw["rsN"].(float64)
+		if got.RS10 != 100 || got.RSN != 100 {
+			t.Errorf("%s: ehrsql score gives %+v, want 100", st, got)
+		}
+	}
+}
+
+// checkEHRSQLProvenance: summary.json traces its scores to the split,
+// database and build.
+func checkEHRSQLProvenance(t *testing.T, dir, out string) {
+	t.Helper()
+	var sum struct {
+		Inputs struct {
+			EvalSplit string  `json:"eval_split"`
+			EvalSHA   string  `json:"eval_split_sha256"`
+			Items     int     `json:"eval_items"`
+			DBSHA     string  `json:"database_sha256"`
+			Penalty   float64 `json:"penalty"`
+		}
+		Producer struct{ Version string }
+	}
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	split, err := ehrsql.LoadSplit(filepath.Join(dir, "mini"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbBytes, _ := os.ReadFile(filepath.Join(dir, "mimic_iv", "mimic_iv.sqlite"))
+	if in := sum.Inputs; in.EvalSplit != "mini" || in.EvalSHA != split.SHA256() || in.Items != 4 || in.Penalty != 10 ||
+		in.DBSHA != fmt.Sprintf("%x", sha256.Sum256(dbBytes)) || sum.Producer.Version == "" {
+		t.Errorf("summary.json provenance: %+v", sum)
 	}
 }

@@ -41,24 +41,7 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 	tasks, sel := raceSubset(t, all)
 
 	// The gold queries on the engine the run uses (same opening code).
-	ex, err := openEngine(context.Background(), duckdb.EngineName, engineConfig{DB: db, Conns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	gold := make([]goldOutcome, len(tasks))
-	goldFails := 0
-	for i, tk := range tasks {
-		if _, err := ex.Query(context.Background(), tk.GoldSQL); err != nil {
-			gold[i] = goldNotModelErr
-			if executor.ClassOf(err).ModelFault() {
-				gold[i] = goldModelFault
-			}
-			goldFails++
-			t.Logf("gold fails on the engine: %s: %v", tk.Key, err)
-		}
-	}
-	ex.Close()
-
+	gold, goldFails := goldOnEngine(t, db, tasks)
 	sched := goldSchedule(tasks)
 	srvA := llmtest.Start(t, sched.Handler(), llmtest.Options{APIKey: genKey})
 	srvB := llmtest.Start(t, sched.Handler(), llmtest.Options{APIKey: genKey})
@@ -71,6 +54,41 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 	}
 	t.Logf("\n%s", stdout)
 
+	checkGeneratedRuns(t, out, tasks, gold)
+	t.Logf("%d of %d gold queries fail on the engine", goldFails, len(tasks))
+
+	// clinsql judge scores the run as it is.
+	checkJudgedDemoRun(t, dir, data, filepath.Join(out, "alpha"), tasks)
+}
+
+// goldOnEngine runs each task's gold query on the demo database and says
+// how it fails, if it does.
+func goldOnEngine(t *testing.T, db string, tasks []*datasets.Task) (gold []goldOutcome, fails int) {
+	t.Helper()
+	ex, err := openEngine(context.Background(), duckdb.EngineName, engineConfig{DB: db, Conns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gold = make([]goldOutcome, len(tasks))
+	for i, tk := range tasks {
+		if _, err := ex.Query(context.Background(), tk.GoldSQL); err != nil {
+			gold[i] = goldNotModelErr
+			if executor.ClassOf(err).ModelFault() {
+				gold[i] = goldModelFault
+			}
+			fails++
+			t.Logf("gold fails on the engine: %s: %v", tk.Key, err)
+		}
+	}
+	ex.Close()
+
+	return gold, fails
+}
+
+// checkGeneratedRuns checks each model's run against the schedule and
+// the gold queries' outcomes.
+func checkGeneratedRuns(t *testing.T, out string, tasks []*datasets.Task, gold []goldOutcome) {
+	t.Helper()
 	// Expected per task: success at attempt k+1 when the gold runs and
 	// k+1 <= 3; never when the gold itself fails; excluded when the engine
 	// cannot run it.
@@ -125,12 +143,14 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of %d gold queries fail on the engine", goldFails, len(tasks))
+}
 
-	// clinsql judge scores the run as it is: an always-pass LLM judge, so
-	// the scores show what the outputs themselves decide. A task whose
-	// query never ran has no result file, and its results score is 0 (the
-	// reference's placeholder CSV gave such tasks up to 0.889).
+// checkJudgedDemoRun judges a run with an always-pass LLM judge, so the
+// scores show what the outputs themselves decide. A task whose query never
+// ran has no result file, and its results score is 0 (the reference's
+// placeholder CSV gave such tasks up to 0.889).
+func checkJudgedDemoRun(t *testing.T, dir, data, run string, tasks []*datasets.Task) {
+	t.Helper()
 	judgeSrv := llmtest.Start(t, fakeJudge(func(string) string { return "pass" }), llmtest.Options{APIKey: genKey})
 	judgeCfg := filepath.Join(dir, "judge.yaml")
 	if err := os.WriteFile(judgeCfg, []byte("endpoint:\n  name: judge\n  kind: openai\n  base_url: "+judgeSrv.OpenAIBaseURL()+
@@ -138,8 +158,7 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 		"  capabilities: {json_schema: true}\n  limits: {concurrency: 16}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	run := filepath.Join(out, "alpha")
-	code, stdout, stderr = runGen(t, "judge", "--tasks", data, "--run", run, "--judge-config", judgeCfg)
+	code, stdout, stderr := runGen(t, "judge", "--tasks", data, "--run", run, "--judge-config", judgeCfg)
 	if code != 0 {
 		t.Fatalf("judge: exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,6 +24,47 @@ func TestReportLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	labels := overturnTwo(t, g)
+	file := filepath.Join(dir, "labels.jsonl")
+	writeLabels(t, file, labels)
+	out := filepath.Join(dir, "report")
+	code, stdout, stderr := runCLI(t, dir, "report", "--tasks", dir, "--out", out, "--grading", grading, "--labels", file, "--resamples", "100")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	md, err := os.ReadFile(filepath.Join(out, reports.LeaderboardMD))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, panel, ok := strings.Cut(string(md), "## How accurate is this judge?")
+	if !ok {
+		t.Fatalf("no label panel in %s:\n%s", reports.LeaderboardMD, md)
+	}
+	// Model, labelled 4, arguable 0, undecided 0, decided 4, wrong 2.
+	if !strings.Contains(panel, "| fixture-model | 4 | 0 | 0 | 4 | 2 | 50.0% [15.0, 85.0] |") {
+		t.Errorf("accuracy row:\n%s", panel)
+	}
+	checkCorrectedScores(t, dir, grading, g, panel)
+	html, err := os.ReadFile(filepath.Join(out, reports.ReportHTML))
+	if err != nil || !strings.Contains(string(html), `<section id="labels">`) || !strings.Contains(string(html), "Leaderboard corrected by the labels") {
+		t.Errorf("report.html lacks the label panel (%v)", err)
+	}
+
+	// Labels of no reported model are refused, naming the file.
+	for i := range labels {
+		labels[i].Model = "another-model"
+	}
+	writeLabels(t, file, labels)
+	if code, _, stderr := runCLI(t, dir, "report", "--tasks", dir, "--out", out, "--grading", grading, "--labels", file); code == 0 || !strings.Contains(stderr, "no labelled leaf of the report's models") {
+		t.Errorf("another model's labels: exit %d, %s", code, stderr)
+	}
+}
+
+// overturnTwo labels four results leaves of the grading g: the first two
+// against their recorded decision, which it changes in g by hand, the
+// other two with it.
+func overturnTwo(t *testing.T, g *scoring.Grading) []labelset.Label {
+	t.Helper()
 	var labels []labelset.Label
 	changed := 0
 	for i := range g.Evaluations {
@@ -51,32 +91,13 @@ func TestReportLabels(t *testing.T) {
 	if len(labels) != 4 || changed != 2 {
 		t.Fatalf("%d labels, %d changed", len(labels), changed)
 	}
-	var lb bytes.Buffer
-	if err := labelset.Write(&lb, labels, false); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "labels.jsonl")
-	if err := os.WriteFile(file, lb.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "report")
-	code, stdout, stderr := runCLI(t, dir, "report", "--tasks", dir, "--out", out, "--grading", grading, "--labels", file, "--resamples", "100")
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
-	}
-	md, err := os.ReadFile(filepath.Join(out, reports.LeaderboardMD))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, panel, ok := strings.Cut(string(md), "## How accurate is this judge?")
-	if !ok {
-		t.Fatalf("no label panel in %s:\n%s", reports.LeaderboardMD, md)
-	}
-	// Model, labelled 4, arguable 0, undecided 0, decided 4, wrong 2.
-	if !strings.Contains(panel, "| fixture-model | 4 | 0 | 0 | 4 | 2 | 50.0% [15.0, 85.0] |") {
-		t.Errorf("accuracy row:\n%s", panel)
-	}
-	// The corrected scores are the hand-changed grading's.
+	return labels
+}
+
+// checkCorrectedScores: the label panel's corrected scores are the
+// hand-changed grading g's, in both modes, beside the recorded grading's.
+func checkCorrectedScores(t *testing.T, dir, grading string, g *scoring.Grading, panel string) {
+	t.Helper()
 	tasks, err := datasets.LoadClinSQL(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -108,24 +129,5 @@ func TestReportLabels(t *testing.T) {
 		if !strings.Contains(line, cells) {
 			t.Errorf("%s: corrected row %q, want exec %s", section, line, cells)
 		}
-	}
-	html, err := os.ReadFile(filepath.Join(out, reports.ReportHTML))
-	if err != nil || !strings.Contains(string(html), `<section id="labels">`) || !strings.Contains(string(html), "Leaderboard corrected by the labels") {
-		t.Errorf("report.html lacks the label panel (%v)", err)
-	}
-
-	// Labels of no reported model are refused, naming the file.
-	for i := range labels {
-		labels[i].Model = "another-model"
-	}
-	lb.Reset()
-	if err := labelset.Write(&lb, labels, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(file, lb.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if code, _, stderr := runCLI(t, dir, "report", "--tasks", dir, "--out", out, "--grading", grading, "--labels", file); code == 0 || !strings.Contains(stderr, "no labelled leaf of the report's models") {
-		t.Errorf("another model's labels: exit %d, %s", code, stderr)
 	}
 }
