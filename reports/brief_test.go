@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	html_template "html/template"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -97,5 +98,31 @@ func TestJudgeLabel(t *testing.T) {
 		if strings.Contains(judgeLabel(c.name, c.backend), "/home/") {
 			t.Errorf("%q: an absolute path in the label", c.name)
 		}
+	}
+}
+
+// TestNoMachinePaths: the report's pages name their inputs by their last
+// parts (whose decisions, which run), not by where they lay on the machine
+// that made the report; report.json keeps the full paths.
+func TestNoMachinePaths(t *testing.T) {
+	fs := writeFixtureSet(t)
+	r := buildFixtureReport(t, fs, Options{})
+	var html bytes.Buffer
+	if err := r.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	machine := filepath.Dir(fs.root)
+	if i := strings.Index(html.String(), machine); i >= 0 {
+		t.Errorf("report.html shows the machine's path %s: ...%s...", machine, html.String()[max(0, i-200):min(html.Len(), i+200)])
+	}
+	if !strings.Contains(html.String(), `"grading":"alpha-sql/validation/detailed_grading.json, alpha-sql/test/detailed_grading.json"`) {
+		t.Error("the model page does not name alpha-sql's decisions by model, split and file")
+	}
+	var js bytes.Buffer
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), machine) {
+		t.Error("report.json lost the inputs' full paths (provenance)")
 	}
 }

@@ -196,8 +196,17 @@ func judgeLabel(name, backend string) string {
 	}
 	// Without the identity, the file's last folders say whose decisions
 	// they are (<model>/<split>/detailed_grading.json).
-	parts := strings.Split(filepath.ToSlash(file), "/")
-	return "replay:" + strings.Join(parts[max(0, len(parts)-3):], "/")
+	return "replay:" + shownPath(file, 3)
+}
+
+// shownPath is how a report shows an input's path to its readers: its
+// last n parts (a grading file's <model>/<split>/detailed_grading.json, a
+// run folder's <parent>/<name>), which say whose it is, without the layout
+// of the machine that made the report (the user's home, a shared drive).
+// report.json keeps the full paths, for provenance.
+func shownPath(p string, n int) string {
+	parts := strings.Split(strings.Trim(filepath.ToSlash(filepath.Clean(p)), "/"), "/")
+	return strings.Join(parts[max(0, len(parts)-n):], "/")
 }
 
 // backend is the identity of the judge backend of that name, from the

@@ -506,7 +506,15 @@ func (r *Report) htmlData() htmlData {
 	}
 	d.GoldSource = goldSource
 	for _, m := range r.Models {
-		hm := hModel{Name: m.Name, Grading: strings.Join(m.Gradings, ", "), Run: m.Run, Rank: rank[m.Name]}
+		hm := hModel{Name: m.Name, Rank: rank[m.Name]}
+		var shown []string
+		for _, g := range m.Gradings {
+			shown = append(shown, shownPath(g, 3))
+		}
+		hm.Grading = strings.Join(shown, ", ")
+		if m.Run != "" {
+			hm.Run = shownPath(m.Run, 2)
+		}
 		if m.Database != nil {
 			hm.Badge, hm.Caveat = m.Database.Badge, m.Database.Caveat
 		}
