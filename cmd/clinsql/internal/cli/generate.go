@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -197,7 +198,10 @@ func selectNamed[M any](models []M, name func(M) string, only string) ([]M, erro
 // loadGenerateTasks loads the tasks and keeps those the flags select,
 // reporting tasks that could not be loaded without dropping the others.
 func loadGenerateTasks(env *Env, root string, sel *taskFilter) ([]*datasets.Task, string, error) {
-	tasks, err := datasets.LoadClinSQL(root)
+	tasks, err := loadClinSQL(root)
+	if errors.Is(err, errNoTasksThere) {
+		return nil, "", err
+	}
 	if err != nil && len(tasks) == 0 {
 		return nil, "", fmt.Errorf("load tasks: %w", err)
 	}

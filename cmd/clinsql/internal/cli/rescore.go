@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/rubric"
@@ -85,11 +87,29 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 // scoring a smaller set without saying so is what the reference did. What
 // loads with a warning is said by warnTasks, where it matters.
 func loadTasks(env *Env, dir string) ([]*datasets.Task, error) {
-	tasks, err := datasets.LoadClinSQL(dir)
+	tasks, err := loadClinSQL(dir)
+	if errors.Is(err, errNoTasksThere) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("loading tasks from %s:\n%w", dir, err)
 	}
 	return tasks, nil
+}
+
+// errNoTasksThere: --tasks names no folder or file.
+var errNoTasksThere = errors.New("no such folder or manifest")
+
+// loadClinSQL is datasets.LoadClinSQL saying, when --tasks names nothing,
+// where the data comes from (a newcomer without ../shared beside the
+// checkout types the README's ../shared/clinsql-data).
+func loadClinSQL(root string) ([]*datasets.Task, error) {
+	tasks, err := datasets.LoadClinSQL(root)
+	if len(tasks) == 0 && errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("--tasks %s: %w: download the public ClinSQL release with clinsql datasets fetch clinsql --out DIR, "+
+			"then give --tasks DIR (the README's examples expect the data in ../shared/clinsql-data, beside the checkout)", root, errNoTasksThere)
+	}
+	return tasks, err
 }
 
 // warnTasks prints the warnings of the tasks a command scores, each once
