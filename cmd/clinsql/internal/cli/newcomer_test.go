@@ -17,14 +17,7 @@ import (
 // with it (--judge mock/demo), report. Every step exits 0 and the report
 // shows the mock's SQL on the task pages.
 func TestNewcomerTrial(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a DuckDB database")
-	}
-	db := buildMini(t)
-	root := t.TempDir()
-	if _, err := fixtures.WriteClinSQL(root); err != nil {
-		t.Fatal(err)
-	}
+	db, root := miniLoop(t)
 	out := filepath.Join(t.TempDir(), "runs")
 	// A database not built yet: said how to build it, nothing written.
 	code, stdout, stderr := runCLI(t, "", "generate", "--model", "mock/demo", "--tasks", root, "--db", db+".missing", "--out", out, "--quiet")
@@ -90,14 +83,7 @@ func TestNewcomerTrial(t *testing.T) {
 // split's typed name, EHRSQL's --model did not), all 20 after. The HTTP
 // 404 goes over the wire to a fake endpoint.
 func TestNewcomerMistakes(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a DuckDB database")
-	}
-	db := buildMini(t)
-	root := t.TempDir()
-	if _, err := fixtures.WriteClinSQL(root); err != nil {
-		t.Fatal(err)
-	}
+	db, root := miniLoop(t)
 	work := t.TempDir()
 	at := func(p string) string { return filepath.Join(work, p) }
 	// A judged run of 2 tasks and an unjudged one, as the README's loop
@@ -187,4 +173,20 @@ func TestNewcomerMistakes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// miniLoop is what a test of the generate -> judge -> report loop starts
+// from: the mini DuckDB database and the fixture tasks (skipped with
+// -short: the database is built).
+func miniLoop(t *testing.T) (db, root string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds a DuckDB database")
+	}
+	db = buildMini(t)
+	root = t.TempDir()
+	if _, err := fixtures.WriteClinSQL(root); err != nil {
+		t.Fatal(err)
+	}
+	return db, root
 }

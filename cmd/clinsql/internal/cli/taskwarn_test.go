@@ -18,14 +18,7 @@ import (
 // a subset without the task. It used to be printed by every command that
 // loaded the tasks, and twice by run.
 func TestTaskWarningsWhereTheyMatter(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a DuckDB database")
-	}
-	db := buildMini(t)
-	root := t.TempDir()
-	if _, err := fixtures.WriteClinSQL(root); err != nil {
-		t.Fatal(err)
-	}
+	db, root := miniLoop(t)
 	first := fixtures.Tasks()[0]
 	other := filepath.ToSlash(fixtures.Tasks()[1].Path())
 	rubricFile := filepath.Join(root, "data", "splits", first.Path(), "sql_rubric_tree.json")
