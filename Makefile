@@ -23,11 +23,13 @@ build:
 # its TestSecondPassNamesEveryTest checks that this list names them all):
 # the judge's replays of all 16 released models and its batch run of all
 # 190 tasks, generation of all 190 tasks on the demo database, the
-# figures over the labels and the validation audit, the GoogleSQL
+# figures over the labels, the code checks' figures over the released
+# runs and the validation audit, the gold queries on
+# the demo database and EHRSQL's gold answers on valid, the GoogleSQL
 # compliance run and the real-query golden. UPDATE=1 rewrites the
 # real-query golden (executor/bqsql/testdata/realquery.golden) after review.
-SECOND_PASS_TESTS := ^(TestReplay(Grouping|Skipping|ReferenceDenominators)|TestBatchJudge190|TestGenerate(ValidationOnDemo|BatchOnDemo)|TestJudgeReferencePublished|TestAuditLLM20|TestAccuracyOnLabels|TestValidationCodeAudit|TestCommittedDrawLeaves|TestConformance)$$
-SECOND_PASS_PKGS  := ./judge ./cmd/clinsql/internal/cli ./agreement/judged ./audit ./agreement/labelsample ./executor/bqsql/conformance
+SECOND_PASS_TESTS := ^(TestReplay(Grouping|Skipping|ReferenceDenominators)|TestBatchJudge190|TestGenerate(ValidationOnDemo|BatchOnDemo)|TestJudgeReferencePublished|TestAuditLLM20|TestAccuracyOnLabels|TestValidationCodeAudit|TestCommittedDrawLeaves|TestConformance|TestGoldModelScores100OnValid|TestExecGoldDemo|TestAgreementWithRecorded|TestScanCodeDecisions)$$
+SECOND_PASS_PKGS  := ./judge ./cmd/clinsql/internal/cli ./agreement/judged ./audit ./agreement/labelsample ./executor/bqsql/conformance ./ehrsqlbench ./judge/codecheck
 
 test: lint
 	$(GO) test -race -timeout 45m ./...

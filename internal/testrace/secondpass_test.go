@@ -27,7 +27,7 @@ func TestSecondPassNamesEveryTest(t *testing.T) {
 	if len(passes) == 0 {
 		t.Fatal("the Makefile's test target has no -run line")
 	}
-	found := 0
+	var found []string
 	dirs := map[string]bool{}
 	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, "_test.go") && !strings.Contains(path, "/testdata/") && !strings.Contains(path, "/.") {
@@ -42,16 +42,17 @@ func TestSecondPassNamesEveryTest(t *testing.T) {
 		}
 		pkg := "./" + filepath.ToSlash(must(filepath.Rel(root, dir)))
 		for _, name := range partialTests(t, dir) {
-			found++
+			found = append(found, pkg+"."+name)
 			if !passes.names(pkg, name) {
 				t.Errorf("%s.%s runs only part of its data (or nothing) under the race detector, and no -run line of the Makefile's test target runs it in %s", pkg, name, pkg)
 			}
 		}
 	}
-	if found == 0 {
+	if len(found) == 0 {
 		t.Error("found no test that uses package testrace: the search is broken")
 	}
-	t.Logf("%d tests run whole in the second pass", found)
+	sort.Strings(found)
+	t.Logf("%d tests run whole in the second pass: %s", len(found), strings.Join(found, " "))
 }
 
 type pass struct {
