@@ -72,4 +72,6 @@ func invalidText(c *Cell) string { return fmt.Sprintf("%d (%d)", c.InvalidLeaves
 
 // invalidText is the judge-health row's invalid leaves (tasks), as the
 // leaderboard shows them.
-func (h HealthRow) invalidText() string { return fmt.Sprintf("%d (%d)", h.InvalidLeaves, h.InvalidTasks) }
+func (h HealthRow) invalidText() string {
+	return fmt.Sprintf("%d (%d)", h.InvalidLeaves, h.InvalidTasks)
+}
