@@ -101,8 +101,10 @@ func (s *Selection) Select(tasks []*Task, root string, rec *Recorded) ([]*Task, 
 		return nil, "", fmt.Errorf("%w among the %d tasks of %s (%s)", err, len(rec.Keys), rec.From, rec.Label)
 	case err != nil:
 		return nil, "", err
+	case rec != nil && s.String() != "":
+		return tasks, rec.Label + ", then " + s.String(), nil
 	case rec != nil:
-		return tasks, strings.TrimSpace(rec.Label + " " + s.String()), nil
+		return tasks, rec.Label, nil
 	}
 	return tasks, s.String(), nil
 }

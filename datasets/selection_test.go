@@ -94,7 +94,7 @@ func TestSelect(t *testing.T) {
 		{name: "whole split", sel: Selection{Split: "validation"}.ForTasks("data"), n: 3},
 		{name: "flags", sel: Selection{Difficulty: "easy"}.ForTasks("data"), n: 2, what: "--difficulty easy"},
 		{name: "recorded", rec: rec, n: 2, what: "the run's subset: --domain A"},
-		{name: "recorded, narrowed", sel: &Selection{Limit: 1}, rec: rec, n: 1, what: "the run's subset: --domain A --limit 1"},
+		{name: "recorded, narrowed", sel: &Selection{Limit: 1}, rec: rec, n: 1, what: "the run's subset: --domain A, then --limit 1"},
 		{name: "recorded elsewhere", rec: other, wantErr: "--run r was made on 1 tasks, 1 of them not in --tasks data (first: test/A/easy_level_queries/009): give the --tasks it was made from"},
 		{name: "flags outside the recorded", sel: &Selection{Domain: "B"}, rec: rec, wantErr: "--domain B: no such domain in --tasks (have: A) among the 2 tasks of --run r (the run's subset: --domain A)"},
 	} {

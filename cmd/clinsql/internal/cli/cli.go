@@ -26,6 +26,8 @@ type Env struct {
 	// time.Now): a test moves it past --batch-wait on an event of its
 	// own, never by waiting.
 	Now func() time.Time
+	// warned holds the task warnings already printed (warnTasks).
+	warned map[string]bool
 }
 
 type command struct {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
+	"github.com/clinsql/clinsql/datasets/ehrsql"
 	"github.com/clinsql/clinsql/ehrsqlbench"
 	"github.com/clinsql/clinsql/llm"
 )
@@ -41,6 +42,7 @@ exit codes: 0 done; 3 items pending (run again); 1 other errors; 2 usage errors.
 type ehrsqlRequest struct {
 	ehrsqlbench.Job
 	ModelsFile, Only string
+	Model            string // --model PROVIDER/NAME, instead of ModelsFile
 	Estimate, Quiet  bool
 	BatchWait        time.Duration
 }
@@ -63,6 +65,7 @@ func parseEHRSQLFlags(env *Env, args []string) (ehrsqlRequest, error) {
 	fs.StringVar(&r.Split, "split", "", "split `NAME` to answer and score (validation, test)")
 	fs.StringVar(&r.CalibrationSplit, "calibration-split", r.CalibrationSplit, "split `NAME` the thresholds are chosen on")
 	fs.StringVar(&r.ModelsFile, "models", "", "EHRSQL models `file` (YAML)")
+	fs.StringVar(&r.Model, "model", "", modelFlagUsage)
 	fs.StringVar(&r.Only, "only", "", "comma-separated model `names` to run (default: all)")
 	fs.StringVar(&r.Out, "out", "", "output `folder`")
 	fs.IntVar(&r.Limit, "limit", 0, "only the first `N` questions of --split (the predictions then cover only those)")
@@ -90,9 +93,12 @@ func parseEHRSQLFlags(env *Env, args []string) (ehrsqlRequest, error) {
 
 // check refuses a request the command would refuse on its command line.
 func (r *ehrsqlRequest) check() error {
+	if err := checkModelSource(r.ModelsFile, r.Model); err != nil {
+		return err
+	}
 	switch {
-	case r.DataDir == "" || r.Split == "" || r.ModelsFile == "" || (r.Out == "" && !r.Estimate):
-		return usagef("--tasks (the EHRSQL data folder), --split, --models and --out are required")
+	case r.DataDir == "" || r.Split == "" || (r.Out == "" && !r.Estimate):
+		return usagef("--tasks (the EHRSQL data folder), --split and --out are required")
 	case r.Concurrency <= 0 || r.Limit < 0 || r.CalibrationLimit < 0 || r.Budget < 0 || r.Penalty < 0:
 		return usagef("--concurrency must be positive; --limit, --calibration-limit, --budget and --penalty not negative")
 	case r.Budget > 0 && r.Prices == "":
@@ -107,7 +113,7 @@ func ehrsqlGenerate(ctx context.Context, env *Env, r ehrsqlRequest) error {
 	if err := r.check(); err != nil {
 		return err
 	}
-	models, err := ehrsqlbench.LoadModels(r.ModelsFile)
+	models, err := loadEHRSQLModels(env, r.ModelsFile, r.Model)
 	if err != nil {
 		return err
 	}
@@ -126,6 +132,15 @@ func ehrsqlGenerate(ctx context.Context, env *Env, r ehrsqlRequest) error {
 		ehrsqlbench.WriteEstimates(env.Stdout, r.Job.Estimate(in))
 		return nil
 	}
+	endpoints := make([]*llm.Endpoint, len(r.Models))
+	for i := range r.Models {
+		endpoints[i] = &r.Models[i].Endpoint
+	}
+	stopMock, err := startEHRSQLMock([]*ehrsql.Split{in.Eval, in.Calibration}, endpoints...)
+	if err != nil {
+		return err
+	}
+	defer stopMock()
 	fmt.Fprintf(env.Stderr, "generate ehrsql: %d questions (%s %d, calibration %s %d) x %d models; output %s\n",
 		len(in.EvalIDs)+len(in.CalibrationIDs), r.Split, len(in.EvalIDs), r.CalibrationSplit, len(in.CalibrationIDs), len(r.Models), r.Out)
 	done := 0

@@ -224,6 +224,7 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 	if err != nil {
 		return err
 	}
+	warnTasks(env, tasks)
 	key, err := localkey.Default()
 	if err != nil {
 		return err
