@@ -171,31 +171,47 @@ type Context struct {
 	Results map[string]map[string]bool
 }
 
-// TaskKinds returns the kind of every results leaf of the tasks.
-func TaskKinds(tasks []*datasets.Task) map[string]map[string]string {
-	kinds := map[string]map[string]string{}
+// NewContext is the context of the tasks (nil: none) and the run folders
+// (each named after its model): the kind of every results leaf of the
+// tasks, and whether each answer of each run has a result.
+func NewContext(tasks []*datasets.Task, runs []string) (Context, error) {
+	c := Context{Kinds: map[string]map[string]string{}, Results: map[string]map[string]bool{}}
 	for _, t := range tasks {
 		m := map[string]string{}
 		for _, l := range t.ResultsRubric.Root.Leaves() {
 			m[l.ID] = string(codecheck.KindOf(l))
 		}
-		kinds[t.Key.String()] = m
+		c.Kinds[t.Key.String()] = m
 	}
-	return kinds
+	for _, dir := range runs {
+		outputs, err := runfolder.LoadOutputs(dir)
+		if err != nil && len(outputs) == 0 {
+			return c, err
+		}
+		res := map[string]bool{}
+		for _, o := range outputs {
+			res[o.Key.String()] = codecheck.LoadAnswer(o, "").HasResult()
+		}
+		c.Results[filepath.Base(filepath.Clean(dir))] = res
+	}
+	return c, nil
 }
 
-// RunResults reads whether each answer of a run folder (named after its
-// model) has a result.
-func RunResults(dir string) (model string, results map[string]bool, err error) {
-	outputs, err := runfolder.LoadOutputs(dir)
-	if err != nil && len(outputs) == 0 {
-		return "", nil, err
+// LoadPair loads two judge outputs (Load) and pairs them (Pair).
+func LoadPair(a, b string, ctx Context) ([]agreement.Item, []string, error) {
+	oa, err := Load(a)
+	if err != nil {
+		return nil, nil, err
 	}
-	results = map[string]bool{}
-	for _, o := range outputs {
-		results[o.Key.String()] = codecheck.LoadAnswer(o, "").HasResult()
+	ob, err := Load(b)
+	if err != nil {
+		return nil, nil, err
 	}
-	return filepath.Base(filepath.Clean(dir)), results, nil
+	items, pairs, err := Pair(oa, ob, ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s and %s: %w", a, b, err)
+	}
+	return items, pairs, nil
 }
 
 // results says whether each answer of the model has a result: the runs,

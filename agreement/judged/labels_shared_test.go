@@ -99,7 +99,7 @@ func TestAccuracyOnLabels(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := Context{Kinds: map[string]map[string]string{}, Results: map[string]map[string]bool{}}
-	// Whether each labelled answer has a result, as RunResults reads it
+	// Whether each labelled answer has a result, as NewContext reads it
 	// (codecheck.LoadAnswer), from the answers loaded above.
 	for _, l := range set {
 		if ctx.Results[l.Model] == nil {

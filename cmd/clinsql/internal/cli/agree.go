@@ -9,6 +9,7 @@ import (
 	"github.com/clinsql/clinsql/agreement/judged"
 	"github.com/clinsql/clinsql/agreement/labelset"
 	"github.com/clinsql/clinsql/cmd/clinsql/internal/cliflag"
+	"github.com/clinsql/clinsql/datasets"
 )
 
 const agreeUsage = `usage: clinsql agree A B [--out DIR] [--tasks DIR] [--run DIR]... [--seed N] [--resamples N]
@@ -73,36 +74,22 @@ func runAgree(ctx context.Context, env *Env, args []string) error {
 	if *resamples < 10 || *resamples > 100_000 {
 		return usagef("--resamples %d: want 10 to 100000", *resamples)
 	}
-	var jctx judged.Context
+	var tasks []*datasets.Task
 	if *tasksDir != "" {
-		tasks, err := loadTasks(env, *tasksDir)
-		if err != nil {
+		if tasks, err = loadTasks(env, *tasksDir); err != nil {
 			return err
 		}
-		jctx.Kinds = judged.TaskKinds(tasks)
 	}
-	jctx.Results = map[string]map[string]bool{}
-	for _, dir := range runs {
-		model, res, err := judged.RunResults(dir)
-		if err != nil {
-			return err
-		}
-		jctx.Results[model] = res
+	jctx, err := judged.NewContext(tasks, runs)
+	if err != nil {
+		return err
 	}
 	if *labelsFile != "" {
 		return agreeLabels(ctx, env, *labelsFile, pos, jctx, *out)
 	}
-	a, err := judged.Load(pos[0])
+	items, pairs, err := judged.LoadPair(pos[0], pos[1], jctx)
 	if err != nil {
 		return err
-	}
-	b, err := judged.Load(pos[1])
-	if err != nil {
-		return err
-	}
-	items, pairs, err := judged.Pair(a, b, jctx)
-	if err != nil {
-		return fmt.Errorf("%s and %s: %w", pos[0], pos[1], err)
 	}
 	rep := agreement.Compute(items, agreement.Options{Seed: *seed, Resamples: *resamples})
 	fmt.Fprintf(env.Stdout, "A: %s\nB: %s\n", pos[0], pos[1])

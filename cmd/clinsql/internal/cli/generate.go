@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,10 +14,8 @@ import (
 	"github.com/clinsql/clinsql/executor/engine"
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/internal/progress"
-	"github.com/clinsql/clinsql/internal/safefile"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
-	"github.com/clinsql/clinsql/runfolder"
 )
 
 const generateUsage = `usage: clinsql generate --models models.yaml --tasks DIR --out DIR [--engine duckdb --db FILE] [flags]
@@ -224,38 +219,11 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 			return nil, err // before OUT is made
 		}
 	}
-	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return nil, err
-	}
-	cacheDir := cfg.Cache
-	if cacheDir == "" {
-		cacheDir = filepath.Join(cfg.Out, runfolder.LLMCacheDir)
-	}
-	cache, err := llm.OpenLocalCache(cacheDir)
+	folder, err := refine.OpenFolder(refine.FolderOptions{Out: cfg.Out, Cache: cfg.Cache, Prices: cfg.Prices, Budget: cfg.Budget, Log: env.Stderr})
 	if err != nil {
 		return nil, err
 	}
-	var meter *llm.Meter
-	if cfg.Prices != "" {
-		prices, err := llm.LoadPrices(cfg.Prices)
-		if err != nil {
-			return nil, err
-		}
-		if meter, err = llm.OpenFolderMeter(env.Stderr, cfg.Out, prices, cfg.Budget); err != nil {
-			return nil, err
-		}
-		defer meter.Close()
-	}
-	// Retries and other client events go to a log file: on the terminal
-	// they would bury the progress line. Opened without following a link
-	// (a FIFO or a link there is refused, never written through).
-	logFile, err := safefile.OpenFile(cfg.Out, "generate.log", os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	defer logFile.Close()
-	logger := slog.New(slog.NewTextHandler(logFile, nil))
-
+	defer folder.Close()
 	ecfg := cfg.EngineCfg
 	ecfg.Conns = max(ecfg.Conns, min(cfg.Concurrency, 8))
 	ex, err := openEngine(ctx, cfg.Engine, ecfg)
@@ -275,12 +243,13 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	if bar != nil {
 		batches.SetOutput(progress.LogWriter{Bar: bar})
 	}
+	lo := folder.LLM()
+	lo.Getenv, lo.Batch, lo.Now = env.Getenv, batches.Options(cfg.BatchWait), env.Now
 	res, err := refine.Generate(ctx, refine.Options{
-		Out: cfg.Out, Tasks: tasks, Models: cfg.Models, Executor: ex, Schema: mimic.V31,
-		LLM:         llm.Options{Cache: cache, Meter: meter, Logger: logger, Getenv: env.Getenv, Batch: batches.Options(cfg.BatchWait), Now: env.Now},
+		Out: cfg.Out, Tasks: tasks, Models: cfg.Models, Executor: ex, Schema: mimic.V31, LLM: lo,
 		Concurrency: cfg.Concurrency, Selection: cfg.Filter.selection(cfg.Tasks), Database: cfg.EngineCfg.Database(),
 		Events: func(e refine.Event) {
-			logger.Info("task", "model", e.Model, "task", e.Key.String(), "status", e.Status, "resumed", e.Resumed, "detail", e.Detail)
+			folder.Logger.Info("task", "model", e.Model, "task", e.Key.String(), "status", e.Status, "resumed", e.Resumed, "detail", e.Detail)
 			if bar == nil {
 				return
 			}
@@ -300,7 +269,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	if res != nil {
 		res.WriteTable(env.Stdout)
 	}
-	cache.NoteRejected(env.Stderr)
+	folder.Cache.NoteRejected(env.Stderr)
 	return res, err
 }
 
