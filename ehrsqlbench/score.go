@@ -68,11 +68,38 @@ type ScoreOutput struct {
 	*reliability.Report
 }
 
+// Check refuses options that cannot score, in the words of clinsql
+// ehrsql score's flags.
+func (o ScoreOptions) Check() error {
+	switch {
+	case o.DataDir == "":
+		return errors.New("--tasks (the EHRSQL data folder) is required; clinsql datasets fetch ehrsql downloads it")
+	case o.Split == "":
+		return errors.New("--split is required (validation, train or test)")
+	case (o.Predictions == "") == (o.Baseline == ""):
+		return errors.New("give exactly one of --run FILE and --baseline abstain-all|gold")
+	case o.Baseline != "" && o.Baseline != "abstain-all" && o.Baseline != "gold":
+		return fmt.Errorf("--baseline must be abstain-all or gold, not %q", o.Baseline)
+	case o.Abstention.Marker == "":
+		return errors.New("--abstain-marker must not be empty")
+	case o.Workers < 1:
+		return errors.New("--concurrency must be at least 1")
+	case o.Timeout <= 0:
+		return errors.New("--timeout must be positive")
+	case o.MaxRows < reliability.MaxAnswerRows:
+		return fmt.Errorf("--max-rows must be at least %d", reliability.MaxAnswerRows)
+	}
+	return nil
+}
+
 // ScoreFile scores predictions against a split. A prediction file that
 // answers only some of the split's items (none it lacks, none extra) is
 // scored over those, and the output says "subset"; ids the split does not
 // have are refused by name.
 func ScoreFile(ctx context.Context, o ScoreOptions) (*ScoreOutput, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
 	dir, err := ehrsql.SplitDir(o.DataDir, o.Split)
 	if err != nil {
 		return nil, err

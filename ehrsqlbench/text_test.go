@@ -1,11 +1,13 @@
 package ehrsqlbench
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clinsql/clinsql/reliability"
 )
@@ -33,5 +35,37 @@ func TestScoreOutputText(t *testing.T) {
 	data, err := os.ReadFile(path)
 	if err != nil || json.Unmarshal(data, &back) != nil || back.Subset != out.Subset || back.Report == nil || back.RS10 != -450 {
 		t.Errorf("%s: %v", data, err)
+	}
+}
+
+// TestScoreOptionsCheck: options that cannot score are refused, each
+// naming the setting, before anything is read.
+func TestScoreOptionsCheck(t *testing.T) {
+	ok := ScoreOptions{DataDir: "d", Split: "valid", Predictions: "p.json", Abstention: reliability.Abstention{Marker: "null"},
+		Timeout: time.Second, MaxRows: reliability.MaxAnswerRows, Workers: 1}
+	if err := ok.Check(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		change func(*ScoreOptions)
+		want   string
+	}{
+		{func(o *ScoreOptions) { o.DataDir = "" }, "--tasks"},
+		{func(o *ScoreOptions) { o.Split = "" }, "--split"},
+		{func(o *ScoreOptions) { o.Baseline = "gold" }, "exactly one of --run FILE and --baseline"},
+		{func(o *ScoreOptions) { o.Predictions, o.Baseline = "", "oracle" }, "--baseline must be abstain-all or gold"},
+		{func(o *ScoreOptions) { o.Abstention.Marker = "" }, "--abstain-marker"},
+		{func(o *ScoreOptions) { o.Workers = 0 }, "--concurrency"},
+		{func(o *ScoreOptions) { o.Timeout = 0 }, "--timeout"},
+		{func(o *ScoreOptions) { o.MaxRows = 1 }, "--max-rows"},
+	} {
+		o := ok
+		tc.change(&o)
+		if err := o.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v, want %q", err, tc.want)
+		}
+		if _, err := ScoreFile(context.Background(), o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ScoreFile: %v, want %q", err, tc.want)
+		}
 	}
 }

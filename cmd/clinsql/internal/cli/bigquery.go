@@ -7,7 +7,6 @@ import (
 
 	"github.com/clinsql/clinsql/runfolder"
 
-	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor/bigquery"
 	"github.com/clinsql/clinsql/executor/engine"
 )
@@ -71,14 +70,9 @@ func runBigQueryDryRun(ctx context.Context, env *Env, eng *bigquery.Engine, sour
 
 // goldSources are every task's gold SQL.
 func goldSources(env *Env, root string) ([]bigquery.DryRunSource, error) {
-	tasks, err := datasets.LoadClinSQL(root)
-	if err != nil && len(tasks) == 0 {
-		return nil, fmt.Errorf("load tasks: %w", err)
-	}
-	for _, e := range unwrapAll(err) {
-		if e != nil {
-			fmt.Fprintf(env.Stderr, "clinsql exec: task not loaded: %v\n", e)
-		}
+	tasks, _, err := loadSomeTasks(env, root, "clinsql exec")
+	if err != nil {
+		return nil, err
 	}
 	var out []bigquery.DryRunSource
 	for _, t := range tasks {

@@ -49,25 +49,11 @@ func runEHRSQLScore(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case o.DataDir == "":
-		return usagef("--tasks (the EHRSQL data folder) is required; clinsql datasets fetch ehrsql downloads it")
-	case o.Split == "":
-		return usagef("--split is required (validation, train or test)")
-	case (o.Predictions == "") == (o.Baseline == ""):
-		return usagef("give exactly one of --run FILE and --baseline abstain-all|gold")
-	case o.Baseline != "" && o.Baseline != "abstain-all" && o.Baseline != "gold":
-		return usagef("--baseline must be abstain-all or gold, not %q", o.Baseline)
-	case *goldSource != "labels" && *goldSource != "answers":
+	if *goldSource != "labels" && *goldSource != "answers" {
 		return usagef("--gold-source must be labels or answers, not %q", *goldSource)
-	case o.Abstention.Marker == "":
-		return usagef("--abstain-marker must not be empty")
-	case o.Workers < 1:
-		return usagef("--concurrency must be at least 1")
-	case o.Timeout <= 0:
-		return usagef("--timeout must be positive")
-	case o.MaxRows < reliability.MaxAnswerRows:
-		return usagef("--max-rows must be at least %d", reliability.MaxAnswerRows)
+	}
+	if err := o.Check(); err != nil {
+		return usageError{Msg: err.Error()}
 	}
 	o.GoldFromAnswers = *goldSource == "answers"
 	start := time.Now()

@@ -251,23 +251,17 @@ func execOne(ctx context.Context, env *Env, ex executor.Executor, query string) 
 }
 
 func execGold(ctx context.Context, env *Env, engineName string, cfg engineConfig, root string, sel *taskFilter, out string, conc int) error {
-	tasks, loadErr := loadClinSQL(root)
-	if errors.Is(loadErr, errNoTasksThere) {
-		return loadErr
-	}
-	if loadErr != nil && len(tasks) == 0 {
-		return fmt.Errorf("load tasks: %w", loadErr)
+	tasks, failed, err := loadSomeTasks(env, root, "clinsql exec")
+	if err != nil {
+		return err
 	}
 	tasks, subset, err := sel.selectTasks(env, tasks, root, nil)
 	if err != nil {
 		return err
 	}
 	var loadErrors []string
-	if loadErr != nil {
-		for _, e := range unwrapAll(loadErr) {
-			loadErrors = append(loadErrors, e.Error())
-			fmt.Fprintf(env.Stderr, "clinsql exec: task not loaded: %v\n", e)
-		}
+	for _, e := range failed {
+		loadErrors = append(loadErrors, e.Error())
 	}
 	ex, err := openEngine(ctx, engineName, cfg)
 	if err != nil {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -180,17 +179,9 @@ func selectNamed[M any](models []M, name func(M) string, only string) ([]M, erro
 // loadGenerateTasks loads the tasks and keeps those the flags select,
 // reporting tasks that could not be loaded without dropping the others.
 func loadGenerateTasks(env *Env, root string, sel *taskFilter) ([]*datasets.Task, string, error) {
-	tasks, err := loadClinSQL(root)
-	if errors.Is(err, errNoTasksThere) {
-		return nil, "", err
-	}
-	if err != nil && len(tasks) == 0 {
-		return nil, "", fmt.Errorf("load tasks: %w", err)
-	}
+	tasks, _, err := loadSomeTasks(env, root, "warning")
 	if err != nil {
-		for _, e := range unwrapAll(err) {
-			fmt.Fprintf(env.Stderr, "warning: task not loaded: %v\n", e)
-		}
+		return nil, "", err
 	}
 	return sel.selectTasks(env, tasks, root, nil)
 }

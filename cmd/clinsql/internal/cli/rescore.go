@@ -98,6 +98,27 @@ func loadTasks(env *Env, dir string) ([]*datasets.Task, error) {
 	return tasks, nil
 }
 
+// loadSomeTasks loads the tasks of root as the commands that run SQL do:
+// a task that does not load is said (after prefix: "warning", "clinsql
+// exec"), left out and returned, and the others go on; none loading is an
+// error.
+func loadSomeTasks(env *Env, root, prefix string) ([]*datasets.Task, []error, error) {
+	tasks, err := loadClinSQL(root)
+	switch {
+	case errors.Is(err, errNoTasksThere):
+		return nil, nil, err
+	case err != nil && len(tasks) == 0:
+		return nil, nil, fmt.Errorf("load tasks: %w", err)
+	case err != nil:
+		failed := unwrapAll(err)
+		for _, e := range failed {
+			fmt.Fprintf(env.Stderr, "%s: task not loaded: %v\n", prefix, e)
+		}
+		return tasks, failed, nil
+	}
+	return tasks, nil, nil
+}
+
 // errNoTasksThere: --tasks names no folder or file.
 var errNoTasksThere = errors.New("no such folder or manifest")
 
