@@ -151,6 +151,19 @@ func LoadClinSQL(root string) ([]*Task, error) {
 	return l.finish()
 }
 
+// GoldByQuestion maps each task's question to its gold SQL (tasks
+// without gold left out): what a stand-in model that knows the answers
+// answers (llm/mock).
+func GoldByQuestion(tasks []*Task) map[string]string {
+	gold := map[string]string{}
+	for _, t := range tasks {
+		if t.GoldSQL != "" {
+			gold[t.Question] = t.GoldSQL
+		}
+	}
+	return gold
+}
+
 // PartKind says which part of a split dir is: "domain", "difficulty" or
 // "task" (one task folder), or "" for a whole split, the splits folder or
 // anything else.

@@ -115,3 +115,12 @@ func TestSelect(t *testing.T) {
 		t.Errorf("a manifest line: %+v", s)
 	}
 }
+
+// TestGoldByQuestion: each task's gold SQL by its question; a task
+// without gold is left out.
+func TestGoldByQuestion(t *testing.T) {
+	gold := GoldByQuestion([]*Task{{Question: "How many?", GoldSQL: "SELECT 1"}, {Question: "None?"}})
+	if len(gold) != 1 || gold["How many?"] != "SELECT 1" {
+		t.Errorf("%v", gold)
+	}
+}

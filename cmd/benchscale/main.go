@@ -92,13 +92,9 @@ func main() {
 	tasks := filepath.Join(*shared, "clinsql-data", "data", "splits", "validation")
 	var results []scaleResult
 	for _, s := range strings.Split(*scales, ",") {
-		n := synth.FullPatients
-		if s != "full" {
-			v, err := strconv.Atoi(s)
-			if err != nil || v < 1 {
-				fail("scale %q", s)
-			}
-			n = v
+		n, err := synth.ParsePatients(s)
+		if err != nil {
+			fail("scale %v", err)
 		}
 		r := runScale(n, *bin, tasks, *shared, *work, *models, *threads, *keep)
 		results = append(results, r)

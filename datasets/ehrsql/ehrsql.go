@@ -140,6 +140,25 @@ type Split struct {
 	Annotated []Annotated // nil when annotated.json is absent
 }
 
+// GoldByQuestion maps each question of the splits (nil ones skipped) to
+// its label, "null" for a question the database cannot answer: what a
+// stand-in model that knows the answers answers (llm/mock), abstaining
+// where it should.
+func GoldByQuestion(splits ...*Split) map[string]string {
+	gold := map[string]string{}
+	for _, s := range splits {
+		if s == nil {
+			continue
+		}
+		for _, q := range s.Data.Questions {
+			if sql := s.Labels.Values[q.ID]; sql != "" {
+				gold[q.Question] = sql
+			}
+		}
+	}
+	return gold
+}
+
 // LoadSplit reads the split folder dir and checks that every file has
 // exactly data.json's ids, and that annotated.json agrees with label.json.
 func LoadSplit(dir string) (*Split, error) {

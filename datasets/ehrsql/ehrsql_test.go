@@ -34,6 +34,10 @@ func TestLoadSplitMini(t *testing.T) {
 		string(s.Annotated[2].ValDict.ValPlaceholder["n"]) != "2" {
 		t.Errorf("annotated %+v", s.Annotated)
 	}
+	gold := ehrsql.GoldByQuestion(nil, s)
+	if len(gold) != 3 || gold[s.Data.Questions[1].Question] != ehrsql.Null || gold[s.Data.Questions[0].Question] != "SELECT COUNT(*) FROM patients" {
+		t.Errorf("gold by question %v", gold)
+	}
 }
 
 func TestLoadTables(t *testing.T) {

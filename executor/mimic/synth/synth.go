@@ -25,6 +25,19 @@ import (
 // 433 million of them in icu/chartevents).
 const FullPatients = mimic.V31Patients
 
+// ParsePatients reads a patient count as the command line gives it: a
+// positive whole number, or "full" for FullPatients.
+func ParsePatients(s string) (int, error) {
+	if s == "full" {
+		return FullPatients, nil
+	}
+	var n int
+	if _, err := fmt.Sscan(s, &n); err != nil || n < 1 || fmt.Sprint(n) != s {
+		return 0, fmt.Errorf("%q: want a positive whole number or \"full\"", s)
+	}
+	return n, nil
+}
+
 // Options configure [Write].
 type Options struct {
 	// Patients is the number of patients (>= 1); FullPatients for MIMIC-IV's size.

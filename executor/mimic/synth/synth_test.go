@@ -114,3 +114,13 @@ func TestSynthOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestParsePatients: a positive whole number as written, or "full".
+func TestParsePatients(t *testing.T) {
+	for s, want := range map[string]int{"1": 1, "10000": 10000, "full": FullPatients, "0": 0, "-3": 0, "+5": 0, "05": 0, "1e3": 0, "many": 0, "": 0} {
+		n, err := ParsePatients(s)
+		if n != want || (err == nil) != (want > 0) {
+			t.Errorf("%q: %d, %v; want %d", s, n, err, want)
+		}
+	}
+}

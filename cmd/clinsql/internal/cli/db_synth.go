@@ -33,9 +33,9 @@ func runDBSynth(ctx context.Context, env *Env, args []string) error {
 	if *out == "" || *patients == "" {
 		return usagef("--patients and --out are required")
 	}
-	n, err := synthPatients(*patients)
+	n, err := synth.ParsePatients(*patients)
 	if err != nil {
-		return err
+		return usagef("--patients %v", err)
 	}
 	var progress io.Writer
 	if !*quiet {
@@ -48,15 +48,4 @@ func runDBSynth(ctx context.Context, env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "wrote %s: %d patients (seed %d), %d tables, %d rows, %.1f MB in %v\n",
 		*out, n, *seed, len(rep.Tables), rep.Rows, float64(rep.Bytes)/1e6, rep.Duration.Round(time.Millisecond))
 	return nil
-}
-
-func synthPatients(s string) (int, error) {
-	if s == "full" {
-		return synth.FullPatients, nil
-	}
-	var n int
-	if _, err := fmt.Sscan(s, &n); err != nil || n < 1 || fmt.Sprint(n) != s {
-		return 0, usagef("--patients %q: want a positive whole number or \"full\"", s)
-	}
-	return n, nil
 }

@@ -136,7 +136,7 @@ func ehrsqlGenerate(ctx context.Context, env *Env, r ehrsqlRequest) error {
 	for i := range r.Models {
 		endpoints[i] = &r.Models[i].Endpoint
 	}
-	stopMock, err := startEHRSQLMock([]*ehrsql.Split{in.Eval, in.Calibration}, endpoints...)
+	stopMock, err := startMock(ehrsql.GoldByQuestion(in.Eval, in.Calibration), endpoints...)
 	if err != nil {
 		return err
 	}

@@ -200,7 +200,7 @@ func generate(ctx context.Context, env *Env, cfg generateConfig) (*refine.Result
 	for i := range cfg.Models {
 		endpoints[i] = &cfg.Models[i].Endpoint
 	}
-	stopMock, err := startMock(tasks, endpoints...)
+	stopMock, err := startMock(datasets.GoldByQuestion(tasks), endpoints...)
 	if err != nil {
 		return nil, err
 	}

@@ -333,7 +333,7 @@ func (r judgeRequest) backend(env *Env, tasks []*datasets.Task, batches *llm.Bat
 		return nil, nil, err
 	}
 	spec.Endpoint = &ep
-	stopMock, err := startMock(tasks, spec.Endpoint)
+	stopMock, err := startMock(datasets.GoldByQuestion(tasks), spec.Endpoint)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"github.com/clinsql/clinsql/datasets"
-	"github.com/clinsql/clinsql/datasets/ehrsql"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/mock"
 )
@@ -42,32 +40,9 @@ func specEndpoint(env *Env, spec string) (llm.Endpoint, error) {
 	return e, nil
 }
 
-// startMock starts the built-in model for the tasks' questions if one of
-// the endpoints is its placeholder; the returned func stops it.
-func startMock(tasks []*datasets.Task, endpoints ...*llm.Endpoint) (func(), error) {
-	gold := map[string]string{}
-	for _, t := range tasks {
-		if t.GoldSQL != "" {
-			gold[t.Question] = t.GoldSQL
-		}
-	}
-	return mock.Resolve(endpoints, gold, mockSeed)
-}
-
-// startEHRSQLMock is startMock for EHRSQL questions: each split's label is
-// its gold ("null" for a question the database cannot answer, so the
-// mock's gold answer abstains there).
-func startEHRSQLMock(splits []*ehrsql.Split, endpoints ...*llm.Endpoint) (func(), error) {
-	gold := map[string]string{}
-	for _, s := range splits {
-		if s == nil {
-			continue
-		}
-		for _, q := range s.Data.Questions {
-			if sql := s.Labels.Values[q.ID]; sql != "" {
-				gold[q.Question] = sql
-			}
-		}
-	}
+// startMock starts the built-in model, answering gold (datasets' or
+// ehrsql's GoldByQuestion), if one of the endpoints is its placeholder;
+// the returned func stops it.
+func startMock(gold map[string]string, endpoints ...*llm.Endpoint) (func(), error) {
 	return mock.Resolve(endpoints, gold, mockSeed)
 }
