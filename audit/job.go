@@ -69,6 +69,15 @@ func Spread(tasks []*datasets.Task, n int) []*datasets.Task {
 	return out
 }
 
+// WriteEstimate prints the cost estimated before an LLM judge's audit.
+func (c Cost) WriteEstimate(w io.Writer) {
+	fmt.Fprintf(w, "audit estimate: at most %d judge calls, at most $%.4f before cache hits", c.EstimatedCall, c.EstimatedUSD)
+	if c.BudgetUSD > 0 {
+		fmt.Fprintf(w, "; budget $%.4f", c.BudgetUSD)
+	}
+	fmt.Fprintln(w)
+}
+
 // WriteText prints the report's summary (clinsql audit's standard
 // output), saying it was written to out.
 func (r *Report) WriteText(w io.Writer, out string) {

@@ -71,3 +71,21 @@ func TestSpread(t *testing.T) {
 		}
 	}
 }
+
+// TestCostEstimate: the estimate says the calls and dollars, and the
+// budget when there is one.
+func TestCostEstimate(t *testing.T) {
+	for _, tc := range []struct {
+		c    Cost
+		want string
+	}{
+		{Cost{EstimatedCall: 12, EstimatedUSD: 0.25}, "audit estimate: at most 12 judge calls, at most $0.2500 before cache hits\n"},
+		{Cost{EstimatedCall: 1, EstimatedUSD: 1, BudgetUSD: 2}, "audit estimate: at most 1 judge calls, at most $1.0000 before cache hits; budget $2.0000\n"},
+	} {
+		var b strings.Builder
+		tc.c.WriteEstimate(&b)
+		if b.String() != tc.want {
+			t.Errorf("%q, want %q", b.String(), tc.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/clinsql/clinsql/datasets/ehrsql"
 	"github.com/clinsql/clinsql/internal/buildinfo"
@@ -53,6 +54,17 @@ type RunResult struct {
 	// build (each model's settings are in OUT/<model>/settings.json).
 	Inputs   RunInputs       `json:"inputs"`
 	Producer buildinfo.Stamp `json:"producer"`
+}
+
+// WriteStopped says which models were stopped on which split, and why.
+func (r *RunResult) WriteStopped(w io.Writer) {
+	for split, mrs := range r.Generated {
+		for _, mr := range mrs {
+			if mr.Stopped != "" {
+				fmt.Fprintf(w, "%s (%s): %s\n", mr.Model, split, mr.Stopped)
+			}
+		}
+	}
 }
 
 // NeedsCalibration reports whether any model has a strategy with a threshold.

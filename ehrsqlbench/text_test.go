@@ -69,3 +69,14 @@ func TestScoreOptionsCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteStopped: each stopped model with its split and reason; the
+// others are not named.
+func TestWriteStopped(t *testing.T) {
+	r := &RunResult{Generated: map[string][]*ModelResult{"valid": {{Model: "a", Stopped: "401: bad key"}, {Model: "b"}}}}
+	var b strings.Builder
+	r.WriteStopped(&b)
+	if b.String() != "a (valid): 401: bad key\n" {
+		t.Errorf("%q", b.String())
+	}
+}

@@ -9,6 +9,18 @@ import (
 	"github.com/clinsql/clinsql/scoring"
 )
 
+// WriteWarnings writes the report's warnings for a terminal, the first
+// shown of them and then how many more report.json (at file) holds.
+func (r *Report) WriteWarnings(w io.Writer, shown int, file string) {
+	for i, warning := range r.Warnings {
+		if i == shown {
+			fmt.Fprintf(w, "warning: ... %d more in %s\n", len(r.Warnings)-shown, file)
+			return
+		}
+		fmt.Fprintln(w, "warning:", warning)
+	}
+}
+
 // WriteBrief writes each split's ranking for a terminal: both modes' task
 // counts and averages (x100), RS(0) and RS(10) where some model abstained,
 // and the main mode's invalid leaves with the tasks they sit in, the

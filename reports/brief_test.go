@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"errors"
 	html_template "html/template"
 	"path/filepath"
 	"regexp"
@@ -124,5 +125,24 @@ func TestNoMachinePaths(t *testing.T) {
 	}
 	if !strings.Contains(js.String(), machine) {
 		t.Error("report.json lost the inputs' full paths (provenance)")
+	}
+}
+
+// TestWriteWarnings: the first warnings shown, then how many more the
+// file holds.
+func TestWriteWarnings(t *testing.T) {
+	r := &Report{Warnings: []error{errors.New("a"), errors.New("b"), errors.New("c")}}
+	for _, tc := range []struct {
+		shown int
+		want  string
+	}{
+		{5, "warning: a\nwarning: b\nwarning: c\n"},
+		{2, "warning: a\nwarning: b\nwarning: ... 1 more in out/report.json\n"},
+	} {
+		var b strings.Builder
+		r.WriteWarnings(&b, tc.shown, "out/report.json")
+		if b.String() != tc.want {
+			t.Errorf("shown %d: %q, want %q", tc.shown, b.String(), tc.want)
+		}
 	}
 }

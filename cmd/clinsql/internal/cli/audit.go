@@ -106,11 +106,7 @@ func runAudit(ctx context.Context, env *Env, args []string) error {
 				return nil, err
 			}
 			ej, err = spec.OpenAudit(out, judge.Options{CodeChecks: *codeChecks, Group: group}, key, func(c audit.Cost) error {
-				fmt.Fprintf(env.Stderr, "audit estimate: at most %d judge calls, at most $%.4f before cache hits", c.EstimatedCall, c.EstimatedUSD)
-				if c.BudgetUSD > 0 {
-					fmt.Fprintf(env.Stderr, "; budget $%.4f", c.BudgetUSD)
-				}
-				fmt.Fprintln(env.Stderr)
+				c.WriteEstimate(env.Stderr)
 				if *estimateOnly {
 					return judge.ErrEstimateOnly
 				}

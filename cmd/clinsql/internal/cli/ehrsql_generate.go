@@ -152,13 +152,7 @@ func ehrsqlGenerate(ctx context.Context, env *Env, r ehrsqlRequest) error {
 			}
 		})
 	if res != nil {
-		for split, mrs := range res.Generated {
-			for _, mr := range mrs {
-				if mr.Stopped != "" {
-					fmt.Fprintf(env.Stderr, "%s (%s): %s\n", mr.Model, split, mr.Stopped)
-				}
-			}
-		}
+		res.WriteStopped(env.Stderr)
 	}
 	if err != nil {
 		if ctx.Err() != nil {

@@ -207,14 +207,7 @@ func reportRun(ctx context.Context, env *Env, r reportRequest) error {
 			IncludeIncomplete: r.IncludeIncomplete, Subset: subset},
 		Built: func(rep *reports.Report) {
 			bar.Step("built", 0, 0, false)
-			const shown = 10
-			for i, w := range rep.Warnings {
-				if i == shown {
-					fmt.Fprintf(env.Stderr, "warning: ... %d more in %s\n", len(rep.Warnings)-shown, filepath.Join(r.Out, reports.ReportJSON))
-					break
-				}
-				fmt.Fprintln(env.Stderr, "warning:", w)
-			}
+			rep.WriteWarnings(env.Stderr, 10, filepath.Join(r.Out, reports.ReportJSON))
 		}})
 	if err != nil {
 		return err
