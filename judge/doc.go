@@ -142,9 +142,13 @@
 // a finished run makes no call. A ledger can only be resumed with the
 // settings that started it (judgefmt.LedgerHeader). Each record carries its
 // tokens and dollars; the summary totals them per task and for the run. A
-// budget cap (llm.Meter; the command line opens it on the output folder,
-// so the cap holds over every run into it) stops the run cleanly between
-// calls: nothing is recorded for refused calls and the run can be resumed.
+// budget cap (llm.Meter; [OpenLLM] opens it on the output folder, so the
+// cap holds over every run into it) stops the run cleanly between calls:
+// nothing is recorded for refused calls and the run can be resumed.
+// [BackendSpec] names a job's backend as clinsql judge takes it (recorded
+// decisions, a judge config or an endpoint, with the command line's
+// settings over the config's); its Open is a [Job.NewBackend], and its
+// OpenAudit the judge clinsql audit measures.
 //
 // With an endpoint in mode batch (package llm) the LLM judge reports a
 // concurrency of a whole batch, so every task is judged at once and each
