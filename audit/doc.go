@@ -41,4 +41,8 @@
 // leaves no mutation maps to (trends, comparisons). A false fail with no
 // lint finding is counted as the judge's error even where a person would
 // call the rubric ambiguous.
+//
+// [RunJob] runs an audit as clinsql audit does: a sample spread over the
+// tasks ([Spread]), an exclusive lock on the output folder, the judge
+// opened there, the report written with the judge's cost.
 package audit

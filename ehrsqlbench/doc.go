@@ -30,7 +30,11 @@
 //     official prediction.json, decisions.json, and its RS(0), RS(5),
 //     RS(10), RS(N) with bootstrap intervals.
 //
-// [Run] chains the three. The run-folder layout is in layout.go alone.
+// [Run] chains the three. [Job] is a run as clinsql generate --benchmark
+// ehrsql (or clinsql run with an EHRSQL config, [RunConfig.Job]) asks for
+// it: [Job.Open] reads its inputs, [Job.Estimate] plans its calls,
+// [Job.Run] runs it under a lock on its folder. The run-folder layout is
+// in layout.go alone.
 //
 // # Strategies
 //
