@@ -37,6 +37,9 @@ type model struct {
 	src   string
 	cat   Catalog
 	types map[span]string // expression span -> BigQuery type
+	// tables are the catalogue tables read so far, each built once (a
+	// query often reads a table in several blocks).
+	tables map[[2]string]*relation
 }
 
 // relation is what a FROM item or query yields: named, typed columns in
@@ -117,7 +120,9 @@ func buildModel(sql string, cat Catalog) (m *model) {
 	if err != nil || script.Statements == nil {
 		return nil
 	}
-	m = &model{src: sql, cat: cat, types: map[span]string{}}
+	// About one typed expression per 17 bytes of the gold queries: the
+	// map sized once rather than grown.
+	m = &model{src: sql, cat: cat, types: make(map[span]string, len(sql)/16)}
 	for _, st := range script.Statements.Statements {
 		if q, ok := st.(*ast.QueryStatement); ok {
 			m.query(q.Query, nil)
@@ -476,14 +481,21 @@ func (m *model) catalogTable(dataset, table string) *relation {
 	if !ok || m.cat == nil {
 		return nil
 	}
+	if r, ok := m.tables[[2]string{schema, table}]; ok {
+		return r
+	}
 	cols, ok := m.cat[schema][table]
 	if !ok {
 		return nil
 	}
-	r := &relation{complete: true}
+	r := &relation{complete: true, cols: make([]column, 0, len(cols))}
 	for name, typ := range cols {
 		r.cols = append(r.cols, column{name: name, typ: typ})
 	}
+	if m.tables == nil {
+		m.tables = map[[2]string]*relation{}
+	}
+	m.tables[[2]string{schema, table}] = r
 	return r
 }
 

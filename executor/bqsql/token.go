@@ -65,7 +65,9 @@ type Token struct {
 // unsupported *Error (see buildTree).
 func Tokenize(src string) ([]Token, error) {
 	var (
-		toks  []Token
+		// About one token per 3.5 bytes in model queries: sized once
+		// rather than grown.
+		toks  = make([]Token, 0, len(src)/3+8)
 		first error
 		depth int
 	)
