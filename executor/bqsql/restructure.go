@@ -137,6 +137,9 @@ func (e *emitter) path(items []*item, i int) (int, *item) {
 	if first.tok.Kind == Ident && bqReserved[first.upper()] {
 		return 0, nil
 	}
+	if next := at(items, i+1); first.tok.Kind == Ident && !next.isPunct(".") && !next.isPunct("-") {
+		return 0, nil // a lone name, the common case: no path, nothing to build
+	}
 	var parts []pathPart
 	j := i
 	last := first // the path's last identifier

@@ -65,9 +65,9 @@ type Token struct {
 // unsupported *Error (see buildTree).
 func Tokenize(src string) ([]Token, error) {
 	var (
-		// About one token per 3.5 bytes in model queries: sized once
-		// rather than grown.
-		toks  = make([]Token, 0, len(src)/3+8)
+		// About one token per 3.5 bytes in model queries, rarely more
+		// than one per two: sized once rather than grown.
+		toks  = make([]Token, 0, len(src)/2+8)
 		first error
 		depth int
 	)
