@@ -40,6 +40,38 @@ type model struct {
 	// tables are the catalogue tables read so far, each built once (a
 	// query often reads a table in several blocks).
 	tables map[[2]string]*relation
+	// dateDiffs are the differences of two DATEs, by the position where
+	// each starts (see dateDifference).
+	dateDiffs map[int]dateDifference
+}
+
+// dateDifference is a - b where a and b are DATEs: BigQuery's result is an
+// INTERVAL of days (operators reference, date arithmetics), DuckDB's an
+// integer, so the emitter rewrites it (emitter.dateMinusDate). The spans are
+// the parser's, which keep an operand's brackets out of the operand and in
+// the difference.
+type dateDifference struct {
+	end        int // just past the difference
+	leftEnd    int // just past a
+	rightStart int // where b starts
+}
+
+func (m *model) noteDateDiff(e *ast.BinaryExpression) {
+	if m.dateDiffs == nil {
+		m.dateDiffs = map[int]dateDifference{}
+	}
+	// No two differences of DATEs start at one position: the left operand
+	// of an enclosing one would be an INTERVAL.
+	m.dateDiffs[e.Pos()] = dateDifference{end: e.End(), leftEnd: e.Left.End(), rightStart: e.Right.Pos()}
+}
+
+// dateDiffAt is the difference of two DATEs that starts at pos, if any.
+func (m *model) dateDiffAt(pos int) (dateDifference, bool) {
+	if m == nil {
+		return dateDifference{}, false
+	}
+	d, ok := m.dateDiffs[pos]
+	return d, ok
 }
 
 // relation is what a FROM item or query yields: named, typed columns in
