@@ -198,9 +198,9 @@ func isHex(c byte) bool {
 // any case) at src[i] when it is directly followed by a quote.
 func literalPrefix(src string, i int) (int, bool) {
 	for n := 1; n <= 2 && i+n < len(src); n++ {
-		p := strings.ToLower(src[i : i+n])
-		if p != "r" && p != "b" && p != "rb" && p != "br" {
-			return 0, false
+		c := src[i+n-1] | 0x20 // ASCII lower case
+		if (c != 'r' && c != 'b') || (n == 2 && c == src[i]|0x20) {
+			return 0, false // not r, b, rb or br
 		}
 		if q := src[i+n]; q == '\'' || q == '"' {
 			return n, true

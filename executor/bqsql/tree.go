@@ -230,7 +230,7 @@ func splitTop(items []*item) [][]*item {
 	if len(items) == 0 {
 		return nil
 	}
-	var out [][]*item
+	out := make([][]*item, 0, 4)
 	start := 0
 	for i := 0; i < len(items); i++ {
 		it := items[i]
