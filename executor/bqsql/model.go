@@ -1,6 +1,7 @@
 package bqsql
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/sqlc-dev/zetajones/ast"
@@ -43,6 +44,89 @@ type model struct {
 	// dateDiffs are the differences of two DATEs, by the position where
 	// each starts (see dateDifference).
 	dateDiffs map[int]dateDifference
+	// issues are what typing found that BigQuery rejects or the engine
+	// cannot answer as BigQuery does, in the order found.
+	issues []modelIssue
+}
+
+// modelIssue is an error the translation reports at a source position.
+type modelIssue struct {
+	pos  int
+	kind ErrorKind
+	msg  string
+}
+
+// firstIssue is the first issue the model found, if any.
+func (m *model) firstIssue() (modelIssue, bool) {
+	if m == nil || len(m.issues) == 0 {
+		return modelIssue{}, false
+	}
+	return m.issues[0], true
+}
+
+// checkSetOpBranch compares a set operation's branch r, at pos, with its
+// first branch, column by column (BigQuery matches a set operation's
+// columns by position, query syntax reference): it notes a DATETIME beside
+// a TIMESTAMP, which BigQuery rejects (the two have no common supertype;
+// DuckDB coerces one to the other and runs), and STRUCTs whose field names
+// differ (BigQuery keeps the first branch's names and matches fields by
+// position; DuckDB unions STRUCTs by name, and its rows differ). It reports
+// whether it noted one.
+func (m *model) checkSetOpBranch(op string, first, r *relation, pos int) bool {
+	if !first.ordered || !r.ordered {
+		return false // positions unknown
+	}
+	n := min(len(first.cols), len(r.cols))
+	for k := range n {
+		a, b := baseType(first.cols[k].typ), baseType(r.cols[k].typ)
+		if (a == "DATETIME" && b == "TIMESTAMP") || (a == "TIMESTAMP" && b == "DATETIME") {
+			m.issues = append(m.issues, modelIssue{pos, KindInvalid, fmt.Sprintf("Column %d in %s has incompatible types: %s, %s", k+1, op, a, b)})
+			return true
+		}
+	}
+	for k := range n {
+		a, aok := structFieldNames(first.cols[k].typ)
+		b, bok := structFieldNames(r.cols[k].typ)
+		if aok && bok && a != b {
+			m.issues = append(m.issues, modelIssue{pos, KindUnsupported, op + " of STRUCTs whose field names differ between branches is not supported"})
+			return true
+		}
+	}
+	return false
+}
+
+// structFieldNames are the lower-case field names of a STRUCT type, "?"
+// for an anonymous field, joined by commas.
+func structFieldNames(t string) (string, bool) {
+	fields, ok := typeFields(t)
+	if !ok {
+		return "", false
+	}
+	names := make([]string, len(fields))
+	for k, f := range fields {
+		names[k] = strings.ToLower(f.name)
+		if f.name == "" {
+			names[k] = "?"
+		}
+	}
+	return strings.Join(names, ","), true
+}
+
+// setOpName is the k-th operator of a set operation as written in
+// BigQuery's messages (UNION ALL, EXCEPT DISTINCT).
+func setOpName(q *ast.SetOperation, k int) string {
+	if q.Metadata == nil || k >= len(q.Metadata.Entries) {
+		return "set operation"
+	}
+	md := q.Metadata.Entries[k]
+	op := ""
+	if md.OpType != nil {
+		op = md.OpType.Op
+	}
+	if md.AllOrDistinct != nil {
+		op += " " + md.AllOrDistinct.Value
+	}
+	return strings.TrimSpace(op)
 }
 
 // dateDifference is a - b where a and b are DATEs: BigQuery's result is an
@@ -267,12 +351,17 @@ func (m *model) queryExpr(n ast.Node, s *scope) (*relation, *scope) {
 	case *ast.Query:
 		return m.query(q, s), nil
 	case *ast.SetOperation:
-		var out *relation
-		for _, in := range q.Inputs {
+		var out, first *relation
+		checked := false
+		for b, in := range q.Inputs {
 			r, _ := m.queryExpr(in, s)
 			if out == nil {
+				first = r
 				out = &relation{cols: append([]column(nil), r.cols...), ordered: r.ordered, complete: r.complete}
 				continue
+			}
+			if !checked {
+				checked = m.checkSetOpBranch(setOpName(q, b-1), first, r, in.Pos())
 			}
 			// Names from the first branch; types their common supertype,
 			// position by position.

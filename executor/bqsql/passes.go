@@ -69,7 +69,7 @@ func init() {
 		{"scan", func(e *emitter, items []*item) []*item { e.scan(items); return items }},
 		// Before output columns are named (AS f0_ is raw text to the type
 		// rules).
-		{"set operation types", func(e *emitter, items []*item) []*item { e.checkSetOpTypes(items); return items }},
+		{"set operation types", func(e *emitter, items []*item) []*item { e.checkSetOpTypes(); return items }},
 		{"NUMERIC set operation literals", func(e *emitter, items []*item) []*item { e.numericSetOpLiterals(items); return items }},
 		{"output column names", func(e *emitter, items []*item) []*item { return e.nameOutputColumns(items) }},
 		{"value tables", func(e *emitter, items []*item) []*item { fromValueTables(items); return items }},
