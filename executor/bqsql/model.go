@@ -64,7 +64,7 @@ func (m *model) firstIssue() (modelIssue, bool) {
 	return m.issues[0], true
 }
 
-// checkSetOpBranch compares a set operation's branch r, at pos, with its
+// checkSetOpBranch compares set operation q's branch b, typed r, with its
 // first branch, column by column (BigQuery matches a set operation's
 // columns by position, query syntax reference): it notes a DATETIME beside
 // a TIMESTAMP, which BigQuery rejects (the two have no common supertype;
@@ -72,23 +72,24 @@ func (m *model) firstIssue() (modelIssue, bool) {
 // differ (BigQuery keeps the first branch's names and matches fields by
 // position; DuckDB unions STRUCTs by name, and its rows differ). It reports
 // whether it noted one.
-func (m *model) checkSetOpBranch(op string, first, r *relation, pos int) bool {
+func (m *model) checkSetOpBranch(q *ast.SetOperation, b int, first, r *relation) bool {
 	if !first.ordered || !r.ordered {
 		return false // positions unknown
 	}
+	pos, op := q.Inputs[b].Pos(), func() string { return setOpName(q, b-1) }
 	n := min(len(first.cols), len(r.cols))
 	for k := range n {
-		a, b := baseType(first.cols[k].typ), baseType(r.cols[k].typ)
-		if (a == "DATETIME" && b == "TIMESTAMP") || (a == "TIMESTAMP" && b == "DATETIME") {
-			m.issues = append(m.issues, modelIssue{pos, KindInvalid, fmt.Sprintf("Column %d in %s has incompatible types: %s, %s", k+1, op, a, b)})
+		x, y := baseType(first.cols[k].typ), baseType(r.cols[k].typ)
+		if (x == "DATETIME" && y == "TIMESTAMP") || (x == "TIMESTAMP" && y == "DATETIME") {
+			m.issues = append(m.issues, modelIssue{pos, KindInvalid, fmt.Sprintf("Column %d in %s has incompatible types: %s, %s", k+1, op(), x, y)})
 			return true
 		}
 	}
 	for k := range n {
-		a, aok := structFieldNames(first.cols[k].typ)
-		b, bok := structFieldNames(r.cols[k].typ)
-		if aok && bok && a != b {
-			m.issues = append(m.issues, modelIssue{pos, KindUnsupported, op + " of STRUCTs whose field names differ between branches is not supported"})
+		x, xok := structFieldNames(first.cols[k].typ)
+		y, yok := structFieldNames(r.cols[k].typ)
+		if xok && yok && x != y {
+			m.issues = append(m.issues, modelIssue{pos, KindUnsupported, op() + " of STRUCTs whose field names differ between branches is not supported"})
 			return true
 		}
 	}
@@ -361,7 +362,7 @@ func (m *model) queryExpr(n ast.Node, s *scope) (*relation, *scope) {
 				continue
 			}
 			if !checked {
-				checked = m.checkSetOpBranch(setOpName(q, b-1), first, r, in.Pos())
+				checked = m.checkSetOpBranch(q, b, first, r)
 			}
 			// Names from the first branch; types their common supertype,
 			// position by position.

@@ -65,9 +65,9 @@ type Token struct {
 // unsupported *Error (see buildTree).
 func Tokenize(src string) ([]Token, error) {
 	var (
-		// About one token per 3.5 bytes in model queries, rarely more
-		// than one per two: sized once rather than grown.
-		toks  = make([]Token, 0, len(src)/2+8)
+		// About one token per 3.5 bytes in model queries: sized once,
+		// grown for the few denser ones.
+		toks  = make([]Token, 0, len(src)/3+8)
 		first error
 		depth int
 	)
@@ -156,9 +156,11 @@ func lexOne(src string, i int) (int, Kind, string) {
 	case c == '?':
 		return 1, Param, ""
 	}
-	for _, op := range multiOps {
-		if strings.HasPrefix(src[i:], op) {
-			return len(op), Punct, ""
+	if strings.IndexByte("<>!|=:-*/", c) >= 0 { // how multiOps start
+		for _, op := range multiOps {
+			if strings.HasPrefix(src[i:], op) {
+				return len(op), Punct, ""
+			}
 		}
 	}
 	if strings.IndexByte("()[]{},;.+-*/%<>=!|&^~:", c) >= 0 {
