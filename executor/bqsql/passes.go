@@ -12,10 +12,14 @@ package bqsql
 // in the signature catalogue, signatures.go, and, if its result type
 // depends on its arguments, in modeltypes.go's functionType); a BigQuery
 // rule a macro can carry goes in the prelude (prelude.go); a construct whose
-// translation needs its operands is restructured (restructure.go); a check
-// or rewrite over whole clauses or queries is a pass here; an error DuckDB
-// words its own way is worded in wording.go. Each has a rule test beside it
-// that runs the translation on DuckDB.
+// translation needs its operands is restructured (restructure.go); a
+// decision that needs the grammar's structure and the types (which operands
+// an operator has, which columns a set operation's branches line up) is
+// made in the statement model while it types the tree and noted by source
+// position (model.go: dateDiffs, checkSetOpBranch), not by scanning items;
+// a check or rewrite over whole clauses or queries is a pass here; an error
+// DuckDB words its own way is worded in wording.go. Each has a rule test
+// beside it that runs the translation on DuckDB.
 
 // pass is one named transform of the item tree.
 type pass struct {
