@@ -147,18 +147,20 @@ func (e *emitter) scan(items []*item) {
 				walk(it.kids)
 				continue
 			}
-			if it.is("WITH") {
+			switch it.upper() {
+			case "WITH":
 				ctes = append(ctes, cteDefs(seq, i)...)
-			}
-			if it.is("AS") {
+				continue
+			case "AS":
 				if nx := at(seq, i+1); nx != nil && !nx.group && (nx.tok.Kind == Ident || nx.tok.Kind == QuotedIdent) {
 					e.redefined[strings.ToLower(strings.Trim(nx.tok.Text, "`"))] = true
 				}
-			}
-			if it.is("UNNEST") {
+				continue
+			case "UNNEST":
 				e.scanUnnest(seq, i)
-			}
-			if !(it.is("FROM") || it.is("JOIN")) {
+				continue
+			case "FROM", "JOIN":
+			default:
 				continue
 			}
 			parts, j := readTablePath(seq, i+1)

@@ -59,7 +59,8 @@ type divNode struct {
 // compares keywords and function names: ASCII letters without case (a
 // non-ASCII letter never spells a keyword).
 func (it *item) is(word string) bool {
-	return it != nil && it.tok.Kind == Ident && !it.group && !it.synthetic() && asciiEqualFold(it.tok.Text, word)
+	// The length first: it rules out most items at once.
+	return it != nil && len(it.tok.Text) == len(word) && it.tok.Kind == Ident && !it.group && !it.synthetic() && asciiEqualFold(it.tok.Text, word)
 }
 
 // asciiEqualFold reports whether a and b are equal with ASCII letters
@@ -68,7 +69,7 @@ func asciiEqualFold(a, b string) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	for i := 0; i < len(a); i++ {
+	for i := range len(a) {
 		x, y := a[i], b[i]
 		if x == y {
 			continue
