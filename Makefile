@@ -18,15 +18,22 @@ build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/clinsql
 
 # The CI gate: formatting, vet, then every test under the race detector;
-# then, without it, the judge's replays of all 16 released models (under
-# the detector they replay a subset: judge/race_test.go), the GoogleSQL
-# compliance run and the real-query golden (both skipped under the
-# detector: their goldens are compared here). UPDATE=1 rewrites the
+# then, without it, the tests that under the detector run a stated part of
+# their data or are skipped (package internal/testrace says which and why;
+# its TestSecondPassNamesEveryTest checks that this list names them all):
+# the judge's replays of all 16 released models and its batch run of all
+# 190 tasks, generation of all 190 tasks on the demo database, the
+# figures over the labels, the code checks' figures over the released
+# runs and the validation audit, the gold queries on
+# the demo database and EHRSQL's gold answers on valid, the GoogleSQL
+# compliance run and the real-query golden. UPDATE=1 rewrites the
 # real-query golden (executor/bqsql/testdata/realquery.golden) after review.
+SECOND_PASS_TESTS := ^(TestReplay(Grouping|Skipping|ReferenceDenominators)|TestBatchJudge190|TestGenerate(ValidationOnDemo|BatchOnDemo)|TestJudgeReferencePublished|TestAuditLLM20|TestAccuracyOnLabels|TestValidationCodeAudit|TestCommittedDrawLeaves|TestConformance|TestGoldModelScores100OnValid|TestExecGoldDemo|TestAgreementWithRecorded|TestScanCodeDecisions)$$
+SECOND_PASS_PKGS  := ./judge ./cmd/clinsql/internal/cli ./agreement/judged ./audit ./agreement/labelsample ./executor/bqsql/conformance ./ehrsqlbench ./judge/codecheck
+
 test: lint
 	$(GO) test -race -timeout 45m ./...
-	$(GO) test -count 1 -timeout 20m -run '^TestReplay(Grouping|Skipping|ReferenceDenominators)$$' ./judge
-	$(GO) test -count 1 -timeout 20m -run '^TestConformance$$' ./executor/bqsql/conformance
+	$(GO) test -count 1 -timeout 20m -run '$(SECOND_PASS_TESTS)' $(SECOND_PASS_PKGS)
 	$(GO) test -count 1 -timeout 20m -run '^TestRealQueries$$' ./executor/bqsql $(if $(UPDATE),-update)
 
 lint: fmtcheck vet

@@ -14,6 +14,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/golden"
 	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/internal/testrace"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")
@@ -32,6 +33,7 @@ func loadValidation(tb testing.TB) []*datasets.Task {
 // tasks with every result mutation. The figures of the README's section
 // on auditing a judge are this golden's.
 func TestValidationCodeAudit(t *testing.T) {
+	testrace.SecondPassOnly(t)
 	tasks := loadValidation(t)
 	r, err := Run(context.Background(), tasks, Options{Mutations: ResultMutations})
 	if err != nil {

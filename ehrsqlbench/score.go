@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -173,6 +174,9 @@ func (out *ScoreOutput) predictions(s *ehrsql.Split, o ScoreOptions) ([]string, 
 // (OUT/<model>/<split>/<strategy>/).
 func PredictionPath(path string) (string, error) {
 	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", predictionsNear(path, err)
+	}
 	if err != nil {
 		return "", err
 	}
@@ -190,6 +194,30 @@ func PredictionPath(path string) (string, error) {
 		return "", fmt.Errorf("%s holds no %s: give a prediction file, or a strategy folder of an EHRSQL run (OUT/<model>/<split>/<strategy>)", path, predictionFile)
 	}
 	return "", fmt.Errorf("%s holds %d prediction files; give one: %s", path, len(matches), clipList(matches, 6))
+}
+
+// predictionsNear is the error for a prediction path that does not exist:
+// the prediction files below its nearest existing folder (up to three
+// levels up), since a run files a split under its data folder's name
+// (valid for --split validation), which a path typed from the command line
+// misses.
+func predictionsNear(path string, err error) error {
+	dir := filepath.Dir(path)
+	for range 3 {
+		if st, e := os.Stat(dir); e == nil && st.IsDir() {
+			var found []string
+			for _, pattern := range []string{"*", "*/*", "*/*/*", "*/*/*/*"} {
+				m, _ := filepath.Glob(filepath.Join(dir, pattern, predictionFile))
+				found = append(found, m...)
+			}
+			if len(found) > 0 {
+				return fmt.Errorf("%w; prediction files under %s: %s (a run files each split under its data folder's name: valid for validation)", err, dir, clipList(found, 6))
+			}
+			break
+		}
+		dir = filepath.Dir(dir)
+	}
+	return err
 }
 
 func clipList(xs []string, n int) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/sqlite"
 	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/internal/testrace"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/reliability"
@@ -75,6 +76,7 @@ const goldModelsYAML = `models:
 // examples, generation, post-processing, execution, prediction.json,
 // official scoring).
 func TestGoldModelScores100OnValid(t *testing.T) {
+	testrace.SecondPassOnly(t)
 	db, splits := ehrsqlData(t, "valid", "train")
 	valid, train := splits[0], splits[1]
 	srv := llmtest.Start(t, goldModel(valid), llmtest.Options{})

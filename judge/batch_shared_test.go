@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/internal/testrace"
 	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
@@ -32,7 +33,7 @@ func validationItems(t testing.TB) []Item {
 // ledger record for every leaf apart from the timing fields and the
 // dollars, the same scores, and the batch run costs half.
 func TestBatchJudge190(t *testing.T) {
-	items := validationItems(t)
+	items := testrace.Part(t, validationItems(t), 4)
 	srv := llmtest.Start(t, verdictReply(hashVerdict), llmtest.Options{})
 	prices := llm.Prices{"judge-test": {Prompt: 0.15, Completion: 0.60}}
 	opts := Options{Mode: rubric.Strict, CodeChecks: true, Skipping: true, Group: GroupTree}
@@ -135,8 +136,8 @@ func TestBatchJudge190(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	t.Logf("190 tasks, grouping tree: %d leaves, %d judge requests in each mode, %d batches (sizes %v); cost online $%.6f, batch $%.6f (ratio %.3f)",
-		len(onRecs), onlineCalls, len(sizes), sizes, onM, baM, baM/onM)
+	t.Logf("%d tasks, grouping tree: %d leaves, %d judge requests in each mode, %d batches (sizes %v); cost online $%.6f, batch $%.6f (ratio %.3f)",
+		len(items), len(onRecs), onlineCalls, len(sizes), sizes, onM, baM, baM/onM)
 	for _, k := range keys {
 		t.Logf("split %s: SQL %.6f, execution %.6f (both modes)", k, onScore.Splits[k].AverageSQLScore, onScore.Splits[k].AverageResultsScore)
 	}

@@ -3,6 +3,7 @@ package judge
 import (
 	"testing"
 
+	"github.com/clinsql/clinsql/internal/testrace"
 	"github.com/clinsql/clinsql/judge/internal/released"
 )
 
@@ -10,7 +11,7 @@ import (
 // or under the race detector three (the replays are single-threaded
 // scoring code; the full set runs without the detector in `make test`).
 func replayedModels(t testing.TB, models []*released.Model) []*released.Model {
-	if !raceEnabled {
+	if !testrace.Enabled {
 		return models
 	}
 	t.Logf("race detector on: replaying 3 of the %d models (make test replays all of them without it)", len(models))

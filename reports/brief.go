@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/clinsql/clinsql/scoring"
@@ -57,11 +58,20 @@ func (r *Report) WriteBrief(w io.Writer) {
 		}
 		tw.Flush()
 	}
+	if len(r.Splits) > 0 {
+		fmt.Fprintln(w, strings.ToLower(InvalidLeavesNote[:1])+InvalidLeavesNote[1:])
+	}
 	for _, c := range r.Caveats() {
 		fmt.Fprintln(w, "caveat:", c)
 	}
 }
 
 // invalidText is a cell's invalid leaves and the tasks they sit in, as
-// every table shows them: "15 (1)".
+// every table shows them: "15 (1)" (InvalidLeavesNote).
 func invalidText(c *Cell) string { return fmt.Sprintf("%d (%d)", c.InvalidLeaves, c.InvalidTasks) }
+
+// invalidText is the judge-health row's invalid leaves (tasks), as the
+// leaderboard shows them.
+func (h HealthRow) invalidText() string {
+	return fmt.Sprintf("%d (%d)", h.InvalidLeaves, h.InvalidTasks)
+}

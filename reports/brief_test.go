@@ -2,13 +2,20 @@ package reports
 
 import (
 	"bytes"
+	html_template "html/template"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
 
 // TestBriefInvalidLeaves: the command's summary shows the main mode's
 // invalid leaves and the tasks they sit in, as the HTML leaderboard does
-// (it used to print the other mode's count, 0 where the HTML said 15 (1)).
+// (it used to print the other mode's count, 0 where the HTML said 15 (1)),
+// and the judge-health table shows the same figure over the model's splits
+// beside its verdict counts (where "Invalid 0" stood beside the
+// leaderboard's "15 (1)": a missing leaf is no invalid verdict, but it is
+// an invalid leaf); each says what it counts.
 func TestBriefInvalidLeaves(t *testing.T) {
 	r := buildFixtureReport(t, writeFixtureSet(t), Options{})
 	var b bytes.Buffer
@@ -17,6 +24,36 @@ func TestBriefInvalidLeaves(t *testing.T) {
 	var html bytes.Buffer
 	if err := r.WriteHTML(&html); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(out, "invalid leaves (tasks): the leaves with no valid verdict") {
+		t.Errorf("the summary does not say what invalid leaves count:\n%s", out)
+	}
+	if n := strings.Count(html.String(), html_template.HTMLEscapeString(InvalidLeavesNote)); n < 2 {
+		t.Errorf("the HTML states the invalid leaves' definition %d times, want beside the leaderboard and the health table", n)
+	}
+	health := regexp.MustCompile(`(?s)<section id="health">.*?</section>`).FindString(html.String())
+	sawMissing := false
+	for _, h := range r.Health {
+		leaves, tasks := 0, 0
+		for _, split := range r.Splits {
+			if c := r.Board(r.Mode, h.Model).Cell(split, All, All); c != nil {
+				leaves += c.InvalidLeaves
+				tasks += c.InvalidTasks
+			}
+		}
+		if h.InvalidLeaves != leaves || h.InvalidTasks != tasks {
+			t.Errorf("%s: health says %d (%d) invalid leaves, the leaderboard's splits %d (%d)", h.Model, h.InvalidLeaves, h.InvalidTasks, leaves, tasks)
+		}
+		if h.InvalidLeaves > h.Invalid {
+			sawMissing = true // a missing or skipped leaf counted: not an invalid verdict
+		}
+		row := regexp.MustCompile(`<tr><td>` + regexp.QuoteMeta(h.Model) + `</td>(?s:.*?)</tr>`).FindString(health)
+		if !strings.Contains(row, `<td class="num">`+h.invalidText()+`</td>`) {
+			t.Errorf("%s: the health table's row lacks %q: %s", h.Model, h.invalidText(), row)
+		}
+	}
+	if !sawMissing {
+		t.Error("no model has an invalid leaf that is not an invalid verdict: the test shows nothing")
 	}
 	checked := 0
 	for _, split := range r.Splits {
@@ -61,5 +98,31 @@ func TestJudgeLabel(t *testing.T) {
 		if strings.Contains(judgeLabel(c.name, c.backend), "/home/") {
 			t.Errorf("%q: an absolute path in the label", c.name)
 		}
+	}
+}
+
+// TestNoMachinePaths: the report's pages name their inputs by their last
+// parts (whose decisions, which run), not by where they lay on the machine
+// that made the report; report.json keeps the full paths.
+func TestNoMachinePaths(t *testing.T) {
+	fs := writeFixtureSet(t)
+	r := buildFixtureReport(t, fs, Options{})
+	var html bytes.Buffer
+	if err := r.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	machine := filepath.Dir(fs.root)
+	if i := strings.Index(html.String(), machine); i >= 0 {
+		t.Errorf("report.html shows the machine's path %s: ...%s...", machine, html.String()[max(0, i-200):min(html.Len(), i+200)])
+	}
+	if !strings.Contains(html.String(), `"grading":"alpha-sql/validation/detailed_grading.json, alpha-sql/test/detailed_grading.json"`) {
+		t.Error("the model page does not name alpha-sql's decisions by model, split and file")
+	}
+	var js bytes.Buffer
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), machine) {
+		t.Error("report.json lost the inputs' full paths (provenance)")
 	}
 }

@@ -160,6 +160,8 @@ type HealthCSVRow struct {
 	Invalid          int    `csv:"invalid"`
 	Skipped          int    `csv:"skipped"`
 	Missing          int    `csv:"missing"`
+	InvalidLeaves    int    `csv:"invalid_leaves"`
+	InvalidTasks     int    `csv:"tasks_with_invalid_leaves"`
 	Code             int    `csv:"decided_code"`
 	LLM              int    `csv:"decided_llm"`
 	Replay           int    `csv:"decided_replay"`
@@ -307,7 +309,8 @@ func (r *Report) healthRows() []HealthCSVRow {
 	var rows []HealthCSVRow
 	for _, h := range r.Health {
 		row := HealthCSVRow{Model: h.Model, Judge: h.Judge, Tasks: h.Tasks, Ungraded: h.Ungraded, Leaves: h.Leaves, Passed: h.Passed, Failed: h.Failed,
-			Invalid: h.Invalid, Skipped: h.Skipped, Missing: h.Missing, Code: h.BySource[SourceCode], LLM: h.BySource[SourceLLM],
+			Invalid: h.Invalid, Skipped: h.Skipped, Missing: h.Missing, InvalidLeaves: h.InvalidLeaves, InvalidTasks: h.InvalidTasks,
+			Code: h.BySource[SourceCode], LLM: h.BySource[SourceLLM],
 			Replay: h.BySource[SourceReplay], Recorded: h.BySource[SourceRecorded] + h.BySource[SourceJudge],
 			CodeShare: fmt.Sprintf("%.4f", h.CodeShare()), LLMShare: fmt.Sprintf("%.4f", h.LLMShare()),
 			JudgeErrors: h.JudgeErrors, Unparsed: h.Unparsed, NonBinary: h.NonBinary}

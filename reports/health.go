@@ -11,6 +11,14 @@ import (
 	"github.com/clinsql/clinsql/scoring"
 )
 
+// HealthNote says what the judge-health table's columns count.
+const HealthNote = "Leaves over all tasks of the model's splits, by verdict. Invalid verdict: the judge gave no valid verdict " +
+	"(an API error, an unreadable reply, or, replaying, no recorded decision that applies); never a pass in strict mode. " +
+	"Skipped: not judged because it could not change the score. Missing: no decision (including every leaf of an ungraded task). " +
+	"Invalid leaves (tasks): as in the leaderboard, those invalid, skipped or missing leaves that could change the score, and the tasks holding them. " +
+	"Code, LLM, Replay: decided by clinsql judge's code checks, its LLM judge, or replayed recorded decisions; Recorded: decided by " +
+	"the reference's LLM judge, as recorded in the grading file. LLM share counts every LLM decision, recorded or replayed."
+
 // HealthRow is how one model's leaves were judged.
 type HealthRow struct {
 	Model string `json:"model"`
@@ -24,13 +32,19 @@ type HealthRow struct {
 	// the decisions lack.
 	Tasks    int `json:"tasks"`
 	Ungraded int `json:"ungraded_tasks"`
-	// Leaves over all those tasks, by verdict.
+	// Leaves over all those tasks, by verdict: Invalid counts the
+	// verdicts of status invalid (the judge gave no valid verdict).
 	Leaves  int `json:"leaves"`
 	Passed  int `json:"passed"`
 	Failed  int `json:"failed"`
 	Invalid int `json:"invalid"`
 	Skipped int `json:"skipped"`
 	Missing int `json:"missing"`
+	// InvalidLeaves and InvalidTasks are the leaderboard's invalid leaves
+	// (tasks) over the model's splits (InvalidLeavesNote): those of the
+	// invalid, skipped and missing leaves that could change the score.
+	InvalidLeaves int `json:"invalid_leaves"`
+	InvalidTasks  int `json:"tasks_with_invalid_leaves"`
 	// BySource counts the leaves with a verdict (pass, fail or invalid) by
 	// who decided them (SourceCode, SourceLLM, SourceReplay,
 	// SourceRecorded, SourceJudge).
@@ -95,6 +109,10 @@ func health(m *Model, tasks map[datasets.Key]*datasets.Task) HealthRow {
 		h.Tasks++
 		if !t.Graded {
 			h.Ungraded++
+		}
+		if n := t.Invalid(); n > 0 {
+			h.InvalidLeaves += n
+			h.InvalidTasks++
 		}
 		task := tasks[t.Key]
 		dec := m.Decisions[t.Key]
@@ -178,8 +196,17 @@ func judgeLabel(name, backend string) string {
 	}
 	// Without the identity, the file's last folders say whose decisions
 	// they are (<model>/<split>/detailed_grading.json).
-	parts := strings.Split(filepath.ToSlash(file), "/")
-	return "replay:" + strings.Join(parts[max(0, len(parts)-3):], "/")
+	return "replay:" + shownPath(file, 3)
+}
+
+// shownPath is how a report shows an input's path to its readers: its
+// last n parts (a grading file's <model>/<split>/detailed_grading.json, a
+// run folder's <parent>/<name>), which say whose it is, without the layout
+// of the machine that made the report (the user's home, a shared drive).
+// report.json keeps the full paths, for provenance.
+func shownPath(p string, n int) string {
+	parts := strings.Split(strings.Trim(filepath.ToSlash(filepath.Clean(p)), "/"), "/")
+	return strings.Join(parts[max(0, len(parts)-n):], "/")
 }
 
 // backend is the identity of the judge backend of that name, from the

@@ -53,6 +53,9 @@ type htmlPage struct {
 	// alone).
 	ClinSQL bool
 	Setup   string
+	// InvalidNote and HealthNote define the invalid leaves (tasks) and the
+	// judge-health columns beside their tables.
+	InvalidNote, HealthNote string
 	// HasRS shows the reliability columns (some model abstained somewhere).
 	HasRS bool
 	// Caveats say what makes the scores not comparable with others (a
@@ -171,7 +174,7 @@ type htmlRefine struct {
 }
 
 type htmlHealth struct {
-	Model, Judge, Calls                                      string
+	Model, Judge, Calls, InvalidLeaves                       string
 	Tasks, Leaves, Passed, Failed, Invalid, Skipped, Missing int
 	Code, LLM, Replay, Recorded                              int
 	CodeShare, LLMShare, Kinds, Tokens, Cost                 string
@@ -294,7 +297,7 @@ type hNodeScore struct {
 
 // WriteHTML writes the self-contained HTML report.
 func (r *Report) WriteHTML(w io.Writer) error {
-	p := htmlPage{Title: "ClinSQL report", ClinSQL: len(r.Models) > 0, Setup: r.setup(), HasRS: r.hasReliability(), Caveats: r.caveats()}
+	p := htmlPage{Title: "ClinSQL report", ClinSQL: len(r.Models) > 0, Setup: r.setup(), InvalidNote: InvalidLeavesNote, HealthNote: HealthNote, HasRS: r.hasReliability(), Caveats: r.caveats()}
 	if !p.ClinSQL {
 		p.Title = "EHRSQL 2024 report"
 	}
@@ -314,7 +317,8 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			Skipped: h.Skipped, Missing: h.Missing, Code: h.BySource[SourceCode], LLM: h.BySource[SourceLLM], Replay: h.BySource[SourceReplay],
 			Recorded:  h.BySource[SourceRecorded] + h.BySource[SourceJudge],
 			CodeShare: fmt.Sprintf("%.1f%%", 100*h.CodeShare()), LLMShare: fmt.Sprintf("%.1f%%", 100*h.LLMShare()),
-			Kinds: fmt.Sprintf("%d / %d / %d", h.JudgeErrors, h.Unparsed, h.NonBinary), Tokens: "–", Cost: "–"}
+			Kinds: fmt.Sprintf("%d / %d / %d", h.JudgeErrors, h.Unparsed, h.NonBinary), Tokens: "–", Cost: "–",
+			InvalidLeaves: h.invalidText()}
 		if h.Complete != nil && !*h.Complete {
 			hh.Judge += ", incomplete"
 		}
@@ -502,7 +506,15 @@ func (r *Report) htmlData() htmlData {
 	}
 	d.GoldSource = goldSource
 	for _, m := range r.Models {
-		hm := hModel{Name: m.Name, Grading: strings.Join(m.Gradings, ", "), Run: m.Run, Rank: rank[m.Name]}
+		hm := hModel{Name: m.Name, Rank: rank[m.Name]}
+		var shown []string
+		for _, g := range m.Gradings {
+			shown = append(shown, shownPath(g, 3))
+		}
+		hm.Grading = strings.Join(shown, ", ")
+		if m.Run != "" {
+			hm.Run = shownPath(m.Run, 2)
+		}
 		if m.Database != nil {
 			hm.Badge, hm.Caveat = m.Database.Badge, m.Database.Caveat
 		}

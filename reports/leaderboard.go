@@ -26,8 +26,9 @@ type Cell struct {
 	// reference's unrounded mean (summed in task order); see Round6.
 	SQL, Exec Interval
 	// InvalidLeaves counts leaves without a valid verdict (judge errors,
-	// unreadable replies, missing decisions) that could change a score of
-	// the cell's tasks; InvalidTasks the tasks with at least one.
+	// unreadable replies, missing decisions, skipped leaves) that could
+	// change a score of the cell's tasks; InvalidTasks the tasks with at
+	// least one (InvalidLeavesNote).
 	InvalidLeaves, InvalidTasks int
 	// Ungraded counts tasks the decisions lack (strict mode scores them
 	// with every leaf missing; reference mode leaves them out).
@@ -38,6 +39,16 @@ type Cell struct {
 	// outputs to tell abstentions from answers.
 	RS *reliability.Scores
 }
+
+// InvalidLeavesNote defines the one "invalid leaves (tasks)" figure that
+// the leaderboards (terminal, Markdown, HTML) and the judge-health table
+// show: rubric.Score.Invalid summed over the tasks, with the number of
+// tasks holding any. The judge-health table's verdict columns count every
+// leaf, including those that cannot change a score; its "invalid leaves"
+// column is this figure, so the two tables agree.
+const InvalidLeavesNote = "Invalid leaves (tasks): the leaves with no valid verdict (a judge error or unreadable reply, " +
+	"no decision recorded, or skipped) that could still change the score, which strict mode counts as failures; " +
+	"in parentheses the tasks holding any. Counted from the decisions, so the same in both modes."
 
 // Board is one model's leaderboard cells in one mode.
 type Board struct {

@@ -210,6 +210,8 @@ func (r *Report) WriteLeaderboardMarkdown(w io.Writer) {
 	r.writeCaveats(w)
 	fmt.Fprintln(w, r.setup())
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, InvalidLeavesNote)
+	fmt.Fprintln(w)
 	for _, split := range r.Splits {
 		fmt.Fprintf(w, "## %s split\n\n", split)
 		for _, mode := range r.Modes() {
@@ -390,10 +392,7 @@ func datasetsScenarios(r *Report, split string) []string {
 func (r *Report) healthTable(w io.Writer) {
 	fmt.Fprintln(w, "## Judge health")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Leaves over all tasks of the model's splits. Invalid: a judge error or unreadable reply (never a pass in strict mode). "+
-		"Skipped: not judged because it could not change the score. Missing: no decision (including every leaf of an ungraded task). "+
-		"Code, LLM, Replay: decided by clinsql judge's code checks, its LLM judge, or replayed recorded decisions; Recorded: decided by "+
-		"the reference's LLM judge, as recorded in the grading file. LLM share counts every LLM decision, recorded or replayed.")
+	fmt.Fprintln(w, HealthNote)
 	fmt.Fprintln(w)
 	var rows [][]string
 	for _, h := range r.Health {
@@ -408,14 +407,15 @@ func (r *Report) healthTable(w io.Writer) {
 			judgeName += ", incomplete"
 		}
 		rows = append(rows, []string{h.Model, judgeName, fmt.Sprint(h.Tasks), fmt.Sprint(h.Leaves), fmt.Sprint(h.Passed), fmt.Sprint(h.Failed),
-			fmt.Sprint(h.Invalid), fmt.Sprint(h.Skipped), fmt.Sprint(h.Missing),
+			fmt.Sprint(h.Invalid), fmt.Sprint(h.Skipped), fmt.Sprint(h.Missing), h.invalidText(),
 			fmt.Sprint(h.BySource[SourceCode]), fmt.Sprint(h.BySource[SourceLLM]), fmt.Sprint(h.BySource[SourceReplay]),
 			fmt.Sprint(h.BySource[SourceRecorded] + h.BySource[SourceJudge]),
 			fmt.Sprintf("%.1f%%", 100*h.CodeShare()), fmt.Sprintf("%.1f%%", 100*h.LLMShare()),
 			fmt.Sprintf("%d / %d / %d", h.JudgeErrors, h.Unparsed, h.NonBinary), calls, usage, cost})
 	}
-	mdTable(w, []string{"Model", "Judge", "Tasks", "Leaves", "Pass", "Fail", "Invalid", "Skipped", "Missing", "Code", "LLM", "Replay", "Recorded",
-		"Code share", "LLM share", "Judge errors / unparsed / non-binary", "LLM calls", "Tokens in / out", "Cost (USD)"}, "llrrrrrrrrrrrrrrrrr", rows)
+	mdTable(w, []string{"Model", "Judge", "Tasks", "Leaves", "Pass", "Fail", "Invalid verdict", "Skipped", "Missing", "Invalid leaves (tasks)",
+		"Code", "LLM", "Replay", "Recorded", "Code share", "LLM share", "Judge errors / unparsed / non-binary", "LLM calls", "Tokens in / out", "Cost (USD)"},
+		"llrrrrrrrrrrrrrrrrrr", rows)
 }
 
 // WriteTaxonomyMarkdown writes taxonomy.md: the rules, each model's failure
@@ -449,7 +449,7 @@ func (r *Report) WriteTaxonomyMarkdown(w io.Writer) {
 	for _, b := range Buckets {
 		header = append(header, string(b))
 	}
-	header = append(header, "Invalid leaves")
+	header = append(header, "Invalid verdicts")
 	rows = nil
 	for _, m := range r.orderedModels() {
 		row := []string{m}

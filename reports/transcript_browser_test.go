@@ -201,7 +201,10 @@ func TestSearchInChromium(t *testing.T) {
 }
 
 // manyModels writes n graded models with long names and falling pass
-// rates, so that their rank order is not their name order.
+// rates, so that their rank order is not their name order. Every fifth
+// name is as long as a hub id with an organisation and a version
+// ("Qwen/Qwen3-Coder-480B-A35B-Instruct-FP8" and longer), without a space
+// where a line could break.
 func manyModels(t *testing.T, n int) *fixtureSet {
 	t.Helper()
 	fs := writeFixtureSet(t)
@@ -210,6 +213,9 @@ func manyModels(t *testing.T, n int) *fixtureSet {
 	dir := t.TempDir()
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("%c-model-with-a-long-name-%02d", 'a'+(i*7)%n, i)
+		if i%5 == 2 {
+			name = fmt.Sprintf("%c-org/Qwen3-Coder-480B-A35B-Instruct-FP8-2507-preview-%02d", 'a'+(i*7)%n, i)
+		}
 		rate := uint32(95 - 4*i)
 		for _, split := range []string{"validation", "test"} {
 			p := filepath.Join(dir, name, split, "detailed_grading.json")
@@ -249,6 +255,34 @@ func TestGridOfManyModelsInChromium(t *testing.T) {
 	overflow, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`))
 	if err != nil || overflow {
 		t.Errorf("the page overflows its width with 17 models (%v)", err)
+	}
+	// A model name written upwards either fits its column head or is cut
+	// there with an ellipsis, the whole name on hover; it never runs out
+	// of the head over what is above the grid.
+	spill, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.prototype.filter.call(document.querySelectorAll("#drill table.leaf-grid th.vertical"), function (c) {
+		var s = getComputedStyle(c);
+		var fits = c.scrollHeight <= c.clientHeight + 1;
+		var cut = s.overflow === "hidden" && s.textOverflow === "ellipsis" && c.title === c.textContent;
+		return !(fits || cut);
+	}).map(function (c) { return c.textContent; }).join("|")`))
+	if err != nil || spill != "" {
+		t.Errorf("column heads spill out of the grid's head: %q (%v)", spill, err)
+	}
+	long, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Array.prototype.filter.call(document.querySelectorAll("#drill table.leaf-grid th.vertical"), function (c) { return c.scrollHeight > c.clientHeight + 1; }).length`))
+	if err != nil || long == 0 {
+		t.Errorf("no model name is cut: the fixture's long names do not test the cut (%v)", err)
+	}
+	// The leaderboard and the judge-health table of 17 long-named models
+	// stay within a smaller screen's page too: a wide table scrolls inside
+	// its box.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1024, 768), chromedp.Navigate(page+"#"), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`#health table`))); err != nil {
+		t.Fatal(err)
+	}
+	wide, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.prototype.filter.call(document.querySelectorAll("#overview table"), function (e) {
+		var r = e.getBoundingClientRect(); return r.right > document.documentElement.clientWidth + 1 && e.closest(".table-wrap, .grid-wrap") === null;
+	}).map(function (e) { return e.className; }).join("|") + " " + (document.documentElement.scrollWidth > window.innerWidth)`))
+	if err != nil || wide != " false" {
+		t.Errorf("the overview overflows the page's width: tables %q (%v)", wide, err)
 	}
 	if len(*jsErrors) > 0 {
 		t.Errorf("JS errors: %v", *jsErrors)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -126,10 +127,39 @@ func Load(dir string) (*Run, error) {
 		}
 	}
 	if len(r.Outputs) == 0 && len(errs) == 0 {
+		if runs := runsBelow(dir); len(runs) > 0 {
+			// The folder generate wrote into (OUT), not one model's run
+			// (OUT/<model>): say which runs it holds.
+			names := strings.Join(runs[:min(len(runs), 5)], ", ")
+			if len(runs) > 5 {
+				names += fmt.Sprintf(" and %d more", len(runs)-5)
+			}
+			return nil, fmt.Errorf("%s holds the runs of models (%s), not a run itself: name one of them, e.g. %s",
+				dir, names, filepath.Join(dir, runs[0]))
+		}
 		return nil, fmt.Errorf("%s: no %s found (want <split>/<Domain>/<difficulty>_level_queries/<id>/%s)", dir, ExecutionSummaryFile, ExecutionSummaryFile)
 	}
 	sort.Slice(r.Outputs, func(i, j int) bool { return r.Outputs[i].Key.Less(r.Outputs[j].Key) })
 	return r, errors.Join(errs...)
+}
+
+// runsBelow names dir's subfolders that hold split folders: the runs of
+// a folder that holds one per model.
+func runsBelow(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var runs []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if splits, err := datasets.SplitDirs(filepath.Join(dir, e.Name())); err == nil && len(splits) > 0 {
+			runs = append(runs, e.Name())
+		}
+	}
+	return runs
 }
 
 // FindRoot is the top folder of the run dir belongs to (see Run.Root):

@@ -14,6 +14,7 @@ import (
 	"github.com/clinsql/clinsql/datasets/released"
 	"github.com/clinsql/clinsql/internal/golden"
 	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/internal/testrace"
 	"github.com/clinsql/clinsql/judge/codecheck"
 	"github.com/clinsql/clinsql/judge/judgefmt"
 )
@@ -35,6 +36,7 @@ var labelsGolden = filepath.Join("testdata", "labels-accuracy.md")
 // these are figures on seen data; labels adjudicated by others on other
 // runs measure again.
 func TestAccuracyOnLabels(t *testing.T) {
+	testrace.SecondPassOnly(t)
 	data := shared.Path(t, "clinsql-data")
 	tasks, models, err := released.Open(data)
 	if err != nil {

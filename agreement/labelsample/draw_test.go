@@ -12,6 +12,7 @@ import (
 	"github.com/clinsql/clinsql/agreement/labelset"
 	"github.com/clinsql/clinsql/datasets/released"
 	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/internal/testrace"
 )
 
 // The committed draw (cmd/labelcards draw) and its strata table.
@@ -106,6 +107,7 @@ func TestCommittedDraw(t *testing.T) {
 // TestCommittedDrawLeaves: every drawn leaf is a leaf of its task's
 // rubric, answered by its model in the released runs.
 func TestCommittedDrawLeaves(t *testing.T) {
+	testrace.SecondPassOnly(t)
 	labels := readDraw(t)
 	tasks, models, err := released.Open(shared.Path(t, "clinsql-data"))
 	if err != nil {

@@ -8,9 +8,6 @@ func PublicVocabulary(up string) bool {
 	return bqReserved[up] || bqFunctions[up] || sig
 }
 
-// RaceEnabled reports whether the race detector is on (see race_test.go).
-const RaceEnabled = raceEnabled
-
 // ModelParses reports whether the statement model reads sql (see
 // buildModel).
 func ModelParses(sql string) bool { return buildModel(sql, nil) != nil }

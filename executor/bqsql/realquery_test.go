@@ -26,6 +26,7 @@ import (
 	"github.com/clinsql/clinsql/executor/mimic"
 	goldenfile "github.com/clinsql/clinsql/internal/golden"
 	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/internal/testrace"
 )
 
 // The real-query golden pins every query the project holds to its outcome
@@ -219,7 +220,7 @@ func errorFamily(err error, sql string, cat bqsql.Catalog) string {
 // TestRealQueries runs every real query on the demo database and compares
 // the outcomes with testdata/realquery.golden.
 func TestRealQueries(t *testing.T) {
-	if bqsql.RaceEnabled {
+	if testrace.Enabled {
 		t.Skip("the real-query golden runs without the race detector (make test's second pass)")
 	}
 	qs := realQueries(t)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/clinsql/clinsql/agreement"
 	"github.com/clinsql/clinsql/internal/golden"
+	"github.com/clinsql/clinsql/internal/testrace"
 	"github.com/clinsql/clinsql/judge/internal/released"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/scoring"
@@ -30,6 +31,7 @@ import (
 // of 40 disagreements on answers with a result, with the leaf's text and
 // the result's columns, to testdata/out/sample40.tsv (none committed).
 func TestAgreementWithRecorded(t *testing.T) {
+	testrace.SecondPassOnly(t)
 	tasks, models := released.Load(t)
 	type cov struct{ decided, total int }
 	cover := map[LeafKind]*cov{}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/clinsql/clinsql/internal/testrace"
 	"github.com/clinsql/clinsql/judge/internal/released"
 )
 
@@ -19,6 +20,7 @@ import (
 //   - a band decided on a column naming another statistic than the one
 //     the leaf names, or on an identifier column.
 func TestScanCodeDecisions(t *testing.T) {
+	testrace.SecondPassOnly(t)
 	tasks, models := released.Load(t)
 	var decided, bands int
 	for _, m := range models {

@@ -22,6 +22,7 @@ import (
 	"github.com/clinsql/clinsql/executor/bqduck"
 	goldenfile "github.com/clinsql/clinsql/internal/golden"
 	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/internal/testrace"
 )
 
 var (
@@ -59,7 +60,7 @@ const caseTimeout = 20 * time.Second
 // headline, per file, per function or construct; cases.golden: every case
 // that does not agree) with the committed ones. -update rewrites them.
 func TestConformance(t *testing.T) {
-	if raceEnabled {
+	if testrace.Enabled {
 		t.Skip("the compliance run goes without the race detector (make test's second pass, make conformance)")
 	}
 	dir := shared.Path(t, "zetasql-compliance", "testdata")

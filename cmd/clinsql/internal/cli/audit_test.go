@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/clinsql/clinsql/audit"
 	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/internal/testrace"
 	"github.com/clinsql/clinsql/llm/llmtest"
 )
 
@@ -70,7 +72,8 @@ func TestAuditLLM20(t *testing.T) {
 	srv := llmtest.Start(t, fakeJudge(func(string) string { return "pass" }), llmtest.Options{APIKey: "secret"})
 	cfg := writeJudgeConfig(t, dir, srv.OpenAIBaseURL())
 	out := filepath.Join(dir, "audit")
-	args := []string{"audit", "--tasks", tasks, "--out", out, "--judge-config", cfg, "--sample", "20", "--mutations", "results", "--budget", "100000"}
+	sample := len(testrace.Part(t, make([]int, 20), 4)) // 5 tasks under the race detector
+	args := []string{"audit", "--tasks", tasks, "--out", out, "--judge-config", cfg, "--sample", strconv.Itoa(sample), "--mutations", "results", "--budget", "100000"}
 	code, stdout, stderr := runWithKey(t, dir, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -86,7 +89,7 @@ func TestAuditLLM20(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Tasks != 20 || r.Cost == nil || r.Cost.Calls == 0 || r.Cost.SpentUSD <= 0 || r.Cost.SpentUSD > r.Cost.EstimatedUSD || r.Cost.Calls > r.Cost.EstimatedCall {
+	if r.Tasks != sample || r.Cost == nil || r.Cost.Calls == 0 || r.Cost.SpentUSD <= 0 || r.Cost.SpentUSD > r.Cost.EstimatedUSD || r.Cost.Calls > r.Cost.EstimatedCall {
 		t.Fatalf("tasks %d, cost %+v", r.Tasks, r.Cost)
 	}
 	if r.Cost.Calls != srv.Calls() {

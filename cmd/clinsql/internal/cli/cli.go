@@ -21,6 +21,8 @@ type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
+	// warned holds the task warnings already printed (warnTasks).
+	warned map[string]bool
 }
 
 type command struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clinsql/clinsql/internal/buildinfo"
 	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/internal/testrace"
 	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/reports"
 	"github.com/clinsql/clinsql/scoring"
@@ -100,7 +101,7 @@ func TestDefaultModeIsStrict(t *testing.T) {
 // late-graded model; package judge checks all 16.
 func TestJudgeReferencePublished(t *testing.T) {
 	data := shared.Path(t, "clinsql-data")
-	for _, model := range []string{"gpt-5-chat", "Baichuan-M2-32B"} {
+	for _, model := range testrace.Part(t, []string{"gpt-5-chat", "Baichuan-M2-32B"}, 2) {
 		t.Run(model, func(t *testing.T) {
 			eval := filepath.Join(data, "outputs", "evaluation", model, "validation")
 			out := t.TempDir()

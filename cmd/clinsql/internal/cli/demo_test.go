@@ -8,12 +8,14 @@ import (
 
 	"github.com/clinsql/clinsql/executor/batch"
 	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/internal/testrace"
 )
 
 // TestExecGoldDemo runs the validation gold queries on the real demo build
 // end to end: every task is accounted for, every success has its CSV and
 // every failure its class.
 func TestExecGoldDemo(t *testing.T) {
+	testrace.SecondPassOnly(t) // TestExecGold runs the same path under the detector
 	db := demoDB(t)
 	data := shared.Path(t, "clinsql-data")
 	out := filepath.Join(t.TempDir(), "gold")

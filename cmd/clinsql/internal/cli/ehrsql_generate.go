@@ -50,6 +50,7 @@ exit codes: 0 done; 3 items pending (run again); 1 other errors; 2 usage errors.
 type ehrsqlRequest struct {
 	DataDir, Split, CalSplit string
 	Models, Only, Out        string
+	Model                    string // --model PROVIDER/NAME, instead of Models
 	Limit, CalLimit          int
 	Penalty                  float64
 	Concurrency              int
@@ -84,6 +85,7 @@ func parseEHRSQLFlags(env *Env, args []string) (ehrsqlRequest, error) {
 	fs.StringVar(&r.Split, "split", "", "split `NAME` to answer and score (validation, test)")
 	fs.StringVar(&r.CalSplit, "calibration-split", "validation", "split `NAME` the thresholds are chosen on")
 	fs.StringVar(&r.Models, "models", "", "EHRSQL models `file` (YAML)")
+	fs.StringVar(&r.Model, "model", "", modelFlagUsage)
 	fs.StringVar(&r.Only, "only", "", "comma-separated model `names` to run (default: all)")
 	fs.StringVar(&r.Out, "out", "", "output `folder`")
 	fs.IntVar(&r.Limit, "limit", 0, "only the first `N` questions of --split (the predictions then cover only those)")
@@ -111,9 +113,12 @@ func parseEHRSQLFlags(env *Env, args []string) (ehrsqlRequest, error) {
 
 // check refuses a request the command would refuse on its command line.
 func (r *ehrsqlRequest) check() error {
+	if err := checkModelSource(r.Models, r.Model); err != nil {
+		return err
+	}
 	switch {
-	case r.DataDir == "" || r.Split == "" || r.Models == "" || (r.Out == "" && !r.Estimate):
-		return usagef("--tasks (the EHRSQL data folder), --split, --models and --out are required")
+	case r.DataDir == "" || r.Split == "" || (r.Out == "" && !r.Estimate):
+		return usagef("--tasks (the EHRSQL data folder), --split and --out are required")
 	case r.Concurrency <= 0 || r.Limit < 0 || r.CalLimit < 0 || r.Budget < 0 || r.Penalty < 0:
 		return usagef("--concurrency must be positive; --limit, --calibration-limit, --budget and --penalty not negative")
 	case r.Budget > 0 && r.Prices == "":
@@ -135,9 +140,9 @@ type ehrsqlInputs struct {
 	prices          llm.Prices
 }
 
-func loadEHRSQLInputs(ctx context.Context, r ehrsqlRequest) (*ehrsqlInputs, error) {
+func loadEHRSQLInputs(ctx context.Context, env *Env, r ehrsqlRequest) (*ehrsqlInputs, error) {
 	in := &ehrsqlInputs{}
-	models, err := ehrsqlbench.LoadModels(r.Models)
+	models, err := loadEHRSQLModels(env, r.Models, r.Model)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +231,7 @@ func ehrsqlGenerate(ctx context.Context, env *Env, r ehrsqlRequest) error {
 	if err := r.check(); err != nil {
 		return err
 	}
-	in, err := loadEHRSQLInputs(ctx, r)
+	in, err := loadEHRSQLInputs(ctx, env, r)
 	if err != nil {
 		return err
 	}
@@ -235,6 +240,15 @@ func ehrsqlGenerate(ctx context.Context, env *Env, r ehrsqlRequest) error {
 		printEHRSQLEstimate(env.Stdout, ehrsqlbench.EstimateRun(in.models, questionsOf(in.eval, in.evalIDs), questionsOf(in.cal, in.calIDs), in.schema, in.retriever, in.prices))
 		return nil
 	}
+	endpoints := make([]*llm.Endpoint, len(in.models))
+	for i := range in.models {
+		endpoints[i] = &in.models[i].Endpoint
+	}
+	stopMock, err := startEHRSQLMock([]*ehrsql.Split{in.eval, in.cal}, endpoints...)
+	if err != nil {
+		return err
+	}
+	defer stopMock()
 	layout := ehrsqlbench.Layout{Root: r.Out}
 	lock, err := layout.Lock()
 	if err != nil {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -22,30 +24,7 @@ import (
 // the same figures; a second run makes no call.
 func TestGenerateEHRSQL(t *testing.T) {
 	dir := ehrsqlDataDir(t)
-	labels, err := ehrsql.LoadLabels(filepath.Join(dir, "mini", "label.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := ehrsql.LoadData(filepath.Join(dir, "mini", "data.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	gold := map[string]string{}
-	for _, q := range data.Questions {
-		gold[q.Question] = labels.Values[q.ID]
-	}
-	question := regexp.MustCompile(`(?m)^Question: (".*")$`)
-	srv := llmtest.Start(t, func(c *llmtest.Call) llmtest.Reply {
-		m := question.FindStringSubmatch(c.LastUser())
-		if m == nil {
-			return llmtest.HTTPError(400, "no_question", "no question in the prompt")
-		}
-		q, _ := strconv.Unquote(m[1])
-		if gold[q] == ehrsql.Null {
-			return llmtest.Text("null")
-		}
-		return llmtest.Text("```sql\n" + gold[q] + "\n```")
-	}, llmtest.Options{})
+	srv, data, labels := ehrsqlGoldServer(t, dir, llmtest.Options{})
 	models := filepath.Join(t.TempDir(), "models.yaml")
 	os.WriteFile(models, []byte("models:\n  - name: gold\n    kind: openai\n    base_url: "+srv.OpenAIBaseURL()+
 		"\n    model: fake-gold\n    api_key_env: GEN_TEST_KEY\n    strategies: [model, model+executable]\n"), 0o644)
@@ -150,9 +129,94 @@ func TestGenerateEHRSQL(t *testing.T) {
 		want string
 	}{
 		{[]string{"generate", "--benchmark", "spider"}, "--benchmark must be clinsql or ehrsql"},
-		{[]string{"generate", "--benchmark", "ehrsql", "--tasks", dir}, "--tasks (the EHRSQL data folder), --split, --models and --out are required"},
+		{[]string{"generate", "--benchmark", "ehrsql", "--tasks", dir}, "give --models FILE or --model PROVIDER/NAME"},
+		{[]string{"generate", "--benchmark", "ehrsql", "--tasks", dir, "--model", "mock/demo"}, "--tasks (the EHRSQL data folder), --split and --out are required"},
 	} {
 		code, _, stderr := runGen(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// ehrsqlGoldServer starts a fake model that answers each question of the
+// mini split with its label (null for the unanswerable one), and returns
+// the split's questions and labels.
+func ehrsqlGoldServer(t *testing.T, dir string, opts llmtest.Options) (*llmtest.Server, *ehrsql.Data, *ehrsql.Map) {
+	t.Helper()
+	labels, err := ehrsql.LoadLabels(filepath.Join(dir, "mini", "label.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := ehrsql.LoadData(filepath.Join(dir, "mini", "data.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gold := map[string]string{}
+	for _, q := range data.Questions {
+		gold[q.Question] = labels.Values[q.ID]
+	}
+	question := regexp.MustCompile(`(?m)^Question: (".*")$`)
+	srv := llmtest.Start(t, func(c *llmtest.Call) llmtest.Reply {
+		m := question.FindStringSubmatch(c.LastUser())
+		if m == nil {
+			return llmtest.HTTPError(400, "no_question", "no question in the prompt")
+		}
+		q, _ := strconv.Unquote(m[1])
+		if gold[q] == ehrsql.Null {
+			return llmtest.Text("null")
+		}
+		return llmtest.Text("```sql\n" + gold[q] + "\n```")
+	}, opts)
+	return srv, data, labels
+}
+
+// TestGenerateEHRSQLModelFlag: generate --benchmark ehrsql takes --model
+// PROVIDER/NAME as ClinSQL's generate does (the same parsing, keys from
+// the same variables): an OpenAI-compatible server from OPENAI_BASE_URL
+// scores as the same model from a models file; mock/demo runs offline
+// and answers every question; the mistakes get ClinSQL's messages.
+func TestGenerateEHRSQLModelFlag(t *testing.T) {
+	dir := ehrsqlDataDir(t)
+	const key = "sk-ehrsql-model-flag"
+	srv, data, _ := ehrsqlGoldServer(t, dir, llmtest.Options{APIKey: key})
+	gen := func(vars map[string]string, args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		env := &Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return vars[k] }}
+		code := run(context.Background(), env, append([]string{"generate", "--benchmark", "ehrsql", "--tasks", dir, "--split", "mini", "--quiet"}, args...))
+		return code, stdout.String(), stderr.String()
+	}
+	openai := map[string]string{"OPENAI_BASE_URL": srv.OpenAIBaseURL(), "OPENAI_API_KEY": key}
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := gen(openai, "--model", "openai/fake-gold", "--out", out)
+	if code != 0 || !regexp.MustCompile(`fake-gold\s+model\s+75.0%\s+100.00\s+100.00\s+100.00`).MatchString(stdout) {
+		t.Fatalf("--model openai/fake-gold: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "fake-gold", "mini", "model", "prediction.json")); err != nil {
+		t.Error(err)
+	}
+
+	mock := filepath.Join(t.TempDir(), "mock")
+	code, stdout, stderr = gen(nil, "--model", "mock/demo", "--out", mock)
+	if code != 0 || !strings.Contains(stdout, "demo") {
+		t.Fatalf("--model mock/demo: exit %d\n%s%s", code, stdout, stderr)
+	}
+	m, err := ehrsql.LoadPredictions(filepath.Join(mock, "demo", "mini", "model", "prediction.json"), ehrsql.PredictionOptions{})
+	if err != nil || strings.Join(m.IDs, ",") != strings.Join(data.IDs(), ",") {
+		t.Errorf("the mock's predictions: %v (%v)", m, err)
+	}
+
+	for _, tc := range []struct {
+		vars map[string]string
+		args []string
+		want string
+	}{
+		{nil, []string{"--out", out}, "give --models FILE or --model PROVIDER/NAME (try --model mock/demo"},
+		{nil, []string{"--models", "m.yaml", "--model", "mock/demo", "--out", out}, "give --models FILE or --model PROVIDER/NAME"},
+		{nil, []string{"--model", "gpt-4o", "--out", out}, "want PROVIDER/NAME, e.g. openai/gpt-4o"},
+		{nil, []string{"--model", "openai/gpt-4o", "--out", out}, "set OPENAI_API_KEY"},
+	} {
+		code, _, stderr := gen(tc.vars, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}

@@ -267,7 +267,10 @@ func execOne(ctx context.Context, env *Env, ex executor.Executor, query string) 
 }
 
 func execGold(ctx context.Context, env *Env, open func(context.Context, engineConfig) (executor.Executor, error), cfg engineConfig, root string, sel *taskFilter, out string, conc int) error {
-	tasks, loadErr := datasets.LoadClinSQL(root)
+	tasks, loadErr := loadClinSQL(root)
+	if errors.Is(loadErr, errNoTasksThere) {
+		return loadErr
+	}
 	if loadErr != nil && len(tasks) == 0 {
 		return fmt.Errorf("load tasks: %w", loadErr)
 	}

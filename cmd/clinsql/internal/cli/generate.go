@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/ehrsqlbench"
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/internal/safefile"
 	"github.com/clinsql/clinsql/llm"
@@ -62,7 +64,7 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	fs.Usage = func() { fmt.Fprint(env.Stderr, generateUsage+"\n"); printFlags(fs) }
 	benchmark := fs.String("benchmark", "clinsql", "benchmark: clinsql, or ehrsql (see clinsql generate --benchmark ehrsql -h)")
 	modelsFile := fs.String("models", "", "models `file` (YAML)")
-	modelSpec := fs.String("model", "", "one model as `PROVIDER/NAME`, no models file: openai/gpt-4o (OPENAI_API_KEY, OPENAI_BASE_URL), azure/DEPLOYMENT (AZURE_OPENAI_*), mock/NAME (the built-in model, offline)")
+	modelSpec := fs.String("model", "", modelFlagUsage)
 	only := fs.String("only", "", "comma-separated model `names` to run (default: all)")
 	tasks := fs.String("tasks", "", "ClinSQL tasks: a `folder` holding data/splits, a split folder, or a manifest .jsonl")
 	out := fs.String("out", "", "output `folder`")
@@ -78,11 +80,13 @@ func runGenerate(ctx context.Context, env *Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case *benchmark != "clinsql":
+	if *benchmark != "clinsql" {
 		return usagef("--benchmark must be clinsql or ehrsql, not %q", *benchmark)
-	case (*modelsFile == "") == (*modelSpec == ""):
-		return usagef("give --models FILE or --model PROVIDER/NAME (try --model mock/demo: the built-in model, no API key)")
+	}
+	if err := checkModelSource(*modelsFile, *modelSpec); err != nil {
+		return err
+	}
+	switch {
 	case *tasks == "" || (*out == "" && !*estimate):
 		return usagef("--tasks and --out are required")
 	case *conc <= 0 || *budget < 0:
@@ -149,6 +153,20 @@ func loadModels(env *Env, file, spec string) ([]refine.Model, error) {
 	return []refine.Model{{Endpoint: e}}, nil
 }
 
+// loadEHRSQLModels is loadModels for EHRSQL: the models of an EHRSQL
+// models file, or the one --model names with the default strategy (the
+// model's own abstentions; other strategies need a models file).
+func loadEHRSQLModels(env *Env, file, spec string) ([]ehrsqlbench.Model, error) {
+	if file != "" {
+		return ehrsqlbench.LoadModels(file)
+	}
+	base, err := loadModels(env, "", spec)
+	if err != nil {
+		return nil, err
+	}
+	return []ehrsqlbench.Model{{Model: base[0]}}, nil
+}
+
 // selectModels keeps the models named in only (comma-separated).
 func selectModels(models []refine.Model, only string) ([]refine.Model, error) {
 	return selectNamed(models, func(m refine.Model) string { return m.Name }, only)
@@ -180,7 +198,10 @@ func selectNamed[M any](models []M, name func(M) string, only string) ([]M, erro
 // loadGenerateTasks loads the tasks and keeps those the flags select,
 // reporting tasks that could not be loaded without dropping the others.
 func loadGenerateTasks(env *Env, root string, sel *taskFilter) ([]*datasets.Task, string, error) {
-	tasks, err := datasets.LoadClinSQL(root)
+	tasks, err := loadClinSQL(root)
+	if errors.Is(err, errNoTasksThere) {
+		return nil, "", err
+	}
 	if err != nil && len(tasks) == 0 {
 		return nil, "", fmt.Errorf("load tasks: %w", err)
 	}

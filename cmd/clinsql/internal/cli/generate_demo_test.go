@@ -11,6 +11,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/internal/shared"
+	"github.com/clinsql/clinsql/internal/testrace"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/refine"
 	"github.com/clinsql/clinsql/refine/refinetest"
@@ -35,7 +36,8 @@ const (
 // the same engine (a few fail there; the expectation is computed, not
 // typed).
 func TestGenerateValidationOnDemo(t *testing.T) {
-	dir, db, data, tasks := demoValidation(t)
+	dir, db, data, all := demoValidation(t)
+	tasks, sel := raceSubset(t, all)
 
 	// The gold queries on the engine the run uses (same opening code).
 	ex, err := openDuckDB(context.Background(), engineConfig{DB: db, Conns: 2})
@@ -61,8 +63,8 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 	srvB := llmtest.Start(t, sched.Handler(), llmtest.Options{APIKey: genKey})
 	models := writeModels(t, dir, map[string]string{"alpha": srvA.OpenAIBaseURL(), "beta": srvB.OpenAIBaseURL()})
 	out := filepath.Join(dir, "out")
-	code, stdout, stderr := runGen(t, "generate", "--models", models, "--tasks", data, "--split", "validation",
-		"--db", db, "--out", out, "--concurrency", "4", "--quiet")
+	code, stdout, stderr := runGen(t, append(append([]string{"generate", "--models", models, "--tasks", data}, sel...),
+		"--db", db, "--out", out, "--concurrency", "4", "--quiet")...)
 	if code != 0 {
 		t.Fatalf("generate: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -108,7 +110,7 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 		t.Logf("%s: %d tasks counted, %d excluded; successes at attempts 1/2/3: %v/%v/%v; cumulative %%: %.1f/%.1f/%.1f",
 			m, wantTotal, wantExcluded, counts["1"], counts["2"], counts["3"], rates["1"], rates["2"], rates["3"])
 		outs, err := runfolder.LoadOutputs(run)
-		if err != nil || len(outs) != 190 {
+		if err != nil || len(outs) != len(tasks) {
 			t.Fatalf("%s: LoadRun: %d outputs, %v", m, len(outs), err)
 		}
 		for i, tk := range tasks {
@@ -144,7 +146,7 @@ func TestGenerateValidationOnDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(g.Evaluations) != 190 {
+	if len(g.Evaluations) != len(tasks) {
 		t.Fatalf("judge scored %d tasks", len(g.Evaluations))
 	}
 	failedZero, failed := 0, 0
@@ -183,6 +185,21 @@ func demoValidation(t *testing.T) (dir, db, data string, tasks []*datasets.Task)
 		t.Fatalf("%d validation tasks", len(tasks))
 	}
 	return dir, db, data, tasks
+}
+
+// raceSubset is the part of the validation split a test runs: all of it,
+// or under the race detector every 8th task (testrace.Part), with the
+// generate flags that select them. The run's subset travels in its
+// manifest, so judge and report take it without flags.
+func raceSubset(t *testing.T, all []*datasets.Task) (tasks []*datasets.Task, sel []string) {
+	tasks = testrace.Part(t, all, 8)
+	sel = []string{"--split", "validation"}
+	if len(tasks) < len(all) {
+		for _, tk := range tasks {
+			sel = append(sel, "--task", tk.Key.String())
+		}
+	}
+	return tasks, sel
 }
 
 // goldSchedule answers each task with its gold SQL, broken in its first

@@ -229,6 +229,7 @@ func judgeRun(ctx context.Context, env *Env, r judgeRequest) error {
 	if err != nil {
 		return err
 	}
+	warnTasks(env, tasks)
 	key, err := loadLocalKey()
 	if err != nil {
 		return err

@@ -181,6 +181,7 @@ func reportRun(ctx context.Context, env *Env, r reportRequest) error {
 	if err != nil {
 		return err
 	}
+	warnTasks(env, tasks)
 	// Two stages (reading and computing, then writing); on a terminal the
 	// line's clock shows the report is working.
 	bar := newBar(env, "report: stages", 2, false)

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/rubric"
@@ -61,6 +63,7 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	warnTasks(env, tasks)
 	r, ref, err := scoring.RescoreJob{Grading: *grading, Tasks: tasks, Mode: mode, Subset: subset, Out: *out,
 		Warn: func(w error) { fmt.Fprintln(env.Stderr, "warning:", w) }}.Run()
 	if err != nil {
@@ -81,18 +84,54 @@ func runRescore(_ context.Context, env *Env, args []string) error {
 }
 
 // loadTasks loads a task set and refuses to go on if any task is broken:
-// scoring a smaller set without saying so is what the reference did.
+// scoring a smaller set without saying so is what the reference did. What
+// loads with a warning is said by warnTasks, where it matters.
 func loadTasks(env *Env, dir string) ([]*datasets.Task, error) {
-	tasks, err := datasets.LoadClinSQL(dir)
+	tasks, err := loadClinSQL(dir)
+	if errors.Is(err, errNoTasksThere) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("loading tasks from %s:\n%w", dir, err)
 	}
+	return tasks, nil
+}
+
+// errNoTasksThere: --tasks names no folder or file.
+var errNoTasksThere = errors.New("no such folder or manifest")
+
+// loadClinSQL is datasets.LoadClinSQL saying, when --tasks names nothing,
+// where the data comes from (a newcomer without ../shared beside the
+// checkout types the README's ../shared/clinsql-data).
+func loadClinSQL(root string) ([]*datasets.Task, error) {
+	tasks, err := datasets.LoadClinSQL(root)
+	if len(tasks) == 0 && errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("--tasks %s: %w: download the public ClinSQL release with clinsql datasets fetch clinsql --out DIR, "+
+			"then give --tasks DIR (the README's examples expect the data in ../shared/clinsql-data, beside the checkout)", root, errNoTasksThere)
+	}
+	return tasks, err
+}
+
+// warnTasks prints the warnings of the tasks a command scores, each once
+// per process (clinsql run judges, then reports, the same tasks). They
+// are rubric keys the parser ignores, as the reference scorer does
+// (ClinSQL's validation split has one: a leaf's "sequential_order", a
+// misspelt "sequential", which a leaf does not use): they bear on the
+// aggregation of scores, so the commands that score say them (judge,
+// rescore, report), for the tasks they score; the others (exec, generate,
+// agree, audit) read questions, gold and leaves, and do not.
+func warnTasks(env *Env, tasks []*datasets.Task) {
 	for _, t := range tasks {
 		for _, w := range t.Warnings {
-			fmt.Fprintln(env.Stderr, "warning:", w)
+			if env.warned == nil {
+				env.warned = map[string]bool{}
+			}
+			if msg := w.Error(); !env.warned[msg] {
+				env.warned[msg] = true
+				fmt.Fprintln(env.Stderr, "warning:", msg)
+			}
 		}
 	}
-	return tasks, nil
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.2f", 100*scoring.Round6(x)) }

@@ -102,11 +102,30 @@ func (f *taskFilter) selectTasks(env *Env, tasks []*datasets.Task, root string, 
 	if err != nil {
 		return nil, "", err
 	}
-	if recorded != nil {
-		what = strings.TrimSpace(label + " " + what)
+	if recorded != nil && what != "" {
+		what = label + ", then " + what
+	} else if recorded != nil {
+		what = label
 	}
 	if what != "" {
 		fmt.Fprintf(env.Stderr, "subset: %d tasks (%s)\n", len(tasks), what)
 	}
+	if n := f.limit(); n > len(tasks) {
+		// Fewer tasks than asked for: said, with where the others are.
+		if recorded != nil {
+			fmt.Fprintf(env.Stderr, "note: --limit %d, but only %d tasks remain: %s was made on %d tasks and holds answers to no others; "+
+				"to score more, generate them into its --out (generate ... --limit %d), then judge it again\n", n, len(tasks), from, len(recorded), n)
+		} else {
+			fmt.Fprintf(env.Stderr, "note: --limit %d, but only %d tasks remain after the other filters\n", n, len(tasks))
+		}
+	}
 	return tasks, what, nil
+}
+
+// limit is --limit (0 when not given).
+func (f *taskFilter) limit() int {
+	if f == nil {
+		return 0
+	}
+	return f.sel.Limit
 }
