@@ -238,38 +238,39 @@ func (e *emitter) intervalParts(items []*item) (string, string) {
 	return "bq_int64(" + e.text(expr) + ")", part
 }
 
-// dateMinusDate translates a - b where both operands are DATE (as the
-// catalog, a CTE or a literal types them) to BigQuery's result, an INTERVAL
-// of days: DuckDB's DATE - DATE is an integer, which let EXTRACT(DAY FROM
-// a - b) fail (blaming the model for valid SQL) and a - b > 30 run where
-// BigQuery rejects INTERVAL > INT64. It returns how many items it
-// consumed, 0 when items[i] does not start such a difference.
+// dateMinusDate translates a - b where the statement model types both
+// operands DATE (model.dateDiffs) to BigQuery's result, an INTERVAL of days:
+// DuckDB's DATE - DATE is an integer, which let EXTRACT(DAY FROM a - b) fail
+// (blaming the model for valid SQL) and a - b > 30 run where BigQuery
+// rejects INTERVAL > INT64. The parser decided the operands (precedence,
+// brackets), the model their types. It returns how many items it consumed,
+// 0 when items[i] does not start such a difference.
 func (e *emitter) dateMinusDate(w *writer, items []*item, i int) int {
-	ae := primaryEnd(items, i)
-	if ae < 0 || !at(items, ae+1).isPunct("-") {
+	d, ok := e.model.dateDiffAt(items[i].pos())
+	if !ok {
 		return 0
 	}
-	// a must be the whole left operand: nothing binding tighter (or a
-	// left-associative - or +) before it.
-	if p := at(items, i-1); p != nil && (endsOperand(p) || p.isPunct("-") || p.isPunct("+") ||
-		p.isPunct("*") || p.isPunct("/") || p.isPunct("||") || p.isPunct("~") || p.isPunct(".")) {
-		return 0
+	// The difference's items at this level: a, the -, b. A rewrite that
+	// moved or replaced them leaves it alone.
+	op := -1
+	for k := i; k < len(items); k++ {
+		it := items[k]
+		if k > i && op < 0 && it.isPunct("-") && it.tok.Pos >= d.leftEnd && it.tok.Pos < d.rightStart {
+			op = k
+		}
+		switch end := it.end(); {
+		case end < 0 || end > d.end:
+			return 0
+		case end == d.end:
+			if op < 0 || op == k {
+				return 0
+			}
+			w.lead(items[i])
+			w.write("to_days(CAST(" + e.text(items[i:op]) + " - " + e.text(items[op+1:k+1]) + " AS INTEGER))")
+			return k + 1 - i
+		}
 	}
-	be := primaryEnd(items, ae+2)
-	if be < 0 {
-		return 0
-	}
-	if n := at(items, be+1); n != nil && (n.isPunct("*") || n.isPunct("/") || n.isPunct("||") ||
-		n.isPunct(".") || n.isGroup("[")) {
-		return 0
-	}
-	a, b := items[i:ae+1], items[ae+2:be+1]
-	if e.exprType(a) != "DATE" || e.exprType(b) != "DATE" {
-		return 0
-	}
-	w.lead(items[i])
-	w.write("to_days(CAST(" + e.text(a) + " - " + e.text(b) + " AS INTEGER))")
-	return be + 1 - i
+	return 0
 }
 
 // errFinerThanMicros marks an interval literal with nanoseconds, which

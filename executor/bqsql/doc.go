@@ -43,9 +43,36 @@
 // arguments, BigQuery's "Return type" tables). Rules ask it for the type of
 // the expression they rewrite (emitter.exprType); where it has none (a
 // statement it cannot parse, a construct it does not follow) they fall back
-// to the flat facts of the scan. The transforms run in the order listed in
-// passes.go, which also says where a new function, macro, construct, check
-// or error wording goes; DuckDB SQL is then emitted once (emitter.seq).
+// to the flat facts of the scan. Decisions that need the grammar's structure
+// as well as types are made in the model while it types the tree, and noted
+// by source position for the emitter: DATE - DATE (model.dateDiffs: the
+// parser decides the operands, the model their types, the emitter rewrites
+// the span to an INTERVAL of days) and the set operation checks
+// (model.checkSetOpBranch: each branch's columns against the first's,
+// reported by the "set operation types" pass). A new rule of that kind goes
+// there, not in a scan of the items. The transforms run in the order listed
+// in passes.go, which also says where a new function, macro, construct,
+// check or error wording goes; DuckDB SQL is then emitted once
+// (emitter.seq).
+//
+// Where a change goes, in short: a function's translation in funcs.go, its
+// BigQuery signature in signatures.go, its result type (when it depends on
+// the arguments) in modeltypes.go's functionType; an operator's result type
+// in modeltypes.go's binaryType; a construct the model should follow (a
+// new FROM item, a scope rule) in model.go; a semantic a DuckDB macro can
+// carry in prelude.go; a construct whose translation needs its operands
+// restructured in restructure.go; a check or rewrite over whole clauses in
+// passes.go's list; an error DuckDB words its own way in wording.go. Every
+// rule has a rule test that runs the translated SQL on DuckDB (rules_test.go
+// and the topic's _test.go, e.g. extract_test.go: EXTRACT of a value typed
+// through each construct that can make a date).
+//
+// Translation time is measured over every real query the project holds
+// (BenchmarkTranslateRealQueries, translatebench_test.go; compare with
+// benchstat against a tree before a change). The model's parse is about a
+// quarter of it; the rest is the passes over the item tree, which keep
+// their allocations few (one item slab per query, memoised upper case,
+// keyword sets looked up without allocating).
 //
 // How it works: Tokenize splits the input into lossless tokens (every
 // quoting form, raw and bytes literals, comments, backticked paths);
@@ -70,11 +97,15 @@
 // FROM columns, as in BigQuery (aliases.go): an item that is an alias
 // becomes its ordinal, an alias inside an ORDER BY expression the aliased
 // expression. DATE_ADD and the *_TRUNC family, whose result type follows the
-// argument's, are typed overloads; where the catalog or a CTE's select list
-// gives the argument's type the translator calls the single-typed macro
-// instead (bq_date_add_day__datetime), which binds when the argument is a
-// column of an outer query, and otherwise such a query is reported
-// unsupported (Explain), not blamed on the model. Checks that BigQuery makes at analysis but DuckDB would let pass
+// argument's, are typed overloads; where the statement model (without one,
+// the catalog or a CTE's select list) gives the argument's type the
+// translator calls the single-typed macro instead
+// (bq_date_add_day__datetime), which binds when the argument is a column of
+// an outer query, and otherwise such a query is reported unsupported
+// (Explain), not blamed on the model. EXTRACT dispatches on the value's
+// engine type in its macro, so it needs the operand's DuckDB type to be
+// BigQuery's: the rewrites above (DATE - DATE above all) keep it so. Checks
+// that BigQuery makes at analysis but DuckDB would let pass
 // (unknown functions such as MEDIAN, WITHIN GROUP, a table name used as a
 // value, IN subqueries in join conditions, …) reject the query before it
 // runs; type errors found only by the macros surface when the query runs.

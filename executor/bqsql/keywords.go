@@ -103,3 +103,21 @@ var bqTypes = map[string]string{
 	"INTERVAL": "INTERVAL",
 	"JSON":     "", "GEOGRAPHY": "", "RANGE": "",
 }
+
+// inWordSet reports whether set (upper-case words) holds s compared without
+// ASCII case, without allocating: the map is indexed by the upper-cased
+// bytes, which Go looks up in place. Keywords are ASCII.
+func inWordSet(set map[string]bool, s string) bool {
+	var buf [32]byte
+	if len(s) > len(buf) {
+		return set[strings.ToUpper(s)]
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	return set[string(buf[:len(s)])]
+}

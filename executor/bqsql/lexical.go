@@ -53,7 +53,7 @@ func bareAlias(items []*item, i int) bool {
 // used as a bare alias.
 func aliasText(items []*item, i int) string {
 	s := items[i].tok.Text
-	if duckKeywords[strings.ToUpper(s)] && bareAlias(items, i) {
+	if inWordSet(duckKeywords, s) && bareAlias(items, i) {
 		return quoteIdent(s)
 	}
 	return nameText(s)

@@ -1,6 +1,7 @@
 package bqsql
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/sqlc-dev/zetajones/ast"
@@ -37,6 +38,125 @@ type model struct {
 	src   string
 	cat   Catalog
 	types map[span]string // expression span -> BigQuery type
+	// tables are the catalogue tables read so far, each built once (a
+	// query often reads a table in several blocks).
+	tables map[[2]string]*relation
+	// dateDiffs are the differences of two DATEs, by the position where
+	// each starts (see dateDifference).
+	dateDiffs map[int]dateDifference
+	// issues are what typing found that BigQuery rejects or the engine
+	// cannot answer as BigQuery does, in the order found.
+	issues []modelIssue
+}
+
+// modelIssue is an error the translation reports at a source position.
+type modelIssue struct {
+	pos  int
+	kind ErrorKind
+	msg  string
+}
+
+// firstIssue is the first issue the model found, if any.
+func (m *model) firstIssue() (modelIssue, bool) {
+	if m == nil || len(m.issues) == 0 {
+		return modelIssue{}, false
+	}
+	return m.issues[0], true
+}
+
+// checkSetOpBranch compares set operation q's branch b, typed r, with its
+// first branch, column by column (BigQuery matches a set operation's
+// columns by position, query syntax reference): it notes a DATETIME beside
+// a TIMESTAMP, which BigQuery rejects (the two have no common supertype;
+// DuckDB coerces one to the other and runs), and STRUCTs whose field names
+// differ (BigQuery keeps the first branch's names and matches fields by
+// position; DuckDB unions STRUCTs by name, and its rows differ). It reports
+// whether it noted one.
+func (m *model) checkSetOpBranch(q *ast.SetOperation, b int, first, r *relation) bool {
+	if !first.ordered || !r.ordered {
+		return false // positions unknown
+	}
+	pos, op := q.Inputs[b].Pos(), func() string { return setOpName(q, b-1) }
+	n := min(len(first.cols), len(r.cols))
+	for k := range n {
+		x, y := baseType(first.cols[k].typ), baseType(r.cols[k].typ)
+		if (x == "DATETIME" && y == "TIMESTAMP") || (x == "TIMESTAMP" && y == "DATETIME") {
+			m.issues = append(m.issues, modelIssue{pos, KindInvalid, fmt.Sprintf("Column %d in %s has incompatible types: %s, %s", k+1, op(), x, y)})
+			return true
+		}
+	}
+	for k := range n {
+		x, xok := structFieldNames(first.cols[k].typ)
+		y, yok := structFieldNames(r.cols[k].typ)
+		if xok && yok && x != y {
+			m.issues = append(m.issues, modelIssue{pos, KindUnsupported, op() + " of STRUCTs whose field names differ between branches is not supported"})
+			return true
+		}
+	}
+	return false
+}
+
+// structFieldNames are the lower-case field names of a STRUCT type, "?"
+// for an anonymous field, joined by commas.
+func structFieldNames(t string) (string, bool) {
+	fields, ok := typeFields(t)
+	if !ok {
+		return "", false
+	}
+	names := make([]string, len(fields))
+	for k, f := range fields {
+		names[k] = strings.ToLower(f.name)
+		if f.name == "" {
+			names[k] = "?"
+		}
+	}
+	return strings.Join(names, ","), true
+}
+
+// setOpName is the k-th operator of a set operation as written in
+// BigQuery's messages (UNION ALL, EXCEPT DISTINCT).
+func setOpName(q *ast.SetOperation, k int) string {
+	if q.Metadata == nil || k >= len(q.Metadata.Entries) {
+		return "set operation"
+	}
+	md := q.Metadata.Entries[k]
+	op := ""
+	if md.OpType != nil {
+		op = md.OpType.Op
+	}
+	if md.AllOrDistinct != nil {
+		op += " " + md.AllOrDistinct.Value
+	}
+	return strings.TrimSpace(op)
+}
+
+// dateDifference is a - b where a and b are DATEs: BigQuery's result is an
+// INTERVAL of days (operators reference, date arithmetics), DuckDB's an
+// integer, so the emitter rewrites it (emitter.dateMinusDate). The spans are
+// the parser's, which keep an operand's brackets out of the operand and in
+// the difference.
+type dateDifference struct {
+	end        int // just past the difference
+	leftEnd    int // just past a
+	rightStart int // where b starts
+}
+
+func (m *model) noteDateDiff(e *ast.BinaryExpression) {
+	if m.dateDiffs == nil {
+		m.dateDiffs = map[int]dateDifference{}
+	}
+	// No two differences of DATEs start at one position: the left operand
+	// of an enclosing one would be an INTERVAL.
+	m.dateDiffs[e.Pos()] = dateDifference{end: e.End(), leftEnd: e.Left.End(), rightStart: e.Right.Pos()}
+}
+
+// dateDiffAt is the difference of two DATEs that starts at pos, if any.
+func (m *model) dateDiffAt(pos int) (dateDifference, bool) {
+	if m == nil {
+		return dateDifference{}, false
+	}
+	d, ok := m.dateDiffs[pos]
+	return d, ok
 }
 
 // relation is what a FROM item or query yields: named, typed columns in
@@ -117,7 +237,9 @@ func buildModel(sql string, cat Catalog) (m *model) {
 	if err != nil || script.Statements == nil {
 		return nil
 	}
-	m = &model{src: sql, cat: cat, types: map[span]string{}}
+	// About one typed expression per 17 bytes of the gold queries: the
+	// map sized once rather than grown.
+	m = &model{src: sql, cat: cat, types: make(map[span]string, len(sql)/16)}
 	for _, st := range script.Statements.Statements {
 		if q, ok := st.(*ast.QueryStatement); ok {
 			m.query(q.Query, nil)
@@ -230,12 +352,17 @@ func (m *model) queryExpr(n ast.Node, s *scope) (*relation, *scope) {
 	case *ast.Query:
 		return m.query(q, s), nil
 	case *ast.SetOperation:
-		var out *relation
-		for _, in := range q.Inputs {
+		var out, first *relation
+		checked := false
+		for b, in := range q.Inputs {
 			r, _ := m.queryExpr(in, s)
 			if out == nil {
+				first = r
 				out = &relation{cols: append([]column(nil), r.cols...), ordered: r.ordered, complete: r.complete}
 				continue
+			}
+			if !checked {
+				checked = m.checkSetOpBranch(q, b, first, r)
 			}
 			// Names from the first branch; types their common supertype,
 			// position by position.
@@ -476,14 +603,21 @@ func (m *model) catalogTable(dataset, table string) *relation {
 	if !ok || m.cat == nil {
 		return nil
 	}
+	if r, ok := m.tables[[2]string{schema, table}]; ok {
+		return r
+	}
 	cols, ok := m.cat[schema][table]
 	if !ok {
 		return nil
 	}
-	r := &relation{complete: true}
+	r := &relation{complete: true, cols: make([]column, 0, len(cols))}
 	for name, typ := range cols {
 		r.cols = append(r.cols, column{name: name, typ: typ})
 	}
+	if m.tables == nil {
+		m.tables = map[[2]string]*relation{}
+	}
+	m.tables[[2]string{schema, table}] = r
 	return r
 }
 

@@ -77,6 +77,9 @@ func (m *model) exprType(n ast.Node, s *scope) string {
 		return t
 	case *ast.BinaryExpression:
 		l, r := m.expr(e.Left, s), m.expr(e.Right, s)
+		if e.Op == "-" && baseType(l) == "DATE" && baseType(r) == "DATE" {
+			m.noteDateDiff(e)
+		}
 		return binaryType(e.Op, l, r)
 	case *ast.BitwiseShiftExpression:
 		for _, c := range e.Children() {

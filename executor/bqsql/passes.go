@@ -12,10 +12,14 @@ package bqsql
 // in the signature catalogue, signatures.go, and, if its result type
 // depends on its arguments, in modeltypes.go's functionType); a BigQuery
 // rule a macro can carry goes in the prelude (prelude.go); a construct whose
-// translation needs its operands is restructured (restructure.go); a check
-// or rewrite over whole clauses or queries is a pass here; an error DuckDB
-// words its own way is worded in wording.go. Each has a rule test beside it
-// that runs the translation on DuckDB.
+// translation needs its operands is restructured (restructure.go); a
+// decision that needs the grammar's structure and the types (which operands
+// an operator has, which columns a set operation's branches line up) is
+// made in the statement model while it types the tree and noted by source
+// position (model.go: dateDiffs, checkSetOpBranch), not by scanning items;
+// a check or rewrite over whole clauses or queries is a pass here; an error
+// DuckDB words its own way is worded in wording.go. Each has a rule test
+// beside it that runs the translation on DuckDB.
 
 // pass is one named transform of the item tree.
 type pass struct {
@@ -69,7 +73,7 @@ func init() {
 		{"scan", func(e *emitter, items []*item) []*item { e.scan(items); return items }},
 		// Before output columns are named (AS f0_ is raw text to the type
 		// rules).
-		{"set operation types", func(e *emitter, items []*item) []*item { e.checkSetOpTypes(items); return items }},
+		{"set operation types", func(e *emitter, items []*item) []*item { e.checkSetOpTypes(); return items }},
 		{"NUMERIC set operation literals", func(e *emitter, items []*item) []*item { e.numericSetOpLiterals(items); return items }},
 		{"output column names", func(e *emitter, items []*item) []*item { return e.nameOutputColumns(items) }},
 		{"value tables", func(e *emitter, items []*item) []*item { fromValueTables(items); return items }},

@@ -147,18 +147,20 @@ func (e *emitter) scan(items []*item) {
 				walk(it.kids)
 				continue
 			}
-			if it.is("WITH") {
+			switch it.upper() {
+			case "WITH":
 				ctes = append(ctes, cteDefs(seq, i)...)
-			}
-			if it.is("AS") {
+				continue
+			case "AS":
 				if nx := at(seq, i+1); nx != nil && !nx.group && (nx.tok.Kind == Ident || nx.tok.Kind == QuotedIdent) {
 					e.redefined[strings.ToLower(strings.Trim(nx.tok.Text, "`"))] = true
 				}
-			}
-			if it.is("UNNEST") {
+				continue
+			case "UNNEST":
 				e.scanUnnest(seq, i)
-			}
-			if !(it.is("FROM") || it.is("JOIN")) {
+				continue
+			case "FROM", "JOIN":
+			default:
 				continue
 			}
 			parts, j := readTablePath(seq, i+1)
@@ -362,78 +364,14 @@ func setBranches(body []*item) (branches [][]*item, ops []string) {
 	return branches, ops
 }
 
-// checkSetOpTypes rejects, as BigQuery does, a set operation whose
-// branches give one column a DATETIME and a TIMESTAMP (where the types are
-// known): BigQuery has no common supertype for them, DuckDB coerced one to
-// the other and ran.
-func (e *emitter) checkSetOpTypes(items []*item) {
-	for _, it := range items {
-		if it.group && e.err == nil {
-			e.checkSetOpTypes(it.kids)
-		}
+// checkSetOpTypes reports the first set operation the statement model
+// found BigQuery rejects or the engine cannot answer as BigQuery does
+// (model.checkSetOpBranch): each branch is compared with the first by the
+// types the model inferred for its columns.
+func (e *emitter) checkSetOpTypes() {
+	if is, ok := e.model.firstIssue(); ok && e.err == nil {
+		e.err = errAt(e.src, is.pos, is.kind, "%s", is.msg)
 	}
-	branches, ops := setBranches(items)
-	if len(ops) == 0 || e.err != nil {
-		return
-	}
-	_, first := e.branchTypes(branches[0], false)
-	firstFields := structLiteralFields(branches[0])
-	for b, branch := range branches[1:] {
-		_, t := e.branchTypes(branch, false)
-		for k := 0; k < len(t) && k < len(first); k++ {
-			if (first[k] == "DATETIME" && t[k] == "TIMESTAMP") || (first[k] == "TIMESTAMP" && t[k] == "DATETIME") {
-				e.invalid(branch[0], "Column %d in %s has incompatible types: %s, %s", k+1, ops[b], first[k], t[k])
-				return
-			}
-		}
-		fields := structLiteralFields(branch)
-		for k := 0; k < len(fields) && k < len(firstFields); k++ {
-			if firstFields[k] != "" && fields[k] != "" && firstFields[k] != fields[k] {
-				// BigQuery keeps the first branch's field names and
-				// matches fields by position; DuckDB unions STRUCTs by
-				// name, and its rows differ.
-				e.unsupported(branch[0], "%s of STRUCTs whose field names differ between branches is not supported", ops[b])
-				return
-			}
-		}
-	}
-}
-
-// structLiteralFields returns, for each column of a SELECT's list, the
-// lower-case field names of a STRUCT(…) literal it writes, joined by commas
-// ("?" for an unnamed field, "" for a column that is no such literal).
-func structLiteralFields(body []*item) []string {
-	sel := indexWord(body, "SELECT")
-	if sel < 0 {
-		return nil
-	}
-	k, end := selectList(body, sel)
-	var out []string
-	for _, expr := range splitTop(body[k:end]) {
-		if n := len(expr); n >= 3 && expr[n-2].is("AS") {
-			expr = expr[:n-2]
-		}
-		var names []string
-		if len(expr) == 2 && expr[0].is("STRUCT") && expr[1].isGroup("(") {
-			for _, f := range splitTop(expr[1].kids) {
-				name := "?" // anonymous
-				switch n := len(f); {
-				case n >= 3 && f[n-2].is("AS") && isName(f[n-1]):
-					name = strings.ToLower(strings.Trim(f[n-1].tok.Text, "`"))
-				case n == 1 && f[0].path != nil:
-					name = strings.ToLower(f[0].path.parts[len(f[0].path.parts)-1])
-				case n == 1 && isName(f[0]):
-					// STRUCT(col) names its field after the column.
-					name = strings.ToLower(strings.Trim(f[0].tok.Text, "`"))
-				case n == 3 && f[1].isPunct(".") && isName(f[2]):
-					name = strings.ToLower(strings.Trim(f[2].tok.Text, "`"))
-				}
-				names = append(names, name)
-			}
-		}
-		out = append(out, strings.Join(names, ","))
-	}
-	return out
 }
 
 // branchTypes returns, for one SELECT's list of a CTE body, each column's

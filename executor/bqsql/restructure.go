@@ -137,7 +137,10 @@ func (e *emitter) path(items []*item, i int) (int, *item) {
 	if first.tok.Kind == Ident && bqReserved[first.upper()] {
 		return 0, nil
 	}
-	var parts []pathPart
+	if next := at(items, i+1); first.tok.Kind == Ident && !next.isPunct(".") && !next.isPunct("-") {
+		return 0, nil // a lone name, the common case: no path, nothing to build
+	}
+	parts := make([]pathPart, 0, 4) // most paths are alias.column
 	j := i
 	last := first // the path's last identifier
 	// An unquoted project name may contain dashes: physionet-data.x.y.
@@ -148,7 +151,7 @@ func (e *emitter) path(items []*item, i int) (int, *item) {
 		}
 	}
 	if len(parts) == 0 {
-		parts = append(parts, e.partsOf(first)...)
+		parts = e.appendParts(parts, first)
 		j = i + 1
 	}
 	for j+1 < len(items) && items[j].isPunct(".") && !items[j+1].sp {
@@ -156,7 +159,7 @@ func (e *emitter) path(items []*item, i int) (int, *item) {
 		if nx.synthetic() || nx.group || (nx.tok.Kind != Ident && nx.tok.Kind != QuotedIdent) {
 			break
 		}
-		parts = append(parts, e.partsOf(nx)...)
+		parts = e.appendParts(parts, nx)
 		last = nx
 		j += 2
 	}
@@ -169,14 +172,21 @@ func (e *emitter) path(items []*item, i int) (int, *item) {
 	if len(parts) == 1 && !star && first.tok.Kind == Ident {
 		return 0, nil
 	}
-	node := &item{tok: first.tok, nl: first.nl, sp: first.sp, path: &pathNode{}}
-	for _, p := range parts {
-		node.path.parts = append(node.path.parts, p.name)
+	// The item and its path in one allocation.
+	n := &struct {
+		item
+		pathNode
+	}{item: item{tok: first.tok, nl: first.nl, sp: first.sp}}
+	node := &n.item
+	node.path = &n.pathNode
+	node.path.parts = make([]string, len(parts))
+	for k, p := range parts {
+		node.path.parts[k] = p.name
 	}
 	node.path.alias = rangeVarName(last, parts[len(parts)-1].name)
 	node.path.end = items[j-1].end()
 	node.path.table = len(parts) >= 3 && strings.EqualFold(parts[0].name, Project)
-	node.path.out = e.resolvePath(first, parts)
+	node.path.out = e.resolvePath(first, parts, node.path.parts)
 	if star {
 		node.path.out += ".*"
 	}
@@ -216,18 +226,16 @@ func dashedName(items []*item, i int) (string, int) {
 	return name, j - i
 }
 
-// partsOf splits a backticked identifier on dots (BigQuery treats
-// `a.b.c` as a path) and keeps an unquoted one whole.
-func (e *emitter) partsOf(it *item) []pathPart {
+// appendParts appends the path parts of it: a backticked identifier split
+// on dots (BigQuery treats `a.b.c` as a path), an unquoted one whole.
+func (e *emitter) appendParts(parts []pathPart, it *item) []pathPart {
 	if it.tok.Kind != QuotedIdent {
-		return []pathPart{{name: it.tok.Text, it: it}}
+		return append(parts, pathPart{name: it.tok.Text, it: it})
 	}
-	v := e.identValue(it)
-	var out []pathPart
-	for _, s := range strings.Split(v, ".") {
-		out = append(out, pathPart{name: s, quoted: true, it: it})
+	for _, s := range strings.Split(e.identValue(it), ".") {
+		parts = append(parts, pathPart{name: s, quoted: true, it: it})
 	}
-	return out
+	return parts
 }
 
 // Datasets of the MIMIC-IV project and the local schema each maps to.
@@ -258,11 +266,7 @@ const Project = "physionet-data"
 // resolvePath renders a path: MIMIC table references become
 // "schema"."table"; other paths (alias.column, struct.field) keep their
 // parts.
-func (e *emitter) resolvePath(first *item, parts []pathPart) string {
-	names := make([]string, len(parts))
-	for k, p := range parts {
-		names[k] = p.name
-	}
+func (e *emitter) resolvePath(first *item, parts []pathPart, names []string) string {
 	switch {
 	// A dashed first name is a project only in a path of several names
 	// that does not start with a range variable: one backticked identifier
@@ -461,7 +465,7 @@ func primaryEnd(items []*item, start int) int {
 
 // subscripts turns operand[…] into subscript nodes.
 func (e *emitter) subscripts(items []*item) []*item {
-	var out []*item
+	out := make([]*item, 0, len(items))
 	for _, it := range items {
 		if it.isGroup("[") && len(out) > 0 && endsOperand(out[len(out)-1]) && !out[len(out)-1].is("ARRAY") &&
 			!isTypeClose(out) {

@@ -254,6 +254,15 @@ func TestDateTimeRules(t *testing.T) {
 			SELECT * FROM (SELECT t.dt FROM t UNION DISTINCT (SELECT t.ts FROM t))`, err: ErrInvalid},
 		{name: "UNION ALL of DATETIMEs", bq: `WITH t AS (SELECT DATETIME '2020-01-02 00:00:00' AS dt)
 			SELECT DATETIME '2020-01-01 00:00:00' AS x UNION ALL SELECT t.dt FROM t ORDER BY x`, want: "2020-01-01 00:00:00\n2020-01-02 00:00:00"},
+		// The branches' columns are typed by the statement model, wherever
+		// the type comes from: a subquery's column, a function's result
+		// (TIMESTAMP_TRUNC of a TIMESTAMP is a TIMESTAMP, datetime and
+		// timestamp functions reference), a nested set operation.
+		{name: "UNION ALL of DATETIME and TIMESTAMP through subqueries", bq: `SELECT t FROM (SELECT DATETIME '2020-01-01 00:00:00' AS t) UNION ALL SELECT u FROM (SELECT TIMESTAMP '2020-01-01 00:00:00+00' AS u)`, err: ErrInvalid},
+		{name: "UNION ALL of DATETIME and TIMESTAMP function results", bq: `SELECT 1, DATETIME_TRUNC(DATETIME '2020-01-01 10:00:00', DAY) UNION ALL SELECT 2, TIMESTAMP_TRUNC(TIMESTAMP '2020-01-01 10:00:00+00', DAY)`, err: ErrInvalid},
+		{name: "EXCEPT DISTINCT of a nested set operation", bq: `(SELECT DATETIME '2020-01-01 00:00:00' AS x UNION ALL SELECT DATETIME '2020-01-02 00:00:00') EXCEPT DISTINCT SELECT TIMESTAMP '2020-01-01 00:00:00+00'`, err: ErrInvalid},
+		// DATE and DATETIME have a supertype, DATETIME (conversion rules).
+		{name: "UNION ALL of DATE and DATETIME", bq: `SELECT DATE '2020-01-01' AS x UNION ALL SELECT DATETIME '2020-01-02 03:00:00' ORDER BY x`, want: "2020-01-01 00:00:00\n2020-01-02 03:00:00"},
 		// BigQuery prints a TIMESTAMP's fraction in whole milliseconds or
 		// microseconds (DuckDB dropped trailing zeros).
 		{name: "CAST TIMESTAMP AS STRING fraction", bq: `SELECT CAST(TIMESTAMP '2015-01-28 00:00:00.1+00' AS STRING), CAST(TIMESTAMP '2015-01-28 00:00:00.0001+00' AS STRING), CAST(TIMESTAMP '2015-01-28 00:00:00+00' AS STRING), CAST(TIMESTAMP '2015-01-28 00:00:00.123456+00' AS STRING)`,

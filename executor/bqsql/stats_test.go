@@ -57,6 +57,9 @@ func TestSetOpOfStructNames(t *testing.T) {
 		{name: "different names", bq: `SELECT STRUCT('abc' AS a, 3 AS b) UNION ALL SELECT STRUCT('def' AS c, 5 AS d)`, err: ErrUnsupported},
 		{name: "the same names", bq: `SELECT s.b FROM (SELECT STRUCT('abc' AS a, 3 AS b) AS s UNION ALL SELECT STRUCT('def' AS a, 5 AS B)) ORDER BY 1`, want: "3\n5"},
 		{name: "unnamed against named fields", bq: `SELECT STRUCT('abc', 3) AS s UNION ALL SELECT STRUCT('def' AS c, 5 AS d)`, err: ErrUnsupported},
+		// Field names as the statement model types them, wherever the STRUCT
+		// comes from (a CTE's column here).
+		{name: "different names through a CTE", bq: `WITH a AS (SELECT STRUCT(1 AS x) AS s) SELECT s FROM a UNION ALL SELECT STRUCT(2 AS y)`, err: ErrUnsupported},
 		// STRUCT(col) names its field after the column (a released
 		// gpt-4.1 answer, which BigQuery ran).
 		{name: "fields named after columns", bq: `SELECT v.n FROM (SELECT STRUCT(CAST(NULL AS INT64) AS n) AS v UNION ALL SELECT STRUCT(n) FROM (SELECT 2 AS n)) ORDER BY 1`, want: "NULL\n2"},

@@ -65,7 +65,9 @@ type Token struct {
 // unsupported *Error (see buildTree).
 func Tokenize(src string) ([]Token, error) {
 	var (
-		toks  []Token
+		// About one token per 3.5 bytes in model queries: sized once,
+		// grown for the few denser ones.
+		toks  = make([]Token, 0, len(src)/3+8)
 		first error
 		depth int
 	)
@@ -154,9 +156,11 @@ func lexOne(src string, i int) (int, Kind, string) {
 	case c == '?':
 		return 1, Param, ""
 	}
-	for _, op := range multiOps {
-		if strings.HasPrefix(src[i:], op) {
-			return len(op), Punct, ""
+	if strings.IndexByte("<>!|=:-*/", c) >= 0 { // how multiOps start
+		for _, op := range multiOps {
+			if strings.HasPrefix(src[i:], op) {
+				return len(op), Punct, ""
+			}
 		}
 	}
 	if strings.IndexByte("()[]{},;.+-*/%<>=!|&^~:", c) >= 0 {
@@ -196,9 +200,9 @@ func isHex(c byte) bool {
 // any case) at src[i] when it is directly followed by a quote.
 func literalPrefix(src string, i int) (int, bool) {
 	for n := 1; n <= 2 && i+n < len(src); n++ {
-		p := strings.ToLower(src[i : i+n])
-		if p != "r" && p != "b" && p != "rb" && p != "br" {
-			return 0, false
+		c := src[i+n-1] | 0x20 // ASCII lower case
+		if (c != 'r' && c != 'b') || (n == 2 && c == src[i]|0x20) {
+			return 0, false // not r, b, rb or br
 		}
 		if q := src[i+n]; q == '\'' || q == '"' {
 			return n, true

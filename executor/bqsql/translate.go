@@ -177,7 +177,7 @@ func reservedQualifier(src string, toks []Token) error {
 		if t.Kind == Punct && t.Text == "." && prev >= 0 {
 			q := toks[prev]
 			// A dot after a dot-less reserved word: the word qualifies.
-			if q.Kind == Ident && bqReserved[strings.ToUpper(q.Text)] && !afterDot(toks, prev) {
+			if q.Kind == Ident && inWordSet(bqReserved, q.Text) && !afterDot(toks, prev) {
 				switch strings.ToUpper(q.Text) {
 				case "IF", "CAST", "EXTRACT", "EXISTS", "ARRAY", "STRUCT", "INTERVAL", "CASE":
 					return errAt(src, t.Pos, KindInvalid, `Syntax error: Expected "(" but got "."`)
@@ -581,8 +581,7 @@ func (e *emitter) ident(w *writer, items []*item, i int) int {
 // nameText renders an unquoted identifier; words DuckDB reserves but
 // BigQuery does not are double-quoted so they stay names.
 func nameText(s string) string {
-	up := strings.ToUpper(s)
-	if duckReserved[up] && !bqReserved[up] {
+	if inWordSet(duckReserved, s) && !inWordSet(bqReserved, s) {
 		return quoteIdent(s)
 	}
 	return s

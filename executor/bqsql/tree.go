@@ -24,6 +24,11 @@ type item struct {
 	div   *divNode  // left / right
 	raw   string    // already-translated text
 	isRaw bool      // raw is set (it may legitimately be empty)
+
+	// up memoises upper() of an identifier: the rules compare keywords
+	// and function names many times per item, and an item's token never
+	// changes once built.
+	up string
 }
 
 // pathNode is a dotted path with backticks resolved into components.
@@ -50,8 +55,36 @@ type divNode struct {
 	op          *item // the / token, for positions
 }
 
+// is reports whether the item is the identifier word, compared as BigQuery
+// compares keywords and function names: ASCII letters without case (a
+// non-ASCII letter never spells a keyword).
 func (it *item) is(word string) bool {
-	return it != nil && it.tok.Kind == Ident && !it.group && !it.synthetic() && strings.EqualFold(it.tok.Text, word)
+	// The length first: it rules out most items at once.
+	return it != nil && len(it.tok.Text) == len(word) && it.tok.Kind == Ident && !it.group && !it.synthetic() && asciiEqualFold(it.tok.Text, word)
+}
+
+// asciiEqualFold reports whether a and b are equal with ASCII letters
+// compared without case.
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range len(a) {
+		x, y := a[i], b[i]
+		if x == y {
+			continue
+		}
+		if 'a' <= x && x <= 'z' {
+			x -= 'a' - 'A'
+		}
+		if 'a' <= y && y <= 'z' {
+			y -= 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 func (it *item) isPunct(p string) bool {
@@ -71,7 +104,10 @@ func (it *item) upper() string {
 	if it == nil || it.tok.Kind != Ident || it.group || it.synthetic() {
 		return ""
 	}
-	return strings.ToUpper(it.tok.Text)
+	if it.up == "" {
+		it.up = strings.ToUpper(it.tok.Text)
+	}
+	return it.up
 }
 
 // pos is the byte offset of the item's first token.
@@ -124,6 +160,15 @@ func buildTree(src string, toks []Token) ([]*item, error) {
 		items []*item
 	}
 	stack := []frame{{}}
+	// The items in one allocation: a query's tree lives as long as its
+	// translation.
+	n := 0
+	for _, t := range toks {
+		if t.Kind != Space && t.Kind != Comment {
+			n++
+		}
+	}
+	slab := make([]item, n)
 	var nl, sp bool
 	for _, t := range toks {
 		switch t.Kind {
@@ -138,7 +183,9 @@ func buildTree(src string, toks []Token) ([]*item, error) {
 			nl = nl || strings.ContainsAny(t.Text, "\n\r")
 			continue
 		}
-		it := &item{tok: t, nl: nl, sp: sp}
+		it := &slab[0]
+		slab = slab[1:]
+		*it = item{tok: t, nl: nl, sp: sp}
 		nl, sp = false, false
 		top := &stack[len(stack)-1]
 		if t.Kind == Punct {
@@ -184,7 +231,7 @@ func splitTop(items []*item) [][]*item {
 	if len(items) == 0 {
 		return nil
 	}
-	var out [][]*item
+	out := make([][]*item, 0, 4)
 	start := 0
 	for i := 0; i < len(items); i++ {
 		it := items[i]
