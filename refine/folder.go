@@ -69,7 +69,9 @@ func OpenFolder(o FolderOptions) (*Folder, error) {
 }
 
 // LLM are the folder's client options: its cache, meter and logger.
-func (f *Folder) LLM() llm.Options { return llm.Options{Cache: f.Cache, Meter: f.Meter, Logger: f.Logger} }
+func (f *Folder) LLM() llm.Options {
+	return llm.Options{Cache: f.Cache, Meter: f.Meter, Logger: f.Logger}
+}
 
 // Close closes the spending record and the log.
 func (f *Folder) Close() {
