@@ -29,18 +29,28 @@ func TestSecondPassNamesEveryTest(t *testing.T) {
 	}
 	var found []string
 	dirs := map[string]bool{}
-	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, "_test.go") && !strings.Contains(path, "/testdata/") && !strings.Contains(path, "/.") {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(path, "_test.go") && !strings.Contains(path, "/testdata/") && !strings.Contains(path, "/.") {
 			dirs[filepath.Dir(path)] = true
 		}
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	self, _ := os.Getwd()
 	for dir := range dirs {
 		if dir == self {
 			continue
 		}
-		pkg := "./" + filepath.ToSlash(must(filepath.Rel(root, dir)))
+		rel, err := filepath.Rel(root, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pkg := "./" + filepath.ToSlash(rel)
 		for _, name := range partialTests(t, dir) {
 			found = append(found, pkg+"."+name)
 			if !passes.names(pkg, name) {
@@ -220,11 +230,4 @@ func moduleRoot(t *testing.T) string {
 		}
 		dir = parent
 	}
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		panic(err)
-	}
-	return v
 }
