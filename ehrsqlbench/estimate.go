@@ -4,6 +4,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/datasets/ehrsql"
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 )
 
 // Estimate is the planned cost of one model's strategy, before any call.
@@ -40,7 +41,7 @@ func EstimateRun(models []Model, eval, cal []ehrsql.Question, schema string, r *
 		var c cost
 		for _, q := range qs {
 			text := p.Generate(&datasets.Task{Question: q.Question})
-			c.prompt += llm.EstimateTokens([]llm.Message{{Role: llm.RoleUser, Content: text}})
+			c.prompt += llm.EstimateTokens([]llm.Message{{Role: llmfmt.RoleUser, Content: text}})
 			c.calls++
 		}
 		return c

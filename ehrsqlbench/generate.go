@@ -18,6 +18,7 @@ import (
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/internal/textclip"
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/refine"
 	"github.com/clinsql/clinsql/reliability"
 )
@@ -33,7 +34,7 @@ type Sample struct {
 	SQL string `json:"sql"`
 	// Logprobs summarises the final reply's token log-probabilities, when
 	// they were asked for.
-	Logprobs *llm.Logprobs `json:"logprobs,omitempty"`
+	Logprobs *llmfmt.Logprobs `json:"logprobs,omitempty"`
 	// Answer is the final SQL's result normalised as the scorer normalises
 	// it (abstain, error, or rows).
 	Answer   reliability.Answer `json:"answer"`
@@ -134,18 +135,18 @@ func (m *memo) Query(ctx context.Context, sql string) (*executor.Result, error) 
 // settings are what a model's answers depend on; a run folder written
 // under other settings is refused rather than mixed.
 type settings struct {
-	Model         string       `json:"model"`
-	Kind          llm.Kind     `json:"kind"`
-	BaseURL       string       `json:"base_url,omitempty"`
-	Sampling      llm.Sampling `json:"sampling"`
-	Rounds        int          `json:"rounds"`
-	Shots         int          `json:"shots"`
-	Samples       int          `json:"samples"`
-	Temperature   float64      `json:"sample_temperature,omitempty"`
-	Null          bool         `json:"null_invited"`
-	Logprobs      bool         `json:"logprobs"`
-	PromptVersion string       `json:"prompt_version"`
-	SchemaSHA256  string       `json:"schema_sha256"`
+	Model         string          `json:"model"`
+	Kind          llm.Kind        `json:"kind"`
+	BaseURL       string          `json:"base_url,omitempty"`
+	Sampling      llmfmt.Sampling `json:"sampling"`
+	Rounds        int             `json:"rounds"`
+	Shots         int             `json:"shots"`
+	Samples       int             `json:"samples"`
+	Temperature   float64         `json:"sample_temperature,omitempty"`
+	Null          bool            `json:"null_invited"`
+	Logprobs      bool            `json:"logprobs"`
+	PromptVersion string          `json:"prompt_version"`
+	SchemaSHA256  string          `json:"schema_sha256"`
 }
 
 func settingsOf(m Model, schema string) settings {

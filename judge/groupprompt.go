@@ -11,6 +11,7 @@ import (
 
 	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/rubric"
 )
 
@@ -84,7 +85,7 @@ func BuildGroupPrompt(req *GroupRequest, o PromptOptions) []llm.Message {
 		quoted[i] = strconv.Quote(id)
 	}
 	fmt.Fprintf(&b, "\nReply with the JSON object only, with exactly these %d member(s): %s.", len(ids), strings.Join(quoted, ", "))
-	return []llm.Message{{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: strings.TrimPrefix(b.String(), "\n")}}
+	return []llm.Message{{Role: llmfmt.RoleSystem, Content: sys}, {Role: llmfmt.RoleUser, Content: strings.TrimPrefix(b.String(), "\n")}}
 }
 
 // writeOutline writes the leaves and their ancestors as an indented

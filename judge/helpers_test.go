@@ -15,6 +15,7 @@ import (
 	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/runfolder"
 )
@@ -129,7 +130,7 @@ func verdictReply(decide func(req string) string) llmtest.Handler {
 func testEndpoint(srv *llmtest.Server, mod func(*llm.Endpoint)) llm.Endpoint {
 	ep := llm.Endpoint{
 		Name: "fake-judge", Kind: llm.KindOpenAI, BaseURL: srv.OpenAIBaseURL(), Model: "judge-test", APIKeyEnv: "JUDGE_TEST_KEY",
-		Sampling:     llm.Sampling{Temperature: new(0.0), MaxTokens: 300},
+		Sampling:     llmfmt.Sampling{Temperature: new(0.0), MaxTokens: 300},
 		Capabilities: llm.Capabilities{JSONSchema: true},
 		Limits:       llm.Limits{Concurrency: 4, Timeout: 5 * time.Second},
 		Retry:        llm.Retry{MaxAttempts: 3, Budget: time.Hour, BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond},

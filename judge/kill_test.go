@@ -15,6 +15,7 @@ import (
 	"github.com/clinsql/clinsql/judge/codecheck"
 	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -66,7 +67,7 @@ func killClient(t testing.TB, url, dir string, mod func(*llm.Endpoint), batch *l
 	}
 	t.Cleanup(func() { meter.Close() })
 	ep := llm.Endpoint{Name: "kill", Kind: llm.KindOpenAI, BaseURL: url, Model: "judge-test", APIKeyEnv: "JUDGE_TEST_KEY",
-		Sampling: llm.Sampling{Temperature: new(0.0)}, Capabilities: llm.Capabilities{JSONSchema: true},
+		Sampling: llmfmt.Sampling{Temperature: new(0.0)}, Capabilities: llm.Capabilities{JSONSchema: true},
 		Limits: llm.Limits{Concurrency: 2, Timeout: 5 * time.Second}, Retry: llm.Retry{MaxAttempts: 2, BaseDelay: time.Millisecond}}
 	if mod != nil {
 		mod(&ep)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/rubric"
 )
 
@@ -429,7 +430,7 @@ func (j *LLMJudge) DecideGroup(ctx context.Context, req *GroupRequest) (GroupDec
 		_, err := ParseGroupVerdicts(text, ids)
 		return err
 	}
-	var sampling llm.Sampling
+	var sampling llmfmt.Sampling
 	if mt := j.c.Endpoint().Sampling.MaxTokens; mt > 0 {
 		sampling.MaxTokens = mt * len(ids)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/clinsql/clinsql/judge/codecheck"
 	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 )
 
 // PromptOptions bound what a prompt shows of an answer. The reference
@@ -94,7 +95,7 @@ func BuildPrompt(req *LeafRequest, o PromptOptions) []llm.Message {
 	fmt.Fprintf(&b, "\n## Evaluation target\n%s\n", target)
 	writeAnswer(&b, req.Task, req.Answer, req.Tree, req.ReferenceGuided, o)
 	b.WriteString("\nReply with the JSON object only.")
-	return []llm.Message{{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: b.String()}}
+	return []llm.Message{{Role: llmfmt.RoleSystem, Content: sys}, {Role: llmfmt.RoleUser, Content: b.String()}}
 }
 
 // writeAnswer writes what every leaf of a task's tree is judged on: the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/rubric"
 )
@@ -50,7 +51,7 @@ func TestTranscript(t *testing.T) {
 			}
 			last := c.Last()
 			for k, x := range xs {
-				if len(x.Messages) != 2 || x.Messages[0].Role != llm.RoleSystem || !sent[x.Messages[1].Content] {
+				if len(x.Messages) != 2 || x.Messages[0].Role != llmfmt.RoleSystem || !sent[x.Messages[1].Content] {
 					t.Errorf("%v: prompt not one the endpoint received", k)
 				}
 				if len(x.Replies) != 1 || x.Replies[0].Error != "" || !strings.Contains(x.Replies[0].Text, `"verdict"`) {
@@ -82,7 +83,7 @@ func TestReadTranscriptTorn(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := judgefmt.Exchange{Task: "validation/D/easy_level_queries/001", Tree: judgefmt.TreeSQL, Leaves: []string{"a"},
-		Messages: []judgefmt.Message{{Role: llm.RoleUser, Content: "first"}}, Replies: []judgefmt.Reply{{Text: "one"}}}
+		Messages: []judgefmt.Message{{Role: llmfmt.RoleUser, Content: "first"}}, Replies: []judgefmt.Reply{{Text: "one"}}}
 	if err := l.AppendExchange(x); err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/clinsql/clinsql/internal/safefile"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 )
 
 // BatchOptions configure a client whose endpoint is in mode batch.
@@ -149,7 +150,7 @@ type breq struct {
 	key, tag string
 	body     json.RawMessage // nil for a request resumed from the journal no caller has asked for yet
 	worst    Usage
-	validate func(string, *Logprobs) error
+	validate func(string, *llmfmt.Logprobs) error
 	sent     int // batches it was sent in, earlier processes included
 	used     Usage
 	res      *reservation // this process's reservation while it is in a batch
@@ -444,7 +445,7 @@ func (b *batcher) signal() {
 }
 
 // complete is Client.Complete for a request not in the cache.
-func (b *batcher) complete(ctx context.Context, tag, key string, oreq openai.ChatCompletionRequest, patch map[string]any, worst Usage, validate func(string, *Logprobs) error, start time.Time) (Response, error) {
+func (b *batcher) complete(ctx context.Context, tag, key string, oreq openai.ChatCompletionRequest, patch map[string]any, worst Usage, validate func(string, *llmfmt.Logprobs) error, start time.Time) (Response, error) {
 	fail := func(kind ErrorKind, msg string) (Response, error) {
 		return Response{}, &Error{Kind: kind, Endpoint: b.c.ep.Name, Tag: tag, Message: msg}
 	}
@@ -1146,7 +1147,7 @@ func (b *batcher) read(l resultLine, q *breq) outcome {
 	}
 	validate := q.validate
 	if validate == nil {
-		validate = func(string, *Logprobs) error { return nil } // checked when a caller reads it from the cache
+		validate = func(string, *llmfmt.Logprobs) error { return nil } // checked when a caller reads it from the cache
 	}
 	return c.completion(o, resp, validate)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/clinsql/clinsql/internal/localkey"
 	"github.com/clinsql/clinsql/internal/safefile"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 )
 
 // Cache is a content-addressed store of successful replies on disk: one JSON
@@ -143,7 +144,7 @@ type cachedReply struct {
 	Usage Usage `json:"usage"`
 	// Logprobs, when the request asked for them (omitted otherwise, so
 	// entries written before they existed keep their checksums).
-	Logprobs *Logprobs `json:"logprobs,omitempty"`
+	Logprobs *llmfmt.Logprobs `json:"logprobs,omitempty"`
 	// Batch: the reply was bought through the batch API, at its price
 	// (omitted otherwise, as Logprobs).
 	Batch bool `json:"batch,omitempty"`
@@ -236,15 +237,15 @@ func (c *Cache) Len() (int, error) {
 // operational knobs (concurrency, timeouts, retries, limits), the endpoint's
 // name and the API key are left out.
 type keyInput struct {
-	V          int       `json:"v"`
-	Kind       Kind      `json:"kind"`
-	Host       string    `json:"host"` // base URL host and path, no scheme or credentials
-	Model      string    `json:"model"`
-	Deployment string    `json:"deployment,omitempty"`
-	Sampling   Sampling  `json:"sampling"`
-	Messages   []Message `json:"messages"`
-	Format     keyFormat `json:"format"`
-	Sample     int       `json:"sample"`
+	V          int             `json:"v"`
+	Kind       Kind            `json:"kind"`
+	Host       string          `json:"host"` // base URL host and path, no scheme or credentials
+	Model      string          `json:"model"`
+	Deployment string          `json:"deployment,omitempty"`
+	Sampling   llmfmt.Sampling `json:"sampling"`
+	Messages   []Message       `json:"messages"`
+	Format     keyFormat       `json:"format"`
+	Sample     int             `json:"sample"`
 	// Logprobs is omitted when false, so keys of calls that do not ask for
 	// log-probabilities are unchanged.
 	Logprobs bool `json:"logprobs,omitempty"`

@@ -14,14 +14,8 @@ import (
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
-)
 
-// Message roles.
-const (
-	RoleSystem    = "system"
-	RoleDeveloper = "developer"
-	RoleUser      = "user"
-	RoleAssistant = "assistant"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 )
 
 // Message is one chat message.
@@ -48,7 +42,7 @@ type Request struct {
 	Schema   *Schema
 	// Sampling overrides the endpoint's defaults field by field. Temperature
 	// and top_p are dropped for endpoints with Capabilities.NoTemperature.
-	Sampling Sampling
+	Sampling llmfmt.Sampling
 	// Sample numbers repeated draws of the same prompt (0, 1, 2, ...): it is
 	// part of the cache key and added to the seed.
 	Sample int
@@ -88,27 +82,11 @@ type Response struct {
 	CacheKey     string // hex SHA-256 identifying the call
 	// Logprobs summarises the completion tokens' log-probabilities
 	// (choices[0].logprobs.content[].logprob), when the request asked.
-	Logprobs Logprobs
+	Logprobs llmfmt.Logprobs
 }
 
-// Logprobs summarises a completion's token log-probabilities. A summary
-// rather than the list keeps Response comparable and cache entries small.
-type Logprobs struct {
-	Tokens int     `json:"tokens"`
-	Sum    float64 `json:"sum"`
-	Min    float64 `json:"min"`
-}
-
-// Mean is the mean token log-probability (0 without tokens).
-func (l Logprobs) Mean() float64 {
-	if l.Tokens == 0 {
-		return 0
-	}
-	return l.Sum / float64(l.Tokens)
-}
-
-func summarize(lps []float64) *Logprobs {
-	s := &Logprobs{Tokens: len(lps)}
+func summarize(lps []float64) *llmfmt.Logprobs {
+	s := &llmfmt.Logprobs{Tokens: len(lps)}
 	for i, v := range lps {
 		s.Sum += v
 		if i == 0 || v < s.Min {
@@ -345,7 +323,7 @@ func (c *Client) checkRequest(r Request) string {
 	}
 	for i, m := range r.Messages {
 		switch m.Role {
-		case RoleSystem, RoleDeveloper, RoleUser, RoleAssistant:
+		case llmfmt.RoleSystem, llmfmt.RoleDeveloper, llmfmt.RoleUser, llmfmt.RoleAssistant:
 		default:
 			return fmt.Sprintf("messages[%d]: role %q is not system, developer, user or assistant", i, m.Role)
 		}
@@ -376,7 +354,7 @@ func (c *Client) checkRequest(r Request) string {
 
 // effective merges the request's sampling over the endpoint's and applies
 // the capabilities: the result is exactly what is sent.
-func (c *Client) effective(r Request) Sampling {
+func (c *Client) effective(r Request) llmfmt.Sampling {
 	s := c.ep.Sampling
 	o := r.Sampling
 	if o.Temperature != nil {
@@ -424,7 +402,7 @@ func (c *Client) format(r Request) keyFormat {
 
 // build turns the request into go-openai's type plus the body fields that
 // go-openai would drop or second-guess.
-func (c *Client) build(r Request, s Sampling, f keyFormat) (openai.ChatCompletionRequest, map[string]any) {
+func (c *Client) build(r Request, s llmfmt.Sampling, f keyFormat) (openai.ChatCompletionRequest, map[string]any) {
 	req := openai.ChatCompletionRequest{Model: c.ep.Model, Stop: s.Stop, Seed: s.Seed, LogProbs: r.Logprobs}
 	for _, m := range r.Messages {
 		req.Messages = append(req.Messages, openai.ChatCompletionMessage{Role: m.Role, Content: m.Content})
@@ -480,7 +458,7 @@ func (c *Client) Complete(ctx context.Context, r Request) (Response, error) {
 	if err != nil {
 		return fail(KindBadRequest, err.Error())
 	}
-	validate := func(text string, logprobs *Logprobs) error {
+	validate := func(text string, logprobs *llmfmt.Logprobs) error {
 		if r.Logprobs && logprobs == nil {
 			return errors.New("log-probabilities were requested but the reply has none")
 		}
@@ -616,9 +594,9 @@ func (c *Client) Meter() *Meter { return c.meter }
 // Cache is the client's reply cache, nil without one.
 func (c *Client) Cache() *Cache { return c.cache }
 
-func deref(l *Logprobs) Logprobs {
+func deref(l *llmfmt.Logprobs) llmfmt.Logprobs {
 	if l == nil {
-		return Logprobs{}
+		return llmfmt.Logprobs{}
 	}
 	return *l
 }
@@ -626,7 +604,7 @@ func deref(l *Logprobs) Logprobs {
 // outcome is one attempt's result; kind "" means success.
 type outcome struct {
 	text, finish string
-	logprobs     *Logprobs
+	logprobs     *llmfmt.Logprobs
 	usage        Usage
 	// sent: the request went to the transport; billing says how the
 	// attempt is charged against the budget (usageReported, usageNone,
@@ -653,7 +631,7 @@ type outcome struct {
 //
 // The attempt's worst case is reserved with the meter last, just before the
 // request is sent, and settled as soon as the reply is judged.
-func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, patch map[string]any, est int, worst Usage, validate func(string, *Logprobs) error, persist func(outcome)) (o outcome) {
+func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest, patch map[string]any, est int, worst Usage, validate func(string, *llmfmt.Logprobs) error, persist func(outcome)) (o outcome) {
 	if err := c.gate.acquire(ctx); err != nil {
 		return outcome{kind: KindCanceled, msg: err.Error(), cause: err}
 	}
@@ -699,7 +677,7 @@ func (c *Client) attempt(ctx context.Context, oreq openai.ChatCompletionRequest,
 }
 
 // judge classifies one attempt from what the doer saw on the wire.
-func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.ChatCompletionResponse, err error, validate func(string, *Logprobs) error) outcome {
+func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.ChatCompletionResponse, err error, validate func(string, *llmfmt.Logprobs) error) outcome {
 	o := outcome{status: ex.status, billing: usageNone}
 	// A request that reached the provider but got no usable reply back may
 	// have been billed: it is charged at its reservation (usageUnknown).
@@ -750,7 +728,7 @@ func (c *Client) judge(ctx, actx context.Context, ex *exchange, resp openai.Chat
 
 // completion reads a chat completion that arrived whole (online or in a
 // batch result file) into o: usage, text, log-probabilities, validation.
-func (c *Client) completion(o outcome, resp openai.ChatCompletionResponse, validate func(string, *Logprobs) error) outcome {
+func (c *Client) completion(o outcome, resp openai.ChatCompletionResponse, validate func(string, *llmfmt.Logprobs) error) outcome {
 	o.usage = Usage{PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
 	o.billing = usageReported
 	if u := o.usage; u == (Usage{}) || u.PromptTokens < 0 || u.CompletionTokens < 0 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/llm/llmtest"
 )
 
@@ -50,7 +51,7 @@ func newClient(t testing.TB, ep llm.Endpoint, opts llm.Options) *llm.Client {
 }
 
 func ask(prompt string) llm.Request {
-	return llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}}
+	return llm.Request{Messages: []llm.Message{{Role: llmfmt.RoleUser, Content: prompt}}}
 }
 
 var verdictSchema = &llm.Schema{Name: "verdict", Strict: true, Schema: json.RawMessage(
@@ -305,7 +306,7 @@ func TestRequestChecks(t *testing.T) {
 		"bad role":     {Messages: []llm.Message{{Role: "robot", Content: "x"}}},
 		"bad schema":   {Messages: []llm.Message{{Role: "user", Content: "x"}}, Schema: &llm.Schema{Name: "v", Schema: json.RawMessage(`[1]`)}},
 		"schema name":  {Messages: []llm.Message{{Role: "user", Content: "x"}}, Schema: &llm.Schema{Name: "a b", Schema: json.RawMessage(`{}`)}},
-		"temperature":  {Messages: []llm.Message{{Role: "user", Content: "x"}}, Sampling: llm.Sampling{Temperature: new(3.0)}},
+		"temperature":  {Messages: []llm.Message{{Role: "user", Content: "x"}}, Sampling: llmfmt.Sampling{Temperature: new(3.0)}},
 		"negative idx": {Messages: []llm.Message{{Role: "user", Content: "x"}}, Sample: -1},
 	} {
 		if _, err := c.Complete(context.Background(), req); llm.KindOf(err) != llm.KindBadRequest {

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/clinsql/clinsql/llm/llmfmt"
 )
 
 // Kind says which wire dialect an endpoint speaks.
@@ -44,11 +46,11 @@ type Endpoint struct {
 	APIVersion string `yaml:"api_version,omitempty"`
 	// APIKeyEnv names the environment variable holding the API key. Empty
 	// means the server needs no key (a local server).
-	APIKeyEnv    string       `yaml:"api_key_env,omitempty"`
-	Sampling     Sampling     `yaml:"sampling,omitempty"`
-	Capabilities Capabilities `yaml:"capabilities,omitempty"`
-	Limits       Limits       `yaml:"limits,omitempty"`
-	Retry        Retry        `yaml:"retry,omitempty"`
+	APIKeyEnv    string          `yaml:"api_key_env,omitempty"`
+	Sampling     llmfmt.Sampling `yaml:"sampling,omitempty"`
+	Capabilities Capabilities    `yaml:"capabilities,omitempty"`
+	Limits       Limits          `yaml:"limits,omitempty"`
+	Retry        Retry           `yaml:"retry,omitempty"`
 	// Mode is ModeOnline (the default: one HTTP call per request) or
 	// ModeBatch: requests are collected into JSONL files and sent through
 	// the provider's batch API (/v1/files, /v1/batches), answered within
@@ -82,20 +84,6 @@ type BatchLimits struct {
 	// in before they are sent as a batch (default 2s): the callers issue
 	// every request that is ready at about the same time.
 	Collect time.Duration `yaml:"collect,omitempty"`
-}
-
-// Sampling holds the sampling parameters. In an [Endpoint] they are the
-// defaults; in a [Request] any field that is set overrides the default.
-// Pointers distinguish "unset" from zero: temperature 0 is sent as 0.
-type Sampling struct {
-	Temperature *float64 `yaml:"temperature,omitempty"`
-	TopP        *float64 `yaml:"top_p,omitempty"`
-	// MaxTokens caps the completion (0 = the server's default).
-	MaxTokens int `yaml:"max_tokens,omitempty"`
-	// Seed is sent as seed+Request.Sample, so the k samples of one prompt are
-	// not identical by construction.
-	Seed *int     `yaml:"seed,omitempty"`
-	Stop []string `yaml:"stop,omitempty"`
 }
 
 // Capabilities state what the model behind an endpoint accepts. They are

@@ -14,9 +14,9 @@
 //	defer meter.Close()
 //	c, err := llm.New(eps[0], llm.Options{Cache: cache, Meter: meter, Logger: log})
 //	resp, err := c.Complete(ctx, llm.Request{
-//		Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}},
+//		Messages: []llm.Message{{Role: llmfmt.RoleUser, Content: prompt}},
 //		Schema:   &llm.Schema{Name: "verdict", Schema: schemaJSON, Strict: true},
-//		Sampling: llm.Sampling{Temperature: new(0.0)},
+//		Sampling: llmfmt.Sampling{Temperature: new(0.0)},
 //		Sample:   k,         // k-th draw of the same prompt
 //		Tag:      leafID,    // for logs and errors only
 //		Validate: parseStrict, // reply check: failure = retry, then KindMalformed
@@ -30,7 +30,8 @@
 // An [Endpoint] (YAML, see testdata/endpoints.example.yaml) names the model,
 // the API kind ([KindOpenAI]: any base URL; [KindAzure]: deployment and
 // api-version), the environment variable holding the key, default
-// [Sampling], the model's [Capabilities] and the [Limits] and [Retry] policy.
+// sampling ([llmfmt.Sampling]), the model's [Capabilities] and the [Limits]
+// and [Retry] policy.
 // Capabilities are explicit configuration, never guessed from the model
 // name: whether JSON-schema or JSON-object output is supported, whether
 // temperature and top_p may be sent, and whether max_completion_tokens
@@ -216,6 +217,13 @@
 // reservations no batch lists: each reservation names its journal, the
 // journal records the meter of every client that opened it ("open"
 // lines), and a later client releases such reservations (never sent).
+//
+// # Values in files
+//
+// The message roles, [llmfmt.Sampling] and [llmfmt.Logprobs] are defined in
+// package llm/llmfmt, which imports only the standard library: the files
+// that record them (run settings, generation attempts) are read by packages
+// that link no LLM client (refine/refinefmt, reports).
 //
 // # Testing
 //

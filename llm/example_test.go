@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/llm/llmtest"
 )
 
@@ -32,7 +33,7 @@ func Example() {
 	c, err := llm.New(llm.Endpoint{
 		Name: "judge", Kind: llm.KindOpenAI, BaseURL: srv.OpenAIBaseURL(),
 		Model: "gpt-4o-mini", APIKeyEnv: "EXAMPLE_API_KEY",
-		Sampling:     llm.Sampling{Temperature: new(0.0), MaxTokens: 200},
+		Sampling:     llmfmt.Sampling{Temperature: new(0.0), MaxTokens: 200},
 		Capabilities: llm.Capabilities{JSONSchema: true},
 	}, llm.Options{Cache: cache, Meter: meter})
 	if err != nil {
@@ -41,8 +42,8 @@ func Example() {
 	}
 	req := llm.Request{
 		Messages: []llm.Message{
-			{Role: llm.RoleSystem, Content: "You judge SQL results."},
-			{Role: llm.RoleUser, Content: "Does the result have a column for age?"},
+			{Role: llmfmt.RoleSystem, Content: "You judge SQL results."},
+			{Role: llmfmt.RoleUser, Content: "Does the result have a column for age?"},
 		},
 		Schema: &llm.Schema{Name: "verdict", Strict: true, Schema: json.RawMessage(
 			`{"type":"object","properties":{"verdict":{"enum":["pass","fail"]}},"required":["verdict"],"additionalProperties":false}`)},

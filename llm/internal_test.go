@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/clinsql/clinsql/llm/llmfmt"
 )
 
 func TestRetryAfter(t *testing.T) {
@@ -138,7 +140,7 @@ func TestBucket(t *testing.T) {
 
 func TestCacheKey(t *testing.T) {
 	base := keyInput{Kind: KindOpenAI, Host: hostOf("https://api.example.com/v1/"), Model: "m",
-		Sampling: Sampling{Temperature: new(0.0)}, Messages: []Message{{Role: "user", Content: "q"}}}
+		Sampling: llmfmt.Sampling{Temperature: new(0.0)}, Messages: []Message{{Role: "user", Content: "q"}}}
 	k0, _ := cacheKey(base)
 	same := base
 	same.Host = hostOf("https://user:secret@API.example.com/v1")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/llm/llmtest"
 )
 
@@ -23,7 +24,7 @@ func TestLogprobs(t *testing.T) {
 	req := ask("q")
 	req.Logprobs = true
 	// "SELE", "CT 1": the fake's 4-byte tokens.
-	want := llm.Logprobs{Tokens: 2, Sum: -2, Min: -1.5}
+	want := llmfmt.Logprobs{Tokens: 2, Sum: -2, Min: -1.5}
 	for _, cached := range []bool{false, true} {
 		resp, err := c.Complete(context.Background(), req)
 		if err != nil {
@@ -39,7 +40,7 @@ func TestLogprobs(t *testing.T) {
 
 	// Not asked: not sent, none returned, and a separate cache entry.
 	resp, err := c.Complete(context.Background(), ask("q"))
-	if err != nil || resp.Logprobs != (llm.Logprobs{}) || resp.FromCache {
+	if err != nil || resp.Logprobs != (llmfmt.Logprobs{}) || resp.FromCache {
 		t.Fatalf("plain request: %+v, %v", resp, err)
 	}
 	if raw := string(srv.Requests()[1].Raw); strings.Contains(raw, "logprobs") {

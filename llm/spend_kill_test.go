@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/llm/llmtest"
 )
 
@@ -27,7 +28,7 @@ func TestSpendKillChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	ep := llm.Endpoint{Name: "fake", Kind: llm.KindOpenAI, BaseURL: os.Getenv("LLM_SPEND_KILL_URL"), Model: "gpt-test", APIKeyEnv: "LLMTEST_KEY",
-		Sampling: llm.Sampling{MaxTokens: 100}, Limits: llm.Limits{Concurrency: 4, Timeout: 5 * time.Second}}
+		Sampling: llmfmt.Sampling{MaxTokens: 100}, Limits: llm.Limits{Concurrency: 4, Timeout: 5 * time.Second}}
 	c := newClient(t, ep, llm.Options{Meter: meter})
 	var wg sync.WaitGroup
 	for w := range 4 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/llm/llmtest"
 )
 
@@ -19,13 +20,13 @@ func TestWireRequest(t *testing.T) {
 	tests := []struct {
 		name  string
 		caps  llm.Capabilities
-		samp  llm.Sampling // endpoint defaults
+		samp  llmfmt.Sampling // endpoint defaults
 		req   llm.Request
 		check func(t *testing.T, q llmtest.ChatRequest, raw string)
 	}{
 		{
 			name: "temperature 0 is sent",
-			samp: llm.Sampling{Temperature: new(0.0), TopP: new(1.0), MaxTokens: 64, Seed: new(7), Stop: []string{"###"}},
+			samp: llmfmt.Sampling{Temperature: new(0.0), TopP: new(1.0), MaxTokens: 64, Seed: new(7), Stop: []string{"###"}},
 			req:  ask("hello"),
 			check: func(t *testing.T, q llmtest.ChatRequest, raw string) {
 				if q.Temperature == nil || *q.Temperature != 0 {
@@ -50,9 +51,9 @@ func TestWireRequest(t *testing.T) {
 		},
 		{
 			name: "request overrides and sample index",
-			samp: llm.Sampling{Temperature: new(0.0), Seed: new(7), MaxTokens: 64},
-			req: llm.Request{Messages: []llm.Message{{Role: llm.RoleSystem, Content: "be brief"}, {Role: llm.RoleUser, Content: "hi"}},
-				Sampling: llm.Sampling{Temperature: new(0.7), MaxTokens: 9}, Sample: 3},
+			samp: llmfmt.Sampling{Temperature: new(0.0), Seed: new(7), MaxTokens: 64},
+			req: llm.Request{Messages: []llm.Message{{Role: llmfmt.RoleSystem, Content: "be brief"}, {Role: llmfmt.RoleUser, Content: "hi"}},
+				Sampling: llmfmt.Sampling{Temperature: new(0.7), MaxTokens: 9}, Sample: 3},
 			check: func(t *testing.T, q llmtest.ChatRequest, raw string) {
 				if q.Temperature == nil || *q.Temperature != 0.7 {
 					t.Errorf("temperature = %v", q.Temperature)
@@ -68,8 +69,8 @@ func TestWireRequest(t *testing.T) {
 		{
 			name: "no temperature capability",
 			caps: llm.Capabilities{NoTemperature: true, MaxCompletionTokens: true},
-			samp: llm.Sampling{MaxTokens: 100},
-			req:  llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}, Sampling: llm.Sampling{Temperature: new(0.0), TopP: new(0.5)}},
+			samp: llmfmt.Sampling{MaxTokens: 100},
+			req:  llm.Request{Messages: []llm.Message{{Role: llmfmt.RoleUser, Content: "x"}}, Sampling: llmfmt.Sampling{Temperature: new(0.0), TopP: new(0.5)}},
 			check: func(t *testing.T, q llmtest.ChatRequest, raw string) {
 				if strings.Contains(raw, "temperature") || strings.Contains(raw, "top_p") {
 					t.Errorf("sampling sent to a model without temperature: %s", raw)
@@ -82,7 +83,7 @@ func TestWireRequest(t *testing.T) {
 		{
 			name: "json schema",
 			caps: llm.Capabilities{JSONSchema: true, JSONObject: true},
-			req:  llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}, Schema: verdictSchema},
+			req:  llm.Request{Messages: []llm.Message{{Role: llmfmt.RoleUser, Content: "judge"}}, Schema: verdictSchema},
 			check: func(t *testing.T, q llmtest.ChatRequest, raw string) {
 				f := q.ResponseFormat
 				if f == nil || f.Type != "json_schema" || f.JSONSchema == nil || f.JSONSchema.Name != "verdict" || !f.JSONSchema.Strict {
@@ -99,7 +100,7 @@ func TestWireRequest(t *testing.T) {
 		{
 			name: "json object fallback",
 			caps: llm.Capabilities{JSONObject: true},
-			req:  llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "Reply in JSON."}}, Schema: verdictSchema},
+			req:  llm.Request{Messages: []llm.Message{{Role: llmfmt.RoleUser, Content: "Reply in JSON."}}, Schema: verdictSchema},
 			check: func(t *testing.T, q llmtest.ChatRequest, raw string) {
 				if q.ResponseFormat == nil || q.ResponseFormat.Type != "json_object" || q.ResponseFormat.JSONSchema != nil {
 					t.Errorf("response_format in %s", raw)
@@ -108,7 +109,7 @@ func TestWireRequest(t *testing.T) {
 		},
 		{
 			name: "no structured output",
-			req:  llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}, Schema: verdictSchema},
+			req:  llm.Request{Messages: []llm.Message{{Role: llmfmt.RoleUser, Content: "judge"}}, Schema: verdictSchema},
 			check: func(t *testing.T, q llmtest.ChatRequest, raw string) {
 				if q.ResponseFormat != nil {
 					t.Errorf("response_format sent without capability: %s", raw)
@@ -138,7 +139,7 @@ func TestJSONObjectNeedsTheWordJSON(t *testing.T) {
 	srv := llmtest.New(llmtest.Fixed(llmtest.Text(`{}`)), llmtest.Options{})
 	defer srv.Close()
 	c := newClient(t, endpoint(srv, func(e *llm.Endpoint) { e.Capabilities.JSONObject = true }), llm.Options{})
-	_, err := c.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "judge"}}, Schema: verdictSchema})
+	_, err := c.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llmfmt.RoleUser, Content: "judge"}}, Schema: verdictSchema})
 	if k := llm.KindOf(err); k != llm.KindBadRequest || !k.RequestFault() {
 		t.Fatalf("err = %v", err)
 	}
@@ -150,7 +151,7 @@ func TestJSONObjectNeedsTheWordJSON(t *testing.T) {
 func TestAzure(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text("ok")), llmtest.Options{APIKey: testKey})
 	ep := llm.Endpoint{Name: "az", Kind: llm.KindAzure, BaseURL: srv.URL, Deployment: "judge-prod", APIVersion: "2024-10-21",
-		Model: "gpt-4o-mini", APIKeyEnv: "LLMTEST_KEY", Sampling: llm.Sampling{Temperature: new(0.0)}}
+		Model: "gpt-4o-mini", APIKeyEnv: "LLMTEST_KEY", Sampling: llmfmt.Sampling{Temperature: new(0.0)}}
 	c := newClient(t, ep, llm.Options{})
 	resp, err := c.Complete(context.Background(), ask("hi"))
 	if err != nil || resp.Text != "ok" {
@@ -294,7 +295,7 @@ func TestCapabilitiesNotModelName(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text("ok")), llmtest.Options{})
 	c := newClient(t, endpoint(srv, func(e *llm.Endpoint) {
 		e.Model = "o3-mini"
-		e.Sampling = llm.Sampling{Temperature: new(0.0), MaxTokens: 50}
+		e.Sampling = llmfmt.Sampling{Temperature: new(0.0), MaxTokens: 50}
 	}), llm.Options{})
 	if _, err := c.Complete(context.Background(), ask("x")); err != nil {
 		t.Fatal(err)

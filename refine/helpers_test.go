@@ -16,6 +16,7 @@ import (
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/llm/llmtest"
 )
 
@@ -118,7 +119,7 @@ func testModel(name string, srv *llmtest.Server) Model {
 	t0 := 0.0
 	return Model{Endpoint: llm.Endpoint{
 		Name: name, Kind: llm.KindOpenAI, BaseURL: srv.OpenAIBaseURL(), Model: "fake-" + name, APIKeyEnv: "CLINSQL_TEST_KEY",
-		Sampling: llm.Sampling{Temperature: &t0, MaxTokens: 1024},
+		Sampling: llmfmt.Sampling{Temperature: &t0, MaxTokens: 1024},
 		Limits:   llm.Limits{Concurrency: 2, Timeout: 2 * time.Second},
 		Retry:    llm.Retry{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, Budget: 10 * time.Second},
 	}}

@@ -17,6 +17,7 @@ import (
 	"github.com/clinsql/clinsql/executor/duckdb"
 	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/llm/llmtest"
 	"github.com/clinsql/clinsql/runfolder"
 )
@@ -72,7 +73,7 @@ func killModel(baseURL string) Model {
 	t0 := 0.0
 	return Model{Endpoint: llm.Endpoint{
 		Name: "killed", Kind: llm.KindOpenAI, BaseURL: baseURL, Model: "fake-killed", APIKeyEnv: "CLINSQL_TEST_KEY",
-		Sampling: llm.Sampling{Temperature: &t0},
+		Sampling: llmfmt.Sampling{Temperature: &t0},
 		Limits:   llm.Limits{Concurrency: 2, Timeout: 5 * time.Second},
 	}}
 }

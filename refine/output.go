@@ -14,7 +14,7 @@ import (
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/internal/textclip"
-	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -71,19 +71,19 @@ type UsageJSON struct {
 // Settings are what a run's answers depend on. A run folder keeps them in
 // SettingsFile, and a resumed run must have the same.
 type Settings struct {
-	Model         string       `json:"model"`    // the models file's name
-	ModelID       string       `json:"model_id"` // sent to the endpoint
-	Kind          string       `json:"kind"`
-	Host          string       `json:"host"` // base URL host and path, no credentials
-	Deployment    string       `json:"deployment,omitempty"`
-	Sampling      llm.Sampling `json:"sampling"`
-	Prompt        PromptMode   `json:"prompt"`
-	PromptVersion string       `json:"prompt_version"`
-	SchemaSHA256  string       `json:"schema_sha256"`
-	Rounds        int          `json:"rounds"`
-	RefineOnEmpty bool         `json:"refine_on_empty"`
-	History       bool         `json:"history"`
-	Engine        string       `json:"engine"`
+	Model         string          `json:"model"`    // the models file's name
+	ModelID       string          `json:"model_id"` // sent to the endpoint
+	Kind          string          `json:"kind"`
+	Host          string          `json:"host"` // base URL host and path, no credentials
+	Deployment    string          `json:"deployment,omitempty"`
+	Sampling      llmfmt.Sampling `json:"sampling"`
+	Prompt        PromptMode      `json:"prompt"`
+	PromptVersion string          `json:"prompt_version"`
+	SchemaSHA256  string          `json:"schema_sha256"`
+	Rounds        int             `json:"rounds"`
+	RefineOnEmpty bool            `json:"refine_on_empty"`
+	History       bool            `json:"history"`
+	Engine        string          `json:"engine"`
 	// EngineSemantics are the engine's options that change results (the
 	// embedded engine's division by zero), when it reports them.
 	EngineSemantics string `json:"engine_semantics,omitempty"`

@@ -12,6 +12,7 @@ import (
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/internal/textclip"
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 )
 
 // Completer is what the loop needs from a model client (*llm.Client).
@@ -96,7 +97,7 @@ type LLMCall struct {
 	FinishReason     string  `json:"finish_reason,omitempty"`
 	// Logprobs summarises the reply's token log-probabilities when the
 	// call asked for them (Solver.Tune).
-	Logprobs *llm.Logprobs `json:"logprobs,omitempty"`
+	Logprobs *llmfmt.Logprobs `json:"logprobs,omitempty"`
 	// Reply is the model's reply as received (its reasoning and the query
 	// the SQL was extracted from), cut at MaxReplyRunes characters: the
 	// transcript a report shows beside the SQL. Runs written before it
@@ -259,7 +260,7 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 			}
 		}
 		lreq := llm.Request{
-			Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}},
+			Messages: []llm.Message{{Role: llmfmt.RoleUser, Content: prompt}},
 			Tag:      t.Key.String(),
 		}
 		if s.Tune != nil {

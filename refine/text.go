@@ -8,6 +8,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 )
 
 // WriteTable prints one line per model: its tasks by status, how many ran
@@ -48,7 +49,7 @@ func WriteEstimate(w io.Writer, models []Model, tasks []*datasets.Task, prices l
 		p := NewPrompter(m.PromptOrDefault(), mimic.V31)
 		promptTokens := 0
 		for _, t := range tasks {
-			promptTokens += llm.EstimateTokens([]llm.Message{{Role: llm.RoleUser, Content: p.Generate(t)}})
+			promptTokens += llm.EstimateTokens([]llm.Message{{Role: llmfmt.RoleUser, Content: p.Generate(t)}})
 		}
 		completion := m.Sampling.MaxTokens
 		if completion == 0 {

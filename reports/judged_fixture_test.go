@@ -13,7 +13,7 @@ import (
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/judge/judgefmt"
-	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/refine"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
@@ -123,8 +123,8 @@ func writeJudgedRun(t testing.TB, dir string, tasks []*datasets.Task) string {
 			reply, err := json.Marshal(verdicts)
 			must(t, err)
 			must(t, l.AppendExchange(judgefmt.Exchange{Task: key, Tree: tr.tree, Group: group, Leaves: ids,
-				Messages: []judgefmt.Message{{Role: llm.RoleSystem, Content: "You grade several requirements of a rubric for a clinical text-to-SQL answer."},
-					{Role: llm.RoleUser, Content: "## Question\n" + task.Question + "\n\n## Candidate SQL\n```sql\n" + ft.SQL + "\n```\n\n## Requirements to grade\n- [" + strings.Join(ids, "]\n- [") + "]"}},
+				Messages: []judgefmt.Message{{Role: llmfmt.RoleSystem, Content: "You grade several requirements of a rubric for a clinical text-to-SQL answer."},
+					{Role: llmfmt.RoleUser, Content: "## Question\n" + task.Question + "\n\n## Candidate SQL\n```sql\n" + ft.SQL + "\n```\n\n## Requirements to grade\n- [" + strings.Join(ids, "]\n- [") + "]"}},
 				Replies: []judgefmt.Reply{{Text: string(reply)}}}))
 		}
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge/judgefmt"
-	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/refine"
 	"github.com/clinsql/clinsql/runfolder"
 )
@@ -126,7 +126,7 @@ func (m *Model) calls(k datasets.Key, systems map[string]int, order *[]string) [
 		}
 		for _, msg := range x.Messages {
 			switch msg.Role {
-			case llm.RoleSystem, llm.RoleDeveloper:
+			case llmfmt.RoleSystem, llmfmt.RoleDeveloper:
 				i, ok := systems[msg.Content]
 				if !ok {
 					i = len(*order)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/llm/mock"
 	"github.com/clinsql/clinsql/refine"
 )
@@ -43,7 +44,7 @@ func start(t *testing.T, opts mock.Options) (*mock.Server, *llm.Client) {
 func generate(t *testing.T, c *llm.Client, q, extra string, logprobs bool) llm.Response {
 	t.Helper()
 	resp, err := c.Complete(context.Background(), llm.Request{Logprobs: logprobs,
-		Messages: []llm.Message{{Role: llm.RoleUser, Content: "Write one query that answers the question below.\n\nQuestion: " + strconv.Quote(q) + "\n\n" + extra}}})
+		Messages: []llm.Message{{Role: llmfmt.RoleUser, Content: "Write one query that answers the question below.\n\nQuestion: " + strconv.Quote(q) + "\n\n" + extra}}})
 	if err != nil {
 		t.Fatal(err)
 	}

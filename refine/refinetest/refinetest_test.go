@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/llm/llmtest"
 )
 
@@ -22,7 +23,7 @@ func TestScheduleRounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	ask := func(prompt string) string {
-		r, err := c.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: prompt}}})
+		r, err := c.Complete(context.Background(), llm.Request{Messages: []llm.Message{{Role: llmfmt.RoleUser, Content: prompt}}})
 		if err != nil {
 			t.Fatal(err)
 		}
