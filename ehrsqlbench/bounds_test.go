@@ -9,6 +9,7 @@ import (
 
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -17,13 +18,13 @@ import (
 // below what the reader takes (item files reached 126 MB, issue 25).
 func TestRecordBounded(t *testing.T) {
 	big := strings.Repeat("<", 1<<20)
-	var attempts []refine.Attempt
+	var attempts []refinefmt.Attempt
 	for i := 0; i <= refine.MaxRounds; i++ {
-		attempts = append(attempts, refine.Attempt{Attempt: i + 1, SQL: big, Status: refine.AttemptError, ErrorClass: executor.ClassSyntax, Error: big})
+		attempts = append(attempts, refinefmt.Attempt{Attempt: i + 1, SQL: big, Status: refinefmt.AttemptError, ErrorClass: executor.ClassSyntax, Error: big})
 	}
 	rec := &Record{ID: "q1", Question: "?"}
 	for i := 0; i < MaxK; i++ {
-		r := &refine.Record{Status: refine.StatusFailed, Attempts: attempts, Final: len(attempts) - 1}
+		r := &refine.Record{Status: refinefmt.StatusFailed, Attempts: attempts, Final: len(attempts) - 1}
 		rec.Samples = append(rec.Samples, sampleOf(i, r))
 	}
 	b, err := json.MarshalIndent(rec, "", "  ")

@@ -20,6 +20,7 @@ import (
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/reliability"
 )
 
@@ -37,8 +38,8 @@ type Sample struct {
 	Logprobs *llmfmt.Logprobs `json:"logprobs,omitempty"`
 	// Answer is the final SQL's result normalised as the scorer normalises
 	// it (abstain, error, or rows).
-	Answer   reliability.Answer `json:"answer"`
-	Attempts []refine.Attempt   `json:"attempts"`
+	Answer   reliability.Answer  `json:"answer"`
+	Attempts []refinefmt.Attempt `json:"attempts"`
 }
 
 // Record is one question answered by one model.
@@ -346,7 +347,7 @@ func answer(ctx context.Context, m Model, client refine.Completer, exec executor
 			},
 		}
 		r := s.Solve(ctx, task)
-		if !refine.Finished(r.Status) {
+		if !refinefmt.Finished(r.Status) {
 			return nil, r.Fatal()
 		}
 		rec.Samples = append(rec.Samples, sampleOf(i, r))
@@ -367,12 +368,12 @@ const (
 )
 
 func sampleOf(i int, r *refine.Record) Sample {
-	s := Sample{Index: i, Status: r.Status, Attempts: refine.KeptAttempts(r.Attempts, keptAttemptSQLBytes, keptErrorBytes)}
+	s := Sample{Index: i, Status: r.Status, Attempts: refinefmt.KeptAttempts(r.Attempts, keptAttemptSQLBytes, keptErrorBytes)}
 	f := r.FinalAttempt()
 	switch {
 	case f == nil:
 		s.Answer = reliability.Answer{Kind: reliability.KindError, Error: "no query in the reply"}
-	case f.Status == refine.AttemptAbstained:
+	case f.Status == refinefmt.AttemptAbstained:
 		s.SQL, s.Answer = ehrsql.Null, reliability.Answer{Kind: reliability.KindAbstain}
 	case r.Result != nil:
 		s.SQL, s.Answer = textclip.JSON(f.SQL, keptSampleSQLBytes), reliability.Normalize(r.Result)

@@ -8,6 +8,7 @@ import (
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 )
 
 // BenchmarkGenerate measures the harness's own cost per task: prompt, HTTP
@@ -37,7 +38,7 @@ func BenchmarkGenerate(b *testing.B) {
 
 // BenchmarkPrompt measures building a generation prompt (schema included).
 func BenchmarkPrompt(b *testing.B) {
-	p := NewPrompter(ModeSchemaHinted, mimic.V31)
+	p := NewPrompter(refinefmt.ModeSchemaHinted, mimic.V31)
 	t := syntheticTasks(1)[0]
 	for i := 0; i < b.N; i++ {
 		_ = p.Generate(t)

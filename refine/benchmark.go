@@ -11,6 +11,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/internal/pyjson"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -124,7 +125,7 @@ func BuildBenchmarkSummary(run, model string, attempts int, expected []datasets.
 	finished := map[datasets.Key]bool{}
 	modelIDs, modelNames := map[string]int{}, map[string]int{}
 	for _, o := range outs {
-		sum, ok, err := ReadTask(run, o.Key)
+		sum, ok, err := refinefmt.ReadSummary(run, o.Key)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -143,7 +144,7 @@ func BuildBenchmarkSummary(run, model string, attempts int, expected []datasets.
 			bs.Statuses[status]++
 		}
 		finished[o.Key] = true
-		if status == StatusUnsupported {
+		if status == refinefmt.StatusUnsupported {
 			bs.Excluded = append(bs.Excluded, o.Key.String())
 			continue
 		}

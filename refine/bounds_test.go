@@ -13,6 +13,7 @@ import (
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -53,11 +54,11 @@ func TestOversizedReplyBounded(t *testing.T) {
 	m.Limits.Timeout = 5 * time.Minute // a 20 MB reply on a loaded machine
 	s := solver(t, m, ex)
 	rec := s.Solve(context.Background(), task)
-	if len(rec.Attempts) != 3 || rec.Status != StatusFailed {
+	if len(rec.Attempts) != 3 || rec.Status != refinefmt.StatusFailed {
 		t.Fatalf("status %s, %d attempts (%s)", rec.Status, len(rec.Attempts), rec.Stopped)
 	}
 	a1 := rec.Attempts[0]
-	if a1.Status != AttemptError || a1.ErrorClass != executor.ClassSyntax || !strings.Contains(a1.Error, "too large") {
+	if a1.Status != refinefmt.AttemptError || a1.ErrorClass != executor.ClassSyntax || !strings.Contains(a1.Error, "too large") {
 		t.Errorf("attempt 1: %s %s %.200s", a1.Status, a1.ErrorClass, a1.Error)
 	}
 	if len(ex.queries) != 1 || ex.queries[0] != long {
@@ -69,7 +70,7 @@ func TestOversizedReplyBounded(t *testing.T) {
 		}
 	}
 	run := t.TempDir()
-	sum := Summary(rec, task, Settings{Model: "m"}, "run-1")
+	sum := Summary(rec, task, refinefmt.Settings{Model: "m"}, "run-1")
 	if err := WriteTask(run, task, rec, sum); err != nil {
 		t.Fatal(err)
 	}
@@ -97,8 +98,8 @@ func TestOversizedSummaryAnsweredAgain(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	old := TaskSummary{ExecutionSummary: runfolder.ExecutionSummary{Query: task.Question, FinalSQL: strings.Repeat("x", runfolder.MaxSummaryBytes)},
-		Clinsql: &TaskDetail{Status: StatusFailed}}
+	old := refinefmt.TaskSummary{ExecutionSummary: runfolder.ExecutionSummary{Query: task.Question, FinalSQL: strings.Repeat("x", runfolder.MaxSummaryBytes)},
+		Clinsql: &refinefmt.TaskDetail{Status: refinefmt.StatusFailed}}
 	b, _ := json.Marshal(old)
 	path := filepath.Join(dir, runfolder.ExecutionSummaryFile)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
@@ -108,8 +109,8 @@ func TestOversizedSummaryAnsweredAgain(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "again") {
 		t.Errorf("reading the old folder: %v, want an error naming the file and what to do", err)
 	}
-	if _, done, err := ReadTask(run, task.Key); done || err != nil {
-		t.Fatalf("ReadTask: done %v, %v; want a task to answer again", done, err)
+	if _, done, err := refinefmt.ReadSummary(run, task.Key); done || err != nil {
+		t.Fatalf("ReadSummary: done %v, %v; want a task to answer again", done, err)
 	}
 	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text(cot(okSQL))), llmtest.Options{APIKey: testKey})
 	res, err := Generate(context.Background(), Options{Out: out, Tasks: []*datasets.Task{task}, Models: []Model{testModel("m", srv)}, Executor: miniEngine(t),

@@ -88,6 +88,13 @@
 // columns, execution time, infrastructure retries, and its model call's
 // tokens, cost, latency, cache hit and finish reason.
 //
+// The two files of our own, execution_summary.json's "clinsql" part and
+// clinsql_generate.json, are owned by package refine/refinefmt, types,
+// reader and writer together (refinefmt.TaskSummary, ReadSummary,
+// WriteSummary; refinefmt.Settings, ReadSettings, WriteSettings), with
+// the status, request and prompt-mode values they hold: their readers
+// (reports) then link no LLM client.
+//
 // No placeholder CSV is written. The reference writes a one-column file
 // holding an empty string when a query failed or returned nothing, which a
 // judge cannot tell from a real one-row answer (its known defect 6: failed

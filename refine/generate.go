@@ -23,12 +23,9 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/executor/mimic"
-	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 )
-
-// SettingsFile holds a model's run settings in its run folder.
-const SettingsFile = "clinsql_generate.json"
 
 // DefaultConcurrency bounds the tasks in flight over all models.
 const DefaultConcurrency = 8
@@ -165,7 +162,7 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 	type plan struct {
 		model    Model
 		dir      string
-		settings Settings
+		settings refinefmt.Settings
 		client   Completer
 	}
 	var plans []*plan
@@ -238,7 +235,7 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 		if err := os.MkdirAll(p.dir, 0o755); err != nil {
 			return nil, err
 		}
-		if err := writeSettings(p.dir, p.settings); err != nil {
+		if err := refinefmt.WriteSettings(p.dir, p.settings); err != nil {
 			return nil, err
 		}
 		solver := &Solver{
@@ -277,7 +274,7 @@ func Generate(ctx context.Context, opts Options) (*Result, error) {
 
 // runModel answers the tasks of one model, at most Model.TasksOrDefault()
 // at a time and within the global bound.
-func runModel(ctx context.Context, dir string, set Settings, s *Solver, opts Options, mr *ModelResult, global *semaphore.Weighted, emit func(Event)) error {
+func runModel(ctx context.Context, dir string, set refinefmt.Settings, s *Solver, opts Options, mr *ModelResult, global *semaphore.Weighted, emit func(Event)) error {
 	// A model is stopped by closing stopped: tasks not yet started are left
 	// pending, calls in flight finish (they would only fail the same way).
 	stopped := make(chan struct{})
@@ -324,11 +321,11 @@ func runModel(ctx context.Context, dir string, set Settings, s *Solver, opts Opt
 		if tctx.Err() != nil || isStopped() {
 			break
 		}
-		sum, done, err := ReadTask(dir, t.Key)
+		sum, done, err := refinefmt.ReadSummary(dir, t.Key)
 		if err != nil {
 			return err
 		}
-		if done && (sum.Clinsql == nil || Finished(sum.Clinsql.Status)) {
+		if done && (sum.Clinsql == nil || refinefmt.Finished(sum.Clinsql.Status)) {
 			mu.Lock()
 			mr.Resumed++
 			mu.Unlock()
@@ -356,7 +353,7 @@ func runModel(ctx context.Context, dir string, set Settings, s *Solver, opts Opt
 			}
 			u, usd, _ := rec.Usage()
 			ev := Event{Model: s.Model.Name, Key: t.Key, Status: rec.Status, Attempts: len(rec.Attempts), Usage: u, CostUSD: usd}
-			if !Finished(rec.Status) {
+			if !refinefmt.Finished(rec.Status) {
 				ev.Detail = rec.Stopped
 				reason := fatalFor(rec)
 				if reason == "" && endpointFailed(rec) {
@@ -395,7 +392,7 @@ func runModel(ctx context.Context, dir string, set Settings, s *Solver, opts Opt
 // rec's failure would repeat on every call (wrong key, exhausted quota or
 // budget, a request the endpoint refuses, the batch wait ran out), or "".
 func fatalFor(rec *Record) string {
-	if rec.Status != StatusLLMError {
+	if rec.Status != refinefmt.StatusLLMError {
 		return ""
 	}
 	switch rec.LLMError {
@@ -409,26 +406,26 @@ func fatalFor(rec *Record) string {
 // 5xx, timeouts, rate limits outlasting the retries, replies garbled on the
 // wire), as the judge counts its calls.
 func endpointFailed(rec *Record) bool {
-	return rec.Status == StatusLLMError && rec.EndpointDown
+	return rec.Status == refinefmt.StatusLLMError && rec.EndpointDown
 }
 
-func statusOf(s *TaskSummary) string {
+func statusOf(s *refinefmt.TaskSummary) string {
 	if s.Clinsql != nil {
 		return s.Clinsql.Status
 	}
 	if s.ExecutionSuccess {
-		return StatusOK
+		return refinefmt.StatusOK
 	}
-	return StatusFailed
+	return refinefmt.StatusFailed
 }
 
-func settingsOf(m Model, engine, schemaSum string) Settings {
+func settingsOf(m Model, engine, schemaSum string) refinefmt.Settings {
 	ep := m.Endpoint.WithDefaults()
 	host := ""
 	if u, err := url.Parse(ep.BaseURL); err == nil {
 		host = strings.ToLower(u.Host) + strings.TrimRight(u.Path, "/")
 	}
-	return Settings{
+	return refinefmt.Settings{
 		Model: m.Name, ModelID: ep.Model, Kind: string(ep.Kind), Host: host, Deployment: ep.Deployment,
 		Sampling: ep.Sampling, Prompt: m.PromptOrDefault(), PromptVersion: PromptVersion, SchemaSHA256: schemaSum,
 		Rounds: m.RoundsOrDefault(), RefineOnEmpty: m.RefineOnEmpty, History: m.History, Engine: engine,
@@ -438,7 +435,7 @@ func settingsOf(m Model, engine, schemaSum string) Settings {
 // compared are the settings a resumed run must share with the folder's:
 // everything that shapes an answer. The host may change (a local server on
 // another port) and is only recorded.
-func compared(s Settings) map[string]string {
+func compared(s refinefmt.Settings) map[string]string {
 	enc := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	return map[string]string{
 		"model_id": s.ModelID, "kind": s.Kind, "deployment": s.Deployment, "sampling": enc(s.Sampling),
@@ -449,19 +446,10 @@ func compared(s Settings) map[string]string {
 }
 
 // checkSettings refuses to resume a run folder written with other settings.
-func checkSettings(dir string, want Settings) error {
-	path := filepath.Join(dir, SettingsFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+func checkSettings(dir string, want refinefmt.Settings) error {
+	have, ok, err := refinefmt.ReadSettings(dir)
+	if err != nil || !ok {
 		return err
-	}
-	var have Settings
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	if err := dec.Decode(&have); err != nil {
-		return fmt.Errorf("%s: %v", path, err)
 	}
 	h, w := compared(have), compared(want)
 	var diffs []string
@@ -473,17 +461,9 @@ func checkSettings(dir string, want Settings) error {
 	if len(diffs) > 0 {
 		return fmt.Errorf("%s: the run folder of model %q was generated with other settings: %s; "+
 			"use another output folder, or remove this one to start over",
-			path, want.Model, strings.Join(diffs, "; "))
+			filepath.Join(dir, refinefmt.SettingsFile), want.Model, strings.Join(diffs, "; "))
 	}
 	return nil
-}
-
-func writeSettings(dir string, s Settings) error {
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(dir, SettingsFile), append(b, '\n'))
 }
 
 // BatchIn returns o for a client of ep whose output folder is dir: for an

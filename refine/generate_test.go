@@ -15,6 +15,7 @@ import (
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/refine/refinetest"
 	"github.com/clinsql/clinsql/runfolder"
 )
@@ -40,7 +41,7 @@ func TestGenerateTwoModels(t *testing.T) {
 	srvA := llmtest.Start(t, schedA.Handler(), llmtest.Options{APIKey: testKey})
 	srvB := llmtest.Start(t, schedB.Handler(), llmtest.Options{APIKey: testKey})
 	mA, mB := testModel("model-a", srvA), testModel("model-b", srvB)
-	mB.Prompt = ModeDirect
+	mB.Prompt = refinefmt.ModeDirect
 	mB.Tasks = 3
 	mB.Limits.Concurrency = 3
 
@@ -125,19 +126,19 @@ func TestGenerateTwoModels(t *testing.T) {
 	if res.Models[0].Done != 5 || res.Models[0].Resumed != 35 || srvA.Calls() != callsA {
 		t.Errorf("partial redo: done %d, resumed %d, %d new calls (want 0: cached)", res.Models[0].Done, res.Models[0].Resumed, srvA.Calls()-callsA)
 	}
-	sum, _, err := ReadTask(filepath.Join(out, "model-a"), tasks[0].Key)
+	sum, _, err := refinefmt.ReadSummary(filepath.Join(out, "model-a"), tasks[0].Key)
 	if err != nil || sum.Clinsql.RunID != "second" || sum.Clinsql.Usage.CacheHits != sum.Clinsql.Usage.Calls {
 		t.Errorf("redone task: %v %+v", err, sum.Clinsql)
 	}
-	if sum, _, _ := ReadTask(filepath.Join(out, "model-a"), tasks[10].Key); sum.Clinsql.RunID != "first" {
+	if sum, _, _ := refinefmt.ReadSummary(filepath.Join(out, "model-a"), tasks[10].Key); sum.Clinsql.RunID != "first" {
 		t.Errorf("a finished task was redone (run %s)", sum.Clinsql.RunID)
 	}
 
 	// Other settings in the same folder are refused before any call.
 	mA2 := mA
-	mA2.Prompt = ModeSchemaHinted
+	mA2.Prompt = refinefmt.ModeSchemaHinted
 	opts.Models = []Model{mA2}
-	if _, err := Generate(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "prompt") || !strings.Contains(err.Error(), SettingsFile) {
+	if _, err := Generate(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "prompt") || !strings.Contains(err.Error(), refinefmt.SettingsFile) {
 		t.Errorf("changed prompt mode accepted: %v", err)
 	}
 	// So is an engine that now gives other results (its semantics).
@@ -315,7 +316,7 @@ func TestGenerateInterrupted(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	mr := res.Models[0]
-	if mr.Summary == nil || len(mr.Pending) == 0 || mr.Done+len(mr.Pending) != 30 || mr.Summary.Statuses[StatusInterrupted] != 0 {
+	if mr.Summary == nil || len(mr.Pending) == 0 || mr.Done+len(mr.Pending) != 30 || mr.Summary.Statuses[refinefmt.StatusInterrupted] != 0 {
 		t.Fatalf("after the interrupt: done %d, pending %d", mr.Done, len(mr.Pending))
 	}
 	if mr.Summary.Total != mr.Done {

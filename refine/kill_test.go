@@ -19,6 +19,7 @@ import (
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -139,7 +140,7 @@ func TestKilledAndResumed(t *testing.T) {
 	}
 	firstRun := map[datasets.Key]bool{}
 	for _, tk := range tasks {
-		sum, ok, err := ReadTask(run, tk.Key)
+		sum, ok, err := refinefmt.ReadSummary(run, tk.Key)
 		if err != nil {
 			t.Fatalf("damaged summary after the kill: %v", err)
 		}
@@ -173,7 +174,7 @@ func TestKilledAndResumed(t *testing.T) {
 		t.Errorf("resumed %d (want %d), done %d (want %d), pending %v", mr.Resumed, len(firstRun), mr.Done, killTasks-len(firstRun), mr.Pending)
 	}
 	for _, tk := range tasks {
-		sum, ok, err := ReadTask(run, tk.Key)
+		sum, ok, err := refinefmt.ReadSummary(run, tk.Key)
 		if err != nil || !ok {
 			t.Fatalf("%s: %v %v", tk.Key, ok, err)
 		}

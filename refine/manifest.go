@@ -7,6 +7,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -23,7 +24,7 @@ type runHandle struct {
 // is started: a process that stops for any reason leaves a manifest that
 // says the run is unfinished. Tasks already in the manifest stay in it, so
 // a run first made with a subset and then finished names them all.
-func openRun(dir, command, model string, recorded recordedFrom, tasks []*datasets.Task, set Settings, engine runfolder.Engine, sel *datasets.Selection, runID string) (*runHandle, error) {
+func openRun(dir, command, model string, recorded recordedFrom, tasks []*datasets.Task, set refinefmt.Settings, engine runfolder.Engine, sel *datasets.Selection, runID string) (*runHandle, error) {
 	lock, err := runfolder.LockExclusive(dir)
 	if err != nil {
 		return nil, err
@@ -124,7 +125,7 @@ type databaseFacter interface {
 // engineRecord is the manifest's description of the engine a run's answers
 // run on: its name and semantics (as in the settings), the database file's
 // fingerprint, and the facts the engine found about its data.
-func engineRecord(ex executor.Executor, set Settings, database string) runfolder.Engine {
+func engineRecord(ex executor.Executor, set refinefmt.Settings, database string) runfolder.Engine {
 	e := runfolder.Engine{Name: set.Engine, Semantics: set.EngineSemantics, Database: database}
 	if f, ok := ex.(databaseFacter); ok {
 		e.DatabaseFacts = f.DatabaseFacts()
@@ -150,7 +151,7 @@ func (h *runHandle) finish(pending []string, complete bool) error {
 			if err != nil {
 				continue
 			}
-			if _, ok, _ := ReadTask(h.dir, k); !ok {
+			if _, ok, _ := refinefmt.ReadSummary(h.dir, k); !ok {
 				h.man.Complete = false
 				h.man.Pending = append(h.man.Pending, s)
 			}

@@ -7,23 +7,8 @@ import (
 	"regexp"
 
 	"github.com/clinsql/clinsql/llm"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 )
-
-// PromptMode selects the prompts a model is given (see prompt.go).
-type PromptMode string
-
-const (
-	// ModeCoT asks for step-by-step reasoning, then one fenced SQL block.
-	ModeCoT PromptMode = "cot"
-	// ModeDirect asks for the SQL only, in one fenced block.
-	ModeDirect PromptMode = "direct"
-	// ModeSchemaHinted is ModeCoT plus the task's clinically validated
-	// filters and expected output columns, taken from its rubrics.
-	ModeSchemaHinted PromptMode = "schema-hinted"
-)
-
-// Modes lists the prompt modes in the order help texts show them.
-var Modes = []PromptMode{ModeCoT, ModeDirect, ModeSchemaHinted}
 
 // DefaultRounds is the number of refinement rounds after the first attempt
 // when a model does not say (the reference's three executions in all).
@@ -38,7 +23,7 @@ const MaxRounds = 10
 type Model struct {
 	llm.Endpoint `yaml:",inline"`
 	// Prompt is the prompt mode (default cot).
-	Prompt PromptMode `yaml:"prompt,omitempty"`
+	Prompt refinefmt.PromptMode `yaml:"prompt,omitempty"`
 	// Rounds is the number of fix requests allowed after the first attempt
 	// (default 2; 0 disables refinement).
 	Rounds *int `yaml:"rounds,omitempty"`
@@ -64,9 +49,9 @@ func (m Model) RoundsOrDefault() int {
 }
 
 // PromptOrDefault returns Prompt, or ModeCoT when unset.
-func (m Model) PromptOrDefault() PromptMode {
+func (m Model) PromptOrDefault() refinefmt.PromptMode {
 	if m.Prompt == "" {
-		return ModeCoT
+		return refinefmt.ModeCoT
 	}
 	return m.Prompt
 }
@@ -102,7 +87,7 @@ func (m Model) Validate() error {
 		bad("name", "%q cannot name a folder: use letters, digits and _ . + = @ - (not first: . -)", m.Name)
 	}
 	switch m.Prompt {
-	case "", ModeCoT, ModeDirect, ModeSchemaHinted:
+	case "", refinefmt.ModeCoT, refinefmt.ModeDirect, refinefmt.ModeSchemaHinted:
 	default:
 		bad("prompt", "%q is not one of cot, direct, schema-hinted", m.Prompt)
 	}

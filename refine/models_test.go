@@ -3,6 +3,8 @@ package refine
 import (
 	"strings"
 	"testing"
+
+	"github.com/clinsql/clinsql/refine/refinefmt"
 )
 
 func TestLoadModelsExample(t *testing.T) {
@@ -13,13 +15,13 @@ func TestLoadModelsExample(t *testing.T) {
 	if len(ms) != 3 {
 		t.Fatalf("%d models", len(ms))
 	}
-	if m := ms[0]; m.Name != "gpt-4.1" || m.PromptOrDefault() != ModeCoT || m.RoundsOrDefault() != 2 || m.TasksOrDefault() != 8 || *m.Sampling.Temperature != 0.2 {
+	if m := ms[0]; m.Name != "gpt-4.1" || m.PromptOrDefault() != refinefmt.ModeCoT || m.RoundsOrDefault() != 2 || m.TasksOrDefault() != 8 || *m.Sampling.Temperature != 0.2 {
 		t.Errorf("model 0: %+v", m)
 	}
-	if m := ms[1]; m.PromptOrDefault() != ModeDirect || !m.RefineOnEmpty || !m.History || m.Deployment != "o3-mini" {
+	if m := ms[1]; m.PromptOrDefault() != refinefmt.ModeDirect || !m.RefineOnEmpty || !m.History || m.Deployment != "o3-mini" {
 		t.Errorf("model 1: %+v", m)
 	}
-	if m := ms[2]; m.PromptOrDefault() != ModeSchemaHinted || m.TasksOrDefault() != 48 {
+	if m := ms[2]; m.PromptOrDefault() != refinefmt.ModeSchemaHinted || m.TasksOrDefault() != 48 {
 		t.Errorf("model 2: %+v", m)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor/mimic"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 )
 
 // PromptVersion changes whenever the wording of the prompts changes. It is
@@ -20,16 +21,16 @@ const maxErrorChars = 2000
 // Prompter writes the prompts of one prompt mode. Every prompt is a single
 // user message (no system message: some served models reject one).
 type Prompter struct {
-	Mode     PromptMode
+	Mode     refinefmt.PromptMode
 	schema   string
 	datasets []string
 }
 
 // NewPrompter returns the prompts of mode over schema s (mimic.V31 for
 // ClinSQL); the schema reference is generated from s by [SchemaText].
-func NewPrompter(mode PromptMode, s *mimic.Schema) *Prompter {
+func NewPrompter(mode refinefmt.PromptMode, s *mimic.Schema) *Prompter {
 	if mode == "" {
-		mode = ModeCoT
+		mode = refinefmt.ModeCoT
 	}
 	return &Prompter{Mode: mode, schema: SchemaText(s), datasets: DatasetNames(s)}
 }
@@ -135,7 +136,7 @@ func (p *Prompter) schemaSection(b *strings.Builder) {
 }
 
 func (p *Prompter) hints(b *strings.Builder, t *datasets.Task) {
-	if p.Mode != ModeSchemaHinted {
+	if p.Mode != refinefmt.ModeSchemaHinted {
 		return
 	}
 	filters, columns := Hints(t)
@@ -156,7 +157,7 @@ func (p *Prompter) hints(b *strings.Builder, t *datasets.Task) {
 }
 
 func (p *Prompter) answerFormat(b *strings.Builder, fix bool) {
-	if p.Mode == ModeDirect {
+	if p.Mode == refinefmt.ModeDirect {
 		if fix {
 			b.WriteString("Reply with the whole corrected query only, in a single ```sql code block, without explanation.\n")
 		} else {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	goldenfile "github.com/clinsql/clinsql/internal/golden"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 
 	"github.com/clinsql/clinsql/executor/mimic"
 )
@@ -50,7 +51,7 @@ func TestPrompts(t *testing.T) {
 	}
 	last := Shown{SQL: badSQL, Outcome: outcomeError, Error: "Binder Error: Referenced column \"gendr\" not found"}
 	hist := []Shown{{Outcome: outcomeNoSQL, Error: "no SQL query found in the reply"}}
-	for _, mode := range Modes {
+	for _, mode := range refinefmt.Modes {
 		p := NewPrompter(mode, mimic.V31)
 		// The schema is the same in every prompt: goldens hold the rest.
 		cut := func(s string) string {
@@ -71,7 +72,7 @@ func TestPrompts(t *testing.T) {
 	if len(filters) != 2 || !strings.Contains(filters[0], "p.gender = 'F'") || len(columns) != 1 || !strings.Contains(columns[0], "p75_procedures") {
 		t.Errorf("hints: %q %q", filters, columns)
 	}
-	if strings.Contains(NewPrompter(ModeCoT, mimic.V31).Generate(task), "p.gender = 'F'") {
+	if strings.Contains(NewPrompter(refinefmt.ModeCoT, mimic.V31).Generate(task), "p.gender = 'F'") {
 		t.Error("cot prompt leaks rubric hints")
 	}
 }

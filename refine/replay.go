@@ -14,12 +14,9 @@ import (
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/executor"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/runfolder"
 )
-
-// RequestRecorded marks an attempt whose query came from a recorded run, not
-// from a model call (runfolder reads it as the sign of a re-execution).
-const RequestRecorded = runfolder.RequestRecorded
 
 // ReplayOptions configure [Replay].
 type ReplayOptions struct {
@@ -84,7 +81,7 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 	if o.Model == "" {
 		o.Model = recordedModel
 	}
-	set := Settings{Model: o.Model, Kind: RequestRecorded, Engine: o.Executor.Name(), EngineSemantics: engineSemantics(o.Executor)}
+	set := refinefmt.Settings{Model: o.Model, Kind: refinefmt.RequestRecorded, Engine: o.Executor.Name(), EngineSemantics: engineSemantics(o.Executor)}
 	if err := checkSettings(o.Out, set); err != nil {
 		return nil, err
 	}
@@ -97,7 +94,7 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 		return nil, err
 	}
 	defer h.lock.Release()
-	if err := writeSettings(o.Out, set); err != nil {
+	if err := refinefmt.WriteSettings(o.Out, set); err != nil {
 		return nil, err
 	}
 
@@ -124,9 +121,9 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 			mu.Unlock()
 			continue
 		}
-		if sum, done, err := ReadTask(o.Out, t.Key); err != nil {
+		if sum, done, err := refinefmt.ReadSummary(o.Out, t.Key); err != nil {
 			return nil, err
-		} else if done && sum.Clinsql != nil && Finished(sum.Clinsql.Status) {
+		} else if done && sum.Clinsql != nil && refinefmt.Finished(sum.Clinsql.Status) {
 			mu.Lock()
 			mr.Resumed++
 			mu.Unlock()
@@ -136,7 +133,7 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 		g.Go(func() error {
 			r := replayTask(gctx, s, t, rec)
 			ev := Event{Model: o.Model, Key: t.Key, Status: r.Status, Attempts: len(r.Attempts), Detail: r.Stopped}
-			if !Finished(r.Status) {
+			if !refinefmt.Finished(r.Status) {
 				mu.Lock()
 				mr.Pending = append(mr.Pending, t.Key.String()+": "+r.Stopped)
 				mu.Unlock()
@@ -183,11 +180,11 @@ func Replay(ctx context.Context, o ReplayOptions) (*ModelResult, error) {
 func replayTask(ctx context.Context, s *Solver, t *datasets.Task, out *runfolder.Output) *Record {
 	rec := &Record{Key: t.Key, Question: t.Question, Final: -1, Started: time.Now()}
 	defer func() { rec.Duration = time.Since(rec.Started) }()
-	a := Attempt{Attempt: 1, Request: RequestRecorded, SQL: out.Summary.FinalSQL}
+	a := refinefmt.Attempt{Attempt: 1, Request: refinefmt.RequestRecorded, SQL: out.Summary.FinalSQL}
 	if a.SQL == "" {
-		a.Status, a.Error = AttemptNoSQL, "the recorded run has no query for this task"
-		rec.Attempts = []Attempt{a}
-		rec.Final, rec.Status = 0, StatusNoSQL
+		a.Status, a.Error = refinefmt.AttemptNoSQL, "the recorded run has no query for this task"
+		rec.Attempts = []refinefmt.Attempt{a}
+		rec.Final, rec.Status = 0, refinefmt.StatusNoSQL
 		return rec
 	}
 	var res *executor.Result
@@ -197,18 +194,18 @@ func replayTask(ctx context.Context, s *Solver, t *datasets.Task, out *runfolder
 			return rec.engineFailed(ctx, a)
 		}
 	}
-	rec.Attempts, rec.Final = []Attempt{a}, 0
+	rec.Attempts, rec.Final = []refinefmt.Attempt{a}, 0
 	rec.SuccessAttempt = firstSuccess(rec.Attempts)
 	switch a.Status {
-	case AttemptOK:
-		rec.Status, rec.Result = StatusOK, res
-	case AttemptEmpty:
-		rec.Status, rec.Result = StatusEmpty, res
-	case AttemptUnsupported:
-		rec.Status = StatusUnsupported
+	case refinefmt.AttemptOK:
+		rec.Status, rec.Result = refinefmt.StatusOK, res
+	case refinefmt.AttemptEmpty:
+		rec.Status, rec.Result = refinefmt.StatusEmpty, res
+	case refinefmt.AttemptUnsupported:
+		rec.Status = refinefmt.StatusUnsupported
 		rec.Stopped = "the engine cannot run this query faithfully: " + a.Error
 	default:
-		rec.Status = StatusFailed
+		rec.Status = refinefmt.StatusFailed
 	}
 	return rec
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/clinsql/clinsql/datasets"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -70,8 +71,8 @@ func TestReplay(t *testing.T) {
 		t.Errorf("no-SQL task: %+v", o.Summary)
 	}
 	// The recorded outcome is kept beside the new one.
-	sum, ok, err := ReadTask(out, byDomain["Laboratory_Results_Analysis"].Key)
-	if err != nil || !ok || sum.Clinsql.Recorded == nil || !sum.Clinsql.Recorded.ExecutionSuccess || sum.Clinsql.Attempts[0].Request != RequestRecorded {
+	sum, ok, err := refinefmt.ReadSummary(out, byDomain["Laboratory_Results_Analysis"].Key)
+	if err != nil || !ok || sum.Clinsql.Recorded == nil || !sum.Clinsql.Recorded.ExecutionSuccess || sum.Clinsql.Attempts[0].Request != refinefmt.RequestRecorded {
 		t.Errorf("recorded outcome not kept: %+v, %v", sum.Clinsql, err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "benchmark_summary.json")); err != nil {

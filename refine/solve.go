@@ -13,6 +13,7 @@ import (
 	"github.com/clinsql/clinsql/internal/textclip"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmfmt"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 )
 
 // Completer is what the loop needs from a model client (*llm.Client).
@@ -20,101 +21,12 @@ type Completer interface {
 	Complete(ctx context.Context, r llm.Request) (llm.Response, error)
 }
 
-// Task statuses. The first five finish a task (its execution_summary.json is
-// written); the last three leave it pending, to be done again on resume.
-const (
-	StatusOK          = "ok"          // the final query ran and returned rows
-	StatusEmpty       = "empty"       // the final query ran and returned no rows
-	StatusFailed      = "failed"      // every query the model wrote failed (the model's fault)
-	StatusNoSQL       = "no_sql"      // the model never produced a query
-	StatusUnsupported = "unsupported" // the engine cannot run the query faithfully: not the model's fault, excluded from its rates
-	StatusAbstained   = "abstained"   // the model declined to answer (Solver.Abstains; EHRSQL's "null")
-
-	StatusLLMError    = "llm_error"   // the model endpoint failed after its retries
-	StatusInfraError  = "infra_error" // the engine failed after retries
-	StatusInterrupted = "interrupted" // the run was stopped
-)
-
-// Finished reports whether a task with this status is done.
-func Finished(status string) bool {
-	switch status {
-	case StatusOK, StatusEmpty, StatusFailed, StatusNoSQL, StatusUnsupported, StatusAbstained:
-		return true
-	}
-	return false
-}
-
-// Requests: why a model call was made.
-const (
-	RequestGenerate = "generate"
-	RequestFixError = "fix_error"
-	RequestFixEmpty = "fix_empty"
-	RequestFixNoSQL = "fix_no_sql"
-)
-
-// Attempt statuses: what became of one answer.
-const (
-	AttemptOK          = "ok"          // ran, returned rows
-	AttemptEmpty       = "empty"       // ran, no rows
-	AttemptError       = "error"       // failed on the engine, the model's fault
-	AttemptNoSQL       = "no_sql"      // the reply held no query
-	AttemptUnsupported = "unsupported" // the engine cannot run it faithfully
-	AttemptAbstained   = "abstained"   // the reply declined to answer; nothing ran
-)
-
-// Attempt is one model answer and what became of it.
-type Attempt struct {
-	Attempt    int            `json:"attempt"` // 1-based
-	Request    string         `json:"request"` // generate, fix_error, fix_empty, fix_no_sql
-	SQL        string         `json:"sql"`
-	Extraction string         `json:"extraction,omitempty"` // method, see Extract
-	Status     string         `json:"status"`
-	ErrorClass executor.Class `json:"error_class,omitempty"`
-	Error      string         `json:"error,omitempty"`
-	RowCount   int64          `json:"row_count"`
-	Truncated  bool           `json:"truncated,omitempty"`
-	// ByteCapped: the result byte cap, not the row cap, cut the rows kept.
-	ByteCapped bool     `json:"byte_capped,omitempty"`
-	Columns    []string `json:"columns,omitempty"`
-	// Warnings are the engine's (executor.Result.Warnings): the query ran,
-	// but not exactly as BigQuery would have.
-	Warnings []string `json:"warnings,omitempty"`
-	// ExecMS is the engine's wall time for the query (the last try);
-	// ExecRetries counts the tries repeated after infrastructure errors.
-	ExecMS      float64 `json:"exec_ms"`
-	ExecRetries int     `json:"exec_retries,omitempty"`
-	LLM         LLMCall `json:"llm"`
-}
-
-// LLMCall describes the model call of an attempt.
-type LLMCall struct {
-	PromptTokens     int     `json:"prompt_tokens"`
-	CompletionTokens int     `json:"completion_tokens"`
-	CostUSD          float64 `json:"cost_usd"`
-	LatencyMS        float64 `json:"latency_ms"`
-	FromCache        bool    `json:"from_cache,omitempty"`
-	HTTPAttempts     int     `json:"http_attempts"`
-	FinishReason     string  `json:"finish_reason,omitempty"`
-	// Logprobs summarises the reply's token log-probabilities when the
-	// call asked for them (Solver.Tune).
-	Logprobs *llmfmt.Logprobs `json:"logprobs,omitempty"`
-	// Reply is the model's reply as received (its reasoning and the query
-	// the SQL was extracted from), cut at MaxReplyRunes characters: the
-	// transcript a report shows beside the SQL. Runs written before it
-	// was recorded lack it.
-	Reply string `json:"reply,omitempty"`
-}
-
-// MaxReplyRunes bounds the reply an attempt records: a reasoning model's
-// reply can be long, and the summary is read back by every report.
-const MaxReplyRunes = 32 << 10
-
 // Record is one task's outcome.
 type Record struct {
 	Key      datasets.Key
 	Question string
 	Status   string
-	Attempts []Attempt
+	Attempts []refinefmt.Attempt
 	// Final indexes the attempt whose SQL and result are the task's answer
 	// (-1: none). SuccessAttempt is the 1-based number of the first attempt
 	// that ran without error (0: none), as the reference counts successes.
@@ -138,7 +50,7 @@ type Record struct {
 }
 
 // FinalAttempt returns the final attempt, or nil.
-func (r *Record) FinalAttempt() *Attempt {
+func (r *Record) FinalAttempt() *refinefmt.Attempt {
 	if r.Final < 0 || r.Final >= len(r.Attempts) {
 		return nil
 	}
@@ -240,7 +152,7 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 	var shown []Shown
 	results := map[int]*executor.Result{}
 	for round := 0; round <= rounds; round++ {
-		req, prompt := RequestGenerate, ""
+		req, prompt := refinefmt.RequestGenerate, ""
 		if round == 0 {
 			prompt = s.prompts().Generate(t)
 		} else {
@@ -252,11 +164,11 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 			prompt = s.prompts().Fix(t, last, history)
 			switch last.Outcome {
 			case outcomeEmpty:
-				req = RequestFixEmpty
+				req = refinefmt.RequestFixEmpty
 			case outcomeNoSQL:
-				req = RequestFixNoSQL
+				req = refinefmt.RequestFixNoSQL
 			default:
-				req = RequestFixError
+				req = refinefmt.RequestFixError
 			}
 		}
 		lreq := llm.Request{
@@ -276,10 +188,10 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 				break
 			}
 			var le *llm.Error
-			rec.Status, rec.LLMError = StatusLLMError, kind
+			rec.Status, rec.LLMError = refinefmt.StatusLLMError, kind
 			rec.EndpointDown = errors.As(err, &le) && le.EndpointDown() || kind.EndpointDown()
 			if kind == llm.KindCanceled || ctx.Err() != nil {
-				rec.Status = StatusInterrupted
+				rec.Status = refinefmt.StatusInterrupted
 			}
 			rec.Stopped = err.Error()
 			if a := llm.Advice(err); a != "" {
@@ -287,13 +199,13 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 			}
 			return rec
 		}
-		a := Attempt{
+		a := refinefmt.Attempt{
 			Attempt: round + 1, Request: req,
-			LLM: LLMCall{
+			LLM: refinefmt.LLMCall{
 				PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens,
 				CostUSD: resp.CostUSD, LatencyMS: ms(resp.Latency), FromCache: resp.FromCache,
 				HTTPAttempts: resp.Attempts, FinishReason: resp.FinishReason,
-				Reply: textclip.Runes(resp.Text, MaxReplyRunes),
+				Reply: textclip.Runes(resp.Text, refinefmt.MaxReplyRunes),
 			},
 		}
 		if lreq.Logprobs {
@@ -301,15 +213,15 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 			a.LLM.Logprobs = &lp
 		}
 		if s.Abstains != nil && s.Abstains(resp.Text) {
-			a.Status, a.SQL = AttemptAbstained, "null"
+			a.Status, a.SQL = refinefmt.AttemptAbstained, "null"
 			rec.Attempts = append(rec.Attempts, a)
-			rec.Final, rec.Status = len(rec.Attempts)-1, StatusAbstained
+			rec.Final, rec.Status = len(rec.Attempts)-1, refinefmt.StatusAbstained
 			rec.SuccessAttempt = firstSuccess(rec.Attempts)
 			return rec
 		}
 		x, err := Extract(resp.Text)
 		if err != nil {
-			a.Status, a.Error = AttemptNoSQL, textclip.JSON(err.Error(), keptErrorBytes)
+			a.Status, a.Error = refinefmt.AttemptNoSQL, textclip.JSON(err.Error(), keptErrorBytes)
 			if resp.FinishReason == "length" {
 				a.Error += " (the reply was cut at the token limit)"
 			}
@@ -329,18 +241,18 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 		}
 		rec.Attempts = append(rec.Attempts, a)
 		switch a.Status {
-		case AttemptUnsupported:
+		case refinefmt.AttemptUnsupported:
 			rec.Final = len(rec.Attempts) - 1
-			rec.Status = StatusUnsupported
+			rec.Status = refinefmt.StatusUnsupported
 			rec.Stopped = "the engine cannot run this query faithfully: " + a.Error
 			rec.SuccessAttempt = firstSuccess(rec.Attempts)
 			return rec
-		case AttemptError:
+		case refinefmt.AttemptError:
 			shown = append(shown, shownOf(x.SQL, outcomeError, a.Error))
 			continue
 		}
 		results[len(rec.Attempts)-1] = res
-		if a.Status == AttemptEmpty {
+		if a.Status == refinefmt.AttemptEmpty {
 			shown = append(shown, shownOf(x.SQL, outcomeEmpty, ""))
 			if s.Model.RefineOnEmpty {
 				continue
@@ -353,25 +265,25 @@ func (s *Solver) Solve(ctx context.Context, t *datasets.Task) *Record {
 	if f := rec.FinalAttempt(); f != nil {
 		rec.Result = results[rec.Final]
 		switch f.Status {
-		case AttemptOK:
-			rec.Status = StatusOK
-		case AttemptEmpty:
-			rec.Status = StatusEmpty
-		case AttemptError:
-			rec.Status = StatusFailed
+		case refinefmt.AttemptOK:
+			rec.Status = refinefmt.StatusOK
+		case refinefmt.AttemptEmpty:
+			rec.Status = refinefmt.StatusEmpty
+		case refinefmt.AttemptError:
+			rec.Status = refinefmt.StatusFailed
 		default:
-			rec.Status = StatusNoSQL
+			rec.Status = refinefmt.StatusNoSQL
 		}
 	} else {
-		rec.Status = StatusNoSQL
+		rec.Status = refinefmt.StatusNoSQL
 	}
 	return rec
 }
 
 // chooseFinal picks the answer: the last attempt that returned rows, else
 // the last that ran (empty), else the last with a query, else the last.
-func chooseFinal(as []Attempt) int {
-	for _, want := range []string{AttemptOK, AttemptEmpty} {
+func chooseFinal(as []refinefmt.Attempt) int {
+	for _, want := range []string{refinefmt.AttemptOK, refinefmt.AttemptEmpty} {
 		for i := len(as) - 1; i >= 0; i-- {
 			if as[i].Status == want {
 				return i
@@ -386,9 +298,9 @@ func chooseFinal(as []Attempt) int {
 	return len(as) - 1
 }
 
-func firstSuccess(as []Attempt) int {
+func firstSuccess(as []refinefmt.Attempt) int {
 	for _, a := range as {
-		if a.Status == AttemptOK || a.Status == AttemptEmpty {
+		if a.Status == refinefmt.AttemptOK || a.Status == refinefmt.AttemptEmpty {
 			return a.Attempt
 		}
 	}
@@ -404,7 +316,7 @@ func firstSuccess(as []Attempt) int {
 // reason that is not the query's (executor.ClassInfra, after retries); a
 // failure that is the model's, or a query the engine cannot run faithfully,
 // is a status of a.
-func (s *Solver) runAttempt(ctx context.Context, a *Attempt) (*executor.Result, error) {
+func (s *Solver) runAttempt(ctx context.Context, a *refinefmt.Attempt) (*executor.Result, error) {
 	if s.ExecGate != nil {
 		if err := s.ExecGate.Acquire(ctx, 1); err != nil {
 			return nil, err
@@ -418,11 +330,11 @@ func (s *Solver) runAttempt(ctx context.Context, a *Attempt) (*executor.Result, 
 		a.ErrorClass, a.Error = class, textclip.JSON(message(err), keptErrorBytes)
 		switch {
 		case class == executor.ClassUnsupported:
-			a.Status = AttemptUnsupported
+			a.Status = refinefmt.AttemptUnsupported
 		case !class.ModelFault():
 			return nil, err
 		default:
-			a.Status = AttemptError
+			a.Status = refinefmt.AttemptError
 		}
 		return nil, nil
 	}
@@ -436,9 +348,9 @@ func (s *Solver) runAttempt(ctx context.Context, a *Attempt) (*executor.Result, 
 	for i, c := range res.Columns {
 		a.Columns[i] = c.Name
 	}
-	a.Status = AttemptOK
+	a.Status = refinefmt.AttemptOK
 	if a.RowCount == 0 && !res.Truncated {
-		a.Status = AttemptEmpty
+		a.Status = refinefmt.AttemptEmpty
 	}
 	return res, nil
 }
@@ -446,7 +358,7 @@ func (s *Solver) runAttempt(ctx context.Context, a *Attempt) (*executor.Result, 
 // tooLarge fails an attempt whose query is over MaxSQLBytes, as BigQuery
 // refuses a query over its maximum length, before anything runs it; the
 // attempt keeps the query's head only.
-func (s *Solver) tooLarge(a *Attempt) bool {
+func (s *Solver) tooLarge(a *refinefmt.Attempt) bool {
 	max := s.MaxSQLBytes
 	if max <= 0 {
 		max = DefaultMaxSQLBytes
@@ -456,7 +368,7 @@ func (s *Solver) tooLarge(a *Attempt) bool {
 		return false
 	}
 	a.SQL = textclip.JSON(a.SQL, keptSQLBytes)
-	a.Status, a.ErrorClass = AttemptError, executor.ClassSyntax
+	a.Status, a.ErrorClass = refinefmt.AttemptError, executor.ClassSyntax
 	a.Error = fmt.Sprintf("The query is too large (%d bytes). The maximum query length is %d bytes, including comments and white space characters.", n, max)
 	return true
 }
@@ -512,10 +424,10 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // engineFailed ends a record whose engine failed even after retries: an
 // infrastructure error (or an interruption, if the run was stopped), never
 // the model's fault, so the task is left to be retried on resume.
-func (rec *Record) engineFailed(ctx context.Context, a Attempt) *Record {
-	rec.Status = StatusInfraError
+func (rec *Record) engineFailed(ctx context.Context, a refinefmt.Attempt) *Record {
+	rec.Status = refinefmt.StatusInfraError
 	if ctx.Err() != nil {
-		rec.Status = StatusInterrupted
+		rec.Status = refinefmt.StatusInterrupted
 	}
 	rec.Stopped = fmt.Sprintf("engine failed after %d retries: %s", a.ExecRetries, a.Error)
 	return rec

@@ -12,6 +12,7 @@ import (
 	"github.com/clinsql/clinsql/executor"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmtest"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -21,14 +22,14 @@ func TestFixAfterFailure(t *testing.T) {
 	task := fixtureTasks(t)[0]
 	rec := solver(t, testModel("m", srv), ex).Solve(context.Background(), task)
 
-	if rec.Status != StatusOK || rec.SuccessAttempt != 2 || len(rec.Attempts) != 2 {
+	if rec.Status != refinefmt.StatusOK || rec.SuccessAttempt != 2 || len(rec.Attempts) != 2 {
 		t.Fatalf("status %s, success at %d, %d attempts: %+v", rec.Status, rec.SuccessAttempt, len(rec.Attempts), rec.Attempts)
 	}
 	a1, a2 := rec.Attempts[0], rec.Attempts[1]
-	if a1.Status != AttemptError || a1.ErrorClass != executor.ClassSyntax || !strings.Contains(a1.Error, "gendr") || a1.SQL != badSQL {
+	if a1.Status != refinefmt.AttemptError || a1.ErrorClass != executor.ClassSyntax || !strings.Contains(a1.Error, "gendr") || a1.SQL != badSQL {
 		t.Errorf("attempt 1: %+v", a1)
 	}
-	if a2.Status != AttemptOK || a2.Request != RequestFixError || a2.SQL != okSQL || a2.RowCount != 2 || strings.Join(a2.Columns, ",") != "gender,n" {
+	if a2.Status != refinefmt.AttemptOK || a2.Request != refinefmt.RequestFixError || a2.SQL != okSQL || a2.RowCount != 2 || strings.Join(a2.Columns, ",") != "gender,n" {
 		t.Errorf("attempt 2: %+v", a2)
 	}
 	reqs := srv.Requests()
@@ -51,7 +52,7 @@ func TestFixAfterFailure(t *testing.T) {
 
 	// The outputs are the reference layout, readable by runfolder.Load.
 	run := t.TempDir()
-	sum := Summary(rec, task, Settings{Model: "m", ModelID: "fake-m"}, "run-1")
+	sum := Summary(rec, task, refinefmt.Settings{Model: "m", ModelID: "fake-m"}, "run-1")
 	if err := WriteTask(run, task, rec, sum); err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestProseBeforeFenceAndLeadingComment(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text(reply)), llmtest.Options{})
 	task := fixtureTasks(t)[0]
 	rec := solver(t, testModel("m", srv), ex).Solve(context.Background(), task)
-	if rec.Status != StatusOK || len(rec.Attempts) != 1 {
+	if rec.Status != refinefmt.StatusOK || len(rec.Attempts) != 1 {
 		t.Fatalf("status %s: %+v", rec.Status, rec.Attempts)
 	}
 	if got := rec.Attempts[0].SQL; got != sql {
@@ -98,26 +99,26 @@ func TestNeverFixes(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text(cot(badSQL))), llmtest.Options{})
 	task := fixtureTasks(t)[0]
 	rec := solver(t, testModel("m", srv), ex).Solve(context.Background(), task)
-	if rec.Status != StatusFailed || len(rec.Attempts) != 3 || rec.SuccessAttempt != 0 || srv.Calls() != 3 {
+	if rec.Status != refinefmt.StatusFailed || len(rec.Attempts) != 3 || rec.SuccessAttempt != 0 || srv.Calls() != 3 {
 		t.Fatalf("status %s, %d attempts, %d calls", rec.Status, len(rec.Attempts), srv.Calls())
 	}
 	for i, a := range rec.Attempts {
-		want := RequestFixError
+		want := refinefmt.RequestFixError
 		if i == 0 {
-			want = RequestGenerate
+			want = refinefmt.RequestGenerate
 		}
-		if a.Status != AttemptError || a.Request != want {
+		if a.Status != refinefmt.AttemptError || a.Request != want {
 			t.Errorf("attempt %d: %+v", i+1, a)
 		}
 	}
-	sum := Summary(rec, task, Settings{Model: "m"}, "r")
+	sum := Summary(rec, task, refinefmt.Settings{Model: "m"}, "r")
 	if sum.ExecutionSuccess || sum.FinalSQL != badSQL || sum.FinalError == nil || !strings.Contains(*sum.FinalError, "gendr") {
 		t.Errorf("summary: %+v", sum)
 	}
 	// No refinement at all with rounds: 0.
 	m := testModel("m0", srv)
 	m.Rounds = intp(0)
-	if rec := solver(t, m, ex).Solve(context.Background(), task); len(rec.Attempts) != 1 || rec.Status != StatusFailed {
+	if rec := solver(t, m, ex).Solve(context.Background(), task); len(rec.Attempts) != 1 || rec.Status != refinefmt.StatusFailed {
 		t.Errorf("rounds 0: %d attempts, %s", len(rec.Attempts), rec.Status)
 	}
 }
@@ -129,7 +130,7 @@ func TestHistoryShowsEveryAttempt(t *testing.T) {
 	m := testModel("m", srv)
 	m.History = true
 	rec := solver(t, m, ex).Solve(context.Background(), fixtureTasks(t)[0])
-	if rec.Status != StatusOK || rec.SuccessAttempt != 3 {
+	if rec.Status != refinefmt.StatusOK || rec.SuccessAttempt != 3 {
 		t.Fatalf("status %s at %d", rec.Status, rec.SuccessAttempt)
 	}
 	third := srv.Requests()[2].Prompt()
@@ -151,12 +152,12 @@ func TestRefineOnEmpty(t *testing.T) {
 	// By default an empty result is a success, as in the reference.
 	srv := llmtest.Start(t, llmtest.Queue(llmtest.Text(cot(emptySQL)), llmtest.Text(cot(okSQL))), llmtest.Options{})
 	rec := solver(t, testModel("m", srv), ex).Solve(context.Background(), task)
-	if rec.Status != StatusEmpty || len(rec.Attempts) != 1 || rec.SuccessAttempt != 1 || rec.Result == nil {
+	if rec.Status != refinefmt.StatusEmpty || len(rec.Attempts) != 1 || rec.SuccessAttempt != 1 || rec.Result == nil {
 		t.Fatalf("default: status %s, %d attempts", rec.Status, len(rec.Attempts))
 	}
 	// The empty result's CSV holds its header only: no placeholder.
 	run := t.TempDir()
-	if err := WriteTask(run, task, rec, Summary(rec, task, Settings{}, "r")); err != nil {
+	if err := WriteTask(run, task, rec, Summary(rec, task, refinefmt.Settings{}, "r")); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(filepath.Join(runfolder.TaskDir(run, task.Key), datasets.GoldResultFile(task.ID))); string(b) != "subject_id\n" {
@@ -167,7 +168,7 @@ func TestRefineOnEmpty(t *testing.T) {
 	m := testModel("m", srv)
 	m.RefineOnEmpty = true
 	rec = solver(t, m, ex).Solve(context.Background(), task)
-	if rec.Status != StatusOK || len(rec.Attempts) != 2 || rec.Attempts[1].Request != RequestFixEmpty || rec.SuccessAttempt != 1 {
+	if rec.Status != refinefmt.StatusOK || len(rec.Attempts) != 2 || rec.Attempts[1].Request != refinefmt.RequestFixEmpty || rec.SuccessAttempt != 1 {
 		t.Fatalf("refine on empty: status %s, attempts %+v", rec.Status, rec.Attempts)
 	}
 	if p := srv.Requests()[1].Prompt(); !strings.Contains(p, "returned no rows") || !strings.Contains(p, emptySQL) {
@@ -179,7 +180,7 @@ func TestRefineOnEmpty(t *testing.T) {
 	m = testModel("m", srv)
 	m.RefineOnEmpty = true
 	rec = solver(t, m, ex).Solve(context.Background(), task)
-	if rec.Status != StatusEmpty || rec.Final != 0 || len(rec.Attempts) != 3 {
+	if rec.Status != refinefmt.StatusEmpty || rec.Final != 0 || len(rec.Attempts) != 3 {
 		t.Errorf("empty then failures: status %s, final %d, %d attempts", rec.Status, rec.Final, len(rec.Attempts))
 	}
 }
@@ -189,13 +190,13 @@ func TestNoSQLReply(t *testing.T) {
 	task := fixtureTasks(t)[0]
 	srv := llmtest.Start(t, llmtest.Queue(llmtest.Text("I cannot write this query."), llmtest.Text(cot(okSQL))), llmtest.Options{})
 	rec := solver(t, testModel("m", srv), ex).Solve(context.Background(), task)
-	if rec.Status != StatusOK || rec.SuccessAttempt != 2 || rec.Attempts[0].Status != AttemptNoSQL || rec.Attempts[1].Request != RequestFixNoSQL {
+	if rec.Status != refinefmt.StatusOK || rec.SuccessAttempt != 2 || rec.Attempts[0].Status != refinefmt.AttemptNoSQL || rec.Attempts[1].Request != refinefmt.RequestFixNoSQL {
 		t.Fatalf("status %s: %+v", rec.Status, rec.Attempts)
 	}
 	srv = llmtest.Start(t, llmtest.Fixed(llmtest.Text("No idea.")), llmtest.Options{})
 	rec = solver(t, testModel("m", srv), ex).Solve(context.Background(), task)
-	sum := Summary(rec, task, Settings{}, "r")
-	if rec.Status != StatusNoSQL || len(rec.Attempts) != 3 || sum.FinalSQL != "" || !strings.HasPrefix(*sum.FinalError, FailedToGenerate) {
+	sum := Summary(rec, task, refinefmt.Settings{}, "r")
+	if rec.Status != refinefmt.StatusNoSQL || len(rec.Attempts) != 3 || sum.FinalSQL != "" || !strings.HasPrefix(*sum.FinalError, FailedToGenerate) {
 		t.Errorf("never any SQL: status %s, final error %v", rec.Status, sum.FinalError)
 	}
 	run := t.TempDir()
@@ -222,7 +223,7 @@ func TestRateLimitsAndTimeouts(t *testing.T) {
 	// short timeout could also cut a reply a loaded machine was slow to
 	// deliver).
 	rec := solver(t, testModel("m", srv), ex, func(o *llm.Options) { o.WithTimeout = srv.Timeouts() }).Solve(context.Background(), task)
-	if rec.Status != StatusOK || len(rec.Attempts) != 2 || rec.SuccessAttempt != 2 {
+	if rec.Status != refinefmt.StatusOK || len(rec.Attempts) != 2 || rec.SuccessAttempt != 2 {
 		t.Fatalf("status %s, %d attempts: %+v", rec.Status, len(rec.Attempts), rec.Attempts)
 	}
 	if rec.Attempts[0].LLM.HTTPAttempts != 4 {
@@ -231,7 +232,7 @@ func TestRateLimitsAndTimeouts(t *testing.T) {
 
 	srv = llmtest.Start(t, llmtest.Fixed(llmtest.RateLimited("0")), llmtest.Options{})
 	rec = solver(t, testModel("m", srv), ex).Solve(context.Background(), task)
-	if rec.Status != StatusLLMError || rec.LLMError != llm.KindRateLimited || len(rec.Attempts) != 0 || Finished(rec.Status) {
+	if rec.Status != refinefmt.StatusLLMError || rec.LLMError != llm.KindRateLimited || len(rec.Attempts) != 0 || refinefmt.Finished(rec.Status) {
 		t.Errorf("endless 429: status %s (%s), %d attempts", rec.Status, rec.LLMError, len(rec.Attempts))
 	}
 	// A 429 during a fix leaves the task pending too, with its first
@@ -239,13 +240,13 @@ func TestRateLimitsAndTimeouts(t *testing.T) {
 	srv = llmtest.Start(t, llmtest.Queue(llmtest.Text(cot(badSQL)), llmtest.RateLimited("0"), llmtest.RateLimited("0"),
 		llmtest.RateLimited("0"), llmtest.RateLimited("0")), llmtest.Options{})
 	rec = solver(t, testModel("m", srv), ex).Solve(context.Background(), task)
-	if rec.Status != StatusLLMError {
+	if rec.Status != refinefmt.StatusLLMError {
 		t.Errorf("429 during fix: status %s", rec.Status)
 	}
 	// A prompt too long for the model ends the task with what it has.
 	srv = llmtest.Start(t, llmtest.Queue(llmtest.Text(cot(badSQL)), llmtest.ContextLengthExceeded()), llmtest.Options{})
 	rec = solver(t, testModel("m", srv), ex).Solve(context.Background(), task)
-	if rec.Status != StatusFailed || len(rec.Attempts) != 1 || !strings.Contains(rec.Stopped, "context_length") {
+	if rec.Status != refinefmt.StatusFailed || len(rec.Attempts) != 1 || !strings.Contains(rec.Stopped, "context_length") {
 		t.Errorf("context length: status %s, %d attempts, stopped %q", rec.Status, len(rec.Attempts), rec.Stopped)
 	}
 }
@@ -277,7 +278,7 @@ func TestEngineFaultsAreNotTheModels(t *testing.T) {
 	srv := llmtest.Start(t, llmtest.Fixed(llmtest.Text(cot(okSQL))), llmtest.Options{})
 	s := solver(t, testModel("m", srv), fx)
 	rec := s.Solve(context.Background(), task)
-	if rec.Status != StatusOK || len(rec.Attempts) != 1 || rec.Attempts[0].ExecRetries != 2 || srv.Calls() != 1 {
+	if rec.Status != refinefmt.StatusOK || len(rec.Attempts) != 1 || rec.Attempts[0].ExecRetries != 2 || srv.Calls() != 1 {
 		t.Fatalf("transient infra: status %s, attempts %+v, %d calls", rec.Status, rec.Attempts, srv.Calls())
 	}
 	// Lasting ones leave the task pending, no round used.
@@ -286,7 +287,7 @@ func TestEngineFaultsAreNotTheModels(t *testing.T) {
 	srv = llmtest.Start(t, llmtest.Fixed(llmtest.Text(cot(okSQL))), llmtest.Options{})
 	s = solver(t, testModel("m", srv), fx)
 	rec = s.Solve(context.Background(), task)
-	if rec.Status != StatusInfraError || len(rec.Attempts) != 0 || fx.calls.Load() != 4 || srv.Calls() != 1 {
+	if rec.Status != refinefmt.StatusInfraError || len(rec.Attempts) != 0 || fx.calls.Load() != 4 || srv.Calls() != 1 {
 		t.Errorf("lasting infra: status %s, %d attempts, %d queries, %d calls", rec.Status, len(rec.Attempts), fx.calls.Load(), srv.Calls())
 	}
 	// Unsupported queries finish the task, excluded from the model's rates.
@@ -294,14 +295,14 @@ func TestEngineFaultsAreNotTheModels(t *testing.T) {
 	fx.fails.Store(-1)
 	srv = llmtest.Start(t, llmtest.Fixed(llmtest.Text(cot(okSQL))), llmtest.Options{})
 	rec = solver(t, testModel("m", srv), fx).Solve(context.Background(), task)
-	if rec.Status != StatusUnsupported || len(rec.Attempts) != 1 || fx.calls.Load() != 1 || srv.Calls() != 1 {
+	if rec.Status != refinefmt.StatusUnsupported || len(rec.Attempts) != 1 || fx.calls.Load() != 1 || srv.Calls() != 1 {
 		t.Errorf("unsupported: status %s, %d attempts, %d queries", rec.Status, len(rec.Attempts), fx.calls.Load())
 	}
 	// A cancelled run is interrupted, not failed.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	rec = solver(t, testModel("m", srv), ex).Solve(ctx, task)
-	if rec.Status != StatusInterrupted {
+	if rec.Status != refinefmt.StatusInterrupted {
 		t.Errorf("cancelled: status %s", rec.Status)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/llmfmt"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 )
 
 // WriteTable prints one line per model: its tasks by status, how many ran
@@ -25,8 +26,8 @@ func (res *Result) WriteTable(w io.Writer) {
 		}
 		tokens := m.Usage.PromptTokens + m.Usage.CompletionTokens
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.1f%%\t%.1f%%\t%.1f%%\t%d\t%.2f\t\n", m.Model,
-			s.Total+len(s.Excluded)+len(s.Pending), s.Statuses[StatusOK], s.Statuses[StatusEmpty],
-			s.Statuses[StatusFailed], s.Statuses[StatusNoSQL], len(s.Excluded), len(s.Pending),
+			s.Total+len(s.Excluded)+len(s.Pending), s.Statuses[refinefmt.StatusOK], s.Statuses[refinefmt.StatusEmpty],
+			s.Statuses[refinefmt.StatusFailed], s.Statuses[refinefmt.StatusNoSQL], len(s.Excluded), len(s.Pending),
 			s.CumulativeRate(1), s.CumulativeRate(2), s.CumulativeRate(3), tokens, m.CostUSD)
 	}
 	tw.Flush()

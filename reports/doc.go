@@ -49,8 +49,11 @@
 // every chart as its own SVG under figures/, and one self-contained HTML
 // file. A task page there shows the transcript: each attempt's SQL, reply,
 // error fed back, tokens, cost and latency (clinsql's record in
-// execution_summary.json), and each judge call's prompt and replies (the
-// judge's transcript.jsonl). The bulky data is gzip-compressed JSON in
+// execution_summary.json, read with refine/refinefmt), and each judge
+// call's prompt and replies (the judge's transcript.jsonl, read with
+// judge/judgefmt). The package links neither an LLM client nor a database
+// engine: it reads those files through their format packages, never
+// through refine, judge or llm (TestLinksNoClient). The bulky data is gzip-compressed JSON in
 // base64, one part per model, decompressed in the browser when a page
 // needs it. In the HTML, everything that came from a model or a judge
 // reaches the page through html/template's contextual escaping: the static

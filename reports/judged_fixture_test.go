@@ -15,6 +15,7 @@ import (
 	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm/llmfmt"
 	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
 )
@@ -45,31 +46,31 @@ func writeJudgedRun(t testing.TB, dir string, tasks []*datasets.Task) string {
 	for _, task := range tasks {
 		byKey[task.Key.String()] = task
 	}
-	settings := refine.Settings{Model: judgedModel, ModelID: "gamma-1", Kind: "openai", Host: "api.example/v1", Prompt: "cot", Rounds: 2, Engine: "duckdb"}
+	settings := refinefmt.Settings{Model: judgedModel, ModelID: "gamma-1", Kind: "openai", Host: "api.example/v1", Prompt: "cot", Rounds: 2, Engine: "duckdb"}
 	for _, ft := range fixtures.Tasks() {
 		key := filepath.ToSlash(ft.Path())
 		task := byKey[key]
-		call := func(reply string, in, out int) refine.LLMCall {
-			return refine.LLMCall{PromptTokens: in, CompletionTokens: out, CostUSD: float64(in)*2e-6 + float64(out)*8e-6, LatencyMS: 1800, HTTPAttempts: 1, FinishReason: "stop", Reply: reply}
+		call := func(reply string, in, out int) refinefmt.LLMCall {
+			return refinefmt.LLMCall{PromptTokens: in, CompletionTokens: out, CostUSD: float64(in)*2e-6 + float64(out)*8e-6, LatencyMS: 1800, HTTPAttempts: 1, FinishReason: "stop", Reply: reply}
 		}
-		var atts []refine.Attempt
+		var atts []refinefmt.Attempt
 		if key == judgedTask {
 			bad := strings.Replace(ft.SQL, "SELECT", "SELEC", 1)
 			empty := ft.SQL + "\n-- restricted to 2101\n"
-			atts = []refine.Attempt{
-				{Attempt: 1, Request: refine.RequestGenerate, SQL: bad, Status: refine.AttemptError, ErrorClass: executor.ClassSyntax,
+			atts = []refinefmt.Attempt{
+				{Attempt: 1, Request: refinefmt.RequestGenerate, SQL: bad, Status: refinefmt.AttemptError, ErrorClass: executor.ClassSyntax,
 					Error: `Syntax error: Unexpected identifier "SELEC" at [1:1]`, LLM: call(judgedReply("Take each admission's lab values, then the median. "+hostileReply, bad), 5120, 410), ExecMS: 12},
-				{Attempt: 2, Request: refine.RequestFixError, SQL: empty, Status: refine.AttemptEmpty, LLM: call(judgedReply("Fix the keyword.", empty), 5480, 380), ExecMS: 210},
-				{Attempt: 3, Request: refine.RequestFixEmpty, SQL: ft.SQL, Status: refine.AttemptOK, RowCount: 1, Columns: []string{"result"},
+				{Attempt: 2, Request: refinefmt.RequestFixError, SQL: empty, Status: refinefmt.AttemptEmpty, LLM: call(judgedReply("Fix the keyword.", empty), 5480, 380), ExecMS: 210},
+				{Attempt: 3, Request: refinefmt.RequestFixEmpty, SQL: ft.SQL, Status: refinefmt.AttemptOK, RowCount: 1, Columns: []string{"result"},
 					LLM: call(judgedReply("The year filter removed every row; drop it.", ft.SQL), 5650, 350), ExecMS: 190},
 			}
 		} else {
-			atts = []refine.Attempt{{Attempt: 1, Request: refine.RequestGenerate, SQL: ft.SQL, Status: refine.AttemptOK, RowCount: 1,
+			atts = []refinefmt.Attempt{{Attempt: 1, Request: refinefmt.RequestGenerate, SQL: ft.SQL, Status: refinefmt.AttemptOK, RowCount: 1,
 				LLM: call(judgedReply("Straightforward.", ft.SQL), 5000, 300), ExecMS: 150}}
 		}
-		rec := &refine.Record{Key: task.Key, Question: task.Question, Status: refine.StatusOK, Attempts: atts, Final: len(atts) - 1}
+		rec := &refine.Record{Key: task.Key, Question: task.Question, Status: refinefmt.StatusOK, Attempts: atts, Final: len(atts) - 1}
 		for i, a := range atts {
-			if a.Status == refine.AttemptOK || a.Status == refine.AttemptEmpty {
+			if a.Status == refinefmt.AttemptOK || a.Status == refinefmt.AttemptEmpty {
 				rec.SuccessAttempt = i + 1
 				break
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
@@ -130,7 +131,7 @@ func writeMeasuredRun(t *testing.T, dir, name, released, grading string, tasks [
 			evals[k.String()] = &g.Evaluations[i]
 		}
 	}
-	settings := refine.Settings{Model: name, ModelID: name, Prompt: "cot", Rounds: 2, Engine: "bigquery"}
+	settings := refinefmt.Settings{Model: name, ModelID: name, Prompt: "cot", Rounds: 2, Engine: "bigquery"}
 	jdir := filepath.Join(dir, runfolder.JudgeDir)
 	must(t, os.MkdirAll(jdir, 0o755))
 	l, err := judgefmt.OpenLedger(filepath.Join(jdir, judgefmt.LedgerFile), judgefmt.LedgerHeader{Mode: rubric.Strict, Judge: "llm:judge/gpt-4.1@v1+g1", Samples: 1, Group: "tree"}, nil)
@@ -139,16 +140,16 @@ func writeMeasuredRun(t *testing.T, dir, name, released, grading string, tasks [
 		o := findOutput(outs, it.Task.Key)
 		sql := o.Summary.FinalSQL
 		n := max(1, len(o.Summary.RefinementAttempts))
-		rec := &refine.Record{Key: it.Task.Key, Question: it.Task.Question, Status: refine.StatusOK, Final: n - 1}
+		rec := &refine.Record{Key: it.Task.Key, Question: it.Task.Question, Status: refinefmt.StatusOK, Final: n - 1}
 		for a := 1; a <= n; a++ {
-			at := refine.Attempt{Attempt: a, Request: refine.RequestGenerate, SQL: sql, Status: refine.AttemptOK, RowCount: o.Summary.RowCount,
-				LLM: refine.LLMCall{PromptTokens: 5200, CompletionTokens: 600, CostUSD: 0.01, LatencyMS: 4200, HTTPAttempts: 1, FinishReason: "stop",
+			at := refinefmt.Attempt{Attempt: a, Request: refinefmt.RequestGenerate, SQL: sql, Status: refinefmt.AttemptOK, RowCount: o.Summary.RowCount,
+				LLM: refinefmt.LLMCall{PromptTokens: 5200, CompletionTokens: 600, CostUSD: 0.01, LatencyMS: 4200, HTTPAttempts: 1, FinishReason: "stop",
 					Reply: "Reasoning: " + reasoning(it.Task) + "\n\nSQL:\n```sql\n" + sql + "\n```"}}
 			if a < n {
-				at.Status, at.ErrorClass, at.Error = refine.AttemptError, "syntax_error", "Syntax error: Unexpected keyword at [3:5]"
+				at.Status, at.ErrorClass, at.Error = refinefmt.AttemptError, "syntax_error", "Syntax error: Unexpected keyword at [3:5]"
 			}
 			if a > 1 {
-				at.Request = refine.RequestFixError
+				at.Request = refinefmt.RequestFixError
 			}
 			rec.Attempts = append(rec.Attempts, at)
 		}

@@ -1,13 +1,12 @@
 package reports
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/judge/judgefmt"
 	"github.com/clinsql/clinsql/llm/llmfmt"
-	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -51,10 +50,9 @@ type hAttempt struct {
 // has it, else the reference format's refinement_attempts.
 func attempts(o *runfolder.Output) (out []hAttempt, detailed bool) {
 	if len(o.Detail) > 0 {
-		var d refine.TaskDetail
-		if err := json.Unmarshal(o.Detail, &d); err == nil && len(d.Attempts) > 0 {
+		if d, err := refinefmt.ParseDetail(o.Detail); err == nil && len(d.Attempts) > 0 {
 			for _, a := range d.Attempts {
-				ha := hAttempt{N: a.Attempt, OK: a.Status == refine.AttemptOK || a.Status == refine.AttemptEmpty, Rows: int(a.RowCount),
+				ha := hAttempt{N: a.Attempt, OK: a.Status == refinefmt.AttemptOK || a.Status == refinefmt.AttemptEmpty, Rows: int(a.RowCount),
 					Req: a.Request, SQL: clipSQL(a.SQL), Status: a.Status, Class: string(a.ErrorClass), Err: truncRunes(a.Error, maxErrorRunes),
 					Reply: truncRunes(a.LLM.Reply, maxReplyRunes), In: a.LLM.PromptTokens, Out: a.LLM.CompletionTokens, Cost: a.LLM.CostUSD,
 					LLMms: a.LLM.LatencyMS, Execms: a.ExecMS, Cache: a.LLM.FromCache, Finish: a.LLM.FinishReason}

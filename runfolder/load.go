@@ -228,7 +228,7 @@ func readOutput(key datasets.Key, dir string) (*Output, error) {
 		return nil, err
 	}
 	// One decode: the reference shape, and clinsql's own section
-	// (refine.TaskDetail), which says whether the result file was cut by
+	// (refinefmt.TaskDetail), which says whether the result file was cut by
 	// the engine's caps (the reference shape cannot).
 	var doc struct {
 		ExecutionSummary

@@ -48,7 +48,7 @@ type Manifest struct {
 	// results and rubrics (TaskFingerprint).
 	TasksSHA256 string `json:"tasks_sha256"`
 	Engine      Engine `json:"engine"`
-	// Generation holds the generation settings (refine.Settings).
+	// Generation holds the generation settings (refinefmt.Settings).
 	Generation json.RawMessage `json:"generation,omitempty"`
 	Producer   buildinfo.Stamp `json:"producer"`
 	Created    time.Time       `json:"created"`

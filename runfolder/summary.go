@@ -83,7 +83,7 @@ type Output struct {
 	// query on ("clinsql.settings"), "" for a run clinsql did not write.
 	Engine, EngineSemantics string
 	// Detail is clinsql's own section of execution_summary.json ("clinsql",
-	// refine.TaskDetail: every attempt's request, SQL, reply, error, tokens
+	// refinefmt.TaskDetail: every attempt's request, SQL, reply, error, tokens
 	// and timing) as read, for the readers that show it; nil in runs
 	// written by other tools (the released runs).
 	Detail json.RawMessage

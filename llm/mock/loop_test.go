@@ -20,6 +20,7 @@ import (
 	"github.com/clinsql/clinsql/llm"
 	"github.com/clinsql/clinsql/llm/mock"
 	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/reports"
 	"github.com/clinsql/clinsql/rubric"
 	"github.com/clinsql/clinsql/runfolder"
@@ -120,7 +121,7 @@ func TestWholeLoopOffline(t *testing.T) {
 	m := r.Models[0]
 	replies, fixes := 0, 0
 	for _, o := range m.Outputs {
-		var d refine.TaskDetail
+		var d refinefmt.TaskDetail
 		if err := jsonUnmarshal(o.Detail, &d); err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +129,7 @@ func TestWholeLoopOffline(t *testing.T) {
 			if strings.Contains(a.LLM.Reply, "```sql") {
 				replies++
 			}
-			if a.Request == refine.RequestFixError {
+			if a.Request == refinefmt.RequestFixError {
 				fixes++
 			}
 		}

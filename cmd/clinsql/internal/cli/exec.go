@@ -16,6 +16,7 @@ import (
 	"github.com/clinsql/clinsql/executor/bigquery"
 	"github.com/clinsql/clinsql/executor/engine"
 	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 )
 
 // engineConfig is what every engine may be opened with.
@@ -197,8 +198,8 @@ func execReplay(ctx context.Context, env *Env, engineName string, cfg engineConf
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "%s on %s: %d tasks run, %d already done; ok %d, empty %d, failed %d, no SQL %d, unsupported %d\n",
-		mr.Model, ex.Name(), mr.Done, mr.Resumed, status[refine.StatusOK], status[refine.StatusEmpty], status[refine.StatusFailed],
-		status[refine.StatusNoSQL], status[refine.StatusUnsupported])
+		mr.Model, ex.Name(), mr.Done, mr.Resumed, status[refinefmt.StatusOK], status[refinefmt.StatusEmpty], status[refinefmt.StatusFailed],
+		status[refinefmt.StatusNoSQL], status[refinefmt.StatusUnsupported])
 	for _, p := range mr.Pending {
 		fmt.Fprintf(env.Stdout, "  pending: %s\n", p)
 	}

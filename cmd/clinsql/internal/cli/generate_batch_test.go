@@ -13,7 +13,7 @@ import (
 
 	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/llm/llmtest"
-	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -86,8 +86,8 @@ func TestGenerateBatchOnDemo(t *testing.T) {
 			onSum.Counts, onSum.CumulativeRates, onSum.TotalQueries, baSum.Counts, baSum.CumulativeRates, baSum.TotalQueries)
 	}
 	for _, tk := range tasks {
-		on, ok1, err1 := refine.ReadTask(onRun, tk.Key)
-		ba, ok2, err2 := refine.ReadTask(baRun, tk.Key)
+		on, ok1, err1 := refinefmt.ReadSummary(onRun, tk.Key)
+		ba, ok2, err2 := refinefmt.ReadSummary(baRun, tk.Key)
 		if !ok1 || !ok2 || err1 != nil || err2 != nil {
 			t.Fatalf("%s: %v %v", tk.Key, err1, err2)
 		}
@@ -188,7 +188,7 @@ func TestGenerateBatchDown(t *testing.T) {
 	}
 	done := 0
 	for _, tk := range tasks {
-		if _, ok, err := refine.ReadTask(filepath.Join(out, "m"), tk.Key); ok && err == nil {
+		if _, ok, err := refinefmt.ReadSummary(filepath.Join(out, "m"), tk.Key); ok && err == nil {
 			done++
 		}
 	}

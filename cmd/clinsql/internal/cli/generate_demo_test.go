@@ -14,7 +14,7 @@ import (
 	"github.com/clinsql/clinsql/internal/shared"
 	"github.com/clinsql/clinsql/internal/testrace"
 	"github.com/clinsql/clinsql/llm/llmtest"
-	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/refine/refinetest"
 	"github.com/clinsql/clinsql/runfolder"
 	"github.com/clinsql/clinsql/scoring"
@@ -100,13 +100,13 @@ func checkGeneratedRuns(t *testing.T, out string, tasks []*datasets.Task, gold [
 		switch {
 		case gold[i] == goldNotModelErr:
 			wantExcluded++
-			wantStatus[i] = refine.StatusUnsupported
+			wantStatus[i] = refinefmt.StatusUnsupported
 			continue
 		case gold[i] == goldRuns && k <= 2:
 			wantAt[k+1]++
 			wantStatus[i] = "" // ok or empty, as the gold result is
 		default:
-			wantStatus[i] = refine.StatusFailed
+			wantStatus[i] = refinefmt.StatusFailed
 		}
 		wantTotal++
 	}
@@ -133,12 +133,12 @@ func checkGeneratedRuns(t *testing.T, out string, tasks []*datasets.Task, gold [
 			t.Fatalf("%s: LoadRun: %d outputs, %v", m, len(outs), err)
 		}
 		for i, tk := range tasks {
-			sum, ok, err := refine.ReadTask(run, tk.Key)
+			sum, ok, err := refinefmt.ReadSummary(run, tk.Key)
 			if err != nil || !ok {
 				t.Fatalf("%s %s: %v", m, tk.Key, err)
 			}
 			st := sum.Clinsql.Status
-			if w := wantStatus[i]; (w == "" && st != refine.StatusOK && st != refine.StatusEmpty) || (w != "" && st != w) {
+			if w := wantStatus[i]; (w == "" && st != refinefmt.StatusOK && st != refinefmt.StatusEmpty) || (w != "" && st != w) {
 				t.Errorf("%s %s: status %s, want %s (schedule %d, gold %d)", m, tk.Key, st, w, refinetest.ErrsByIndex(i), gold[i])
 			}
 		}
@@ -175,8 +175,8 @@ func checkJudgedDemoRun(t *testing.T, dir, data, run string, tasks []*datasets.T
 		if err != nil {
 			t.Fatalf("sample path %q: %v", e.SamplePath, err)
 		}
-		sum, _, _ := refine.ReadTask(run, k)
-		if sum.Clinsql.Status == refine.StatusFailed {
+		sum, _, _ := refinefmt.ReadSummary(run, k)
+		if sum.Clinsql.Status == refinefmt.StatusFailed {
 			failed++
 			if e.ResultsScore == 0 {
 				failedZero++

@@ -12,7 +12,7 @@ import (
 	"github.com/clinsql/clinsql/datasets"
 	"github.com/clinsql/clinsql/internal/fixtures"
 	"github.com/clinsql/clinsql/llm/llmtest"
-	"github.com/clinsql/clinsql/refine"
+	"github.com/clinsql/clinsql/refine/refinefmt"
 	"github.com/clinsql/clinsql/runfolder"
 )
 
@@ -94,7 +94,7 @@ func TestGenerateCommand(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	sum, _, _ := refine.ReadTask(filepath.Join(out, "beta"), datasets.Key{Split: "validation", Domain: "Diagnostic_Procedures", Difficulty: "easy", ID: "001"})
+	sum, _, _ := refinefmt.ReadSummary(filepath.Join(out, "beta"), datasets.Key{Split: "validation", Domain: "Diagnostic_Procedures", Difficulty: "easy", ID: "001"})
 	if sum == nil || len(sum.RefinementAttempts) != 2 && len(sum.RefinementAttempts) != 1 {
 		t.Errorf("beta summary %+v", sum)
 	}
