@@ -66,17 +66,20 @@ type queries struct {
 }
 
 type scaleResult struct {
-	Patients   int                `json:"patients"`
-	Rows       int64              `json:"rows"`
-	CSVBytes   int64              `json:"csv_bytes"`
-	Synth      step               `json:"synth"`
-	Plain      step               `json:"plain"`
-	PlainBytes int64              `json:"plain_bytes"`
-	Build      step               `json:"build"`
-	DBBytes    int64              `json:"db_bytes"`
-	Gold       *queries           `json:"gold,omitempty"`
-	Models     map[string]queries `json:"models,omitempty"`
-	Skipped    string             `json:"skipped,omitempty"`
+	Patients int   `json:"patients"`
+	Rows     int64 `json:"rows"`
+	CSVBytes int64 `json:"csv_bytes"`
+	Synth    step  `json:"synth"`
+	// SynthReused: the CSVs were an earlier -keep run's (-reuse), so
+	// Synth is empty.
+	SynthReused bool               `json:"synth_reused,omitempty"`
+	Plain       step               `json:"plain"`
+	PlainBytes  int64              `json:"plain_bytes"`
+	Build       step               `json:"build"`
+	DBBytes     int64              `json:"db_bytes"`
+	Gold        *queries           `json:"gold,omitempty"`
+	Models      map[string]queries `json:"models,omitempty"`
+	Skipped     string             `json:"skipped,omitempty"`
 }
 
 func main() {
@@ -86,6 +89,7 @@ func main() {
 	scales := flag.String("scales", "10000,100000,full", "patient counts (full: MIMIC-IV v3.1's 364,627)")
 	models := flag.String("models", "", "released models whose validation SQL to run too (comma-separated folder names under outputs/inference)")
 	keep := flag.Bool("keep", false, "keep the CSVs and databases")
+	reuse := flag.Bool("reuse", false, "reuse a scale's CSVs kept by an earlier -keep run when every table's file is there (synth renames a file into place only when it is complete)")
 	out := flag.String("out", "bench-scale.md", "report (Markdown; JSON beside it)")
 	threads := flag.Int("threads", 2, "db build --threads and the plain load's DuckDB threads")
 	flag.Parse()
@@ -96,7 +100,7 @@ func main() {
 		if err != nil {
 			fail("scale %v", err)
 		}
-		r := runScale(n, *bin, tasks, *shared, *work, *models, *threads, *keep)
+		r := runScale(n, *bin, tasks, *shared, *work, *models, *threads, *keep, *reuse)
 		results = append(results, r)
 		writeReport(*out, results)
 	}
@@ -116,7 +120,7 @@ func freeBytes(dir string) int64 {
 	return int64(st.Bavail) * int64(st.Bsize)
 }
 
-func runScale(n int, bin, tasks, shared, work, models string, threads int, keep bool) scaleResult {
+func runScale(n int, bin, tasks, shared, work, models string, threads int, keep, reuse bool) scaleResult {
 	r := scaleResult{Patients: n}
 	dir := filepath.Join(work, strconv.Itoa(n))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -125,15 +129,23 @@ func runScale(n int, bin, tasks, shared, work, models string, threads int, keep 
 	if !keep {
 		defer os.RemoveAll(dir)
 	}
+	csv := filepath.Join(dir, "csv")
+	r.SynthReused = reuse && allTables(csv)
 	need := int64(n) * (csvBytesPerPatient + dbBytesPerPatient)
+	if r.SynthReused {
+		need = int64(n) * dbBytesPerPatient
+	}
 	if free := freeBytes(dir); free < need*11/10 {
 		r.Skipped = fmt.Sprintf("needs about %.0f GB of disk, %.0f GB free", float64(need)/1e9, float64(free)/1e9)
 		fmt.Printf("== %d patients: skipped (%s)\n", n, r.Skipped)
 		return r
 	}
-	csv := filepath.Join(dir, "csv")
-	fmt.Printf("== %d patients: synth\n", n)
-	r.Synth = run(bin, "db", "synth", "--patients", strconv.Itoa(n), "--out", csv, "--quiet")
+	if r.SynthReused {
+		fmt.Printf("== %d patients: reusing %s\n", n, csv)
+	} else {
+		fmt.Printf("== %d patients: synth\n", n)
+		r.Synth = run(bin, "db", "synth", "--patients", strconv.Itoa(n), "--out", csv, "--quiet")
+	}
 	r.CSVBytes = dirBytes(csv)
 	plain := filepath.Join(dir, "plain.duckdb")
 	fmt.Printf("== %d patients: plain DuckDB load\n", n)
@@ -165,6 +177,19 @@ func runScale(n int, bin, tasks, shared, work, models string, threads int, keep 
 		}
 	}
 	return r
+}
+
+// allTables reports whether dir holds every hosp and icu table's CSV.gz.
+func allTables(dir string) bool {
+	for _, t := range mimic.V31.Tables {
+		if t.Module == "" {
+			continue // derived: built, not loaded
+		}
+		if st, err := os.Stat(filepath.Join(dir, t.Module, t.Name+".csv.gz")); err != nil || !st.Mode().IsRegular() {
+			return false
+		}
+	}
+	return true
 }
 
 func runQueries(bin string, args ...string) queries {
