@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	html_template "html/template"
 	"path/filepath"
 	"regexp"
@@ -108,9 +109,21 @@ func TestJudgeLabel(t *testing.T) {
 func TestNoMachinePaths(t *testing.T) {
 	fs := writeFixtureSet(t)
 	r := buildFixtureReport(t, fs, Options{})
+	// A warning names its file by its full path, as every reader's error
+	// does; the page shows it as it shows the file elsewhere.
+	var grading string
+	for _, m := range r.Models {
+		if m.Name == "alpha-sql" {
+			grading = m.Gradings[0]
+		}
+	}
+	r.Warnings = append(r.Warnings, fmt.Errorf("%s: leaf 3 has no verdict", grading))
 	var html bytes.Buffer
 	if err := r.WriteHTML(&html); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), "alpha-sql/validation/detailed_grading.json: leaf 3 has no verdict") {
+		t.Error("the warning does not name its file as <model>/<split>/detailed_grading.json")
 	}
 	machine := filepath.Dir(fs.root)
 	if i := strings.Index(html.String(), machine); i >= 0 {

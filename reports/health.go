@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -207,6 +208,43 @@ func judgeLabel(name, backend string) string {
 func shownPath(p string, n int) string {
 	parts := strings.Split(strings.Trim(filepath.ToSlash(filepath.Clean(p)), "/"), "/")
 	return strings.Join(parts[max(0, len(parts)-n):], "/")
+}
+
+// machinePrefixes removes from a message the part of each input's path
+// that shownPath hides (the folders above <model>/<split>/ or above a run's
+// <parent>/<name>), so that a warning names its file as the rest of the
+// page does. Longer prefixes are tried first: an input inside another's
+// folder keeps the parts its own shown path has.
+func (r *Report) machinePrefixes() *strings.Replacer {
+	seen := map[string]bool{}
+	var prefixes []string
+	add := func(p string, n int) {
+		clean := filepath.Clean(p)
+		if !filepath.IsAbs(clean) {
+			return // a relative path shows no machine's layout
+		}
+		shown := shownPath(clean, n)
+		prefix := strings.TrimSuffix(filepath.ToSlash(clean), shown)
+		if prefix == "" || prefix == "/" || seen[prefix] {
+			return
+		}
+		seen[prefix] = true
+		prefixes = append(prefixes, filepath.FromSlash(prefix))
+	}
+	for _, m := range r.Models {
+		for _, g := range m.Gradings {
+			add(g, 3)
+		}
+		if m.Run != "" {
+			add(m.Run, 2)
+		}
+	}
+	sort.Slice(prefixes, func(i, j int) bool { return len(prefixes[i]) > len(prefixes[j]) })
+	var pairs []string
+	for _, p := range prefixes {
+		pairs = append(pairs, p, "")
+	}
+	return strings.NewReplacer(pairs...)
 }
 
 // backend is the identity of the judge backend of that name, from the

@@ -332,8 +332,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	p.Audit = r.htmlAudit()
 	p.Labels = r.htmlLabels()
 	var ehrItems []hEHRItems
+	hide := r.machinePrefixes()
 	for _, wr := range r.Warnings {
-		p.Warnings = append(p.Warnings, wr.Error())
+		p.Warnings = append(p.Warnings, hide.Replace(wr.Error()))
 	}
 	p.Data = r.htmlData()
 	if r.EHRSQL != nil {
