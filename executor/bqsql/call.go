@@ -266,17 +266,18 @@ func (e *emitter) safeCall(c *call, spec fnSpec) string {
 	case "SQRT":
 		x := c.arg(0)
 		return "(CASE WHEN " + x + " < 0 THEN NULL ELSE sqrt(" + x + ") END)"
-	case "LN", "LOG10":
-		x := c.arg(0)
-		return "(CASE WHEN " + x + " <= 0 THEN NULL ELSE " + strings.ToLower(c.name) + "(" + x + ") END)"
-	case "LOG":
-		// LOG(X [, Y]) fails for X <= 0, Y <= 0 and Y = 1.
-		x := c.arg(0)
-		if len(c.args) == 1 {
-			return "(CASE WHEN " + x + " <= 0 THEN NULL ELSE ln(" + x + ") END)"
+	case "LN", "LOG10", "LOG":
+		// LN, LOG10 and LOG(X) fail for a finite X <= 0 (of -inf they are
+		// NaN); LOG(X, Y) as bq_safe_log says.
+		if c.name == "LOG" && len(c.args) == 2 {
+			return "bq_safe_log(" + c.arg(0) + ", " + c.arg(1) + ")"
 		}
-		y := c.arg(1)
-		return "(CASE WHEN " + x + " <= 0 OR " + y + " <= 0 OR " + y + " = 1 THEN NULL ELSE ln(" + x + ") / ln(" + y + ") END)"
+		fn := "ln"
+		if c.name == "LOG10" {
+			fn = "log10"
+		}
+		x := "CAST(" + c.arg(0) + " AS DOUBLE)"
+		return "(CASE WHEN isfinite(" + x + ") AND " + x + " <= 0 THEN NULL ELSE " + fn + "(bq_log_arg(" + x + ")) END)"
 	case "DATE_DIFF", "DATETIME_DIFF", "TIMESTAMP_DIFF", "SUBSTR", "SUBSTRING", "DATE", "DATETIME",
 		"LOWER", "UPPER", "CONCAT", "ABS", "ROUND", "SAFE_DIVIDE", "COALESCE", "IFNULL":
 		// These cannot fail on valid arguments except by overflow.

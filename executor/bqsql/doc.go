@@ -47,9 +47,12 @@
 // as well as types are made in the model while it types the tree, and noted
 // by source position for the emitter: DATE - DATE (model.dateDiffs: the
 // parser decides the operands, the model their types, the emitter rewrites
-// the span to an INTERVAL of days) and the set operation checks
+// the span to an INTERVAL of days), the set operation checks
 // (model.checkSetOpBranch: each branch's columns against the first's,
-// reported by the "set operation types" pass). A new rule of that kind goes
+// reported by the "set operation types" pass), a LIKE pattern that is not
+// a literal (model.likePatterns: its extent, for the emitter to escape and
+// check it) and an ORDER BY name of a v.* output column (model.starKeys:
+// qualified inside the NaN order key). A new rule of that kind goes
 // there, not in a scan of the items. The transforms run in the order listed
 // in passes.go, which also says where a new function, macro, construct,
 // check or error wording goes; DuckDB SQL is then emitted once

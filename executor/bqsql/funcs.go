@@ -279,7 +279,7 @@ func logFn(c *call) string {
 	if len(c.args) == 1 {
 		return "ln(bq_log_arg(" + c.arg(0) + "))"
 	}
-	return "(ln(bq_log_arg(" + c.arg(0) + ")) / ln(" + c.arg(1) + "))"
+	return "bq_log(" + c.arg(0) + ", " + c.arg(1) + ")"
 }
 
 func roundFn(c *call) string {

@@ -14,16 +14,18 @@ import (
 //     "Infinity", "-Infinity" and "NaN";
 //   - STRING escaped as JSON requires; BYTES as base64;
 //   - DATE, DATETIME (T between date and time), TIMESTAMP (T, and Z for
-//     UTC) and TIME as strings;
+//     UTC) and TIME as strings, a fraction of a second in groups of three
+//     digits; INTERVAL in ISO 8601 (P1Y2M3DT4H5M6.5S);
 //   - ARRAY as an array, STRUCT as an object with its fields in order,
 //     NULL as null.
 //
 // The encoding follows the value's type, which the statement model gives
 // (a STRUCT's field names and order included). Where it cannot tell the
-// type, DuckDB's to_json writes the value, which agrees for strings,
-// booleans, integers, dates and their arrays and structs; a value holding
-// another type is then refused at run time (unsupported, listed in the
-// README), as is pretty_print.
+// type, a scalar is written by its engine type (dynamicJSON) and DuckDB's
+// to_json writes the rest, which agrees for strings, booleans, integers,
+// dates and their arrays and structs; an array or struct holding another
+// type is then refused at run time (unsupported, listed in the README), as
+// is pretty_print.
 
 func toJSONString(c *call) string {
 	if len(c.args) == 2 {
@@ -63,6 +65,8 @@ func jsonEncode(x, t string, depth int) string {
 		enc = quoted("regexp_replace(replace(bq_to_string(" + x + "), ' ', 'T'), '\\+00$', 'Z')")
 	case t == "BYTES":
 		enc = quoted("to_base64(" + x + ")")
+	case t == "INTERVAL":
+		enc = quoted("bq_interval_iso(" + x + ")")
 	case elementType(t) != "":
 		v := "bq_j" + strconv.Itoa(depth+1)
 		enc = "'[' || array_to_string(list_transform(" + x + ", " + v + " -> " + jsonEncode(v, elementType(t), depth+1) + "), ',') || ']'"
@@ -99,15 +103,38 @@ func namedFields(fields []column) bool {
 // for the names SQL allows).
 func strconvQuote(s string) string { return strconv.Quote(s) }
 
-// dynamicJSON writes a value of a type the bridge cannot tell with
-// DuckDB's to_json, refusing at run time a value whose type DuckDB encodes
-// otherwise than BigQuery.
+// dynamicJSON writes a value of a type the bridge cannot tell. A scalar is
+// written by its engine type as it runs (each DuckDB type stands for one
+// BigQuery type: DOUBLE for FLOAT64, DECIMAL for NUMERIC and BIGNUMERIC,
+// whose encodings agree, TIMESTAMP for DATETIME, TIMESTAMP WITH TIME ZONE
+// for TIMESTAMP, HUGEINT for an INT64 sum); strings, booleans, integers,
+// dates and their arrays and structs by DuckDB's to_json, which agrees; an
+// array or struct holding another type is refused at run time.
 func dynamicJSON(x string) string {
-	return "CASE WHEN regexp_matches(typeof(" + x + "), '(DOUBLE|FLOAT|DECIMAL|TIMESTAMP|TIME|BLOB|INTERVAL|HUGEINT|UNION|MAP|JSON)') THEN " +
-		raise(jsonLimit, "VARCHAR") + " ELSE coalesce(to_json(" + x + ")::VARCHAR, 'null') END"
+	var b strings.Builder
+	b.WriteString("CASE")
+	for _, d := range dynamicJSONTypes {
+		b.WriteString(" WHEN typeof(" + x + ") " + d.test + " THEN " + jsonEncode("TRY_CAST("+x+" AS "+d.duck+")", d.bq, 0))
+	}
+	b.WriteString(" WHEN regexp_matches(typeof(" + x + "), '(DOUBLE|FLOAT|DECIMAL|TIMESTAMP|TIME|BLOB|INTERVAL|HUGEINT|UNION|MAP|JSON)') THEN " +
+		raise(jsonLimit, "VARCHAR") + " ELSE coalesce(to_json(" + x + ")::VARCHAR, 'null') END")
+	return b.String()
 }
 
-const jsonLimit = "TO_JSON_STRING of a value whose type the bridge cannot tell, holding FLOAT64, NUMERIC, a date and time or BYTES, is not supported"
+// dynamicJSONTypes are the engine's scalar types whose JSON encoding
+// differs from to_json's, and the BigQuery type each stands for.
+var dynamicJSONTypes = []struct{ test, duck, bq string }{
+	{"IN ('DOUBLE', 'FLOAT')", "DOUBLE", "FLOAT64"},
+	{"LIKE 'DECIMAL(%'", "DECIMAL(38, 18)", "NUMERIC"},
+	{"= 'HUGEINT'", "HUGEINT", "INT64"},
+	{"= 'TIMESTAMP'", "TIMESTAMP", "DATETIME"},
+	{"= 'TIMESTAMP WITH TIME ZONE'", "TIMESTAMPTZ", "TIMESTAMP"},
+	{"= 'TIME'", "TIME", "TIME"},
+	{"= 'BLOB'", "BLOB", "BYTES"},
+	{"= 'INTERVAL'", "INTERVAL", "INTERVAL"},
+}
+
+const jsonLimit = "TO_JSON_STRING of an array or struct whose type the bridge cannot tell, holding FLOAT64, NUMERIC, a date and time or BYTES, is not supported"
 
 // literalBool is the value of a TRUE or FALSE literal.
 func (e *emitter) literalBool(items []*item) (v, ok bool) {

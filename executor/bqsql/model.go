@@ -44,6 +44,13 @@ type model struct {
 	// dateDiffs are the differences of two DATEs, by the position where
 	// each starts (see dateDifference).
 	dateDiffs map[int]dateDifference
+	// likePatterns are the STRING patterns of LIKE that are not a
+	// literal, by the position where each starts: where each ends.
+	likePatterns map[int]int
+	// starKeys are the query ORDER BY keys that are a bare name of an
+	// output column a v.* made, by position: the range variable v (see
+	// orderStarAt).
+	starKeys map[int]string
 	// issues are what typing found that BigQuery rejects or the engine
 	// cannot answer as BigQuery does, in the order found.
 	issues []modelIssue
@@ -159,6 +166,27 @@ func (m *model) dateDiffAt(pos int) (dateDifference, bool) {
 	return d, ok
 }
 
+// noteLikePattern notes the pattern of x [NOT] LIKE p, a STRING that is
+// not a literal: BigQuery escapes with the backslash in every pattern and
+// refuses one that ends in a lone backslash, which the emitter must then
+// check as the query runs (emitter.like). The span is the parser's (LIKE
+// binds looser than ||, so 'a' || y is the whole pattern).
+func (m *model) noteLikePattern(p ast.Node) {
+	if m.likePatterns == nil {
+		m.likePatterns = map[int]int{}
+	}
+	m.likePatterns[p.Pos()] = p.End()
+}
+
+// likePatternAt is where the noted LIKE pattern that starts at pos ends.
+func (m *model) likePatternAt(pos int) (int, bool) {
+	if m == nil {
+		return 0, false
+	}
+	end, ok := m.likePatterns[pos]
+	return end, ok
+}
+
 // relation is what a FROM item or query yields: named, typed columns in
 // order, or the elements of a value table (UNNEST of an array).
 type relation struct {
@@ -174,6 +202,9 @@ type relation struct {
 type column struct {
 	name string // as written (names compare without case); "" when anonymous
 	typ  string // "" when unknown
+	// star is the range variable, as written, of the v.* that output the
+	// column ("" otherwise).
+	star string
 }
 
 func (r *relation) column(name string) (column, int) {
@@ -318,6 +349,9 @@ func (m *model) query(q *ast.Query, outer *scope) *relation {
 		}
 		for _, it := range q.OrderBy.Items {
 			m.expr(it.Expr, os)
+			if body != nil {
+				m.noteStarKey(it.Expr, rel)
+			}
 		}
 	}
 	if q.Limit != nil {
@@ -326,6 +360,35 @@ func (m *model) query(q *ast.Query, outer *scope) *relation {
 		}
 	}
 	return rel
+}
+
+// noteStarKey notes an ORDER BY key that is a bare name BigQuery resolves
+// to an output column of a v.* (the select list's names come first): a
+// rule that writes the key inside an expression must qualify it with v,
+// since DuckDB resolves a name inside an expression among the FROM items,
+// where the column may be ambiguous (SELECT a.* FROM a JOIN b ON a.k = b.k
+// ORDER BY k names a's k; DuckDB finds a.k and b.k).
+func (m *model) noteStarKey(e ast.Node, out *relation) {
+	p, ok := e.(*ast.PathExpression)
+	if !ok || len(p.Names) != 1 {
+		return
+	}
+	if c, n := out.column(p.Names[0].Name); n == 1 && c.star != "" {
+		if m.starKeys == nil {
+			m.starKeys = map[int]string{}
+		}
+		m.starKeys[e.Pos()] = c.star
+	}
+}
+
+// orderStarAt is the range variable of the v.* whose output column the
+// ORDER BY key at pos names, if it is one (see noteStarKey).
+func (m *model) orderStarAt(pos int) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	v, ok := m.starKeys[pos]
+	return v, ok
 }
 
 func aliasesOf(r *relation) map[string]string {
@@ -466,7 +529,12 @@ func (m *model) dotStar(e ast.Node, s *scope, sofar *relation) []column {
 				if v.name == name && !v.isValue {
 					sofar.ordered = sofar.ordered && v.rel.ordered
 					sofar.complete = sofar.complete && v.rel.complete
-					return v.rel.cols
+					cols := make([]column, len(v.rel.cols))
+					for k, c := range v.rel.cols {
+						c.star = p.Names[0].Name
+						cols[k] = c
+					}
+					return cols
 				}
 			}
 		}

@@ -80,6 +80,9 @@ func (m *model) exprType(n ast.Node, s *scope) string {
 		if e.Op == "-" && baseType(l) == "DATE" && baseType(r) == "DATE" {
 			m.noteDateDiff(e)
 		}
+		if _, lit := e.Right.(*ast.StringLiteral); e.Op == "LIKE" && !lit && baseType(r) == "STRING" {
+			m.noteLikePattern(e.Right)
+		}
 		return binaryType(e.Op, l, r)
 	case *ast.BitwiseShiftExpression:
 		for _, c := range e.Children() {

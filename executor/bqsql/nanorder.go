@@ -17,9 +17,12 @@ import "strings"
 //
 // Left as they are:
 //   - keys the statement model types as other than FLOAT64: their order
-//     needs no extra key (and a bare name DuckDB resolves to an output
-//     column must not be written inside an expression, where DuckDB
-//     resolves it among the FROM items' columns and may find it ambiguous);
+//     needs no extra key. (A bare name DuckDB resolves to an output column
+//     cannot be written inside an expression as it is, where DuckDB
+//     resolves it among the FROM items' columns and may find it ambiguous:
+//     a FLOAT64 one that names a v.* column, which BigQuery resolves to
+//     that output column, is written v.name in the extra key, see
+//     model.noteStarKey);
 //   - ordinals (ORDER BY 2) and literals: the key is not an expression;
 //   - a window with a RANGE frame: DuckDB requires a single key there;
 //   - a DISTINCT aggregate (ARRAY_AGG(DISTINCT x ORDER BY x)): DuckDB
@@ -115,6 +118,15 @@ func nanKey(el []*item, m *model) []*item {
 	pos := key[0].pos()
 	arg := cloneItems(key)
 	arg[0].sp, arg[0].nl = false, false
+	if v, ok := m.orderStarAt(pos); ok && len(key) == 1 && key[0].path == nil &&
+		(key[0].tok.Kind == Ident || key[0].tok.Kind == QuotedIdent) {
+		// A bare name of a v.* output column: inside bq_nan_order DuckDB
+		// would resolve it among the FROM items, so it is qualified.
+		name, err := key[0].tok.Value()
+		if err == nil {
+			arg = []*item{{isRaw: true, raw: quoteIdent(v) + "." + quoteIdent(name), tok: Token{Pos: pos}}}
+		}
+	}
 	out := []*item{
 		{isRaw: true, raw: "bq_nan_order", tok: Token{Pos: pos}, sp: el[0].sp, nl: el[0].nl},
 		{group: true, tok: Token{Kind: Punct, Text: "(", Pos: pos}, close: Token{Kind: Punct, Text: ")"}, kids: arg},

@@ -21,6 +21,15 @@ func TestNaNOrderRules(t *testing.T) {
 		// ran failed so).
 		{name: "an INT64 output column named in ORDER BY", bq: `WITH a AS (SELECT 2 AS k, 20 AS v UNION ALL SELECT 1, 10), b AS (SELECT 1 AS k UNION ALL SELECT 2) SELECT a.* FROM a JOIN b ON a.k = b.k ORDER BY k`,
 			want: "1 | 10\n2 | 20"},
+		// A FLOAT64 one gets the extra key; BigQuery resolves the name to
+		// the output column of a.* (ORDER BY sees the select list's names
+		// first, query syntax reference), so the key names a's column.
+		{name: "a FLOAT64 output column of a.* named in ORDER BY", bq: `WITH a AS (SELECT 2.5 AS k, 20 AS v UNION ALL SELECT CAST('nan' AS FLOAT64), 0 UNION ALL SELECT 1.5, 10), b AS (SELECT 1.5 AS k UNION ALL SELECT 2.5 UNION ALL SELECT CAST('nan' AS FLOAT64))
+			SELECT a.*, b.k AS bk FROM a JOIN b ON a.k = b.k OR (IS_NAN(a.k) AND IS_NAN(b.k)) ORDER BY k DESC, ` + "`v`",
+			want: "2.5 | 20 | 2.5\n1.5 | 10 | 1.5\nNaN | 0 | NaN"},
+		{name: "a FLOAT64 output column of a.* in a grouped query", bq: `WITH a AS (SELECT 2.5 AS k UNION ALL SELECT CAST('nan' AS FLOAT64)), b AS (SELECT 2.5 AS k UNION ALL SELECT CAST('nan' AS FLOAT64))
+			SELECT a.* FROM a JOIN b ON a.k = b.k OR (IS_NAN(a.k) AND IS_NAN(b.k)) GROUP BY a.k ORDER BY k`,
+			want: "NaN\n2.5"},
 		{name: "query ORDER BY DESC", bq: `SELECT x AS y FROM ` + floats + ` ORDER BY y DESC`,
 			want: "inf\n1\n-Inf\nNaN\nNULL"},
 		{name: "query ORDER BY NULLS LAST", bq: `SELECT x FROM ` + floats + ` ORDER BY x NULLS LAST`,

@@ -52,6 +52,13 @@ CREATE OR REPLACE TEMP MACRO bq_intdiv(a BIGINT, b BIGINT) AS CASE WHEN b = 0 AN
 -- DuckDB's ln refuses every negative number.
 CREATE OR REPLACE TEMP MACRO bq_log_arg(x) AS CASE WHEN x = CAST('-inf' AS DOUBLE) THEN CAST('nan' AS DOUBLE) ELSE x END;
 
+-- A LIKE pattern that is not a literal (emitter.like): BigQuery's LIKE
+-- escapes with the backslash and refuses a pattern that ends in a lone one
+-- (an odd run at the end).
+CREATE OR REPLACE TEMP MACRO bq_like_pattern(p VARCHAR) AS CASE
+	WHEN regexp_matches(p, '(^|[^\\])(\\\\)*\\$') THEN CAST(CAST('LIKE pattern ends with a backslash' AS BIGINT) AS VARCHAR)
+	ELSE p END;
+
 -- (expr).* (withexpr.go): only a STRUCT has fields to spread; unnest would
 -- turn an array into rows instead.
 CREATE OR REPLACE TEMP MACRO bq_dot_star(s) AS CASE WHEN typeof(s) LIKE 'STRUCT(%' THEN s
@@ -177,6 +184,22 @@ CREATE OR REPLACE TEMP MACRO bq_float_string(x DOUBLE) AS CASE
 	WHEN isinf(x) THEN CASE WHEN x > 0 THEN 'inf' ELSE '-inf' END
 	WHEN CAST(printf('%.15g', x) AS DOUBLE) = x THEN printf('%.15g', x)
 	ELSE printf('%.17g', x) END;
+-- LOG(X, Y) as GoogleSQL's function library computes it: ln(X) / ln(Y) for
+-- a finite Y > 0, NaN for any other Y; an error only where both arguments
+-- are finite and the result is not (X <= 0, Y <= 0, Y = 1). So LOG(X, ±inf)
+-- and LOG(NaN, 0) are NaN, LOG(+inf, Y) is +inf or -inf (DuckDB's ln
+-- refused the negative or zero argument, and LOG(X, +inf) was 0).
+CREATE OR REPLACE TEMP MACRO bq_log_fails(x DOUBLE, y DOUBLE) AS
+	isfinite(x) AND isfinite(y) AND (x <= 0 OR y <= 0 OR y = 1);
+CREATE OR REPLACE TEMP MACRO bq_log_value(x DOUBLE, y DOUBLE) AS CASE
+	WHEN x IS NULL OR y IS NULL THEN NULL
+	WHEN NOT (isfinite(y) AND y > 0) OR isnan(x) OR x = CAST('-inf' AS DOUBLE) THEN CAST('nan' AS DOUBLE)
+	WHEN isinf(x) THEN CASE WHEN y >= 1 THEN CAST('inf' AS DOUBLE) ELSE CAST('-inf' AS DOUBLE) END
+	ELSE ln(x) / ln(y) END;
+CREATE OR REPLACE TEMP MACRO bq_log(x DOUBLE, y DOUBLE) AS CASE
+	WHEN bq_log_fails(x, y) THEN CAST('Floating point error in function: LOG(' || bq_float_string(x) || ', ' || bq_float_string(y) || ')' AS DOUBLE)
+	ELSE bq_log_value(x, y) END;
+CREATE OR REPLACE TEMP MACRO bq_safe_log(x DOUBLE, y DOUBLE) AS CASE WHEN bq_log_fails(x, y) THEN NULL ELSE bq_log_value(x, y) END;
 -- An INTERVAL's three fields: months, days and microseconds (DuckDB's
 -- date_part gives the time field as hours, the minute within the hour and
 -- the microseconds within the minute). JUSTIFY_DAYS turns each 30 days into
@@ -214,8 +237,28 @@ CREATE OR REPLACE TEMP MACRO bq_interval_string_of(m, d, us) AS
 		ELSE '.' || rtrim(lpad(CAST(abs(us) % 1000000 AS VARCHAR), 6, '0'), '0') END;
 CREATE OR REPLACE TEMP MACRO bq_interval_string(i) AS
 	bq_interval_string_of(bq_interval_months(i), date_part('day', i), bq_interval_time_us(i));
--- BigQuery prints a TIMESTAMP's fraction in milliseconds or microseconds
--- (.100, .000100), DuckDB with its trailing zeros dropped (.1, .0001).
+-- An INTERVAL in ISO 8601, as TO_JSON_STRING writes it (GoogleSQL's
+-- IntervalValue::ToISO8601): P, then each non-zero part with its own sign
+-- (years and months of the month count, days, then T and hours, minutes and
+-- seconds of the time), the fraction without trailing zeros; P0Y for zero.
+CREATE OR REPLACE TEMP MACRO bq_iso_or_zero(s) AS CASE WHEN s = 'P' THEN 'P0Y' ELSE s END;
+CREATE OR REPLACE TEMP MACRO bq_interval_iso_of(m, d, us) AS bq_iso_or_zero('P'
+	|| CASE WHEN m // 12 <> 0 THEN CAST(m // 12 AS VARCHAR) || 'Y' ELSE '' END
+	|| CASE WHEN m % 12 <> 0 THEN CAST(m % 12 AS VARCHAR) || 'M' ELSE '' END
+	|| CASE WHEN d <> 0 THEN CAST(d AS VARCHAR) || 'D' ELSE '' END
+	|| CASE WHEN us <> 0 THEN 'T' ELSE '' END
+	|| CASE WHEN us // 3600000000 <> 0 THEN CAST(us // 3600000000 AS VARCHAR) || 'H' ELSE '' END
+	|| CASE WHEN us % 3600000000 // 60000000 <> 0 THEN CAST(us % 3600000000 // 60000000 AS VARCHAR) || 'M' ELSE '' END
+	|| CASE WHEN us % 60000000 = 0 THEN ''
+		WHEN us % 1000000 = 0 THEN CAST(us % 60000000 // 1000000 AS VARCHAR) || 'S'
+		ELSE CASE WHEN us % 60000000 // 1000000 <> 0 THEN CAST(us % 60000000 // 1000000 AS VARCHAR) WHEN us < 0 THEN '-0' ELSE '0' END
+			|| '.' || rtrim(lpad(CAST(abs(us % 1000000) AS VARCHAR), 6, '0'), '0') || 'S' END);
+CREATE OR REPLACE TEMP MACRO bq_interval_iso(i) AS
+	bq_interval_iso_of(bq_interval_months(i), date_part('day', i), bq_interval_time_us(i));
+-- BigQuery prints the fraction of a TIMESTAMP, DATETIME or TIME in
+-- milliseconds or microseconds (.100, .000100: its date and time functions
+-- drop trailing zeros in groups of three), DuckDB with its trailing zeros
+-- dropped (.1, .0001).
 CREATE OR REPLACE TEMP MACRO bq_timestamp_fraction(s, frac) AS
 	regexp_replace(s, '\.[0-9]+', '.' || rpad(frac, CASE WHEN length(frac) <= 3 THEN 3 ELSE 6 END, '0'));
 CREATE OR REPLACE TEMP MACRO bq_to_string(x) AS CASE
@@ -223,7 +266,7 @@ CREATE OR REPLACE TEMP MACRO bq_to_string(x) AS CASE
 	WHEN typeof(x) LIKE 'DECIMAL%' AND CAST(x AS VARCHAR) LIKE '%.%'
 		THEN rtrim(rtrim(CAST(x AS VARCHAR), '0'), '.')
 	WHEN typeof(x) = 'INTERVAL' THEN bq_interval_string(TRY_CAST(x AS INTERVAL))
-	WHEN typeof(x) = 'TIMESTAMP WITH TIME ZONE' AND CAST(x AS VARCHAR) LIKE '%.%'
+	WHEN typeof(x) IN ('TIMESTAMP WITH TIME ZONE', 'TIMESTAMP', 'TIME') AND CAST(x AS VARCHAR) LIKE '%.%'
 		THEN bq_timestamp_fraction(CAST(x AS VARCHAR), regexp_extract(CAST(x AS VARCHAR), '\.([0-9]+)', 1))
 	ELSE CAST(x AS VARCHAR) END;
 CREATE OR REPLACE TEMP MACRO bq_parse_int64(s VARCHAR) AS CASE
@@ -685,7 +728,7 @@ func roundMacro(d int) string {
 // as side-effecting, which DuckDB then refuses to reference by alias), so
 // DuckDB reports "Could not convert string '<message>' to DOUBLE" or a
 // date-format complaint quoting it.
-var raised = regexp.MustCompile(`['"]((?:division by zero: |No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: |Sequence step cannot be 0|Interval field |An argument of \w+ failed on a row)[^'"]*)['"]`)
+var raised = regexp.MustCompile(`['"]((?:division by zero: |Floating point error in function: |LIKE pattern ends with a backslash|No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: |Sequence step cannot be 0|Interval field |An argument of \w+ failed on a row)[^'"]*)['"]`)
 
 // bridgeLimit finds a prelude macro's report that a value is past what the
 // bridge can compute faithfully: unsupported, not the query's fault.

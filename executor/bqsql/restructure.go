@@ -92,6 +92,10 @@ func (e *emitter) quantifiedLike(items []*item) []*item {
 				pat = bytesText(pat) + ` ESCAPE '\'`
 			case ok && strings.Contains(v, `\`):
 				pat += ` ESCAPE '\'`
+			case !ok && baseType(e.exprType(p)) == "STRING":
+				// Not a literal: escaped and checked as the query runs,
+				// as emitter.like does.
+				pat = "bq_like_pattern(" + pat + `) ESCAPE '\'`
 			}
 			parts = append(parts, "("+left+" "+op+" "+pat+")")
 		}

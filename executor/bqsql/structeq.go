@@ -287,11 +287,11 @@ func structCtorArgs(el []*item) [][]*item {
 // pattern matches, else NULL if a comparison is NULL, else FALSE (so FALSE
 // for no patterns, even for a NULL x); ALL is FALSE if one fails, else NULL
 // if one is NULL, else TRUE. A pattern escapes with a backslash, as
-// BigQuery's LIKE does.
+// BigQuery's LIKE does, and one that ends in a lone backslash is an error.
 func quantifiedLikeRows(x, op string, all bool, from string, bytes bool) string {
-	p := "bq_p"
+	p := "bq_like_pattern(bq_p)"
 	if bytes {
-		x, p = bytesText(x), bytesText(p)
+		x, p = bytesText(x), bytesText("bq_p")
 	}
 	m := "(" + x + " " + op + " " + p + ` ESCAPE '\')`
 	decide := "CASE WHEN bool_or(bq_m) THEN TRUE WHEN bool_or(bq_m IS NULL) THEN NULL ELSE FALSE END"

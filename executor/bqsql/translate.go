@@ -739,13 +739,32 @@ func (e *emitter) identValue(it *item) string {
 	return v
 }
 
-// like adds ESCAPE '\' where BigQuery's default backslash escape matters.
+// like adds ESCAPE '\' where BigQuery's default backslash escape matters:
+// to a literal pattern that holds a backslash, and to a STRING pattern that
+// is not a literal (the statement model's span, model.likePatterns), which
+// bq_like_pattern also checks for a lone backslash at its end as the query
+// runs (checkLikePatterns refuses such a literal).
 func (e *emitter) like(w *writer, items []*item, i int) int {
 	it := items[i]
 	w.lead(it)
 	w.write("LIKE")
 	next := at(items, i+1)
-	if next != nil && next.tok.Kind == String && !next.synthetic() && !next.group {
+	if next == nil {
+		return 1
+	}
+	if end, ok := e.model.likePatternAt(next.pos()); ok {
+		for k := i + 1; k < len(items); k++ {
+			switch last := items[k].end(); {
+			case last < 0 || last > end:
+				k = len(items) // moved or rewritten: left as it was
+			case last == end:
+				w.lead(next)
+				w.write("bq_like_pattern(" + e.text(items[i+1:k+1]) + `) ESCAPE '\'`)
+				return k + 1 - i
+			}
+		}
+	}
+	if next.tok.Kind == String && !next.synthetic() && !next.group {
 		v, _ := next.tok.Value()
 		w.lead(next)
 		w.write(e.stringLit(next))
