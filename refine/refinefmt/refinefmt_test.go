@@ -2,6 +2,7 @@ package refinefmt
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -124,6 +125,21 @@ func TestSettingsRoundTrip(t *testing.T) {
 	}
 	if _, _, err := ReadSettings(dir); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("ReadSettings of a bad file: %v; want an error naming %s", err, path)
+	}
+	// A run folder comes from elsewhere: its settings are read as its
+	// other files, never through a link.
+	elsewhere := filepath.Join(t.TempDir(), "settings.json")
+	if err := WriteSettings(filepath.Dir(elsewhere), want); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(filepath.Dir(elsewhere), SettingsFile), path); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadSettings(dir); !errors.Is(err, runfolder.ErrNotRegular) {
+		t.Errorf("ReadSettings through a link: %v; want runfolder.ErrNotRegular", err)
 	}
 }
 

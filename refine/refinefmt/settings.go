@@ -10,6 +10,7 @@ import (
 
 	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/llm/llmfmt"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // SettingsFile holds a model's run settings in its run folder.
@@ -57,7 +58,9 @@ var Modes = []PromptMode{ModeCoT, ModeDirect, ModeSchemaHinted}
 // the folder has none. A file that does not decode is an error naming it.
 func ReadSettings(dir string) (s Settings, ok bool, err error) {
 	path := filepath.Join(dir, SettingsFile)
-	b, err := os.ReadFile(path)
+	// A run folder may come from elsewhere: read it as every other file
+	// of one, regular files only, within a bound.
+	b, err := runfolder.ReadFile(path, runfolder.MaxSummaryBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return Settings{}, false, nil
 	}
