@@ -1,12 +1,12 @@
 package refinefmt
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/clinsql/clinsql/internal/atomicfile"
 	"github.com/clinsql/clinsql/llm/llmfmt"
@@ -67,7 +67,7 @@ func ReadSettings(dir string) (s Settings, ok bool, err error) {
 	if err != nil {
 		return Settings{}, false, err
 	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&s); err != nil {
 		return Settings{}, false, fmt.Errorf("%s: %v", path, err)
 	}
