@@ -2,6 +2,9 @@ package bqsql
 
 import (
 	"context"
+	"errors"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -28,6 +31,12 @@ func TestCaseMappingTable(t *testing.T) {
 	got := map[string]string{}
 	for _, p := range upperSpecial {
 		got[p[0]] = p[1]
+	}
+	// The macros skip their special handling for ASCII-only strings.
+	for _, s := range append(slices.Collect(maps.Keys(got)), "Σ", "İ") {
+		if s[0] < utf8.RuneSelf {
+			t.Errorf("special case %q is ASCII: bq_upper and bq_lower would skip it", s)
+		}
 	}
 	for k, v := range want {
 		if got[k] != v {
@@ -69,6 +78,29 @@ func TestCaseMappingRules(t *testing.T) {
 			if want := c.m.String(in); rows[i][0] != want {
 				t.Errorf("%s(%q) = %q, want %q", c.fn, in, rows[i][0], want)
 			}
+		}
+	}
+}
+
+// LOWER and UPPER of a value BigQuery types as neither STRING nor BYTES is
+// BigQuery's analysis error, worded as its own (string functions reference:
+// LOWER(STRING), LOWER(BYTES)); of STRING and BYTES columns they translate.
+func TestCaseMappingSignatures(t *testing.T) {
+	tr := &Translator{Catalog: testCatalog}
+	for _, c := range []struct{ bq, msg string }{
+		{`SELECT LOWER(1)`, "No matching signature for function LOWER for argument types: INT64. Supported signatures: LOWER(STRING); LOWER(BYTES)"},
+		{`SELECT UPPER(p.anchor_age) FROM physionet-data.mimiciv_3_1_hosp.patients p`, "No matching signature for function UPPER for argument types: INT64. Supported signatures: UPPER(STRING); UPPER(BYTES)"},
+		{`SELECT LOWER(DATE '2020-01-01')`, "No matching signature for function LOWER for argument types: DATE. Supported signatures: LOWER(STRING); LOWER(BYTES)"},
+	} {
+		_, err := tr.Translate(c.bq)
+		var e *Error
+		if !errors.As(err, &e) || !errors.Is(err, ErrInvalid) || e.Msg != c.msg {
+			t.Errorf("Translate(%s): %v; want %q", c.bq, err, c.msg)
+		}
+	}
+	for _, bq := range []string{`SELECT LOWER(p.gender) FROM physionet-data.mimiciv_3_1_hosp.patients p`, `SELECT UPPER(b'ab')`, `SELECT LOWER(NULL)`} {
+		if _, err := tr.Translate(bq); err != nil {
+			t.Errorf("Translate(%s): %v", bq, err)
 		}
 	}
 }
