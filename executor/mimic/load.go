@@ -35,6 +35,11 @@ func loadTable(ctx context.Context, conn execBeginner, t *Table, src source, att
 		delim = ',', quote = '"', escape = '"', new_line = '\n', nullstr = '', dateformat = '%%Y-%%m-%%d',
 		compression = %s, parallel = true)`,
 		ident(t.Dataset), ident(t.Name), quote(src.Abs), strings.Join(cols, ", "), quote(compression(src.Abs)))
+	if t.StoreOrder != "" {
+		// Sorted as it is read (spilling beyond the memory limit): one
+		// pass over the file, no second copy of the table.
+		stmt += " ORDER BY " + ident(t.StoreOrder)
+	}
 	if tr != nil {
 		tr.begin(d.Table, src, rowsPerByte)
 	}

@@ -91,6 +91,11 @@ func schemaSHA256(s *Schema) string {
 		for _, c := range t.Columns {
 			fmt.Fprintf(h, "\t%s %s\n", c.Name, c.Type)
 		}
+		// A partial build whose tables were stored in another order is
+		// started over rather than finished in a mix.
+		if t.StoreOrder != "" {
+			fmt.Fprintf(h, "\torder by %s\n", t.StoreOrder)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
