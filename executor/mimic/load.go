@@ -41,7 +41,7 @@ func loadTable(ctx context.Context, conn execBeginner, t *Table, src source, att
 		stmt += " ORDER BY " + ident(t.StoreOrder)
 	}
 	if tr != nil {
-		tr.begin(d.Table, src, rowsPerByte)
+		tr.begin(d.Table, src, rowsPerByte, t.StoreOrder)
 	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {

@@ -27,16 +27,20 @@ type activeLoad struct {
 	src         source
 	start       time.Time
 	rowsPerByte float64
+	// order is the table's StoreOrder: once its file is read (open, then
+	// closed), DuckDB is still sorting and writing the rows.
+	order  string
+	opened bool
 }
 
 func newTracker(total int64) *tracker {
 	return &tracker{start: time.Now(), total: total, active: map[string]*activeLoad{}}
 }
 
-func (t *tracker) begin(table string, src source, rowsPerByte float64) {
+func (t *tracker) begin(table string, src source, rowsPerByte float64, order string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.active[table] = &activeLoad{src: src, start: time.Now(), rowsPerByte: rowsPerByte}
+	t.active[table] = &activeLoad{src: src, start: time.Now(), rowsPerByte: rowsPerByte, order: order}
 }
 
 func (t *tracker) end(table string, rows int64) {
@@ -66,6 +70,15 @@ func (t *tracker) line(now time.Time) string {
 		a := t.active[name]
 		el := now.Sub(a.start)
 		pos, ok := filePosition(a.src.Abs)
+		if ok {
+			a.opened = true
+		}
+		if !ok && a.opened && a.order != "" {
+			read += a.src.Bytes
+			estRows += float64(a.src.Bytes) * a.rowsPerByte
+			parts = append(parts, fmt.Sprintf("%s: read, storing in %s order, %v", a.src.Rel, a.order, round(el)))
+			continue
+		}
 		if !ok || a.src.Bytes == 0 {
 			parts = append(parts, fmt.Sprintf("%s: %v", a.src.Rel, round(el)))
 			continue
