@@ -4,7 +4,9 @@ import (
 	"database/sql/driver"
 	"errors"
 	"os"
+	"runtime"
 	"testing"
+	"time"
 )
 
 // The engine's worker is this test binary started again: TestMain serves
@@ -29,22 +31,30 @@ var ballast [][]byte
 //	exit_now()      ends the worker process
 //	once_block(p)   blocks for ever unless the file p exists; creates it
 //	fail(msg)       fails with the error msg
+//	retain(mb)      allocates and touches mb MiB, keeps it, returns 1
+//	grow(mb)        allocates and touches mb MiB, holds it for a moment,
+//	                lets it go and returns 1
 func misbehaving() []Function {
 	forever := func() { select {} }
 	return []Function{
 		{Name: "hang", Result: "BIGINT", Eval: func([]driver.Value) (any, error) { forever(); return nil, nil }},
 		{Name: "balloon", Params: []string{"BIGINT"}, Result: "BIGINT", Eval: func(v []driver.Value) (any, error) {
-			for i := int64(0); i < v[0].(int64); i++ {
-				b := make([]byte, 1<<20)
-				// One byte a page makes it resident; a loop over every
-				// byte took tens of seconds under -race on a loaded machine.
-				for j := 0; j < len(b); j += 4096 {
-					b[j] = 1
-				}
-				ballast = append(ballast, b)
-			}
+			ballast = append(ballast, touched(v[0].(int64))...)
 			forever()
 			return nil, nil
+		}},
+		// retain(mb) is memory an earlier query left resident (what an
+		// allocator keeps after a query frees it).
+		{Name: "retain", Params: []string{"BIGINT"}, Result: "BIGINT", Eval: func(v []driver.Value) (any, error) {
+			ballast = append(ballast, touched(v[0].(int64))...)
+			return int64(1), nil
+		}},
+		{Name: "grow", Params: []string{"BIGINT"}, Result: "BIGINT", Eval: func(v []driver.Value) (any, error) {
+			held := touched(v[0].(int64))
+			// Long enough for the parent's memory poll (every 10 ms).
+			time.Sleep(300 * time.Millisecond)
+			runtime.KeepAlive(held)
+			return int64(1), nil
 		}},
 		// fail(msg) fails with msg, as a dialect's function fails on a
 		// value (TestGoFunctionErrors).
@@ -60,4 +70,19 @@ func misbehaving() []Function {
 			return nil, nil
 		}},
 	}
+}
+
+// touched allocates mb MiB and makes it resident.
+func touched(mb int64) [][]byte {
+	var bs [][]byte
+	for i := int64(0); i < mb; i++ {
+		b := make([]byte, 1<<20)
+		// One byte a page makes it resident; a loop over every byte took
+		// tens of seconds under -race on a loaded machine.
+		for j := 0; j < len(b); j += 4096 {
+			b[j] = 1
+		}
+		bs = append(bs, b)
+	}
+	return bs
 }

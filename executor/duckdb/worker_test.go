@@ -73,6 +73,29 @@ func TestMemoryKillFindsTheCulprit(t *testing.T) {
 	}
 }
 
+// Memory an earlier query left resident is not the next query's: a query
+// that passes the kill line on a worker that served others is run again
+// on a fresh worker, and charged only if it passes the line there too.
+func TestMemoryKillChargesOnlyAFreshRun(t *testing.T) {
+	// The kill line is 64 MB + rssSlack (320 MB), an idle test worker about
+	// 50 MB: 220 MB left behind and 160 MB of the next query pass it
+	// together, not apart. The arguments are not constants, which DuckDB
+	// would evaluate while planning as well.
+	e := openEngine(t, makeDB(t, fixture...), Options{Functions: []string{testFunctions}, MemoryLimit: "64MB", Limits: executor.Limits{Timeout: time.Hour}})
+	if _, err := e.Query(context.Background(), `SELECT retain(n) FROM (SELECT count(*) * 0 + 220 AS n FROM mimiciv_3_1_hosp.patients)`); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Query(context.Background(), `SELECT grow(n) AS x FROM (SELECT count(*) * 0 + 160 AS n FROM mimiciv_3_1_hosp.patients)`)
+	if err != nil || res.Rows[0][0] != int64(1) {
+		t.Fatalf("grow(160) after retain(220): %v %v, want its answer from a fresh worker", res, err)
+	}
+	// A query that passes the line alone is still charged.
+	_, err = e.Query(context.Background(), `SELECT balloon(2048)`)
+	if got := classOf(t, err); got != executor.ClassUnsupported || !strings.Contains(err.Error(), "Resources exceeded") {
+		t.Fatalf("balloon on a used worker: class %s (%v), want unsupported: resources exceeded", got, err)
+	}
+}
+
 // A worker that dies running a query (a crash) fails that query as the
 // engine's, not the model's, and the next query runs.
 func TestWorkerCrash(t *testing.T) {
