@@ -18,6 +18,11 @@
 //     error's Unsupported method, means the query is valid BigQuery that the
 //     embedded engine cannot answer faithfully. The bridge does not return
 //     SQL it knows would answer differently.
+//   - A script of queries is translated to its last query, the ones before
+//     it returned as statements the engine binds first (translate.go's
+//     script). A script with a statement of BigQuery's procedural language
+//     (DECLARE, SET, BEGIN … END, IF, loops, CALL, …) is ErrUnsupported,
+//     or ErrInvalid where BigQuery's parser rejects it (procedural.go).
 //   - Translation is linear in the query's size, and
 //     TranslateCheckedContext stops when its context is done: the engine
 //     gives it the query's timeout, so hostile input (a 1.2 MB query of

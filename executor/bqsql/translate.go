@@ -60,6 +60,12 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	if err != nil {
 		return "", nil, err
 	}
+	// A procedural statement anywhere makes the whole script one the
+	// engine cannot run (procedural.go); it is decided before the script is
+	// split, since a block's statements hold semicolons of their own.
+	if err := proceduralScript(sql, toks); err != nil {
+		return "", nil, err
+	}
 	if stmts := statementSpans(toks); len(stmts) > 1 {
 		return t.script(ctx, sql, stmts, withBinds)
 	}
