@@ -57,7 +57,10 @@
 // reported by the "set operation types" pass), a LIKE pattern that is not
 // a literal (model.likePatterns: its extent, for the emitter to escape and
 // check it) and an ORDER BY name of a v.* output column (model.starKeys:
-// qualified inside the NaN order key). A new rule of that kind goes
+// a key that is the bare name, qualified inside the NaN order key;
+// model.starNames: such a name inside a key that is an expression,
+// qualified wherever it is emitted, as BigQuery resolves ORDER BY names
+// among the select list's first). A new rule of that kind goes
 // there, not in a scan of the items. The transforms run in the order listed
 // in passes.go, which also says where a new function, macro, construct,
 // check or error wording goes; DuckDB SQL is then emitted once

@@ -49,8 +49,12 @@ type model struct {
 	likePatterns map[int]int
 	// starKeys are the query ORDER BY keys that are a bare name of an
 	// output column a v.* made, by position: the range variable v (see
-	// orderStarAt).
-	starKeys map[int]string
+	// orderStarAt). starNames are such names inside an ORDER BY key that
+	// is an expression (see starNameAt).
+	starKeys, starNames map[int]string
+	// noStars counts the date part arguments being typed (DATE_TRUNC(x,
+	// MONTH)): names there are no columns.
+	noStars int
 	// issues are what typing found that BigQuery rejects or the engine
 	// cannot answer as BigQuery does, in the order found.
 	issues []modelIssue
@@ -239,6 +243,9 @@ type scope struct {
 	// aliases are the select list's output names, for ORDER BY (and, as
 	// BigQuery allows, GROUP BY and HAVING).
 	aliases map[string]string
+	// stars, in a query's ORDER BY scope, are the output names a v.* made
+	// (each the only output column of its name): name -> v.
+	stars map[string]string
 }
 
 func (s *scope) cte(name string) *relation {
@@ -343,15 +350,13 @@ func (m *model) query(q *ast.Query, outer *scope) *relation {
 	if q.OrderBy != nil {
 		// ORDER BY sees the select list's names, then the FROM items (of
 		// a set operation: its output names only).
-		os := body
-		if os == nil {
-			os = &scope{parent: s, aliases: aliasesOf(rel)}
+		os := &scope{parent: s, aliases: aliasesOf(rel)}
+		if body != nil {
+			os = &scope{parent: body.parent, aliases: body.aliases, stars: starsOf(rel)}
 		}
 		for _, it := range q.OrderBy.Items {
 			m.expr(it.Expr, os)
-			if body != nil {
-				m.noteStarKey(it.Expr, rel)
-			}
+			m.noteStarKey(it.Expr)
 		}
 	}
 	if q.Limit != nil {
@@ -362,23 +367,72 @@ func (m *model) query(q *ast.Query, outer *scope) *relation {
 	return rel
 }
 
-// noteStarKey notes an ORDER BY key that is a bare name BigQuery resolves
-// to an output column of a v.* (the select list's names come first): a
-// rule that writes the key inside an expression must qualify it with v,
-// since DuckDB resolves a name inside an expression among the FROM items,
-// where the column may be ambiguous (SELECT a.* FROM a JOIN b ON a.k = b.k
-// ORDER BY k names a's k; DuckDB finds a.k and b.k).
-func (m *model) noteStarKey(e ast.Node, out *relation) {
+// BigQuery resolves a name in ORDER BY, alone or inside an expression,
+// among the select list's output names before the FROM items' columns
+// (query syntax reference, ORDER BY clause; the same order as
+// resolveOutputAliases follows). A name of an output column a v.* made
+// means v's column, but DuckDB resolves a name inside an expression among
+// the FROM items, where the column may be ambiguous (SELECT a.* FROM a
+// JOIN b ON a.k = b.k ORDER BY k + 1 names a's k; DuckDB finds a.k and
+// b.k): noteStarName notes each such name (resolve calls it in the ORDER
+// BY scope, not in a subquery there) for the emitter to qualify with v.
+
+// noteStarName notes the name at pos, which resolves to the output column
+// of v.* in an ORDER BY (see above).
+func (m *model) noteStarName(pos int, v string) {
+	if m.noStars > 0 {
+		return
+	}
+	if m.starNames == nil {
+		m.starNames = map[int]string{}
+	}
+	m.starNames[pos] = v
+}
+
+// noteStarKey moves an ORDER BY key that is a bare name of a v.* output
+// column from starNames to starKeys: written alone DuckDB resolves it
+// among the output columns as BigQuery does, and only a rule that writes
+// the key inside an expression (nanorder.go) qualifies it.
+func (m *model) noteStarKey(e ast.Node) {
 	p, ok := e.(*ast.PathExpression)
 	if !ok || len(p.Names) != 1 {
 		return
 	}
-	if c, n := out.column(p.Names[0].Name); n == 1 && c.star != "" {
+	if v, ok := m.starNames[e.Pos()]; ok {
+		delete(m.starNames, e.Pos())
 		if m.starKeys == nil {
 			m.starKeys = map[int]string{}
 		}
-		m.starKeys[e.Pos()] = c.star
+		m.starKeys[e.Pos()] = v
 	}
+}
+
+// starNameAt is the range variable v when the name at pos is inside an
+// ORDER BY expression and names the output column of v.* (see above).
+func (m *model) starNameAt(pos int) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	v, ok := m.starNames[pos]
+	return v, ok
+}
+
+// starsOf maps the output names a v.* made, each the only output column
+// of its name, to v.
+func starsOf(r *relation) map[string]string {
+	var out map[string]string
+	for _, c := range r.cols {
+		if c.star == "" {
+			continue
+		}
+		if _, n := r.column(c.name); n == 1 {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[strings.ToLower(c.name)] = c.star
+		}
+	}
+	return out
 }
 
 // orderStarAt is the range variable of the v.* whose output column the
@@ -738,6 +792,9 @@ func (m *model) resolve(p *ast.PathExpression, s *scope) (string, bool) {
 		}
 		// Then a select-list alias (ORDER BY, GROUP BY, HAVING).
 		if t, ok := sc.aliases[first]; ok {
+			if v, star := sc.stars[first]; star && sc == s {
+				m.noteStarName(p.Pos(), v)
+			}
 			return fieldPath(t, rest)
 		}
 		// A FROM item whose columns are not all known may hold the name:

@@ -16,7 +16,8 @@ package bqsql
 // decision that needs the grammar's structure and the types (which operands
 // an operator has, which columns a set operation's branches line up) is
 // made in the statement model while it types the tree and noted by source
-// position (model.go: dateDiffs, likePatterns, starKeys, checkSetOpBranch),
+// position (model.go: dateDiffs, likePatterns, starKeys, starNames,
+// checkSetOpBranch),
 // not by scanning items;
 // a check or rewrite over whole clauses or queries is a pass here; an error
 // DuckDB words its own way is worded in wording.go. Each has a rule test

@@ -360,7 +360,12 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 			return e.call(w, items, i)
 		}
 		w.lead(it)
-		w.write(it.path.out)
+		if v, ok := e.model.starNameAt(it.tok.Pos); ok && !it.path.table {
+			// k.field in ORDER BY, k an output column of v.* (model.go).
+			w.write(quoteIdent(v) + "." + it.path.out)
+		} else {
+			w.write(it.path.out)
+		}
 		if p := it.path; p.table && p.alias != p.parts[len(p.parts)-1] && !aliasFollows(items, i+1) {
 			// DuckDB would name the table after its last component; the
 			// BigQuery range variable is the whole dotted name.
@@ -417,12 +422,23 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 		return 1
 	case QuotedIdent:
 		w.lead(it)
-		w.write(quoteIdent(e.identValue(it)))
+		q := quoteIdent(e.identValue(it))
+		if v, ok := e.model.starNameAt(it.tok.Pos); ok && !at(items, i-1).isPunct(".") {
+			q = quoteIdent(v) + "." + q
+		}
+		w.write(q)
 		return 1
 	case Param:
 		e.unsupported(it, "query parameters (%s) are not supported", it.tok.Text)
 		return 1
 	case Ident:
+		if v, ok := e.model.starNameAt(it.tok.Pos); ok && !at(items, i-1).isPunct(".") && !at(items, i+1).isGroup("(") {
+			// A name in an ORDER BY expression that BigQuery resolves to
+			// the output column of v.* (model.go, starNames).
+			w.lead(it)
+			w.write(quoteIdent(v) + "." + quoteIdent(e.identValue(it)))
+			return 1
+		}
 		return e.ident(w, items, i)
 	}
 	// Punctuation.
