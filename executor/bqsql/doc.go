@@ -55,8 +55,9 @@
 // the span to an INTERVAL of days), the set operation checks
 // (model.checkSetOpBranch: each branch's columns against the first's,
 // reported by the "set operation types" pass), a LIKE pattern that is not
-// a literal (model.likePatterns: its extent, for the emitter to escape and
-// check it) and an ORDER BY name of a v.* output column (model.starKeys:
+// a literal (model.likePatterns: its extent and type, for the emitter to
+// escape and check it, through a macro that dispatches on the type where
+// the model cannot tell it) and an ORDER BY name of a v.* output column (model.starKeys:
 // a key that is the bare name, qualified inside the NaN order key;
 // model.starNames: such a name inside a key that is an expression,
 // qualified wherever it is emitted, as BigQuery resolves ORDER BY names

@@ -44,9 +44,10 @@ type model struct {
 	// dateDiffs are the differences of two DATEs, by the position where
 	// each starts (see dateDifference).
 	dateDiffs map[int]dateDifference
-	// likePatterns are the STRING patterns of LIKE that are not a
-	// literal, by the position where each starts: where each ends.
-	likePatterns map[int]int
+	// likePatterns are the patterns of LIKE that are not a string
+	// literal, by the position where each starts: where each ends and its
+	// type ("" when unknown).
+	likePatterns map[int]likePattern
 	// starKeys are the query ORDER BY keys that are a bare name of an
 	// output column a v.* made, by position: the range variable v (see
 	// orderStarAt). starNames are such names inside an ORDER BY key that
@@ -170,25 +171,32 @@ func (m *model) dateDiffAt(pos int) (dateDifference, bool) {
 	return d, ok
 }
 
-// noteLikePattern notes the pattern of x [NOT] LIKE p, a STRING that is
-// not a literal: BigQuery escapes with the backslash in every pattern and
-// refuses one that ends in a lone backslash, which the emitter must then
-// check as the query runs (emitter.like). The span is the parser's (LIKE
-// binds looser than ||, so 'a' || y is the whole pattern).
-func (m *model) noteLikePattern(p ast.Node) {
-	if m.likePatterns == nil {
-		m.likePatterns = map[int]int{}
-	}
-	m.likePatterns[p.Pos()] = p.End()
+// likePattern is a noted LIKE pattern: where it ends, and its type.
+type likePattern struct {
+	end int
+	typ string // "" when unknown
 }
 
-// likePatternAt is where the noted LIKE pattern that starts at pos ends.
-func (m *model) likePatternAt(pos int) (int, bool) {
-	if m == nil {
-		return 0, false
+// noteLikePattern notes the pattern of x [NOT] LIKE p that is not a string
+// literal, typed typ ("" when unknown): BigQuery escapes with the backslash
+// in every pattern, STRING and BYTES, and refuses one that ends in a lone
+// backslash, which the emitter must then check as the query runs
+// (emitter.like), whatever the model knows of its type. The span is the
+// parser's (LIKE binds looser than ||, so 'a' || y is the whole pattern).
+func (m *model) noteLikePattern(p ast.Node, typ string) {
+	if m.likePatterns == nil {
+		m.likePatterns = map[int]likePattern{}
 	}
-	end, ok := m.likePatterns[pos]
-	return end, ok
+	m.likePatterns[p.Pos()] = likePattern{end: p.End(), typ: typ}
+}
+
+// likePatternAt is the noted LIKE pattern that starts at pos.
+func (m *model) likePatternAt(pos int) (likePattern, bool) {
+	if m == nil {
+		return likePattern{}, false
+	}
+	lp, ok := m.likePatterns[pos]
+	return lp, ok
 }
 
 // relation is what a FROM item or query yields: named, typed columns in

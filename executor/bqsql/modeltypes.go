@@ -80,8 +80,8 @@ func (m *model) exprType(n ast.Node, s *scope) string {
 		if e.Op == "-" && baseType(l) == "DATE" && baseType(r) == "DATE" {
 			m.noteDateDiff(e)
 		}
-		if _, lit := e.Right.(*ast.StringLiteral); e.Op == "LIKE" && !lit && baseType(r) == "STRING" {
-			m.noteLikePattern(e.Right)
+		if _, lit := e.Right.(*ast.StringLiteral); e.Op == "LIKE" && !lit {
+			m.noteLikePattern(e.Right, baseType(r))
 		}
 		return binaryType(e.Op, l, r)
 	case *ast.BitwiseShiftExpression:
