@@ -29,9 +29,40 @@ var proceduralStarts = wordSet(`DECLARE SET EXECUTE BEGIN CASE IF LOOP REPEAT WH
 // block, a branch or a loop body starts after them.
 var blockWords = wordSet(`BEGIN THEN ELSE DO LOOP REPEAT`)
 
-// scriptShape is what one forward scan of a script's tokens tells.
+// proceduralStart is the source position of the first statement of sql
+// (toks) that is procedural, or -1. Such a script's first procedural
+// statement starts after a top-level semicolon or at the start: a block
+// word is part of one. It allocates nothing, for the queries that are
+// none.
+func proceduralStart(toks []Token) int {
+	depth, start := 0, true
+	for i, t := range toks {
+		if t.Kind == Space || t.Kind == Comment {
+			continue
+		}
+		if depth == 0 && start {
+			start = false
+			if t.Kind == Ident && (inWordSet(proceduralStarts, t.Text) || nextSignificant(toks, i) == ":") {
+				return t.Pos
+			}
+		}
+		if t.Kind == Punct {
+			switch t.Text {
+			case "(", "[":
+				depth++
+			case ")", "]":
+				depth--
+			case ";":
+				start = depth == 0
+			}
+		}
+	}
+	return -1
+}
+
+// scriptShape is what one forward scan of a procedural script's tokens
+// tells.
 type scriptShape struct {
-	procedural int // source position of the first procedural statement, or -1
 	// unread: the script has a statement the GoogleSQL parser the bridge
 	// links does not read although BigQuery does (a CASE statement, a
 	// label), so its syntax errors are no verdict.
@@ -45,7 +76,7 @@ type scriptShape struct {
 // semicolon or a block word of a procedural statement), bracket nesting
 // and CASE expressions (whose THEN and ELSE start no statement).
 func shapeOf(toks []Token) scriptShape {
-	sh := scriptShape{procedural: -1, inQuery: make([]bool, len(toks))}
+	sh := scriptShape{inQuery: make([]bool, len(toks))}
 	var stack []bool // per open bracket: whether it holds a query
 	start := true    // the next significant token starts a statement
 	query := false   // the current top-level statement is a query
@@ -62,17 +93,11 @@ func shapeOf(toks []Token) scriptShape {
 			start, caseDepth = false, 0
 			query = word == "SELECT" || word == "WITH" || t.Text == "("
 			switch {
-			case query:
-			case proceduralStarts[word]:
-				if sh.procedural < 0 {
-					sh.procedural = t.Pos
-				}
+			case word == "CASE":
 				// A CASE statement: the parser does not read it.
-				sh.unread = sh.unread || word == "CASE"
+				sh.unread = true
 			case t.Kind == Ident && nextSignificant(toks, i) == ":":
-				if sh.procedural < 0 {
-					sh.procedural = t.Pos
-				}
+				// A label.
 				sh.unread = true
 			}
 		}
@@ -123,11 +148,12 @@ func nextSignificant(toks []Token, i int) string {
 // parser refuses some queries BigQuery runs (QUALIFY without WHERE), so
 // the script is then unsupported.
 func proceduralScript(sql string, toks []Token) *Error {
-	sh := shapeOf(toks)
-	if sh.procedural < 0 {
+	first := proceduralStart(toks)
+	if first < 0 {
 		return nil
 	}
-	unsupported := errAt(sql, sh.procedural, KindUnsupported,
+	sh := shapeOf(toks)
+	unsupported := errAt(sql, first, KindUnsupported,
 		"a script's procedural statements (DECLARE, SET, BEGIN … END, IF, loops, CALL, …): only a query or a script of queries runs, without variables or control flow")
 	if sh.unread || len(sql) > maxModelBytes {
 		return unsupported
@@ -160,5 +186,5 @@ func proceduralScript(sql string, toks []Token) *Error {
 // statements).
 func ProceduralScript(sql string) bool {
 	toks, err := Tokenize(sql)
-	return err == nil && shapeOf(toks).procedural >= 0
+	return err == nil && proceduralStart(toks) >= 0
 }
