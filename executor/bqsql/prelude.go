@@ -754,9 +754,11 @@ var (
 )
 
 // blobLike finds DuckDB's complaint that LIKE takes no BLOB pattern
-// against a BLOB: valid BigQuery (BYTES LIKE BYTES), and the BLOB operand
-// of a pattern of a type the bridge could not tell (bq_like_any_pattern).
-var blobLike = regexp.MustCompile(`argument types '(?:!?~~|(?:not_)?like_escape)\(BLOB, (?:BLOB|VARCHAR)(?:, [A-Z_]+)?\)'|No matching signature for operator (?:NOT )?LIKE for argument types: (?:BLOB|BYTES), (?:BLOB|BYTES)(?:, [A-Z_]+)?$`)
+// against a BLOB: valid BigQuery (BYTES LIKE BYTES). Its complaint about a
+// BLOB against the escaped text pattern (like_escape(BLOB, VARCHAR, …)) is
+// read so too: the operand's type was unknown to the bridge, and the
+// pattern (bq_like_any_pattern's) may be BYTES as well.
+var blobLike = regexp.MustCompile(`argument types '(?:(?:!?~~|(?:not_)?like_escape)\(BLOB, BLOB|(?:not_)?like_escape\(BLOB, VARCHAR)(?:, [A-Z_]+)?\)'|No matching signature for operator (?:NOT )?LIKE for argument types: (?:BLOB|BYTES), (?:BLOB|BYTES)(?:, [A-Z_]+)?$`)
 
 // bitAggBytes finds DuckDB's complaint that its bit aggregates take no
 // BLOB: valid BigQuery (BIT_AND, BIT_OR and BIT_XOR of BYTES).
