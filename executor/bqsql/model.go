@@ -53,6 +53,10 @@ type model struct {
 	// orderStarAt). starNames are such names inside an ORDER BY key that
 	// is an expression (see starNameAt).
 	starKeys, starNames map[int]string
+	// numericLits are the FLOAT64 literals of a set operation column that
+	// BigQuery coerces to NUMERIC or BIGNUMERIC, by position: that type
+	// (see noteNumericLiterals).
+	numericLits map[int]string
 	// noStars counts the date part arguments being typed (DATE_TRUNC(x,
 	// MONTH)): names there are no columns.
 	noStars int
@@ -504,6 +508,7 @@ func (m *model) queryExpr(n ast.Node, s *scope) (*relation, *scope) {
 		if out == nil {
 			out = &relation{}
 		}
+		m.noteNumericLiterals(q)
 		return out, nil
 	case *ast.FromQuery:
 		sc := &scope{parent: s}
@@ -513,6 +518,85 @@ func (m *model) queryExpr(n ast.Node, s *scope) (*relation, *scope) {
 		return starRelation(sc), sc
 	}
 	return &relation{}, nil
+}
+
+// noteNumericLiterals notes, in each column of set operation q, the FLOAT64
+// literals BigQuery coerces to NUMERIC (BIGNUMERIC): where they meet a
+// NUMERIC (BIGNUMERIC) value and every other value is INT64, NUMERIC,
+// BIGNUMERIC, NULL or a literal (see numericlit.go; the branches are
+// typed). Only a set operation of SELECTs whose lists have no star lines
+// its columns up by position here.
+func (m *model) noteNumericLiterals(q *ast.SetOperation) {
+	var lists [][]*ast.SelectColumn
+	for _, in := range q.Inputs {
+		sel, ok := in.(*ast.Select)
+		if !ok || sel.SelectList == nil || sel.SelectAs != nil {
+			return
+		}
+		for _, c := range sel.SelectList.Columns {
+			switch c.Expr.(type) {
+			case *ast.Star, *ast.StarWithModifiers, *ast.DotStar, *ast.DotStarWithModifiers:
+				return
+			}
+		}
+		if len(lists) > 0 && len(sel.SelectList.Columns) != len(lists[0]) {
+			return
+		}
+		lists = append(lists, sel.SelectList.Columns)
+	}
+	if len(lists) == 0 {
+		return
+	}
+column:
+	for k := range lists[0] {
+		target := ""
+		var lits []ast.Node
+		for _, l := range lists {
+			x := l[k].Expr
+			if u, ok := x.(*ast.UnaryExpression); ok && (u.Op == "-" || u.Op == "+") {
+				if _, lit := u.Operand.(*ast.FloatLiteral); lit {
+					x = u.Operand
+				}
+			}
+			switch x.(type) {
+			case *ast.NullLiteral:
+				continue
+			case *ast.FloatLiteral:
+				lits = append(lits, x)
+				continue
+			}
+			switch t := m.types[span{x.Pos(), x.End()}]; t {
+			case "INT64":
+			case "NUMERIC":
+				if target == "" {
+					target = t
+				}
+			case "BIGNUMERIC":
+				target = t
+			default:
+				continue column
+			}
+		}
+		if target == "" {
+			continue
+		}
+		for _, x := range lits {
+			if m.numericLits == nil {
+				m.numericLits = map[int]string{}
+			}
+			m.numericLits[x.Pos()] = target
+		}
+	}
+}
+
+// numericLitAt is the type BigQuery gives the FLOAT64 literal at pos, a
+// set operation column's NUMERIC or BIGNUMERIC, if it coerces it.
+func (m *model) numericLitAt(pos int) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	t, ok := m.numericLits[pos]
+	return t, ok
 }
 
 // selectBlock types one SELECT and returns its output and the scope of its

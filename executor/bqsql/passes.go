@@ -76,7 +76,14 @@ func init() {
 		// Before output columns are named (AS f0_ is raw text to the type
 		// rules).
 		{"set operation types", func(e *emitter, items []*item) []*item { e.checkSetOpTypes(); return items }},
-		{"NUMERIC set operation literals", func(e *emitter, items []*item) []*item { e.numericSetOpLiterals(items); return items }},
+		// On the model (model.noteNumericLiterals) unless it could not
+		// read the query.
+		{"NUMERIC set operation literals", func(e *emitter, items []*item) []*item {
+			if e.model == nil {
+				e.numericSetOpLiterals(items)
+			}
+			return items
+		}},
 		{"output column names", func(e *emitter, items []*item) []*item { return e.nameOutputColumns(items) }},
 		{"value tables", func(e *emitter, items []*item) []*item { fromValueTables(items); return items }},
 		{"SELECT tuples", func(e *emitter, items []*item) []*item { return selectTuples(items) }},

@@ -742,6 +742,13 @@ func (e *emitter) numberLit(it *item) string {
 		if _, err := strconv.ParseFloat(t, 64); err != nil {
 			e.invalid(it, "Syntax error: Invalid floating point literal %s", t)
 		}
+		if target, ok := e.model.numericLitAt(it.tok.Pos); ok {
+			// In a NUMERIC (BIGNUMERIC) set operation column
+			// (model.noteNumericLiterals).
+			if d, ok := decimalLiteral(t, target); ok {
+				return d
+			}
+		}
 		// BigQuery float literals are FLOAT64; DuckDB would make them DECIMAL.
 		return "CAST(" + t + " AS DOUBLE)"
 	}
