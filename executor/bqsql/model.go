@@ -565,15 +565,8 @@ column:
 				lits = append(lits, x)
 				continue
 			}
-			switch t := m.types[span{x.Pos(), x.End()}]; t {
-			case "INT64":
-			case "NUMERIC":
-				if target == "" {
-					target = t
-				}
-			case "BIGNUMERIC":
-				target = t
-			default:
+			var ok bool
+			if target, ok = numericTarget(target, m.types[span{x.Pos(), x.End()}]); !ok {
 				continue column
 			}
 		}

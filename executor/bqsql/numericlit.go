@@ -80,23 +80,38 @@ func (e *emitter) numericLiterals(exprs [][]*item) {
 		if len(x) == 1 && x[0].is("NULL") {
 			continue
 		}
-		switch t := e.exprType(x); t {
-		case "lit:FLOAT64":
+		t := e.exprType(x)
+		if t == "lit:FLOAT64" {
 			lits = append(lits, x)
-		case "lit:INT64", "INT64":
-		case "NUMERIC":
-			if target == "" {
-				target = t
-			}
-		case "BIGNUMERIC":
-			target = t
-		default:
+			continue
+		}
+		var ok bool
+		if target, ok = numericTarget(target, baseType(t)); !ok {
 			return
 		}
 	}
 	if target != "" {
 		decimalLiterals(lits, target)
 	}
+}
+
+// numericTarget is the type a column's FLOAT64 literals take so far,
+// target, after a value of type t that is not one: t's NUMERIC or
+// BIGNUMERIC (the wider), unchanged for INT64, and not ok for any other
+// type, which leaves the literals FLOAT64.
+func numericTarget(target, t string) (string, bool) {
+	switch t {
+	case "INT64":
+	case "NUMERIC":
+		if target == "" {
+			target = t
+		}
+	case "BIGNUMERIC":
+		target = t
+	default:
+		return target, false
+	}
+	return target, true
 }
 
 // typedArrayLiterals writes the FLOAT64 literals among the elements of

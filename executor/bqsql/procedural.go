@@ -2,6 +2,7 @@ package bqsql
 
 import (
 	"errors"
+	"sort"
 	"strings"
 
 	"github.com/sqlc-dev/zetajones/parser"
@@ -29,32 +30,20 @@ var proceduralStarts = wordSet(`DECLARE SET EXECUTE BEGIN CASE IF LOOP REPEAT WH
 // block, a branch or a loop body starts after them.
 var blockWords = wordSet(`BEGIN THEN ELSE DO LOOP REPEAT`)
 
-// proceduralStart is the source position of the first statement of sql
-// (toks) that is procedural, or -1. Such a script's first procedural
-// statement starts after a top-level semicolon or at the start: a block
-// word is part of one. It allocates nothing, for the queries that are
-// none.
-func proceduralStart(toks []Token) int {
-	depth, start := 0, true
-	for i, t := range toks {
-		if t.Kind == Space || t.Kind == Comment {
+// proceduralStart is the source position of the first statement of a
+// script (toks, split into stmts by statementSpans) that is procedural, or
+// -1. A script's first procedural statement is one of its top-level
+// statements: a block word is part of one.
+func proceduralStart(toks []Token, stmts [][2]int) int {
+	for _, sp := range stmts {
+		i := sort.Search(len(toks), func(k int) bool { return toks[k].Pos >= sp[0] })
+		for ; i < len(toks) && (toks[i].Kind == Space || toks[i].Kind == Comment); i++ {
+		}
+		if i == len(toks) {
 			continue
 		}
-		if depth == 0 && start {
-			start = false
-			if t.Kind == Ident && (inWordSet(proceduralStarts, t.Text) || nextSignificant(toks, i) == ":") {
-				return t.Pos
-			}
-		}
-		if t.Kind == Punct {
-			switch t.Text {
-			case "(", "[":
-				depth++
-			case ")", "]":
-				depth--
-			case ";":
-				start = depth == 0
-			}
+		if t := toks[i]; t.Kind == Ident && (inWordSet(proceduralStarts, t.Text) || nextSignificant(toks, i) == ":") {
+			return t.Pos
 		}
 	}
 	return -1
@@ -147,8 +136,8 @@ func nextSignificant(toks []Token, i int) string {
 // a script with a statement the parser does not read, is no verdict: the
 // parser refuses some queries BigQuery runs (QUALIFY without WHERE), so
 // the script is then unsupported.
-func proceduralScript(sql string, toks []Token) *Error {
-	first := proceduralStart(toks)
+func proceduralScript(sql string, toks []Token, stmts [][2]int) *Error {
+	first := proceduralStart(toks, stmts)
 	if first < 0 {
 		return nil
 	}
@@ -186,5 +175,5 @@ func proceduralScript(sql string, toks []Token) *Error {
 // statements).
 func ProceduralScript(sql string) bool {
 	toks, err := Tokenize(sql)
-	return err == nil && proceduralStart(toks) >= 0
+	return err == nil && proceduralStart(toks, statementSpans(toks)) >= 0
 }

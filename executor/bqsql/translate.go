@@ -63,10 +63,11 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	// A procedural statement anywhere makes the whole script one the
 	// engine cannot run (procedural.go); it is decided before the script is
 	// split, since a block's statements hold semicolons of their own.
-	if err := proceduralScript(sql, toks); err != nil {
+	stmts := statementSpans(toks)
+	if err := proceduralScript(sql, toks, stmts); err != nil {
 		return "", nil, err
 	}
-	if stmts := statementSpans(toks); len(stmts) > 1 {
+	if len(stmts) > 1 {
 		return t.script(ctx, sql, stmts, withBinds)
 	}
 	items, err := buildTree(sql, toks)
