@@ -53,6 +53,21 @@ func TestIssue26ClassesThroughEngine(t *testing.T) {
 		{name: "an unknown column", bq: "SELECT intimee FROM " + icu, class: executor.ClassSyntax, msg: "Unrecognized name: intimee"},
 		{name: "an ungrouped column", bq: "SELECT stay_id, COUNT(*) FROM " + icu, class: executor.ClassSyntax, msg: "SELECT list expression references column stay_id which is neither grouped nor aggregated"},
 		{name: "a LIKE pattern literal ending in a backslash", bq: "SELECT COUNT(*) FROM " + icu + " WHERE first_careunit LIKE 'a\\\\'", class: executor.ClassSyntax, msg: "LIKE pattern ends with a backslash"},
+		// A script in BigQuery's procedural language (procedural language
+		// reference) is valid BigQuery the engine cannot run: unsupported,
+		// SET and CALL too, which DuckDB's parser reads as its own; one
+		// BigQuery's parser rejects is the query's syntax error.
+		{name: "a script with DECLARE", bq: "DECLARE x INT64 DEFAULT 1;\nSELECT COUNT(*) FROM " + icu + " WHERE los > x;", class: executor.ClassUnsupported, msg: "unsupported in the embedded engine: a script's procedural statements"},
+		{name: "a BEGIN … END block", bq: "BEGIN\n  SELECT COUNT(*) FROM " + icu + ";\nEND;", class: executor.ClassUnsupported, msg: "unsupported in the embedded engine: a script's procedural statements"},
+		{name: "a script with SET", bq: "SET x = 1;\nSELECT 1", class: executor.ClassUnsupported, msg: "unsupported in the embedded engine: a script's procedural statements"},
+		{name: "a CALL", bq: "CALL mydataset.proc()", class: executor.ClassUnsupported, msg: "unsupported in the embedded engine: a script's procedural statements"},
+		{name: "a DECLARE BigQuery's parser rejects", bq: "DECLARE;\nSELECT 1", class: executor.ClassSyntax, msg: `Syntax error: Unexpected ";"`},
+		// A LIKE pattern whose type the bridge cannot tell (the statement
+		// model cannot read QUALIFY without WHERE) escapes with the
+		// backslash, as BigQuery's every pattern does; a BYTES one is the
+		// bridge's limit.
+		{name: "a LIKE pattern of unknown type", bq: "SELECT s LIKE p FROM (SELECT 'a%' AS s, 'a\\\\%' AS p) QUALIFY ROW_NUMBER() OVER () = 1", rows: "[[true]]"},
+		{name: "a BYTES LIKE pattern of unknown type", bq: "SELECT s LIKE p FROM (SELECT b'a%' AS s, b'a\\\\%' AS p) QUALIFY ROW_NUMBER() OVER () = 1", class: executor.ClassUnsupported, msg: "unsupported in the embedded engine: LIKE on BYTES"},
 		// A mean the engine's BIGNUMERIC (18 decimals) cannot hold: the
 		// engine's limit, listed in the README, not the query's fault.
 		{name: "AVG of BIGNUMERIC with more than 18 decimals", bq: "SELECT AVG(CAST(x AS BIGNUMERIC)) FROM UNNEST([1, 0, 0]) AS x", class: executor.ClassUnsupported, msg: "unsupported in the embedded engine: AVG of BIGNUMERIC values whose mean has more than 18 decimals"},

@@ -168,8 +168,14 @@ func CatalogOf(s *mimic.Schema) bqsql.Catalog {
 // shapeForParser renders BigQuery SQL for DuckDB's parser to classify: the
 // bridge's tokenizer finds backticked names (made double-quoted identifiers),
 // string and bytes literals in every quoting (made empty strings) and
-// #-comments (made -- comments); everything else is kept.
+// #-comments (made -- comments); everything else is kept. A script in
+// BigQuery's procedural language has no shape: the bridge classifies it
+// (unsupported, or invalid where BigQuery's parser rejects it), where
+// DuckDB's parser would refuse its SET or CALL as a DuckDB statement.
 func shapeForParser(sql string) string {
+	if bqsql.ProceduralScript(sql) {
+		return ""
+	}
 	toks, _ := bqsql.Tokenize(sql)
 	var b strings.Builder
 	for _, t := range toks {

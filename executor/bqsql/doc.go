@@ -18,6 +18,11 @@
 //     error's Unsupported method, means the query is valid BigQuery that the
 //     embedded engine cannot answer faithfully. The bridge does not return
 //     SQL it knows would answer differently.
+//   - A script of queries is translated to its last query, the ones before
+//     it returned as statements the engine binds first (translate.go's
+//     script). A script with a statement of BigQuery's procedural language
+//     (DECLARE, SET, BEGIN … END, IF, loops, CALL, …) is ErrUnsupported,
+//     or ErrInvalid where BigQuery's parser rejects it (procedural.go).
 //   - Translation is linear in the query's size, and
 //     TranslateCheckedContext stops when its context is done: the engine
 //     gives it the query's timeout, so hostile input (a 1.2 MB query of
@@ -50,9 +55,13 @@
 // the span to an INTERVAL of days), the set operation checks
 // (model.checkSetOpBranch: each branch's columns against the first's,
 // reported by the "set operation types" pass), a LIKE pattern that is not
-// a literal (model.likePatterns: its extent, for the emitter to escape and
-// check it) and an ORDER BY name of a v.* output column (model.starKeys:
-// qualified inside the NaN order key). A new rule of that kind goes
+// a literal (model.likePatterns: its extent and type, for the emitter to
+// escape and check it, through a macro that dispatches on the type where
+// the model cannot tell it) and an ORDER BY name of a v.* output column (model.starKeys:
+// a key that is the bare name, qualified inside the NaN order key;
+// model.starNames: such a name inside a key that is an expression,
+// qualified wherever it is emitted, as BigQuery resolves ORDER BY names
+// among the select list's first). A new rule of that kind goes
 // there, not in a scan of the items. The transforms run in the order listed
 // in passes.go, which also says where a new function, macro, construct,
 // check or error wording goes; DuckDB SQL is then emitted once

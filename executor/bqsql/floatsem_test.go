@@ -43,6 +43,18 @@ func TestNumericLiteralRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
 		{name: "UNION ALL column", bq: `SELECT v FROM (SELECT CAST(NULL AS NUMERIC) v UNION ALL SELECT 0.01 UNION ALL SELECT -1.230000001 UNION ALL SELECT 2) ORDER BY v`,
 			want: "NULL\n-1.230000001\n0.01\n2", types: "DECIMAL(38,9)"},
+		{name: "BIGNUMERIC column of a CTE", bq: `WITH t AS (SELECT 1.000000000000000001 AS v UNION ALL SELECT CAST(2 AS BIGNUMERIC) UNION ALL SELECT +0.5) SELECT v FROM t ORDER BY v`,
+			want: "0.5\n1.000000000000000001\n2", types: "DECIMAL(38,18)"},
+		{name: "INTERSECT column", bq: `SELECT 0.1 AS v INTERSECT DISTINCT SELECT CAST(0.1 AS NUMERIC) INTERSECT DISTINCT SELECT 0.10`,
+			want: "0.1", types: "DECIMAL(38,9)"},
+		// The statement model cannot read this query (QUALIFY without
+		// WHERE): the scan of the items decides.
+		{name: "UNION ALL column the model cannot read", bq: `SELECT v FROM (SELECT CAST(NULL AS NUMERIC) v UNION ALL SELECT 0.01) QUALIFY ROW_NUMBER() OVER (ORDER BY v) = 2`,
+			want: "0.01", types: "DECIMAL(38,9)"},
+		// A non-literal FLOAT64 makes the column FLOAT64; a literal with
+		// more decimals than NUMERIC holds is left alone.
+		{name: "FLOAT64 set operation columns", bq: `SELECT CAST(0.5 AS FLOAT64) AS v UNION ALL SELECT CAST(1 AS NUMERIC) UNION ALL SELECT 2.5`,
+			want: "0.5\n1\n2.5", types: "DOUBLE"},
 		{name: "array literal", bq: `SELECT x FROM UNNEST([CAST(3.14159 AS NUMERIC), 1.2345]) AS x ORDER BY x`,
 			want: "1.2345\n3.14159", types: "DECIMAL(38,9)"},
 		{name: "BIGNUMERIC", bq: `SELECT [1.5, CAST(2 AS BIGNUMERIC)]`, want: "[1.5, 2]", types: "DECIMAL(38,18)[]"},

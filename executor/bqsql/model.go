@@ -44,13 +44,22 @@ type model struct {
 	// dateDiffs are the differences of two DATEs, by the position where
 	// each starts (see dateDifference).
 	dateDiffs map[int]dateDifference
-	// likePatterns are the STRING patterns of LIKE that are not a
-	// literal, by the position where each starts: where each ends.
-	likePatterns map[int]int
+	// likePatterns are the patterns of LIKE that are not a string
+	// literal, by the position where each starts: where each ends and its
+	// type ("" when unknown).
+	likePatterns map[int]likePattern
 	// starKeys are the query ORDER BY keys that are a bare name of an
 	// output column a v.* made, by position: the range variable v (see
-	// orderStarAt).
-	starKeys map[int]string
+	// orderStarAt). starNames are such names inside an ORDER BY key that
+	// is an expression (see starNameAt).
+	starKeys, starNames map[int]string
+	// numericLits are the FLOAT64 literals of a set operation column that
+	// BigQuery coerces to NUMERIC or BIGNUMERIC, by position: that type
+	// (see noteNumericLiterals).
+	numericLits map[int]string
+	// noStars counts the date part arguments being typed (DATE_TRUNC(x,
+	// MONTH)): names there are no columns.
+	noStars int
 	// issues are what typing found that BigQuery rejects or the engine
 	// cannot answer as BigQuery does, in the order found.
 	issues []modelIssue
@@ -166,25 +175,32 @@ func (m *model) dateDiffAt(pos int) (dateDifference, bool) {
 	return d, ok
 }
 
-// noteLikePattern notes the pattern of x [NOT] LIKE p, a STRING that is
-// not a literal: BigQuery escapes with the backslash in every pattern and
-// refuses one that ends in a lone backslash, which the emitter must then
-// check as the query runs (emitter.like). The span is the parser's (LIKE
-// binds looser than ||, so 'a' || y is the whole pattern).
-func (m *model) noteLikePattern(p ast.Node) {
-	if m.likePatterns == nil {
-		m.likePatterns = map[int]int{}
-	}
-	m.likePatterns[p.Pos()] = p.End()
+// likePattern is a noted LIKE pattern: where it ends, and its type.
+type likePattern struct {
+	end int
+	typ string // "" when unknown
 }
 
-// likePatternAt is where the noted LIKE pattern that starts at pos ends.
-func (m *model) likePatternAt(pos int) (int, bool) {
-	if m == nil {
-		return 0, false
+// noteLikePattern notes the pattern of x [NOT] LIKE p that is not a string
+// literal, typed typ ("" when unknown): BigQuery escapes with the backslash
+// in every pattern, STRING and BYTES, and refuses one that ends in a lone
+// backslash, which the emitter must then check as the query runs
+// (emitter.like), whatever the model knows of its type. The span is the
+// parser's (LIKE binds looser than ||, so 'a' || y is the whole pattern).
+func (m *model) noteLikePattern(p ast.Node, typ string) {
+	if m.likePatterns == nil {
+		m.likePatterns = map[int]likePattern{}
 	}
-	end, ok := m.likePatterns[pos]
-	return end, ok
+	m.likePatterns[p.Pos()] = likePattern{end: p.End(), typ: typ}
+}
+
+// likePatternAt is the noted LIKE pattern that starts at pos.
+func (m *model) likePatternAt(pos int) (likePattern, bool) {
+	if m == nil {
+		return likePattern{}, false
+	}
+	lp, ok := m.likePatterns[pos]
+	return lp, ok
 }
 
 // relation is what a FROM item or query yields: named, typed columns in
@@ -239,6 +255,9 @@ type scope struct {
 	// aliases are the select list's output names, for ORDER BY (and, as
 	// BigQuery allows, GROUP BY and HAVING).
 	aliases map[string]string
+	// stars, in a query's ORDER BY scope, are the output names a v.* made
+	// (each the only output column of its name): name -> v.
+	stars map[string]string
 }
 
 func (s *scope) cte(name string) *relation {
@@ -343,15 +362,13 @@ func (m *model) query(q *ast.Query, outer *scope) *relation {
 	if q.OrderBy != nil {
 		// ORDER BY sees the select list's names, then the FROM items (of
 		// a set operation: its output names only).
-		os := body
-		if os == nil {
-			os = &scope{parent: s, aliases: aliasesOf(rel)}
+		os := &scope{parent: s, aliases: aliasesOf(rel)}
+		if body != nil {
+			os = &scope{parent: body.parent, aliases: body.aliases, stars: starsOf(rel)}
 		}
 		for _, it := range q.OrderBy.Items {
 			m.expr(it.Expr, os)
-			if body != nil {
-				m.noteStarKey(it.Expr, rel)
-			}
+			m.noteStarKey(it.Expr)
 		}
 	}
 	if q.Limit != nil {
@@ -362,23 +379,72 @@ func (m *model) query(q *ast.Query, outer *scope) *relation {
 	return rel
 }
 
-// noteStarKey notes an ORDER BY key that is a bare name BigQuery resolves
-// to an output column of a v.* (the select list's names come first): a
-// rule that writes the key inside an expression must qualify it with v,
-// since DuckDB resolves a name inside an expression among the FROM items,
-// where the column may be ambiguous (SELECT a.* FROM a JOIN b ON a.k = b.k
-// ORDER BY k names a's k; DuckDB finds a.k and b.k).
-func (m *model) noteStarKey(e ast.Node, out *relation) {
+// BigQuery resolves a name in ORDER BY, alone or inside an expression,
+// among the select list's output names before the FROM items' columns
+// (query syntax reference, ORDER BY clause; the same order as
+// resolveOutputAliases follows). A name of an output column a v.* made
+// means v's column, but DuckDB resolves a name inside an expression among
+// the FROM items, where the column may be ambiguous (SELECT a.* FROM a
+// JOIN b ON a.k = b.k ORDER BY k + 1 names a's k; DuckDB finds a.k and
+// b.k): noteStarName notes each such name (resolve calls it in the ORDER
+// BY scope, not in a subquery there) for the emitter to qualify with v.
+
+// noteStarName notes the name at pos, which resolves to the output column
+// of v.* in an ORDER BY (see above).
+func (m *model) noteStarName(pos int, v string) {
+	if m.noStars > 0 {
+		return
+	}
+	if m.starNames == nil {
+		m.starNames = map[int]string{}
+	}
+	m.starNames[pos] = v
+}
+
+// noteStarKey moves an ORDER BY key that is a bare name of a v.* output
+// column from starNames to starKeys: written alone DuckDB resolves it
+// among the output columns as BigQuery does, and only a rule that writes
+// the key inside an expression (nanorder.go) qualifies it.
+func (m *model) noteStarKey(e ast.Node) {
 	p, ok := e.(*ast.PathExpression)
 	if !ok || len(p.Names) != 1 {
 		return
 	}
-	if c, n := out.column(p.Names[0].Name); n == 1 && c.star != "" {
+	if v, ok := m.starNames[e.Pos()]; ok {
+		delete(m.starNames, e.Pos())
 		if m.starKeys == nil {
 			m.starKeys = map[int]string{}
 		}
-		m.starKeys[e.Pos()] = c.star
+		m.starKeys[e.Pos()] = v
 	}
+}
+
+// starNameAt is the range variable v when the name at pos is inside an
+// ORDER BY expression and names the output column of v.* (see above).
+func (m *model) starNameAt(pos int) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	v, ok := m.starNames[pos]
+	return v, ok
+}
+
+// starsOf maps the output names a v.* made, each the only output column
+// of its name, to v.
+func starsOf(r *relation) map[string]string {
+	var out map[string]string
+	for _, c := range r.cols {
+		if c.star == "" {
+			continue
+		}
+		if _, n := r.column(c.name); n == 1 {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[strings.ToLower(c.name)] = c.star
+		}
+	}
+	return out
 }
 
 // orderStarAt is the range variable of the v.* whose output column the
@@ -442,6 +508,7 @@ func (m *model) queryExpr(n ast.Node, s *scope) (*relation, *scope) {
 		if out == nil {
 			out = &relation{}
 		}
+		m.noteNumericLiterals(q)
 		return out, nil
 	case *ast.FromQuery:
 		sc := &scope{parent: s}
@@ -451,6 +518,78 @@ func (m *model) queryExpr(n ast.Node, s *scope) (*relation, *scope) {
 		return starRelation(sc), sc
 	}
 	return &relation{}, nil
+}
+
+// noteNumericLiterals notes, in each column of set operation q, the FLOAT64
+// literals BigQuery coerces to NUMERIC (BIGNUMERIC): where they meet a
+// NUMERIC (BIGNUMERIC) value and every other value is INT64, NUMERIC,
+// BIGNUMERIC, NULL or a literal (see numericlit.go; the branches are
+// typed). Only a set operation of SELECTs whose lists have no star lines
+// its columns up by position here.
+func (m *model) noteNumericLiterals(q *ast.SetOperation) {
+	var lists [][]*ast.SelectColumn
+	for _, in := range q.Inputs {
+		sel, ok := in.(*ast.Select)
+		if !ok || sel.SelectList == nil || sel.SelectAs != nil {
+			return
+		}
+		for _, c := range sel.SelectList.Columns {
+			switch c.Expr.(type) {
+			case *ast.Star, *ast.StarWithModifiers, *ast.DotStar, *ast.DotStarWithModifiers:
+				return
+			}
+		}
+		if len(lists) > 0 && len(sel.SelectList.Columns) != len(lists[0]) {
+			return
+		}
+		lists = append(lists, sel.SelectList.Columns)
+	}
+	if len(lists) == 0 {
+		return
+	}
+column:
+	for k := range lists[0] {
+		target := ""
+		var lits []ast.Node
+		for _, l := range lists {
+			x := l[k].Expr
+			if u, ok := x.(*ast.UnaryExpression); ok && (u.Op == "-" || u.Op == "+") {
+				if _, lit := u.Operand.(*ast.FloatLiteral); lit {
+					x = u.Operand
+				}
+			}
+			switch x.(type) {
+			case *ast.NullLiteral:
+				continue
+			case *ast.FloatLiteral:
+				lits = append(lits, x)
+				continue
+			}
+			var ok bool
+			if target, ok = numericTarget(target, m.types[span{x.Pos(), x.End()}]); !ok {
+				continue column
+			}
+		}
+		if target == "" {
+			continue
+		}
+		for _, x := range lits {
+			if m.numericLits == nil {
+				m.numericLits = map[int]string{}
+			}
+			m.numericLits[x.Pos()] = target
+		}
+	}
+}
+
+// numericLitAt is the type BigQuery gives the FLOAT64 literal at pos, a
+// set operation column's NUMERIC or BIGNUMERIC, if it coerces it.
+func (m *model) numericLitAt(pos int) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	t, ok := m.numericLits[pos]
+	return t, ok
 }
 
 // selectBlock types one SELECT and returns its output and the scope of its
@@ -738,6 +877,9 @@ func (m *model) resolve(p *ast.PathExpression, s *scope) (string, bool) {
 		}
 		// Then a select-list alias (ORDER BY, GROUP BY, HAVING).
 		if t, ok := sc.aliases[first]; ok {
+			if v, star := sc.stars[first]; star && sc == s {
+				m.noteStarName(p.Pos(), v)
+			}
 			return fieldPath(t, rest)
 		}
 		// A FROM item whose columns are not all known may hold the name:

@@ -80,8 +80,8 @@ func (m *model) exprType(n ast.Node, s *scope) string {
 		if e.Op == "-" && baseType(l) == "DATE" && baseType(r) == "DATE" {
 			m.noteDateDiff(e)
 		}
-		if _, lit := e.Right.(*ast.StringLiteral); e.Op == "LIKE" && !lit && baseType(r) == "STRING" {
-			m.noteLikePattern(e.Right)
+		if _, lit := e.Right.(*ast.StringLiteral); e.Op == "LIKE" && !lit {
+			m.noteLikePattern(e.Right, baseType(r))
 		}
 		return binaryType(e.Op, l, r)
 	case *ast.BitwiseShiftExpression:
@@ -455,7 +455,21 @@ func binaryType(op, l, r string) string {
 func (m *model) call(c *ast.FunctionCall, s *scope) string {
 	args := make([]string, len(c.Args))
 	for k, a := range c.Args {
+		// A date part (DATE_TRUNC(x, MONTH), WEEK(MONDAY)) names no
+		// column.
+		part := false
+		if p, ok := a.(*ast.PathExpression); ok && len(p.Names) == 1 {
+			name := strings.ToUpper(p.Names[0].Name)
+			_, day := weekdays[name]
+			part = day || (k > 0 && datePartNames[name])
+		}
+		if part {
+			m.noStars++
+		}
 		args[k] = m.expr(a, s)
+		if part {
+			m.noStars--
+		}
 	}
 	for _, n := range []ast.Node{c.Where, c.Having, c.GroupBy, c.HavingClause, c.OrderBy, c.LimitOffset} {
 		if n != nil && !isNilNode(n) {

@@ -22,7 +22,8 @@ import "strings"
 //     resolves it among the FROM items' columns and may find it ambiguous:
 //     a FLOAT64 one that names a v.* column, which BigQuery resolves to
 //     that output column, is written v.name in the extra key, see
-//     model.noteStarKey);
+//     model.noteStarKey; such a name inside a key that is an expression
+//     is written v.name wherever it is emitted, model.starNames);
 //   - ordinals (ORDER BY 2) and literals: the key is not an expression;
 //   - a window with a RANGE frame: DuckDB requires a single key there;
 //   - a DISTINCT aggregate (ARRAY_AGG(DISTINCT x ORDER BY x)): DuckDB

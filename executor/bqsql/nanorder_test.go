@@ -67,3 +67,39 @@ func TestNaNOrderLeftAlone(t *testing.T) {
 			want: "4"},
 	})
 }
+
+// BigQuery resolves a name in ORDER BY, alone or inside an expression,
+// among the select list's output names first (query syntax reference,
+// ORDER BY clause): a name of an output column a.* made is a's column, even
+// where a joined table has a column of that name. DuckDB resolves a name
+// inside an expression among the FROM items' columns, where it is
+// ambiguous; the translation names a's column.
+func TestOrderByStarColumnInExpression(t *testing.T) {
+	const ab = `WITH a AS (SELECT 2 AS k, 20 AS v, DATE '2020-03-05' AS d, 7 AS month, STRUCT(2 AS f) AS s UNION ALL SELECT 1, 10, DATE '2020-01-09', 8, STRUCT(1 AS f)),
+		b AS (SELECT 1 AS k, 1 AS v, 1 AS d, 1 AS month, 1 AS s UNION ALL SELECT 2, 2, 2, 2, 2) `
+	const abf = `WITH a AS (SELECT 2.5 AS k, 20 AS v UNION ALL SELECT CAST('nan' AS FLOAT64), 0 UNION ALL SELECT 1.5, 10),
+		b AS (SELECT 1.5 AS k UNION ALL SELECT 2.5 UNION ALL SELECT CAST('nan' AS FLOAT64)) `
+	const join = ` FROM a JOIN b ON a.k = b.k`
+	runRuleCases(t, []ruleCase{
+		{name: "an INT64 column in an expression", bq: ab + `SELECT a.* EXCEPT (d, month, s)` + join + ` ORDER BY k + 1 DESC`,
+			want: "2 | 20\n1 | 10"},
+		{name: "a.* columns in an expression", bq: ab + `SELECT a.* EXCEPT (d, s)` + join + ` ORDER BY -k * v`,
+			want: "2 | 20 | 7\n1 | 10 | 8"},
+		{name: "a function of an a.* column", bq: ab + `SELECT a.*` + join + ` ORDER BY ABS(v) DESC`,
+			want: "2 | 20 | 2020-03-05 | 7 | {f: 2}\n1 | 10 | 2020-01-09 | 8 | {f: 1}"},
+		{name: "a field of an a.* STRUCT column", bq: ab + `SELECT a.*` + join + ` ORDER BY s.f DESC`,
+			want: "2 | 20 | 2020-03-05 | 7 | {f: 2}\n1 | 10 | 2020-01-09 | 8 | {f: 1}"},
+		// MONTH is a date part there, not the column month.
+		{name: "a date part named like an a.* column", bq: ab + `SELECT a.*` + join + ` ORDER BY DATE_TRUNC(d, MONTH) DESC, month`,
+			want: "2 | 20 | 2020-03-05 | 7 | {f: 2}\n1 | 10 | 2020-01-09 | 8 | {f: 1}"},
+		// Inside a subquery the name is the subquery's own column.
+		{name: "a subquery's own column", bq: ab + `SELECT a.* EXCEPT (v, d, month, s)` + join + ` ORDER BY (SELECT MAX(k) FROM b) + k`,
+			want: "1\n2"},
+		{name: "a FLOAT64 column in an expression", bq: abf + `SELECT a.*` + ` FROM a JOIN b ON a.k = b.k OR (IS_NAN(a.k) AND IS_NAN(b.k)) ORDER BY k + 1 DESC`,
+			want: "2.5 | 20\n1.5 | 10\nNaN | 0"},
+		{name: "a backticked name", bq: ab + `SELECT a.* EXCEPT (d, month, s)` + join + " ORDER BY `k` * -1",
+			want: "2 | 20\n1 | 10"},
+		{name: "in a grouped query", bq: ab + `SELECT a.* EXCEPT (v, d, month, s)` + join + ` GROUP BY a.k ORDER BY k * -1`,
+			want: "2\n1"},
+	})
+}

@@ -16,7 +16,9 @@ import (
 // instead, where every other value's type is known to allow it.
 
 // numericSetOpLiterals applies numericLiterals to each column of every set
-// operation in items.
+// operation in items: the scan of a query the statement model could not
+// read (the model notes these literals itself, noteNumericLiterals, and the
+// emitter writes them, emitter.numberLit).
 func (e *emitter) numericSetOpLiterals(items []*item) {
 	for _, it := range items {
 		if it.group {
@@ -78,23 +80,38 @@ func (e *emitter) numericLiterals(exprs [][]*item) {
 		if len(x) == 1 && x[0].is("NULL") {
 			continue
 		}
-		switch t := e.exprType(x); t {
-		case "lit:FLOAT64":
+		t := e.exprType(x)
+		if t == "lit:FLOAT64" {
 			lits = append(lits, x)
-		case "lit:INT64", "INT64":
-		case "NUMERIC":
-			if target == "" {
-				target = t
-			}
-		case "BIGNUMERIC":
-			target = t
-		default:
+			continue
+		}
+		var ok bool
+		if target, ok = numericTarget(target, baseType(t)); !ok {
 			return
 		}
 	}
 	if target != "" {
 		decimalLiterals(lits, target)
 	}
+}
+
+// numericTarget is the type a column's FLOAT64 literals take so far,
+// target, after a value of type t that is not one: t's NUMERIC or
+// BIGNUMERIC (the wider), unchanged for INT64, and not ok for any other
+// type, which leaves the literals FLOAT64.
+func numericTarget(target, t string) (string, bool) {
+	switch t {
+	case "INT64":
+	case "NUMERIC":
+		if target == "" {
+			target = t
+		}
+	case "BIGNUMERIC":
+		target = t
+	default:
+		return target, false
+	}
+	return target, true
 }
 
 // typedArrayLiterals writes the FLOAT64 literals among the elements of
@@ -118,25 +135,35 @@ func (e *emitter) typedArrayLiterals(elems [][]*item, duck string) {
 // decimalLiterals rewrites FLOAT64 literals (a number, perhaps signed) as
 // the DECIMAL standing for target, NUMERIC or BIGNUMERIC.
 func decimalLiterals(lits [][]*item, target string) {
-	duck, scale, whole := "DECIMAL(38, 9)", 9, 29
-	if target == "BIGNUMERIC" {
-		duck, scale, whole = "DECIMAL(38, 18)", 18, 20
-	}
 	for _, x := range lits {
 		num, sign := x[len(x)-1], ""
 		if len(x) == 2 {
-			sign = x[0].tok.Text
+			sign = strings.TrimPrefix(x[0].tok.Text, "+")
 		}
-		m := plainDecimal.FindStringSubmatch(num.tok.Text)
-		if m == nil || len(m[2]) > scale || len(strings.TrimLeft(m[1], "0")) > whole {
+		d, ok := decimalLiteral(sign+num.tok.Text, target)
+		if !ok {
 			continue
 		}
-		x[0] = &item{isRaw: true, raw: "CAST('" + strings.TrimPrefix(sign, "+") + num.tok.Text + "' AS " + duck + ")",
-			tok: x[0].tok, sp: x[0].sp, nl: x[0].nl}
+		x[0] = &item{isRaw: true, raw: d, tok: x[0].tok, sp: x[0].sp, nl: x[0].nl}
 		if len(x) == 2 {
 			x[1] = &item{isRaw: true, tok: num.tok}
 		}
 	}
+}
+
+// decimalLiteral writes the FLOAT64 literal text v (perhaps signed) as the
+// DECIMAL standing for target, NUMERIC or BIGNUMERIC, unless it is no plain
+// decimal or has more digits than the type holds.
+func decimalLiteral(v, target string) (string, bool) {
+	duck, scale, whole := "DECIMAL(38, 9)", 9, 29
+	if target == "BIGNUMERIC" {
+		duck, scale, whole = "DECIMAL(38, 18)", 18, 20
+	}
+	m := plainDecimal.FindStringSubmatch(strings.TrimPrefix(v, "-"))
+	if m == nil || len(m[2]) > scale || len(strings.TrimLeft(m[1], "0")) > whole {
+		return "", false
+	}
+	return "CAST('" + v + "' AS " + duck + ")", true
 }
 
 // bigNumericTooPrecise reports whether the number text v (a decimal, or

@@ -16,7 +16,8 @@ package bqsql
 // decision that needs the grammar's structure and the types (which operands
 // an operator has, which columns a set operation's branches line up) is
 // made in the statement model while it types the tree and noted by source
-// position (model.go: dateDiffs, likePatterns, starKeys, checkSetOpBranch),
+// position (model.go: dateDiffs, likePatterns, starKeys, starNames,
+// checkSetOpBranch),
 // not by scanning items;
 // a check or rewrite over whole clauses or queries is a pass here; an error
 // DuckDB words its own way is worded in wording.go. Each has a rule test
@@ -75,7 +76,14 @@ func init() {
 		// Before output columns are named (AS f0_ is raw text to the type
 		// rules).
 		{"set operation types", func(e *emitter, items []*item) []*item { e.checkSetOpTypes(); return items }},
-		{"NUMERIC set operation literals", func(e *emitter, items []*item) []*item { e.numericSetOpLiterals(items); return items }},
+		// On the model (model.noteNumericLiterals) unless it could not
+		// read the query.
+		{"NUMERIC set operation literals", func(e *emitter, items []*item) []*item {
+			if e.model == nil {
+				e.numericSetOpLiterals(items)
+			}
+			return items
+		}},
 		{"output column names", func(e *emitter, items []*item) []*item { return e.nameOutputColumns(items) }},
 		{"value tables", func(e *emitter, items []*item) []*item { fromValueTables(items); return items }},
 		{"SELECT tuples", func(e *emitter, items []*item) []*item { return selectTuples(items) }},

@@ -59,6 +59,16 @@ CREATE OR REPLACE TEMP MACRO bq_like_pattern(p VARCHAR) AS CASE
 	WHEN regexp_matches(p, '(^|[^\\])(\\\\)*\\$') THEN CAST(CAST('LIKE pattern ends with a backslash' AS BIGINT) AS VARCHAR)
 	ELSE p END;
 
+-- A LIKE pattern whose type the bridge cannot tell (emitter.like): a
+-- STRING is escaped and checked as bq_like_pattern does. A BYTES one would
+-- need its operand read as bytes too (bytesLike), which only a known type
+-- allows: the bridge's limit, not the query's fault. BigQuery refuses any
+-- other type.
+CREATE OR REPLACE TEMP MACRO bq_like_any_pattern(p) AS CASE
+	WHEN typeof(p) IN ('VARCHAR', '"NULL"') THEN bq_like_pattern(CAST(p AS VARCHAR))
+	WHEN typeof(p) = 'BLOB' THEN CAST(CAST('LIKE with a BYTES pattern whose type the bridge cannot tell is not supported' AS BIGINT) AS VARCHAR)
+	ELSE CAST(CAST('No matching signature for operator LIKE for argument types: STRING, ' || typeof(p) AS BIGINT) AS VARCHAR) END;
+
 -- (expr).* (withexpr.go): only a STRUCT has fields to spread; unnest would
 -- turn an array into rows instead.
 CREATE OR REPLACE TEMP MACRO bq_dot_star(s) AS CASE WHEN typeof(s) LIKE 'STRUCT(%' THEN s
@@ -728,11 +738,11 @@ func roundMacro(d int) string {
 // as side-effecting, which DuckDB then refuses to reference by alias), so
 // DuckDB reports "Could not convert string '<message>' to DOUBLE" or a
 // date-format complaint quoting it.
-var raised = regexp.MustCompile(`['"]((?:division by zero: |Floating point error in function: |LIKE pattern ends with a backslash|No matching signature for function |Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: |Sequence step cannot be 0|Interval field |An argument of \w+ failed on a row)[^'"]*)['"]`)
+var raised = regexp.MustCompile(`['"]((?:division by zero: |Floating point error in function: |LIKE pattern ends with a backslash|No matching signature for (?:function |operator LIKE )|Bad int64 value: |\w+ argument in \w+\(\) (?:cannot be|must be)|(?:DATE|DATETIME|TIMESTAMP)_(?:ADD|SUB) causes overflow: |numeric overflow: |Sequence step cannot be 0|Interval field |An argument of \w+ failed on a row)[^'"]*)['"]`)
 
 // bridgeLimit finds a prelude macro's report that a value is past what the
 // bridge can compute faithfully: unsupported, not the query's fault.
-var bridgeLimit = regexp.MustCompile(`['"]((?:AVG|STDDEV\w*|VAR\w*) of (?:BIG)?NUMERIC values [^'"]* is not supported|TO_JSON_STRING of [^'"]* is not supported)['"]`)
+var bridgeLimit = regexp.MustCompile(`['"]((?:AVG|STDDEV\w*|VAR\w*) of (?:BIG)?NUMERIC values [^'"]* is not supported|TO_JSON_STRING of [^'"]* is not supported|LIKE with a BYTES pattern [^'"]* is not supported)['"]`)
 
 // castFormatLimit finds a CAST … FORMAT the Go functions do not implement
 // (an element such as IYYY, BASE8 of a partial group), and
@@ -744,8 +754,11 @@ var (
 )
 
 // blobLike finds DuckDB's complaint that LIKE takes no BLOB pattern
-// against a BLOB: valid BigQuery (BYTES LIKE BYTES).
-var blobLike = regexp.MustCompile(`argument types '(?:!?~~|(?:not_)?like_escape)\(BLOB, BLOB(?:, [A-Z_]+)?\)'|No matching signature for operator (?:NOT )?LIKE for argument types: (?:BLOB|BYTES), (?:BLOB|BYTES)(?:, [A-Z_]+)?$`)
+// against a BLOB: valid BigQuery (BYTES LIKE BYTES). Its complaint about a
+// BLOB against the escaped text pattern (like_escape(BLOB, VARCHAR, …)) is
+// read so too: the operand's type was unknown to the bridge, and the
+// pattern (bq_like_any_pattern's) may be BYTES as well.
+var blobLike = regexp.MustCompile(`argument types '(?:(?:!?~~|(?:not_)?like_escape)\(BLOB, BLOB|(?:not_)?like_escape\(BLOB, VARCHAR)(?:, [A-Z_]+)?\)'|No matching signature for operator (?:NOT )?LIKE for argument types: (?:BLOB|BYTES), (?:BLOB|BYTES)(?:, [A-Z_]+)?$`)
 
 // bitAggBytes finds DuckDB's complaint that its bit aggregates take no
 // BLOB: valid BigQuery (BIT_AND, BIT_OR and BIT_XOR of BYTES).

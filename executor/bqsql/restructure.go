@@ -96,6 +96,10 @@ func (e *emitter) quantifiedLike(items []*item) []*item {
 				// Not a literal: escaped and checked as the query runs,
 				// as emitter.like does.
 				pat = "bq_like_pattern(" + pat + `) ESCAPE '\'`
+			case !ok && e.exprType(p) == "" && !(len(p) == 1 && p[0].is("NULL")):
+				// Of a type the bridge cannot tell: the macro dispatches
+				// on it (emitter.like).
+				pat = "bq_like_any_pattern(" + pat + `) ESCAPE '\'`
 			}
 			parts = append(parts, "("+left+" "+op+" "+pat+")")
 		}

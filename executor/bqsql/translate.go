@@ -60,7 +60,14 @@ func (t *Translator) translate(ctx context.Context, sql string, withBinds bool) 
 	if err != nil {
 		return "", nil, err
 	}
-	if stmts := statementSpans(toks); len(stmts) > 1 {
+	// A procedural statement anywhere makes the whole script one the
+	// engine cannot run (procedural.go); it is decided before the script is
+	// split, since a block's statements hold semicolons of their own.
+	stmts := statementSpans(toks)
+	if err := proceduralScript(sql, toks, stmts); err != nil {
+		return "", nil, err
+	}
+	if len(stmts) > 1 {
 		return t.script(ctx, sql, stmts, withBinds)
 	}
 	items, err := buildTree(sql, toks)
@@ -354,7 +361,12 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 			return e.call(w, items, i)
 		}
 		w.lead(it)
-		w.write(it.path.out)
+		if v, ok := e.model.starNameAt(it.tok.Pos); ok && !it.path.table {
+			// k.field in ORDER BY, k an output column of v.* (model.go).
+			w.write(quoteIdent(v) + "." + it.path.out)
+		} else {
+			w.write(it.path.out)
+		}
 		if p := it.path; p.table && p.alias != p.parts[len(p.parts)-1] && !aliasFollows(items, i+1) {
 			// DuckDB would name the table after its last component; the
 			// BigQuery range variable is the whole dotted name.
@@ -411,12 +423,23 @@ func (e *emitter) one(w *writer, items []*item, i int) int {
 		return 1
 	case QuotedIdent:
 		w.lead(it)
-		w.write(quoteIdent(e.identValue(it)))
+		q := quoteIdent(e.identValue(it))
+		if v, ok := e.model.starNameAt(it.tok.Pos); ok && !at(items, i-1).isPunct(".") {
+			q = quoteIdent(v) + "." + q
+		}
+		w.write(q)
 		return 1
 	case Param:
 		e.unsupported(it, "query parameters (%s) are not supported", it.tok.Text)
 		return 1
 	case Ident:
+		if v, ok := e.model.starNameAt(it.tok.Pos); ok && !at(items, i-1).isPunct(".") && !at(items, i+1).isGroup("(") {
+			// A name in an ORDER BY expression that BigQuery resolves to
+			// the output column of v.* (model.go, starNames).
+			w.lead(it)
+			w.write(quoteIdent(v) + "." + quoteIdent(e.identValue(it)))
+			return 1
+		}
 		return e.ident(w, items, i)
 	}
 	// Punctuation.
@@ -720,6 +743,13 @@ func (e *emitter) numberLit(it *item) string {
 		if _, err := strconv.ParseFloat(t, 64); err != nil {
 			e.invalid(it, "Syntax error: Invalid floating point literal %s", t)
 		}
+		if target, ok := e.model.numericLitAt(it.tok.Pos); ok {
+			// In a NUMERIC (BIGNUMERIC) set operation column
+			// (model.noteNumericLiterals).
+			if d, ok := decimalLiteral(t, target); ok {
+				return d
+			}
+		}
 		// BigQuery float literals are FLOAT64; DuckDB would make them DECIMAL.
 		return "CAST(" + t + " AS DOUBLE)"
 	}
@@ -739,11 +769,18 @@ func (e *emitter) identValue(it *item) string {
 	return v
 }
 
-// like adds ESCAPE '\' where BigQuery's default backslash escape matters:
-// to a literal pattern that holds a backslash, and to a STRING pattern that
-// is not a literal (the statement model's span, model.likePatterns), which
-// bq_like_pattern also checks for a lone backslash at its end as the query
-// runs (checkLikePatterns refuses such a literal).
+// like gives LIKE BigQuery's backslash escape, which it applies to every
+// pattern, STRING and BYTES (operators reference, "Comparison operators":
+// LIKE; DuckDB's LIKE has no escape character unless told): ESCAPE '\' to
+// a literal pattern that holds a backslash, and to every other pattern
+// through a macro that also checks for a lone backslash at its end as the
+// query runs (checkLikePatterns refuses such a literal): bq_like_pattern
+// for a STRING one, bq_like_any_pattern, which dispatches on the value's
+// type, for one whose type the bridge cannot tell. The pattern's extent is
+// the statement model's (model.likePatterns); without it, a pattern that
+// is one operand (a name, a call, a bracket) is read as that operand, and
+// any other is refused rather than matched without the escape. BYTES
+// patterns the bridge knows are rewritten before (bytesLike).
 func (e *emitter) like(w *writer, items []*item, i int) int {
 	it := items[i]
 	w.lead(it)
@@ -752,19 +789,28 @@ func (e *emitter) like(w *writer, items []*item, i int) int {
 	if next == nil {
 		return 1
 	}
-	if end, ok := e.model.likePatternAt(next.pos()); ok {
+	macro := "bq_like_any_pattern("
+	last := -1
+	lp, noted := e.model.likePatternAt(next.pos())
+	if noted {
+		switch lp.typ {
+		case "STRING":
+			macro = "bq_like_pattern("
+		case "":
+		default:
+			// BYTES (bytesLike) or a type BigQuery refuses in LIKE.
+			return 1
+		}
 		for k := i + 1; k < len(items); k++ {
-			switch last := items[k].end(); {
-			case last < 0 || last > end:
-				k = len(items) // moved or rewritten: left as it was
-			case last == end:
-				w.lead(next)
-				w.write("bq_like_pattern(" + e.text(items[i+1:k+1]) + `) ESCAPE '\'`)
-				return k + 1 - i
+			if end := items[k].end(); end == lp.end {
+				last = k
+				break
+			} else if end < 0 || end > lp.end {
+				break // moved or rewritten
 			}
 		}
 	}
-	if next.tok.Kind == String && !next.synthetic() && !next.group {
+	if last < 0 && next.tok.Kind == String && !next.synthetic() && !next.group && !bindsTighterThanLike(at(items, i+2)) {
 		v, _ := next.tok.Value()
 		w.lead(next)
 		w.write(e.stringLit(next))
@@ -773,7 +819,41 @@ func (e *emitter) like(w *writer, items []*item, i int) int {
 		}
 		return 2
 	}
-	return 1
+	if last < 0 && (next.is("NULL") || next.is("ANY") || next.is("SOME") || next.is("ALL")) {
+		// NULL matches nothing in either engine; a quantified LIKE the
+		// restructuring left (refused there) is not a pattern.
+		return 1
+	}
+	if last < 0 {
+		last = primaryEnd(items, i+1)
+		if last < 0 || bindsTighterThanLike(at(items, last+1)) {
+			e.unsupported(next, "LIKE with a pattern whose type and extent the bridge cannot tell (it would not apply BigQuery's backslash escape) is not supported")
+			return 1
+		}
+	}
+	w.lead(next)
+	w.write(macro + e.text(items[i+1:last+1]) + `) ESCAPE '\'`)
+	return last + 1 - i
+}
+
+// bindsTighterThanLike reports whether it is an operator that binds
+// tighter than LIKE, so that the operand before it is not the whole
+// pattern (operators reference, operator precedence).
+func bindsTighterThanLike(it *item) bool {
+	if it == nil {
+		return false
+	}
+	if it.isGroup("[") {
+		return true
+	}
+	if it.synthetic() || it.group || it.tok.Kind != Punct {
+		return false
+	}
+	switch it.tok.Text {
+	case "||", "+", "-", "*", "/", "&", "|", "^", "<<", ">>", ".", "~":
+		return true
+	}
+	return false
 }
 
 // checkLikePatterns rejects a LIKE pattern literal that ends in a lone

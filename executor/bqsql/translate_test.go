@@ -256,3 +256,25 @@ func TestScript(t *testing.T) {
 		t.Errorf("error position not the script's: %v", err)
 	}
 }
+
+// A LIKE pattern that is not a literal escapes with the backslash whatever
+// the bridge knows of its type (operators reference, LIKE): a STRING one
+// through bq_like_pattern, one of a type the model cannot tell (a column
+// of a table the translator has no catalogue for) through
+// bq_like_any_pattern, which dispatches on the value's type as it runs.
+func TestLikePatternOfEveryType(t *testing.T) {
+	const q = "SELECT COUNT(*) FROM `physionet-data.mimiciv_3_1_hosp.patients` WHERE gender LIKE gender"
+	for _, c := range []struct {
+		cat  Catalog
+		want string
+	}{
+		{testCatalog, `LIKE bq_like_pattern(gender) ESCAPE '\'`},
+		{nil, `LIKE bq_like_any_pattern(gender) ESCAPE '\'`},
+	} {
+		tr := &Translator{Catalog: c.cat}
+		out, err := tr.Translate(q)
+		if err != nil || !strings.Contains(out, c.want) {
+			t.Errorf("catalogue %v: %q, %v; want it to hold %q", c.cat != nil, out, err, c.want)
+		}
+	}
+}

@@ -70,7 +70,11 @@ type Options struct {
 	// error its translation causes. Several SELECTs pass (a script the
 	// dialect runs as one query; Translate returns its statements, each
 	// checked again as exactly one SELECT). A shape DuckDB cannot parse is
-	// ignored: the translated SQL is checked in any case.
+	// ignored: the translated SQL is checked in any case. An empty shape
+	// of a query that is not empty skips the check: the dialect classifies the statement itself (the
+	// bridge's procedural scripts, whose SET, CALL and EXECUTE DuckDB's
+	// parser would read as its own statements; Translate never returns
+	// SQL for them).
 	Shape func(sql string) string
 	// Settings is SQL (one or more SET statements) run once, on the first
 	// connection, before external access is switched off and the
@@ -236,8 +240,12 @@ func (e *Engine) query(parent context.Context, query string, translate bool) (*e
 	defer cancel()
 	translated := query
 	if translate && e.opts.Translate != nil && e.opts.Shape != nil {
+		shape := e.opts.Shape(query)
 		var ref *refusal
-		_, err := e.sup.do(parent, ctx, e.opts.Limits.Timeout, request{Op: opCheck, SQL: e.opts.Shape(query), Script: true})
+		var err error
+		if shape != "" || strings.TrimSpace(query) == "" {
+			_, err = e.sup.do(parent, ctx, e.opts.Limits.Timeout, request{Op: opCheck, SQL: shape, Script: true})
+		}
 		if errors.As(err, &ref) {
 			return nil, e.errorf(executor.ClassRefused, err, "%s", ref.msg)
 		}
