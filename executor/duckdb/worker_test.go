@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -77,17 +78,47 @@ func TestMemoryKillFindsTheCulprit(t *testing.T) {
 // that passes the kill line on a worker that served others is run again
 // on a fresh worker, and charged only if it passes the line there too.
 func TestMemoryKillChargesOnlyAFreshRun(t *testing.T) {
-	// The kill line is 64 MB + rssSlack (320 MB), an idle test worker about
-	// 50 MB: 220 MB left behind and 160 MB of the next query pass it
-	// together, not apart. The arguments are not constants, which DuckDB
-	// would evaluate while planning as well.
 	e := openEngine(t, makeDB(t, fixture...), Options{Functions: []string{testFunctions}, MemoryLimit: "64MB", Limits: executor.Limits{Timeout: time.Hour}})
-	if _, err := e.Query(context.Background(), `SELECT retain(n) FROM (SELECT count(*) * 0 + 220 AS n FROM mimiciv_3_1_hosp.patients)`); err != nil {
+	// What a MiB the functions allocate costs in resident memory depends on
+	// the build (the race detector's shadow memory more than doubles it):
+	// measured, so that R MiB left behind and R MiB of the next query pass
+	// the kill line together, not apart. The arguments are not constants,
+	// which DuckDB would evaluate while planning as well.
+	retain := func(mb int64) error {
+		_, err := e.Query(context.Background(), fmt.Sprintf("SELECT retain(n) FROM (SELECT count(*) * 0 + %d AS n FROM mimiciv_3_1_hosp.patients)", mb))
+		return err
+	}
+	rss := func() int64 {
+		e.sup.mu.Lock()
+		pid := e.sup.w.pid
+		e.sup.mu.Unlock()
+		n, err := residentBytes(pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if err := retain(1); err != nil {
 		t.Fatal(err)
 	}
-	res, err := e.Query(context.Background(), `SELECT grow(n) AS x FROM (SELECT count(*) * 0 + 160 AS n FROM mimiciv_3_1_hosp.patients)`)
+	before := rss()
+	const probe = 16
+	if err := retain(probe); err != nil {
+		t.Fatal(err)
+	}
+	after := rss()
+	perMB := float64(after-before) / probe
+	room := float64(e.sup.rssLimit - after)
+	if perMB <= 0 || room <= 0 {
+		t.Fatalf("resident %d then %d bytes, kill line %d", before, after, e.sup.rssLimit)
+	}
+	r := int64(0.6 * room / perMB)
+	if err := retain(r); err != nil {
+		t.Fatalf("retain(%d): %v", r, err)
+	}
+	res, err := e.Query(context.Background(), fmt.Sprintf("SELECT grow(n) AS x FROM (SELECT count(*) * 0 + %d AS n FROM mimiciv_3_1_hosp.patients)", r))
 	if err != nil || res.Rows[0][0] != int64(1) {
-		t.Fatalf("grow(160) after retain(220): %v %v, want its answer from a fresh worker", res, err)
+		t.Fatalf("grow(%d) after retain(%d): %v %v, want its answer from a fresh worker", r, r, res, err)
 	}
 	// A query that passes the line alone is still charged.
 	_, err = e.Query(context.Background(), `SELECT balloon(2048)`)
