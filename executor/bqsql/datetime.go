@@ -544,7 +544,27 @@ func (e *emitter) extract(c *call) string {
 			return fmt.Sprintf("bq_extract_%s(%s(CAST(%s AS TIMESTAMPTZ), bq_str(%s)))", strings.ToLower(part), civilAtFunc, e.text(x), e.text(zone))
 		}
 	}
+	// EXTRACT takes a DATE, DATETIME, TIMESTAMP, TIME or INTERVAL (date
+	// and time functions reference); BigQuery rejects any other operand
+	// at analysis. The macro checks the value's type only on the rows it
+	// reads, so over no rows it would run: where the statement model types
+	// the operand, the check is made here. A literal is left to the macro
+	// (a NULL or string literal may coerce).
+	if t := e.exprType(x); t != "" && !strings.HasPrefix(t, "lit:") && t != "NULL" && !extractOperand(t) {
+		e.invalid(c.it, "No matching signature for function EXTRACT for argument types: DATE_TIME_PART FROM %s", t)
+		return ""
+	}
 	return fmt.Sprintf("bq_extract_%s(%s)", strings.ToLower(part), e.dateArg(x, "DATE"))
+}
+
+// extractOperand reports whether EXTRACT has a signature for a value of
+// BigQuery type t.
+func extractOperand(t string) bool {
+	switch t {
+	case "DATE", "DATETIME", "TIMESTAMP", "TIME", "INTERVAL":
+		return true
+	}
+	return false
 }
 
 func currentFn(expr string) func(c *call) string {

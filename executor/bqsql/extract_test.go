@@ -88,3 +88,28 @@ func TestExtractOperandTypes(t *testing.T) {
 			want: "29 | 27 | 3"},
 	})
 }
+
+// EXTRACT has no signature for any other operand type (date and time
+// functions reference): BigQuery rejects such a query at analysis, before
+// it reads a row. The macro checks the value's type per row, so the check
+// must not depend on there being rows: each case reads none. The operand's
+// type is the model's (INT64 / INT64 is FLOAT64, arithmetic operators
+// reference).
+func TestExtractOperandSignature(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "FLOAT64 quotient over no rows", bq: `SELECT EXTRACT(HOUR FROM DATETIME_DIFF(b, a, SECOND) / 3600) FROM (SELECT DATETIME '2020-01-01 00:00:00' AS a, DATETIME '2020-01-01 05:00:00' AS b) WHERE FALSE`,
+			err: ErrInvalid},
+		{name: "INT64 column over no rows", bq: `SELECT EXTRACT(YEAR FROM n) FROM (SELECT 2020 AS n) WHERE FALSE`,
+			err: ErrInvalid},
+		{name: "STRING column over no rows", bq: `SELECT EXTRACT(YEAR FROM s) FROM (SELECT '2020-01-01' AS s) WHERE FALSE`,
+			err: ErrInvalid},
+		{name: "BOOL expression", bq: `SELECT EXTRACT(DAY FROM d > d) FROM UNNEST([DATE '2020-01-01']) AS d`,
+			err: ErrInvalid},
+		// What EXTRACT takes still runs over no rows, and a literal is
+		// left to coerce (a NULL has every type).
+		{name: "each operand type over no rows", bq: `SELECT EXTRACT(DAY FROM d), EXTRACT(HOUR FROM dt), EXTRACT(HOUR FROM ts), EXTRACT(MINUTE FROM t), EXTRACT(DAY FROM i) FROM (SELECT DATE '2020-01-01' AS d, DATETIME '2020-01-01 05:00:00' AS dt, TIMESTAMP '2020-01-01 05:00:00+00' AS ts, TIME '05:06:00' AS t, INTERVAL 3 DAY AS i) WHERE FALSE`,
+			want: ""},
+		{name: "NULL literal", bq: `SELECT EXTRACT(YEAR FROM NULL)`,
+			want: "NULL"},
+	})
+}
