@@ -2,6 +2,7 @@ package bqsql
 
 import (
 	"fmt"
+	"regexp/syntax"
 	"strconv"
 	"strings"
 )
@@ -194,12 +195,14 @@ func init() {
 			}
 			return "bq_split(" + c.argsText() + ")"
 		}),
-		"REGEXP_CONTAINS":    fn(2, 2, "regexp_matches"),
+		"REGEXP_CONTAINS": emit(2, 2, func(c *call) string {
+			return "regexp_matches(" + c.arg(0) + ", " + regexpPattern(c) + ")"
+		}),
 		"REGEXP_EXTRACT":     emit(2, 4, regexpExtract),
 		"REGEXP_SUBSTR":      emit(2, 2, regexpExtract),
 		"REGEXP_EXTRACT_ALL": emit(2, 2, regexpExtract),
 		"REGEXP_REPLACE": emit(3, 3, func(c *call) string {
-			return "regexp_replace(" + c.argsText() + ", 'g')"
+			return "regexp_replace(" + c.arg(0) + ", " + regexpPattern(c) + ", " + c.arg(2) + ", 'g')"
 		}),
 
 		// Arrays.
@@ -527,16 +530,50 @@ func regexpExtract(c *call) string {
 		c.e.unsupported(c.it, "%s with a non-literal pattern is not supported", c.name)
 		return ""
 	}
-	groups := captureGroups(pat)
+	s, r := c.arg(0), regexpPattern(c)
+	groups := 0
+	if re2Parses(pat) {
+		groups = captureGroups(pat)
+	}
 	if groups > 1 {
 		c.e.invalid(c.it, "Regular expressions passed into extraction functions must not have more than 1 capturing group")
 		return ""
 	}
-	s, r := c.arg(0), c.arg(1)
 	if c.name == "REGEXP_EXTRACT_ALL" {
 		return fmt.Sprintf("regexp_extract_all(%s, %s, %d)", s, r, groups)
 	}
 	return fmt.Sprintf("(CASE WHEN regexp_matches(%s, %s) THEN regexp_extract(%s, %s, %d) END)", s, r, s, r, groups)
+}
+
+// regexpPattern renders the pattern argument of a REGEXP_ function. A
+// pattern RE2 cannot parse fails the call when it is evaluated, not when
+// the query is analysed: SAFE.REGEXP_CONTAINS("abc", "(") is NULL (GoogleSQL
+// compliance safe_regexp_contains; SAFE. catches only errors raised while
+// the function runs), and a released query whose invalid pattern no row
+// reached ran on BigQuery. DuckDB compiles a constant pattern when it binds
+// the query, which fails it even over no rows; so a literal pattern that
+// Go's regexp (RE2's syntax) rejects is made to depend on the row, and
+// DuckDB's RE2 compiles it, and fails, on the first row that reaches it.
+// A NULL value gives NULL before the pattern is read, as any function of a
+// NULL argument. Where Go rejects a pattern RE2 accepts, the pattern is
+// only compiled per row: slower, with the same result.
+func regexpPattern(c *call) string {
+	pat, ok := c.e.literalString(c.args[1])
+	if !ok {
+		return c.arg(1)
+	}
+	if re2Parses(pat) {
+		return c.arg(1)
+	}
+	return "(CASE WHEN " + c.arg(0) + " IS NULL THEN NULL ELSE " + c.arg(1) + " END)"
+}
+
+// re2Parses reports whether Go's regexp parser, which reads RE2's syntax,
+// accepts the pattern (parsing is all the check needs; compiling costs
+// more).
+func re2Parses(pat string) bool {
+	_, err := syntax.Parse(pat, syntax.Perl)
+	return err == nil
 }
 
 // captureGroups counts capturing groups in an RE2 pattern.

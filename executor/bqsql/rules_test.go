@@ -553,6 +553,20 @@ func TestStringRules(t *testing.T) {
 		{name: "SAFE.REGEXP_CONTAINS and SAFE.REGEXP_REPLACE", bq: `SELECT SAFE.REGEXP_CONTAINS("abc", "("), SAFE.REGEXP_CONTAINS("abc", "b"), SAFE.REGEXP_REPLACE("abc", "(", "x"), SAFE.REGEXP_REPLACE("abc", "b", "x")`,
 			want: "NULL | true | NULL | axc"},
 		{name: "SAFE.REGEXP_CONTAINS with a pattern column is unsupported", bq: `SELECT SAFE.REGEXP_CONTAINS("abc", p) FROM UNNEST(["b"]) AS p`, err: ErrUnsupported},
+		// A pattern RE2 cannot parse fails the call when it runs (the SAFE.
+		// case above returns NULL, so the error is the function's own, at
+		// evaluation): over no rows the query runs, on a row it fails, and
+		// a NULL value is NULL.
+		{name: "invalid REGEXP_ patterns over no rows", bq: `SELECT REGEXP_CONTAINS(s, '(a|b'), REGEXP_REPLACE(s, '[a', 'x'), REGEXP_EXTRACT(s, '(a'), REGEXP_EXTRACT_ALL(s, 'a)'), REGEXP_SUBSTR(s, '\\') FROM UNNEST(['abc']) AS s WHERE FALSE`,
+			want: ""},
+		{name: "invalid REGEXP_CONTAINS pattern in a branch no row reaches", bq: `SELECT MAX(CASE WHEN s = 'abc' THEN 1 WHEN REGEXP_CONTAINS(s, '(a|b') THEN 2 END) FROM UNNEST(['abc']) AS s`,
+			want: "1"},
+		{name: "invalid REGEXP_CONTAINS pattern on a row", bq: `SELECT REGEXP_CONTAINS(s, '(a|b') FROM UNNEST(['abc']) AS s`, err: errRuntime},
+		{name: "invalid REGEXP_REPLACE pattern on a row", bq: `SELECT REGEXP_REPLACE(s, '[a', 'x') FROM UNNEST(['abc']) AS s`, err: errRuntime},
+		{name: "invalid REGEXP_EXTRACT pattern on a row", bq: `SELECT REGEXP_EXTRACT(s, '(a') FROM UNNEST(['abc']) AS s`, err: errRuntime},
+		{name: "invalid REGEXP_EXTRACT_ALL pattern on a row", bq: `SELECT REGEXP_EXTRACT_ALL(s, 'a)') FROM UNNEST(['abc']) AS s`, err: errRuntime},
+		{name: "invalid REGEXP_ pattern of a NULL value", bq: `SELECT REGEXP_CONTAINS(s, '(a|b'), REGEXP_REPLACE(s, '[a', 'x') FROM UNNEST([CAST(NULL AS STRING)]) AS s`,
+			want: "NULL | NULL"},
 		{name: "ARRAY_TO_STRING with null_text", bq: `SELECT ARRAY_TO_STRING(["a", NULL, "b"], ","), ARRAY_TO_STRING(["a", NULL, "b"], ",", "x")`, want: "a,b | a,x,b"},
 		{name: "string literal forms", bq: `SELECT "double", 'single', '''tri'ple''', """tri"ple""", r'\d+', 'a\nb', 'it\'s', "q\"q", '\x41\u00e9'`, want: "double | single | tri'ple | tri\"ple | \\d+ | a\nb | it's | q\"q | Aé"},
 		{name: "bytes literals", bq: `SELECT b'abc', B"\x00\xff", rb'\n'`, want: `b"abc" | b"\x00\xff" | b"\\n"`},

@@ -36,7 +36,17 @@ var wordings = []struct {
 	{regexp.MustCompile(`^Could not convert string '([^']*)' to INT64`), `Bad int64 value: $1`},
 	{regexp.MustCompile(`^Could not convert string '([^']*)' to DOUBLE`), `Bad double value: $1`},
 	{regexp.MustCompile(`^Could not convert string '([^']*)' to BOOL`), `Bad bool value: $1`},
+	// A pattern RE2 cannot parse: DuckDB passes on RE2's error (its code's
+	// text, then the offending part); GoogleSQL prefixes the same RE2 error
+	// with "Cannot parse regular expression: " (zetasql/public/functions/
+	// regexp.cc). No released run recorded one.
+	{regexp.MustCompile(`^(?:Pattern failed to parse, error: ')?((?:` + re2Errors + `)(?::.*?)?)'?$`), `Cannot parse regular expression: $1`},
 }
+
+// re2Errors are the texts of RE2's parse error codes (re2/regexp.cc).
+const re2Errors = `invalid escape sequence|invalid character class range|invalid character class|missing \]|missing \)|unexpected \)|` +
+	`trailing \\|no argument for repetition operator|invalid repetition size|bad repetition operator|invalid perl operator|` +
+	`invalid UTF-8|invalid named capture group|pattern too large - compile failed`
 
 // duckKind is the "<Kind> Error: " prefix of DuckDB's messages.
 var duckKind = regexp.MustCompile(`^(?:Binder|Catalog|Parser|Conversion|Invalid Input|Out of Range|Not implemented|Invalid type|Type mismatch) Error: `)

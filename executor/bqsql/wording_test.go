@@ -23,6 +23,12 @@ func TestBigQueryWording(t *testing.T) {
 		{"Conversion Error: Could not convert string 'F' to INT64", "Bad int64 value: F"},
 		{"Binder Error: No function matches the given name and argument types 'lower(BIGINT)'. You might need to add explicit type casts.\n\tCandidate functions:\n\tlower(VARCHAR) -> VARCHAR", "No matching signature for function LOWER for argument types: INT64"},
 		{"Binder Error: something new\n\nLINE 1: SELECT bq_div(1, 2)", "something new"},
+		// RE2's parse errors as DuckDB passes them on, from regexp_matches
+		// and regexp_replace, and from regexp_extract_all.
+		{"Invalid Input Error: missing ): (trimethoprim|sulfamethoxazole", "Cannot parse regular expression: missing ): (trimethoprim|sulfamethoxazole"},
+		{"Invalid Input Error: missing ]: [a", "Cannot parse regular expression: missing ]: [a"},
+		{"Invalid Input Error: Pattern failed to parse, error: 'unexpected ): a)'", "Cannot parse regular expression: unexpected ): a)"},
+		{"Invalid Input Error: trailing \\", "Cannot parse regular expression: trailing \\"},
 	} {
 		if got, unsupported := Explain(c.duck); got != c.want || unsupported {
 			t.Errorf("Explain(%q) = %q, %v; want %q", c.duck, got, unsupported, c.want)
