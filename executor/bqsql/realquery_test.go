@@ -360,3 +360,52 @@ func TestModelCoverage(t *testing.T) {
 	}
 	goldenfile.Check(t, modelCoverageGolden, b.String(), *update)
 }
+
+// TestREADMERealQueryFigures checks the figures the README states from the
+// committed real-query golden (it needs no shared data): of the queries
+// BigQuery ran, how many run here; of those it rejected, how many fail here
+// as the model's error, and how many run.
+func TestREADMERealQueryFigures(t *testing.T) {
+	lines, err := readRealGolden(realQueryGolden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bqRan, ran, bqRejected, modelFault, rejectedRan int
+	for _, l := range lines {
+		switch l.bq {
+		case "ran":
+			bqRan++
+			if strings.HasPrefix(l.outcome, "ran") {
+				ran++
+			}
+		case "rejected":
+			bqRejected++
+			switch {
+			case strings.HasPrefix(l.outcome, "ran"):
+				rejectedRan++
+			case strings.Contains(l.outcome, " blame=model:"):
+				modelFault++
+			}
+		}
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	n := func(k int) string { // 2,236 as the README writes it
+		s := strconv.Itoa(k)
+		if len(s) > 3 {
+			s = s[:len(s)-3] + "," + s[len(s)-3:]
+		}
+		return s
+	}
+	for _, want := range []string{
+		fmt.Sprintf("of the %s released queries BigQuery ran, %s run on the demo", n(bqRan), n(ran)),
+		fmt.Sprintf("of the %s it rejected, %s fail here as the model's error, and the %d that run", n(bqRejected), n(modelFault), rejectedRan),
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("README.md does not say %q (testdata/realquery.golden)", want)
+		}
+	}
+}
