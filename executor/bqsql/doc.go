@@ -120,7 +120,13 @@
 // that BigQuery makes at analysis but DuckDB would let pass
 // (unknown functions such as MEDIAN, WITHIN GROUP, a table name used as a
 // value, IN subqueries in join conditions, …) reject the query before it
-// runs; type errors found only by the macros surface when the query runs.
+// runs; type errors found only by the macros surface when the query runs,
+// so where the statement model types an operand the check is also made at
+// translation (EXTRACT, LOWER): a query over no rows must fail as BigQuery's
+// analysis fails it. The converse holds too: an error BigQuery raises while
+// a function runs (a regular expression RE2 cannot parse) is raised only on
+// a row that reaches the call (funcs.go's regexpPattern), never when DuckDB
+// binds the query.
 // Division by zero raises BigQuery's error; RelaxDivision is the engine's
 // way to give NULL instead, with a warning, where the database is a sample
 // (the command line's --zero-division).
