@@ -19,8 +19,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,6 +36,8 @@ import (
 	"github.com/clinsql/clinsql/executor/batch"
 	"github.com/clinsql/clinsql/executor/mimic"
 	"github.com/clinsql/clinsql/executor/mimic/synth"
+	"github.com/clinsql/clinsql/refine/refinefmt"
+	"github.com/clinsql/clinsql/runfolder"
 )
 
 // Disk a scale needs per patient (measured on synth at 10k: CSV.gz, and
@@ -63,6 +67,10 @@ type queries struct {
 	P95       float64        `json:"p95_ms"`
 	Max       float64        `json:"max_ms"`
 	OOM       int            `json:"out_of_memory"`
+	// MemoryRefused counts queries the engine stopped at its per-query
+	// memory limit ("Resources exceeded", class unsupported): the cap
+	// held, and the query is not charged to the model.
+	MemoryRefused int `json:"memory_refused"`
 }
 
 type scaleResult struct {
@@ -201,10 +209,13 @@ func runQueries(bin string, args ...string) queries {
 		}
 	}
 	b, err := os.ReadFile(filepath.Join(out, batch.SummaryFile))
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		// A model's run (exec --run) writes a run folder, not a batch
-		// summary: its step's time and memory are what there is.
-		return queries{Step: st}
+		// summary.
+		return runFolderQueries(out, st)
+	}
+	if err != nil {
+		fail("%v", err)
 	}
 	var s batch.Summary
 	if err := json.Unmarshal(b, &s); err != nil {
@@ -215,9 +226,7 @@ func runQueries(bin string, args ...string) queries {
 		q.ByClass[string(c)] = k
 	}
 	for _, f := range s.Failures {
-		if strings.Contains(strings.ToLower(f.Error), "out of memory") {
-			q.OOM++
-		}
+		countMemory(&q, f.Error)
 	}
 	// Latency over every query that ran to an answer or an error of its
 	// own: a timeout counts at its timeout.
@@ -225,11 +234,69 @@ func runQueries(bin string, args ...string) queries {
 	for _, o := range s.Outcomes {
 		ms = append(ms, o.DurationMS)
 	}
-	sort.Float64s(ms)
-	if len(ms) > 0 {
-		q.Median, q.P95, q.Max = ms[len(ms)/2], ms[min(len(ms)-1, len(ms)*95/100)], ms[len(ms)-1]
-	}
+	q.Median, q.P95, q.Max = percentiles(ms)
 	return q
+}
+
+// runFolderQueries reads what a model's re-executed run (exec --run) did
+// from its run folder: each task's status and its final query's engine time
+// (refinefmt's record of the attempt). Tasks whose final query failed are
+// counted by the error's class, and those out of memory or stopped at the
+// memory limit as in the gold queries' summary.
+func runFolderQueries(out string, st step) queries {
+	outs, err := runfolder.LoadOutputs(out)
+	if err != nil {
+		fail("%s: %v", out, err)
+	}
+	q := queries{Step: st, ByClass: map[string]int{}}
+	var ms []float64
+	for _, o := range outs {
+		if o.Detail == nil {
+			fail("%s: no clinsql record of the run (not written by clinsql exec --run)", o.Dir)
+		}
+		d, err := refinefmt.ParseDetail(o.Detail)
+		if err != nil {
+			fail("%s: %v", o.Dir, err)
+		}
+		q.Total++
+		if len(d.Attempts) == 0 {
+			q.ByClass[d.Status]++
+			continue
+		}
+		a := d.Attempts[len(d.Attempts)-1]
+		ms = append(ms, a.ExecMS)
+		switch {
+		case d.Status == refinefmt.StatusOK || d.Status == refinefmt.StatusEmpty:
+			q.Succeeded++
+		case a.ErrorClass != "":
+			q.ByClass[string(a.ErrorClass)]++
+		default:
+			q.ByClass[d.Status]++
+		}
+		countMemory(&q, a.Error)
+	}
+	q.Median, q.P95, q.Max = percentiles(ms)
+	return q
+}
+
+// countMemory counts a failed query's error: a process out of memory, or a
+// query the engine stopped at its memory limit.
+func countMemory(q *queries, msg string) {
+	switch {
+	case strings.Contains(strings.ToLower(msg), "out of memory"):
+		q.OOM++
+	case strings.Contains(msg, "Resources exceeded"):
+		q.MemoryRefused++
+	}
+}
+
+// percentiles are the median, 95th percentile and maximum of ms.
+func percentiles(ms []float64) (median, p95, max float64) {
+	if len(ms) == 0 {
+		return 0, 0, 0
+	}
+	sort.Float64s(ms)
+	return ms[len(ms)/2], ms[min(len(ms)-1, len(ms)*95/100)], ms[len(ms)-1]
 }
 
 // run runs the binary, streaming its output, and measures its wall time,
@@ -343,11 +410,11 @@ func writeReport(path string, rs []scaleResult) {
 	}
 	for _, r := range rs {
 		for m, q := range r.Models {
-			fmt.Fprintf(&b, "\n%d patients, %s's SQL: %d/%d ran, median / p95 / max %.2f / %.2f / %.2f s, peak RSS %.2f GB, by class %v, OOM %d\n",
-				r.Patients, m, q.Succeeded, q.Total, q.Median/1000, q.P95/1000, q.Max/1000, float64(q.Step.MaxRSSKB)/1e6, q.ByClass, q.OOM)
+			fmt.Fprintf(&b, "\n%d patients, %s's SQL: %d/%d ran, median / p95 / max %.2f / %.2f / %.2f s, peak RSS %.2f GB, failures by class %v, OOM %d, stopped at the memory limit %d\n",
+				r.Patients, m, q.Succeeded, q.Total, q.Median/1000, q.P95/1000, q.Max/1000, float64(q.Step.MaxRSSKB)/1e6, q.ByClass, q.OOM, q.MemoryRefused)
 		}
 		if r.Gold != nil && len(r.Gold.ByClass) > 0 {
-			fmt.Fprintf(&b, "\n%d patients, gold failures by class: %v\n", r.Patients, r.Gold.ByClass)
+			fmt.Fprintf(&b, "\n%d patients, gold failures by class: %v, stopped at the memory limit %d\n", r.Patients, r.Gold.ByClass, r.Gold.MemoryRefused)
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
