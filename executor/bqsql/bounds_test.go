@@ -65,3 +65,16 @@ func TestValueCaps(t *testing.T) {
 		}
 	}
 }
+
+// REPEAT's signatures are (STRING, INT64) and (BYTES, INT64), STRING first
+// (string functions reference); an untyped NULL matches both, and
+// GoogleSQL takes the first: REPEAT(NULL, n) is a NULL STRING. DuckDB
+// alone would choose its BLOB overload, a BYTES column.
+func TestRepeatOfNull(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "untyped NULL is a STRING", bq: `SELECT REPEAT(NULL, 10), REPEAT('ab', NULL), REPEAT(NULL, NULL)`,
+			want: "NULL | NULL | NULL", types: "VARCHAR | VARCHAR | VARCHAR"},
+		{name: "typed operands keep their type", bq: `SELECT REPEAT(CAST(NULL AS BYTES), 2), REPEAT(b'ab', 2), REPEAT('ab', 2)`,
+			types: "BLOB | BLOB | VARCHAR", want: "NULL | b\"abab\" | abab"},
+	})
+}

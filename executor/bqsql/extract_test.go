@@ -113,3 +113,27 @@ func TestExtractOperandSignature(t *testing.T) {
 			want: "NULL"},
 	})
 }
+
+// EXTRACT from an INTERVAL reads the part as the interval holds it, not
+// normalised (interval functions reference, EXTRACT: INTERVAL '0-13 370
+// 48:61:61' YEAR TO SECOND gives YEAR 1, MONTH 1, DAY 370, HOUR 49,
+// MINUTE 2, SECOND 1); the sign of a negative time part distributes over
+// its hours, minutes and seconds. A datetime difference holds its whole
+// days in the day part: the released runs' EXTRACT(DAY FROM dischtime -
+// admittime) recorded lengths of stay in days on BigQuery.
+func TestExtractIntervalParts(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "reference example", bq: `SELECT EXTRACT(YEAR FROM i), EXTRACT(MONTH FROM i), EXTRACT(DAY FROM i), EXTRACT(HOUR FROM i), EXTRACT(MINUTE FROM i), EXTRACT(SECOND FROM i), EXTRACT(MILLISECOND FROM i), EXTRACT(MICROSECOND FROM i) FROM UNNEST([INTERVAL '0-13 370 48:61:61' YEAR TO SECOND]) AS i`,
+			want: "1 | 1 | 370 | 49 | 2 | 1 | 0 | 0"},
+		{name: "hours past a day stay hours", bq: `SELECT EXTRACT(DAY FROM INTERVAL 49 HOUR), EXTRACT(HOUR FROM INTERVAL 49 HOUR)`,
+			want: "0 | 49"},
+		{name: "JUSTIFY_DAYS keeps the time part", bq: `SELECT EXTRACT(DAY FROM JUSTIFY_DAYS(INTERVAL '1-2 35 48:5:6.789' YEAR TO SECOND)), EXTRACT(HOUR FROM JUSTIFY_DAYS(INTERVAL '1-2 35 48:5:6.789' YEAR TO SECOND))`,
+			want: "5 | 48"},
+		{name: "negative time part", bq: `SELECT EXTRACT(HOUR FROM i), EXTRACT(MINUTE FROM i), EXTRACT(SECOND FROM i), EXTRACT(MILLISECOND FROM i) FROM UNNEST([INTERVAL '-1:2:3.5' HOUR TO SECOND]) AS i`,
+			want: "-1 | -2 | -3 | -500"},
+		{name: "day and time of opposite signs", bq: `SELECT EXTRACT(DAY FROM INTERVAL '1 -5' DAY TO HOUR), EXTRACT(HOUR FROM INTERVAL '1 -5' DAY TO HOUR)`,
+			want: "1 | -5"},
+		{name: "datetime difference", bq: `SELECT EXTRACT(DAY FROM b - a), EXTRACT(HOUR FROM b - a), EXTRACT(DAY FROM a - b), EXTRACT(HOUR FROM a - b) FROM (SELECT DATETIME '2020-01-01 00:00:00' AS a, DATETIME '2020-01-03 05:00:00' AS b)`,
+			want: "2 | 5 | -2 | -5"},
+	})
+}

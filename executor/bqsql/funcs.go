@@ -160,10 +160,20 @@ func init() {
 		"RTRIM":            emit(1, 2, trimFn),
 		"REPLACE":          fn(3, 3, "replace"),
 		"REVERSE":          fn(1, 1, "reverse"),
-		"REPEAT":           macro(2, 2, "bq_repeat"),
-		"STARTS_WITH":      fn(2, 2, "starts_with"),
-		"ENDS_WITH":        fn(2, 2, "ends_with"),
-		"STRPOS":           macro(2, 2, "bq_strpos"),
+		// REPEAT has a STRING and a BYTES signature, STRING first (string
+		// functions reference); an untyped NULL matches both and BigQuery
+		// takes the first, so REPEAT(NULL, n) is a STRING. DuckDB would
+		// take its BLOB overload.
+		"REPEAT": emit(2, 2, func(c *call) string {
+			s := c.arg(0)
+			if a := c.args[0]; len(a) == 1 && a[0].is("NULL") && !a[0].synthetic() {
+				s = "CAST(NULL AS VARCHAR)"
+			}
+			return "bq_repeat(" + s + ", " + c.arg(1) + ")"
+		}),
+		"STARTS_WITH": fn(2, 2, "starts_with"),
+		"ENDS_WITH":   fn(2, 2, "ends_with"),
+		"STRPOS":      macro(2, 2, "bq_strpos"),
 		"INSTR": emit(2, 4, func(c *call) string {
 			// instr is INSTR(s, t) exactly; a position or occurrence goes
 			// through bq_instr, which lists the matches.

@@ -592,11 +592,17 @@ func extractMacro(part string) string {
 	if part == "DATETIME" {
 		dateCase = raise("EXTRACT DATETIME from DATE is not supported", typ)
 	}
-	// INTERVAL: BigQuery keeps months, days and sub-day nanoseconds apart and
-	// extracts from those; DuckDB's datetime subtraction leaves all in
-	// microseconds, so the day part is recomputed from the total.
+	// INTERVAL: BigQuery keeps an interval's months, days and time apart and
+	// EXTRACT reads each part as it is, unnormalised (the interval functions
+	// reference: INTERVAL '0-13 370 48:61:61' gives DAY 370, HOUR 49,
+	// MINUTE 2); a negative time part's sign distributes over its hours,
+	// minutes and seconds. DuckDB's INTERVAL keeps the same three parts, and
+	// its datetime subtraction splits whole days off the time as BigQuery's
+	// does (the released runs' EXTRACT(DAY FROM dischtime - admittime)), so
+	// the parts are read from DuckDB's fields; DuckDB's // and % truncate
+	// toward zero, which is the distributed sign.
 	iv := "TRY_CAST(x AS INTERVAL)"
-	us := "bq_interval_micros(" + iv + ")"
+	us := "bq_interval_time_us(" + iv + ")"
 	ivCase := raise("EXTRACT from INTERVAL does not support the "+partSQL(part)+" date part", typ)
 	timeCase := raise("EXTRACT from TIME does not support the "+partSQL(part)+" date part", typ)
 	switch part {
@@ -605,9 +611,9 @@ func extractMacro(part string) string {
 	case "MONTH":
 		ivCase = "date_part('month', " + iv + ")"
 	case "DAY":
-		ivCase = "(" + us + " // 86400000000)"
+		ivCase = "date_part('day', " + iv + ")"
 	case "HOUR":
-		ivCase = "((" + us + " % 86400000000) // 3600000000)"
+		ivCase = "(" + us + " // 3600000000)"
 		timeCase = "hour(TRY_CAST(x AS TIME))"
 	case "MINUTE":
 		ivCase = "((" + us + " % 3600000000) // 60000000)"
@@ -661,9 +667,6 @@ func buildMacros() string {
 	b.WriteString(bytesMacros)
 	b.WriteString(caseMacros())
 	b.WriteString(boundsMacros)
-	b.WriteString(`CREATE OR REPLACE TEMP MACRO bq_interval_micros(x INTERVAL) AS
-	CAST(round(epoch(x - to_months(CAST(date_part('year', x) * 12 + date_part('month', x) AS INTEGER))) * 1000000) AS BIGINT);
-`)
 	for _, fam := range []string{"date", "datetime", "timestamp"} {
 		fname := strings.ToUpper(fam)
 		for _, part := range timeParts {

@@ -58,6 +58,21 @@ func (e *emitter) fieldwiseEq(op string, fields [][]*item) string {
 	return "(" + strings.Join(parts, " AND ") + ")"
 }
 
+// fieldwiseNotDistinct is BigQuery's op IS NOT DISTINCT FROM
+// STRUCT(fields…); op is translated text that must be safe to repeat.
+func (e *emitter) fieldwiseNotDistinct(op string, fields [][]*item) string {
+	parts := []string{op + " IS NOT NULL"}
+	for k, f := range fields {
+		field := "struct_extract_at(" + op + ", " + strconv.Itoa(k+1) + ")"
+		if sub, n := structFields(f, 0); sub != nil && n == len(f) {
+			parts = append(parts, e.fieldwiseNotDistinct(field, sub))
+			continue
+		}
+		parts = append(parts, field+" IS NOT DISTINCT FROM ("+e.text(f)+")")
+	}
+	return "(" + strings.Join(parts, " AND ") + ")"
+}
+
 // repeatable reports whether an operand can be evaluated more than once:
 // a name, a path or a call without subqueries or RAND.
 func repeatable(el []*item) bool {
@@ -80,8 +95,9 @@ func repeatable(el []*item) bool {
 }
 
 // structComparisons rewrites, in one sibling sequence, op = STRUCT(…) and
-// op != STRUCT(…) (either side), op [NOT] IN (STRUCT(…), …), NULLIF(op,
-// STRUCT(…)) and CASE op WHEN STRUCT(…) … into field-by-field comparisons.
+// op != STRUCT(…) (either side), op IS [NOT] DISTINCT FROM STRUCT(…)
+// (either side), op [NOT] IN (STRUCT(…), …), NULLIF(op, STRUCT(…)) and
+// CASE op WHEN STRUCT(…) … into field-by-field comparisons.
 func (e *emitter) structComparisons(items []*item) []*item {
 	for i := 0; i < len(items); i++ {
 		it := items[i]
@@ -109,6 +125,40 @@ func (e *emitter) structComparisons(items []*item) []*item {
 			}
 			text := e.fieldwiseEq(e.text(op), fields)
 			if !it.isPunct("=") {
+				text = "(NOT " + text + ")"
+			}
+			items = e.replaceRaw(items, ls, end, text)
+			i = ls
+		case isDistinctFromOp(it):
+			// IS [NOT] DISTINCT FROM compares STRUCTs field by field too,
+			// ignoring names, with NULL not distinct from NULL (operators
+			// reference, IS DISTINCT FROM; comparison of STRUCTs). A STRUCT
+			// literal is never NULL: the other side is not distinct from it
+			// if it is not NULL and no field pair is distinct.
+			notDistinct := it.raw == "IS NOT DISTINCT FROM"
+			ls := primaryStart(items, i-1)
+			if i == 0 || ls < 0 {
+				continue
+			}
+			left := items[ls:i]
+			r := i + 1
+			rf, rn := structFields(items, r)
+			var op []*item
+			var fields [][]*item
+			end := r + rn
+			switch {
+			case rf != nil && repeatable(left):
+				op, fields = left, rf
+			default:
+				lf, ln := structFields(items, ls)
+				re := primaryEnd(items, r)
+				if lf == nil || ln != i-ls || re < 0 || !repeatable(items[r:re+1]) {
+					continue
+				}
+				op, fields, end = items[r:re+1], lf, re+1
+			}
+			text := e.fieldwiseNotDistinct(e.text(op), fields)
+			if !notDistinct {
 				text = "(NOT " + text + ")"
 			}
 			items = e.replaceRaw(items, ls, end, text)

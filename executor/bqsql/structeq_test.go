@@ -14,6 +14,14 @@ func TestStructComparisonRules(t *testing.T) {
 			bq: `SELECT STRUCT(3 AS a, 5.5 AS b) = STRUCT(3 AS c, 5.5 AS d), STRUCT(3 AS a) != STRUCT(4 AS a)`, want: "true | true"},
 		{name: "a NULL field makes equality NULL unless another field differs",
 			bq: `SELECT (1, NULL) = (1, 2), (1, NULL) = (2, 2), (1, NULL) != (1, 2), (1, NULL) <> (2, 2)`, want: "NULL | false | NULL | true"},
+		// IS [NOT] DISTINCT FROM: not distinct when both are NULL or every
+		// field pair is not distinct, names ignored (operators reference).
+		{name: "IS DISTINCT FROM ignores field names; NULL fields are not distinct",
+			bq:   `SELECT STRUCT(1 AS x, 2 AS y) IS DISTINCT FROM STRUCT(1 AS a, 2 AS b), STRUCT(1 AS x, 2 AS y) IS DISTINCT FROM NULL, (1, NULL) IS NOT DISTINCT FROM STRUCT(1 AS a, NULL AS b), NULL IS NOT DISTINCT FROM STRUCT(NULL AS a), (1, STRUCT(2 AS q)) IS DISTINCT FROM (1, STRUCT(3 AS z))`,
+			want: "false | true | true | false | true"},
+		{name: "IS DISTINCT FROM a STRUCT literal over rows",
+			bq:   `SELECT s IS DISTINCT FROM STRUCT(NULL AS a, 2 AS b), STRUCT(1 AS a, 2 AS b) IS NOT DISTINCT FROM s ` + rows + `ORDER BY s.x`,
+			want: "false | false\ntrue | true\ntrue | false"},
 		{name: "IN a list of STRUCTs",
 			bq: `SELECT STRUCT(3, 5) IN (STRUCT(3, 5), STRUCT(4, 6)), (1, NULL) IN ((1, 2)), (1, 2) NOT IN ((1, 3), (2, 2))`, want: "true | NULL | true"},
 		{name: "a STRUCT literal IN UNNEST(array), nested fields field by field",

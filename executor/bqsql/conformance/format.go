@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/clinsql/clinsql/executor/bqsql"
 )
@@ -310,7 +311,35 @@ func applicability(c *Case, zone string) string {
 	if setOpAll.MatchString(c.Query) {
 		return "construct BigQuery rejects: INTERSECT ALL or EXCEPT ALL"
 	}
+	if expiredClockBound(c.Query, time.Now()) {
+		return "expected value expired: the current time compared with a past date"
+	}
 	return ""
+}
+
+// clockBound finds the current time bounded above by a literal:
+// CURRENT_DATETIME <= DATETIME '2025-12-31 23:59:59' or the literal first.
+// CURRENT_* is the time the statement starts (date and time functions
+// reference), so such a comparison is TRUE only until the literal's date:
+// a case written before then expects TRUE, and BigQuery gives FALSE on any
+// later day. Once the date has passed the case tests the calendar, not the
+// engine, and is not applicable.
+var clockBound = []*regexp.Regexp{
+	regexp.MustCompile(`(?is)\bCURRENT_(?:DATE|DATETIME|TIMESTAMP)\b(?:\s*\(\s*\))?\s*<=?\s*(?:DATE|DATETIME|TIMESTAMP)\s*['"](\d{4}-\d{2}-\d{2})`),
+	regexp.MustCompile(`(?is)\b(?:DATE|DATETIME|TIMESTAMP)\s*['"](\d{4}-\d{2}-\d{2})[^'"]*['"]\s*>=?\s*CURRENT_(?:DATE|DATETIME|TIMESTAMP)\b`),
+}
+
+// expiredClockBound reports whether query bounds the current time above by
+// a date before now's.
+func expiredClockBound(query string, now time.Time) bool {
+	for _, re := range clockBound {
+		for _, m := range re.FindAllStringSubmatch(query, -1) {
+			if d, err := time.Parse(time.DateOnly, m[1]); err == nil && d.Before(now.UTC().Truncate(24*time.Hour)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // analyticApprox finds an approximate aggregate called with OVER. ZetaSQL

@@ -209,3 +209,28 @@ func TestUsage(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// A comparison that bounds the current time above by a literal date is
+// TRUE only until that date: after it the expected TRUE is no longer
+// BigQuery's answer, and the case is not applicable. Lower bounds, and
+// upper bounds still ahead, stay applicable.
+func TestExpiredClockBound(t *testing.T) {
+	now := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	cases := []struct {
+		query string
+		want  bool
+	}{
+		{"SELECT current_datetime <= datetime '2025-12-31 23:59:59.999999'", true},
+		{"SELECT CURRENT_DATE() < DATE '2026-01-01'", true},
+		{"SELECT TIMESTAMP '2020-01-01 00:00:00+00' >= CURRENT_TIMESTAMP()", true},
+		{"SELECT current_datetime >= datetime '2016-01-08 12:02:00'", false},
+		{"SELECT current_datetime <= datetime '2030-01-01 00:00:00'", false},
+		{"SELECT DATE '2020-01-01' <= CURRENT_DATE", false},
+		{"SELECT d <= DATE '2020-01-01' FROM t", false},
+	}
+	for _, c := range cases {
+		if got := expiredClockBound(c.query, now); got != c.want {
+			t.Errorf("expiredClockBound(%q) = %v, want %v", c.query, got, c.want)
+		}
+	}
+}
