@@ -82,3 +82,22 @@ func TestCovarNaNRules(t *testing.T) {
 			want: "0 | NULL | NaN"},
 	})
 }
+
+// CAST(FLOAT64 AS NUMERIC) is the double's exact value rounded half away
+// from zero to 9 decimals (conversion rules), NUMERIC(P, S) that value
+// rounded to S; NaN, ±inf and values past 29 integer digits are errors
+// (SAFE_CAST: NULL). DuckDB's own conversion scales in floating point and
+// went wrong past about 9e6 (1e26 came back as …996863366107.9).
+func TestFloatToNumericRules(t *testing.T) {
+	const xs = `FROM UNNEST([123456789012.345678, 1e26, 0.0009765625, -2.675, 1e29]) AS x WITH OFFSET o ORDER BY o`
+	runRuleCases(t, []ruleCase{
+		{name: "exact value, half away from zero", bq: `SELECT CAST(CAST(x AS NUMERIC) AS STRING), CAST(CAST(x AS NUMERIC(38, 2)) AS STRING) ` + xs,
+			want: "123456789012.345672607 | 123456789012.35\n100000000000000004764729344 | 100000000000000004764729344\n0.000976563 | 0\n-2.675 | -2.68\n99999999999999991433150857216 | 99999999999999991433150857216"},
+		{name: "SAFE_CAST of what NUMERIC cannot hold", bq: `SELECT SAFE_CAST(x AS NUMERIC) FROM UNNEST([1e30, CAST('nan' AS FLOAT64), CAST('-inf' AS FLOAT64), 0.5]) AS x WITH OFFSET o ORDER BY o`,
+			want: "NULL\nNULL\nNULL\n0.5"},
+		{name: "past 29 integer digits", bq: `SELECT CAST(x AS NUMERIC) FROM UNNEST([1e30]) AS x`, err: errRuntime},
+		{name: "NaN", bq: `SELECT CAST(x AS NUMERIC) FROM UNNEST([CAST('nan' AS FLOAT64)]) AS x`, err: errRuntime},
+		{name: "an aggregate's result", bq: `SELECT CAST(CAST(AVG(x) AS NUMERIC) AS STRING) FROM UNNEST([123456789012.345678, 123456789012.345678]) AS x`,
+			want: "123456789012.345672607"},
+	})
+}

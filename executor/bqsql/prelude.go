@@ -291,6 +291,26 @@ CREATE OR REPLACE TEMP MACRO bq_try_to_int64(x) AS CASE
 	WHEN typeof(x) = 'VARCHAR' THEN bq_try_parse_int64(TRY_CAST(x AS VARCHAR))
 	ELSE TRY_CAST(x AS BIGINT) END;
 
+-- CAST(FLOAT64 AS NUMERIC): the double's exact value rounded half away
+-- from zero to 9 decimals (conversion rules: "the floating point number
+-- will round half away from zero"), an error for NaN, +/-inf and values
+-- past NUMERIC's 29 integer digits (the largest double under 1e29 fits: the
+-- literal 1e29 is that double). DuckDB's own DOUBLE to DECIMAL(38, 9) multiplies by 1e9
+-- in floating point: past 2^53 / 1e9 (about 9e6) digits go wrong
+-- (123456789012.345678 became ...345667584, 1e26 ...996863366107.9) and
+-- values just under 1e29 overflow. The integer part converts exactly
+-- through HUGEINT; the fraction, exact in a double, is scaled by 1e9 with
+-- an error far below half a unit, so its rounding is the exact one.
+CREATE OR REPLACE TEMP MACRO bq_float_numeric_units(x) AS
+	CAST(CAST(trunc(x) AS HUGEINT) * 1000000000 + CAST(round((x - trunc(x)) * 1e9) AS HUGEINT) AS DECIMAL(38, 0))
+		* CAST('0.000000001' AS DECIMAL(38, 9));
+CREATE OR REPLACE TEMP MACRO bq_float_to_numeric(x) AS CASE
+	WHEN NOT isfinite(x) THEN CAST(error('Illegal conversion of non-finite floating point number to numeric: ' || lower(CAST(x AS VARCHAR))) AS DECIMAL(38, 9))
+	WHEN abs(x) > 1e29 THEN CAST(error('numeric out of range: ' || CAST(x AS VARCHAR)) AS DECIMAL(38, 9))
+	ELSE bq_float_numeric_units(x) END;
+CREATE OR REPLACE TEMP MACRO bq_safe_float_to_numeric(x) AS CASE
+	WHEN isfinite(x) AND abs(x) <= 1e29 THEN bq_float_numeric_units(x) END;
+
 -- DATE(), DATETIME(), TIMESTAMP(), TIME() of an expression; untyped so a
 -- correlated argument binds (see diffMacro).
 -- DATE(STRING) reads the string as a TIMESTAMP (an offset in it counts)

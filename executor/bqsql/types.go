@@ -220,6 +220,23 @@ func (e *emitter) cast(c *call, safe bool) string {
 			x = "'" + lit + "'"
 		}
 	}
+	if _, lit := numberLiteral(a[:as]); !lit && strings.HasPrefix(duck, "DECIMAL(") && base != "BIGNUMERIC" && base != "BIGDECIMAL" &&
+		baseType(e.exprType(a[:as])) == "FLOAT64" {
+		// A FLOAT64 converts by its exact value (bq_float_to_numeric); a
+		// NUMERIC(P, S) is that NUMERIC rounded to S decimals and checked
+		// against P digits.
+		conv := "bq_float_to_numeric(" + x + ")"
+		if safe {
+			conv = "bq_safe_float_to_numeric(" + x + ")"
+		}
+		switch {
+		case duck == "DECIMAL(38, 9)":
+			return conv
+		case safe:
+			return "TRY_CAST(" + conv + " AS " + duck + ")"
+		}
+		return "CAST(" + conv + " AS " + duck + ")"
+	}
 	switch base {
 	case "STRING":
 		if safe {
