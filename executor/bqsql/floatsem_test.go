@@ -101,3 +101,18 @@ func TestFloatToNumericRules(t *testing.T) {
 			want: "123456789012.345672607"},
 	})
 }
+
+// CAST(FLOAT64 AS INT64) is the closest INT64, halfway cases away from
+// zero (conversion rules: "Halfway cases such as 1.5 or -0.5 round away
+// from zero"); DuckDB alone rounds them to even. SAFE_CAST too; a value
+// past INT64 is the error (SAFE_CAST: NULL).
+func TestFloatToInt64Rules(t *testing.T) {
+	runRuleCases(t, []ruleCase{
+		{name: "halfway cases", bq: `SELECT CAST(x AS INT64), SAFE_CAST(x AS INT64) FROM UNNEST([2.5, 3.5, -0.5, -2.5, 1.4999999999999998, 0.0]) AS x WITH OFFSET o ORDER BY o`,
+			want: "3 | 3\n4 | 4\n-1 | -1\n-3 | -3\n1 | 1\n0 | 0"},
+		{name: "an aggregate's mean", bq: `SELECT CAST(AVG(x) AS INT64) FROM UNNEST([1, 2]) AS x`, want: "2"},
+		{name: "past INT64", bq: `SELECT SAFE_CAST(x AS INT64) FROM UNNEST([1e30, CAST('nan' AS FLOAT64)]) AS x WITH OFFSET o ORDER BY o`, want: "NULL\nNULL"},
+		{name: "past INT64 fails", bq: `SELECT CAST(x AS INT64) FROM UNNEST([1e30]) AS x`, err: errRuntime},
+		{name: "NUMERIC halfway", bq: `SELECT CAST(CAST('-2.5' AS NUMERIC) AS INT64), CAST(CAST('2.5' AS NUMERIC) AS INT64)`, want: "-3 | 3"},
+	})
+}

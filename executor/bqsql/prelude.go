@@ -284,11 +284,16 @@ CREATE OR REPLACE TEMP MACRO bq_parse_int64(s VARCHAR) AS CASE
 	ELSE CAST('Bad int64 value: ' || s AS BIGINT) END;
 CREATE OR REPLACE TEMP MACRO bq_try_parse_int64(s VARCHAR) AS CASE
 	WHEN regexp_full_match(trim(s), '[+-]?[0-9]+') THEN TRY_CAST(trim(s) AS BIGINT) END;
+-- FLOAT64 to INT64 is the closest INT64, halfway cases away from zero
+-- (conversion rules: 1.5 and -0.5 round away from zero); DuckDB's DOUBLE to
+-- BIGINT rounds them to even (2.5 to 2), its round() away from zero.
 CREATE OR REPLACE TEMP MACRO bq_to_int64(x) AS CASE
 	WHEN typeof(x) = 'VARCHAR' THEN bq_parse_int64(TRY_CAST(x AS VARCHAR))
+	WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN CAST(round(TRY_CAST(x AS DOUBLE)) AS BIGINT)
 	ELSE CAST(x AS BIGINT) END;
 CREATE OR REPLACE TEMP MACRO bq_try_to_int64(x) AS CASE
 	WHEN typeof(x) = 'VARCHAR' THEN bq_try_parse_int64(TRY_CAST(x AS VARCHAR))
+	WHEN typeof(x) IN ('DOUBLE', 'FLOAT') THEN TRY_CAST(round(TRY_CAST(x AS DOUBLE)) AS BIGINT)
 	ELSE TRY_CAST(x AS BIGINT) END;
 
 -- CAST(FLOAT64 AS NUMERIC): the double's exact value rounded half away
