@@ -14,7 +14,7 @@ const farmFunc = "bq_farm_fingerprint"
 
 // goFunctions are the names of the Go functions [Functions] lists
 // (translated SQL calls them beside the prelude's macros).
-var goFunctions = []string{farmFunc, civilAtFunc, castToStringFunc, castToBytesFunc,
+var goFunctions = []string{farmFunc, civilAtFunc, roundExactFunc, castToStringFunc, castToBytesFunc,
 	castParseFunc + "date", castParseFunc + "datetime", castParseFunc + "time", castParseFunc + "timestamp"}
 
 // A Function is a Go function that translated SQL calls by name, beside
@@ -27,8 +27,8 @@ var goFunctions = []string{farmFunc, civilAtFunc, castToStringFunc, castToBytesF
 type Function struct {
 	Name string
 	// Params and Result are DuckDB type names: VARCHAR, BOOLEAN, BIGINT,
-	// BLOB, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, or ANY (a parameter of any
-	// type).
+	// DOUBLE, BLOB, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, or ANY (a parameter
+	// of any type).
 	Params []string
 	Result string
 	// Eval computes one row's value. It is not called for a row with a
@@ -41,6 +41,7 @@ func Functions() []Function {
 	fns := []Function{
 		{Name: farmFunc, Params: []string{"ANY"}, Result: "BIGINT", Eval: farmEval},
 		{Name: civilAtFunc, Params: []string{"TIMESTAMPTZ", "VARCHAR"}, Result: "TIMESTAMP", Eval: civilAtEval},
+		roundFunction(),
 	}
 	fns = append(fns, castFormatFunctions()...)
 	for i := range fns {

@@ -305,14 +305,15 @@ func roundFn(c *call) string {
 	if len(c.args) == 2 {
 		v, ok := literalInt(c.args[1])
 		if !ok || v < minRoundDigits || v > maxRoundDigits {
-			return "round(bq_float(" + c.arg(0) + "), CAST(bq_int64(" + c.arg(1) + ") AS INTEGER))"
+			x, n := "bq_float("+c.arg(0)+")", "bq_int64("+c.arg(1)+")"
+			return roundCall("bq_round_n("+x+", "+n+")", x, n)
 		}
 		d = v
 	}
 	if dt := decimalType(c); dt != "" {
 		return decimalRound(c, "round", d, dt)
 	}
-	return roundMacro(int(d)) + "(" + c.arg(0) + ")"
+	return roundCall(roundMacro(int(d))+"("+c.arg(0)+")", "CAST("+c.arg(0)+" AS DOUBLE)", strconv.FormatInt(d, 10))
 }
 
 func truncFn(c *call) string {

@@ -738,13 +738,7 @@ func buildMacros() string {
 			overloaded(&b, "bq_date_add_"+p, over)
 		}
 	}
-	// ROUND(x, d) for literal d: round the decimal value of the double half
-	// away from zero, as BigQuery's long-double rounding does (ROUND(2.675, 2)
-	// is 2.67), rather than the binary product x * 100 (2.68).
-	for d := minRoundDigits; d <= maxRoundDigits; d++ {
-		fmt.Fprintf(&b, "CREATE OR REPLACE TEMP MACRO %s(x DOUBLE) AS CASE WHEN abs(x) < 1e17 "+
-			"THEN CAST(round(CAST(x AS DECIMAL(38, 20)), %d) AS DOUBLE) ELSE round(x, %d) END;\n", roundMacro(d), d, d)
-	}
+	b.WriteString(roundMacros())
 	for _, part := range extractParts {
 		b.WriteString(extractMacro(part))
 	}

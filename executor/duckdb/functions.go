@@ -16,7 +16,7 @@ import (
 type Function struct {
 	Name string
 	// Params and Result are DuckDB type names: VARCHAR, BOOLEAN, BIGINT,
-	// BLOB, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, or ANY.
+	// DOUBLE, BLOB, DATE, TIME, TIMESTAMP, TIMESTAMPTZ, or ANY.
 	Params []string
 	Result string
 	// Eval computes one row's value; DuckDB gives NULL for a row with a
@@ -26,7 +26,7 @@ type Function struct {
 
 // functionTypes are the type names a Function may use.
 var functionTypes = map[string]duck.Type{
-	"VARCHAR": duck.TYPE_VARCHAR, "BOOLEAN": duck.TYPE_BOOLEAN, "BIGINT": duck.TYPE_BIGINT, "BLOB": duck.TYPE_BLOB,
+	"VARCHAR": duck.TYPE_VARCHAR, "BOOLEAN": duck.TYPE_BOOLEAN, "BIGINT": duck.TYPE_BIGINT, "DOUBLE": duck.TYPE_DOUBLE, "BLOB": duck.TYPE_BLOB,
 	"DATE": duck.TYPE_DATE, "TIME": duck.TYPE_TIME, "TIMESTAMP": duck.TYPE_TIMESTAMP, "TIMESTAMPTZ": duck.TYPE_TIMESTAMP_TZ,
 	"ANY": duck.TYPE_ANY,
 }
