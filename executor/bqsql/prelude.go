@@ -299,9 +299,10 @@ CREATE OR REPLACE TEMP MACRO bq_try_to_int64(x) AS CASE
 -- CAST(FLOAT64 AS NUMERIC): the double's exact value rounded half away
 -- from zero to 9 decimals (conversion rules: "the floating point number
 -- will round half away from zero"), an error for NaN, +/-inf and values
--- past NUMERIC's 29 integer digits (the largest double under 1e29 fits: the
--- literal 1e29 is that double). DuckDB's own DOUBLE to DECIMAL(38, 9) multiplies by 1e9
--- in floating point: past 2^53 / 1e9 (about 9e6) digits go wrong
+-- past NUMERIC's 29 integer digits (the largest double under 1e29 fits:
+-- the literal 1e29 is that double). DuckDB's own DOUBLE to DECIMAL(38, 9)
+-- multiplies by 1e9 in floating point: past 2^53 / 1e9 (about 9e6) digits
+-- go wrong
 -- (123456789012.345678 became ...345667584, 1e26 ...996863366107.9) and
 -- values just under 1e29 overflow. The integer part converts exactly
 -- through HUGEINT; the fraction, exact in a double, is scaled by 1e9 with

@@ -15,8 +15,7 @@ import (
 // scales x by 10^d in double arithmetic first, and that product can land
 // on a tie the value is not on: 0.015 is 0.01499999…944 as a double, so
 // BigQuery's ROUND(0.015, 2) is 0.01 while DuckDB's product 1.5 gives 0.02
-// (about a quarter of three-decimal values ending in 5 between 0 and 1000
-// rounded the wrong way, through DOUBLE or through DECIMAL(38, 20), whose
+// (so did the bridge's earlier detour through DECIMAL(38, 20), whose
 // conversion scales the same way).
 //
 // The prelude's ROUND macros keep DuckDB's round where the scaled value is
@@ -91,9 +90,9 @@ func roundFunction() Function {
 // 2^52 (so its fraction is representable) and more than a few units in its
 // last place from a half: the scaling's error is at most one. Elsewhere, or
 // where |x| plus half the rounding unit nears the largest double and the
-// rounded value may overflow (BigQuery's error), a macro gives NULL and the translation
-// calls roundExactFunc on that row (roundCall): the prelude cannot name a
-// Go function, which the engine registers after it.
+// rounded value may overflow (BigQuery's error), a macro gives NULL and
+// the translation calls roundExactFunc on that row (roundCall): the prelude
+// cannot name a Go function, which the engine registers after it.
 func roundMacros() string {
 	var b []byte
 	clear := func(y, half, fast string) string {

@@ -45,32 +45,51 @@ func structFields(items []*item, i int) ([][]*item, int) {
 // fieldwiseEq is BigQuery's op = STRUCT(fields…); op is translated text
 // that must be safe to repeat.
 func (e *emitter) fieldwiseEq(op string, fields [][]*item) string {
+	return e.fieldwise(op, fields, "=")
+}
+
+// fieldwiseNotDistinct is BigQuery's op IS NOT DISTINCT FROM
+// STRUCT(fields…): op is not NULL (a STRUCT literal never is) and no field
+// pair is distinct.
+func (e *emitter) fieldwiseNotDistinct(op string, fields [][]*item) string {
+	return "(" + op + " IS NOT NULL AND " + e.fieldwise(op, fields, "IS NOT DISTINCT FROM") + ")"
+}
+
+// fieldwise compares op with STRUCT(fields…) field by field, by position,
+// with cmp; a nested STRUCT literal compares field by field too.
+func (e *emitter) fieldwise(op string, fields [][]*item, cmp string) string {
 	parts := make([]string, len(fields))
 	for k, f := range fields {
 		field := "struct_extract_at(" + op + ", " + strconv.Itoa(k+1) + ")"
-		if sub, n := structFields(f, 0); sub != nil && n == len(f) {
-			// A nested STRUCT literal compares field by field too.
+		switch sub, n := structFields(f, 0); {
+		case sub != nil && n == len(f) && cmp == "=":
 			parts[k] = e.fieldwiseEq(field, sub)
-			continue
+		case sub != nil && n == len(f):
+			parts[k] = e.fieldwiseNotDistinct(field, sub)
+		default:
+			parts[k] = field + " " + cmp + " (" + e.text(f) + ")"
 		}
-		parts[k] = field + " = (" + e.text(f) + ")"
 	}
 	return "(" + strings.Join(parts, " AND ") + ")"
 }
 
-// fieldwiseNotDistinct is BigQuery's op IS NOT DISTINCT FROM
-// STRUCT(fields…); op is translated text that must be safe to repeat.
-func (e *emitter) fieldwiseNotDistinct(op string, fields [][]*item) string {
-	parts := []string{op + " IS NOT NULL"}
-	for k, f := range fields {
-		field := "struct_extract_at(" + op + ", " + strconv.Itoa(k+1) + ")"
-		if sub, n := structFields(f, 0); sub != nil && n == len(f) {
-			parts = append(parts, e.fieldwiseNotDistinct(field, sub))
-			continue
-		}
-		parts = append(parts, field+" IS NOT DISTINCT FROM ("+e.text(f)+")")
+// structOperands finds, around the comparison operator at items[i], a
+// STRUCT literal on one side and a repeatable operand on the other: the
+// operand, the literal's fields and the span [start, end) to replace.
+func structOperands(items []*item, i int) (op []*item, fields [][]*item, start, end int, ok bool) {
+	ls := primaryStart(items, i-1)
+	if i == 0 || ls < 0 {
+		return nil, nil, 0, 0, false
 	}
-	return "(" + strings.Join(parts, " AND ") + ")"
+	if rf, rn := structFields(items, i+1); rf != nil && repeatable(items[ls:i]) {
+		return items[ls:i], rf, ls, i + 1 + rn, true
+	}
+	lf, ln := structFields(items, ls)
+	re := primaryEnd(items, i+1)
+	if lf == nil || ln != i-ls || re < 0 || !repeatable(items[i+1:re+1]) {
+		return nil, nil, 0, 0, false
+	}
+	return items[i+1 : re+1], lf, ls, re + 1, true
 }
 
 // repeatable reports whether an operand can be evaluated more than once:
@@ -103,25 +122,9 @@ func (e *emitter) structComparisons(items []*item) []*item {
 		it := items[i]
 		switch {
 		case it.isPunct("=") || it.isPunct("!=") || it.isPunct("<>"):
-			ls := primaryStart(items, i-1)
-			if i == 0 || ls < 0 {
+			op, fields, ls, end, ok := structOperands(items, i)
+			if !ok {
 				continue
-			}
-			left := items[ls:i]
-			rf, rn := structFields(items, i+1)
-			var op []*item
-			var fields [][]*item
-			end := i + 1 + rn
-			switch {
-			case rf != nil && repeatable(left):
-				op, fields = left, rf
-			default:
-				lf, ln := structFields(items, ls)
-				re := primaryEnd(items, i+1)
-				if lf == nil || ln != i-ls || re < 0 || !repeatable(items[i+1:re+1]) {
-					continue
-				}
-				op, fields, end = items[i+1:re+1], lf, re+1
 			}
 			text := e.fieldwiseEq(e.text(op), fields)
 			if !it.isPunct("=") {
@@ -132,33 +135,13 @@ func (e *emitter) structComparisons(items []*item) []*item {
 		case isDistinctFromOp(it):
 			// IS [NOT] DISTINCT FROM compares STRUCTs field by field too,
 			// ignoring names, with NULL not distinct from NULL (operators
-			// reference, IS DISTINCT FROM; comparison of STRUCTs). A STRUCT
-			// literal is never NULL: the other side is not distinct from it
-			// if it is not NULL and no field pair is distinct.
-			notDistinct := it.raw == "IS NOT DISTINCT FROM"
-			ls := primaryStart(items, i-1)
-			if i == 0 || ls < 0 {
+			// reference, IS DISTINCT FROM; comparison of STRUCTs).
+			op, fields, ls, end, ok := structOperands(items, i)
+			if !ok {
 				continue
 			}
-			left := items[ls:i]
-			r := i + 1
-			rf, rn := structFields(items, r)
-			var op []*item
-			var fields [][]*item
-			end := r + rn
-			switch {
-			case rf != nil && repeatable(left):
-				op, fields = left, rf
-			default:
-				lf, ln := structFields(items, ls)
-				re := primaryEnd(items, r)
-				if lf == nil || ln != i-ls || re < 0 || !repeatable(items[r:re+1]) {
-					continue
-				}
-				op, fields, end = items[r:re+1], lf, re+1
-			}
 			text := e.fieldwiseNotDistinct(e.text(op), fields)
-			if !notDistinct {
+			if it.raw == "IS DISTINCT FROM" {
 				text = "(NOT " + text + ")"
 			}
 			items = e.replaceRaw(items, ls, end, text)

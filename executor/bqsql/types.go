@@ -220,8 +220,7 @@ func (e *emitter) cast(c *call, safe bool) string {
 			x = "'" + lit + "'"
 		}
 	}
-	if _, lit := numberLiteral(a[:as]); !lit && strings.HasPrefix(duck, "DECIMAL(") && base != "BIGNUMERIC" && base != "BIGDECIMAL" &&
-		baseType(e.exprType(a[:as])) == "FLOAT64" {
+	if _, lit := numberLiteral(a[:as]); !lit && (base == "NUMERIC" || base == "DECIMAL") && baseType(e.exprType(a[:as])) == "FLOAT64" {
 		// A FLOAT64 converts by its exact value (bq_float_to_numeric); a
 		// NUMERIC(P, S) is that NUMERIC rounded to S decimals and checked
 		// against P digits.
